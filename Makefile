@@ -1,0 +1,31 @@
+# glueprof: the two commands of the README (make run, make test) and a few helpers.
+BUILD_DIR ?= build/release
+JOBS ?= 2
+CMAKE_ARGS ?=
+GLUEPROF = $(BUILD_DIR)/app/cli/glueprof
+
+.PHONY: all bootstrap configure build run test bench clean
+
+all: build
+
+bootstrap:
+	./scripts/bootstrap.sh
+
+configure: bootstrap
+	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+
+build: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS)
+
+# The main job: an A/B of every available toggle on the default CPU preset.
+run: build
+	$(GLUEPROF) ab --all --preset small --db runs.sqlite --report glueprof-report.md
+
+test: build
+	ctest --test-dir $(BUILD_DIR) -j $(JOBS) --output-on-failure
+
+bench: build
+	$(BUILD_DIR)/bench/glueprof_bench
+
+clean:
+	rm -rf build

@@ -1,0 +1,44 @@
+#include "analyzers/Statistics.h"
+
+#include <algorithm>
+#include <random>
+
+namespace glueprof {
+
+double median(std::vector<double> values) {
+    if (values.empty()) return 0.0;
+    std::size_t mid = values.size() / 2;
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
+    double upper = values[mid];
+    if (values.size() % 2 == 1) return upper;
+    double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
+    return (lower + upper) / 2.0;
+}
+
+RatioInterval bootstrapMedianRatio(const std::vector<double>& numerator,
+                                   const std::vector<double>& denominator, int resamples,
+                                   std::uint64_t seed) {
+    if (numerator.empty() || denominator.empty() || resamples <= 0) return {};
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::size_t> pickNum(0, numerator.size() - 1);
+    std::uniform_int_distribution<std::size_t> pickDen(0, denominator.size() - 1);
+    std::vector<double> ratios;
+    ratios.reserve(static_cast<std::size_t>(resamples));
+    std::vector<double> num(numerator.size());
+    std::vector<double> den(denominator.size());
+    for (int r = 0; r < resamples; ++r) {
+        for (double& v : num) v = numerator[pickNum(rng)];
+        for (double& v : den) v = denominator[pickDen(rng)];
+        double d = median(den);
+        if (d > 0.0) ratios.push_back(median(num) / d);
+    }
+    if (ratios.empty()) return {};
+    std::sort(ratios.begin(), ratios.end());
+    auto at = [&](double q) {
+        auto index = static_cast<std::size_t>(q * static_cast<double>(ratios.size() - 1) + 0.5);
+        return ratios[std::min(index, ratios.size() - 1)];
+    };
+    return RatioInterval{at(0.025), at(0.975)};
+}
+
+}  // namespace glueprof

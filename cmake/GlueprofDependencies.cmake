@@ -1,0 +1,33 @@
+# Every dependency comes from Debian's archive (scripts/bootstrap.sh) except a CUDA libtorch,
+# which may be given with TORCH_DIR or CMAKE_PREFIX_PATH.
+find_package(Threads REQUIRED)
+find_package(SQLite3 REQUIRED)
+find_package(fmt REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(CLI11 REQUIRED)
+
+if(DEFINED ENV{TORCH_DIR} AND NOT DEFINED Torch_DIR)
+  set(Torch_DIR "$ENV{TORCH_DIR}")
+endif()
+find_package(Torch REQUIRED)
+message(STATUS "glueprof: libtorch ${Torch_VERSION} from ${Torch_DIR}")
+
+# NVTX3 is header-only; it ships with the CUDA toolkit.
+set(GLUEPROF_NVTX_INCLUDE_DIR "")
+if(GLUEPROF_WITH_NVTX)
+  find_path(GLUEPROF_NVTX_INCLUDE_DIR nvtx3/nvToolsExt.h
+    HINTS $ENV{CUDA_HOME}/include /usr/local/cuda/include)
+  if(GLUEPROF_NVTX_INCLUDE_DIR)
+    message(STATUS "glueprof: NVTX3 headers in ${GLUEPROF_NVTX_INCLUDE_DIR}")
+  else()
+    message(STATUS "glueprof: NVTX3 headers not found; ranges are recorded without NVTX")
+  endif()
+endif()
+
+if(GLUEPROF_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+  include(GoogleTest)
+endif()
+if(GLUEPROF_BUILD_BENCH)
+  find_package(benchmark REQUIRED)
+endif()

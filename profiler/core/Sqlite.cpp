@@ -1,0 +1,98 @@
+#include "profiler/core/Sqlite.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "profiler/core/Error.h"
+
+namespace glueprof {
+
+void throwSqliteError(sqlite3* db, int rc, const char* call, const char* file, int line) {
+    const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    throw inputError(fmt::format("SQLite error {} ({}) in {} at {}:{}", rc, message, call, file, line));
+}
+
+SqliteStatement::SqliteStatement(sqlite3* db, const std::string& sql) : m_db(db) {
+    GLUEPROF_SQLITE_CHECK(db, sqlite3_prepare_v2(db, sql.c_str(), -1, &m_stmt, nullptr));
+}
+
+SqliteStatement::~SqliteStatement() { sqlite3_finalize(m_stmt); }
+
+SqliteStatement::SqliteStatement(SqliteStatement&& other) noexcept
+    : m_db(other.m_db), m_stmt(std::exchange(other.m_stmt, nullptr)) {}
+
+void SqliteStatement::bind(int index, std::int64_t value) {
+    GLUEPROF_SQLITE_CHECK(m_db, sqlite3_bind_int64(m_stmt, index, value));
+}
+void SqliteStatement::bind(int index, double value) {
+    GLUEPROF_SQLITE_CHECK(m_db, sqlite3_bind_double(m_stmt, index, value));
+}
+void SqliteStatement::bind(int index, const std::string& value) {
+    GLUEPROF_SQLITE_CHECK(m_db, sqlite3_bind_text(m_stmt, index, value.data(),
+                                                  static_cast<int>(value.size()), SQLITE_TRANSIENT));
+}
+void SqliteStatement::bindNull(int index) {
+    GLUEPROF_SQLITE_CHECK(m_db, sqlite3_bind_null(m_stmt, index));
+}
+
+bool SqliteStatement::step() {
+    int rc = sqlite3_step(m_stmt);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    throwSqliteError(m_db, rc, "sqlite3_step", __FILE__, __LINE__);
+}
+
+void SqliteStatement::reset() {
+    sqlite3_reset(m_stmt);
+    sqlite3_clear_bindings(m_stmt);
+}
+
+std::int64_t SqliteStatement::columnInt(int index) const {
+    return sqlite3_column_int64(m_stmt, index);
+}
+double SqliteStatement::columnDouble(int index) const {
+    return sqlite3_column_double(m_stmt, index);
+}
+std::string SqliteStatement::columnText(int index) const {
+    const unsigned char* text = sqlite3_column_text(m_stmt, index);
+    return text != nullptr ? std::string(reinterpret_cast<const char*>(text)) : std::string();
+}
+bool SqliteStatement::columnIsNull(int index) const {
+    return sqlite3_column_type(m_stmt, index) == SQLITE_NULL;
+}
+
+SqliteDb::SqliteDb(const std::string& path, OpenMode mode) : m_path(path) {
+    int flags = mode == OpenMode::kReadOnly ? SQLITE_OPEN_READONLY
+                                            : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+    int rc = sqlite3_open_v2(path.c_str(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+        std::string message = m_db != nullptr ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
+        sqlite3_close(m_db);
+        m_db = nullptr;
+        throw inputError(fmt::format("cannot open trace database '{}': {}; check the path and its "
+                                     "permissions, or pass another --db",
+                                     path, message));
+    }
+    sqlite3_busy_timeout(m_db, 5000);
+}
+
+SqliteDb::~SqliteDb() { sqlite3_close(m_db); }
+
+void SqliteDb::exec(const std::string& sql) {
+    char* error = nullptr;
+    int rc = sqlite3_exec(m_db, sql.c_str(), nullptr, nullptr, &error);
+    if (rc != SQLITE_OK) {
+        std::string message = error != nullptr ? error : sqlite3_errstr(rc);
+        sqlite3_free(error);
+        throw inputError(fmt::format("SQLite error {} ({}) in '{}' on '{}'", rc, message,
+                                     sql.substr(0, 60), m_path));
+    }
+}
+
+std::int64_t SqliteDb::queryInt(const std::string& sql) {
+    SqliteStatement statement(m_db, sql);
+    return statement.step() ? statement.columnInt(0) : 0;
+}
+
+}  // namespace glueprof

@@ -1,0 +1,72 @@
+#pragma once
+// Thin RAII wrappers over the SQLite C API. Every call that can fail goes through
+// GLUEPROF_SQLITE_CHECK, which names the call, file:line and SQLite's own message.
+#include <sqlite3.h>
+
+#include <cstdint>
+#include <string>
+
+namespace glueprof {
+
+class SqliteDb;
+
+// Throws a GlueprofError (exit code kInput) naming the failed call and SQLite's message.
+[[noreturn]] void throwSqliteError(sqlite3* db, int rc, const char* call, const char* file, int line);
+
+#define GLUEPROF_SQLITE_CHECK(db, expr)                                      \
+    do {                                                                     \
+        int glueprof_rc_ = (expr);                                           \
+        if (glueprof_rc_ != SQLITE_OK && glueprof_rc_ != SQLITE_DONE &&      \
+            glueprof_rc_ != SQLITE_ROW) {                                    \
+            ::glueprof::throwSqliteError(db, glueprof_rc_, #expr, __FILE__, __LINE__); \
+        }                                                                    \
+    } while (0)
+
+class SqliteStatement {
+public:
+    SqliteStatement(sqlite3* db, const std::string& sql);
+    ~SqliteStatement();
+    SqliteStatement(const SqliteStatement&) = delete;
+    SqliteStatement& operator=(const SqliteStatement&) = delete;
+    SqliteStatement(SqliteStatement&& other) noexcept;
+
+    // Binding uses 1-based parameter indexes, like SQLite.
+    void bind(int index, std::int64_t value);
+    void bind(int index, double value);
+    void bind(int index, const std::string& value);
+    void bindNull(int index);
+
+    bool step();   // true while a row is available
+    void reset();  // ready for the next bind/step, keeps the compiled statement
+
+    std::int64_t columnInt(int index) const;
+    double columnDouble(int index) const;
+    std::string columnText(int index) const;
+    bool columnIsNull(int index) const;
+
+private:
+    sqlite3* m_db = nullptr;
+    sqlite3_stmt* m_stmt = nullptr;
+};
+
+enum class OpenMode { kReadOnly, kReadWriteCreate };
+
+class SqliteDb {
+public:
+    SqliteDb(const std::string& path, OpenMode mode);
+    ~SqliteDb();
+    SqliteDb(const SqliteDb&) = delete;
+    SqliteDb& operator=(const SqliteDb&) = delete;
+
+    void exec(const std::string& sql);
+    SqliteStatement prepare(const std::string& sql) { return SqliteStatement(m_db, sql); }
+    std::int64_t queryInt(const std::string& sql);  // first column of the first row, 0 if none
+    sqlite3* handle() const { return m_db; }
+    const std::string& path() const { return m_path; }
+
+private:
+    sqlite3* m_db = nullptr;
+    std::string m_path;
+};
+
+}  // namespace glueprof

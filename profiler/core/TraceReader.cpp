@@ -1,0 +1,138 @@
+#include "profiler/core/TraceReader.h"
+
+#include <fmt/format.h>
+
+#include "profiler/core/Error.h"
+#include "profiler/core/Sqlite.h"
+#include "profiler/core/TraceSchema.h"
+
+namespace glueprof {
+
+namespace {
+
+constexpr const char* kRunColumns =
+    "SELECT r.id, r.label, r.status, r.preset, r.device, r.config_json, r.toggles_json, "
+    "r.environment_json, r.host, r.started_unix_ns, coalesce(r.ended_unix_ns, 0), "
+    "(SELECT count(*) FROM steps s WHERE s.run_id = r.id) FROM runs r";
+
+RunSummary readRunRow(const SqliteStatement& row) {
+    RunSummary run;
+    run.id = row.columnInt(0);
+    run.label = row.columnText(1);
+    run.status = row.columnText(2);
+    run.preset = row.columnText(3);
+    run.device = row.columnText(4);
+    run.configJson = row.columnText(5);
+    run.togglesJson = row.columnText(6);
+    run.environmentJson = row.columnText(7);
+    run.host = row.columnText(8);
+    run.startedUnixNs = row.columnInt(9);
+    run.endedUnixNs = row.columnInt(10);
+    run.stepCount = row.columnInt(11);
+    return run;
+}
+
+}  // namespace
+
+TraceReader::TraceReader(const std::string& path) : m_db(openTraceForReading(path)) {}
+
+TraceReader::~TraceReader() = default;
+
+std::vector<RunSummary> TraceReader::listRuns() const {
+    std::vector<RunSummary> runs;
+    SqliteStatement query = m_db->prepare(std::string(kRunColumns) + " ORDER BY r.id");
+    while (query.step()) runs.push_back(readRunRow(query));
+    return runs;
+}
+
+RunSummary TraceReader::runSummary(RunId run) const {
+    SqliteStatement query = m_db->prepare(std::string(kRunColumns) + " WHERE r.id = ?1");
+    query.bind(1, static_cast<std::int64_t>(run));
+    if (!query.step()) {
+        throw inputError(fmt::format("run {} is not in '{}'; `glueprof list --db {}` shows the runs",
+                                     run, m_db->path(), m_db->path()));
+    }
+    return readRunRow(query);
+}
+
+TraceModel TraceReader::loadRun(RunId run) const {
+    TraceModelBuilder builder(runSummary(run));
+
+    SqliteStatement lanes = m_db->prepare(
+        "SELECT id, kind, name, device, thread_or_stream FROM lanes WHERE run_id = ?1 ORDER BY id");
+    lanes.bind(1, static_cast<std::int64_t>(run));
+    while (lanes.step()) {
+        Lane lane;
+        lane.id = lanes.columnInt(0);
+        lane.kind = static_cast<LaneKind>(lanes.columnInt(1));
+        lane.name = lanes.columnText(2);
+        lane.device = lanes.columnInt(3);
+        lane.threadOrStream = lanes.columnInt(4);
+        builder.addLaneWithId(lane);
+    }
+
+    SqliteStatement strings = m_db->prepare(
+        "SELECT id, value FROM strings WHERE id IN (SELECT DISTINCT name_id FROM events WHERE "
+        "run_id = ?1)");
+    strings.bind(1, static_cast<std::int64_t>(run));
+    while (strings.step()) builder.addString(strings.columnInt(0), strings.columnText(1));
+
+    SqliteStatement events = m_db->prepare(
+        "SELECT lane_id, kind, category, name_id, start_ns, end_ns, step, layer, microbatch, "
+        "correlation, bytes, src_kind, dst_kind, flags FROM events WHERE run_id = ?1 "
+        "ORDER BY lane_id, start_ns");
+    events.bind(1, static_cast<std::int64_t>(run));
+    while (events.step()) {
+        Event e;
+        e.run = run;
+        e.lane = events.columnInt(0);
+        e.kind = static_cast<EventKind>(events.columnInt(1));
+        e.category = static_cast<Category>(events.columnInt(2));
+        e.name = events.columnInt(3);
+        e.startNs = events.columnInt(4);
+        e.endNs = events.columnInt(5);
+        e.step = static_cast<std::int32_t>(events.columnInt(6));
+        e.layer = static_cast<std::int32_t>(events.columnInt(7));
+        e.microbatch = static_cast<std::int32_t>(events.columnInt(8));
+        e.correlation = events.columnInt(9);
+        e.bytes = events.columnInt(10);
+        e.srcKind = static_cast<MemoryKind>(events.columnInt(11));
+        e.dstKind = static_cast<MemoryKind>(events.columnInt(12));
+        e.flags = static_cast<std::uint32_t>(events.columnInt(13));
+        builder.addEventById(e);
+    }
+
+    SqliteStatement steps = m_db->prepare(
+        "SELECT step, start_ns, end_ns, warmup, block, loss, tokens FROM steps WHERE run_id = ?1");
+    steps.bind(1, static_cast<std::int64_t>(run));
+    while (steps.step()) {
+        StepInfo step;
+        step.step = static_cast<std::int32_t>(steps.columnInt(0));
+        step.startNs = steps.columnInt(1);
+        step.endNs = steps.columnInt(2);
+        step.warmup = steps.columnInt(3) != 0;
+        step.block = static_cast<std::int32_t>(steps.columnInt(4));
+        step.loss = steps.columnDouble(5);
+        step.tokens = steps.columnInt(6);
+        builder.addStep(step);
+    }
+
+    SqliteStatement counters =
+        m_db->prepare("SELECT step, name, value FROM counters WHERE run_id = ?1 ORDER BY step, name");
+    counters.bind(1, static_cast<std::int64_t>(run));
+    while (counters.step()) {
+        builder.addCounter(static_cast<std::int32_t>(counters.columnInt(0)), counters.columnText(1),
+                           counters.columnInt(2));
+    }
+
+    SqliteStatement diagnostics =
+        m_db->prepare("SELECT name, value, detail FROM diagnostics WHERE run_id = ?1 ORDER BY id");
+    diagnostics.bind(1, static_cast<std::int64_t>(run));
+    while (diagnostics.step()) {
+        builder.addDiagnostic(
+            Diagnostic{diagnostics.columnText(0), diagnostics.columnInt(1), diagnostics.columnText(2)});
+    }
+    return std::move(builder).build();
+}
+
+}  // namespace glueprof

@@ -1,0 +1,332 @@
+#include "profiler/core/TraceWriter.h"
+
+#include <chrono>
+#include <utility>
+
+#include "profiler/core/Error.h"
+#include "profiler/core/Sqlite.h"
+#include "profiler/core/TraceSchema.h"
+
+namespace glueprof {
+
+const char* toString(RunStatus status) {
+    switch (status) {
+        case RunStatus::kRunning: return "running";
+        case RunStatus::kComplete: return "complete";
+        case RunStatus::kFailed: return "failed";
+        case RunStatus::kAborted: return "aborted";
+    }
+    return "unknown";
+}
+
+namespace {
+std::int64_t unixNowNs() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+}  // namespace
+
+// The prepared statements, compiled once and reused by every batch.
+class TraceWriter::Statements {
+public:
+    explicit Statements(SqliteDb& db)
+        : run(db.prepare(sql::kInsertRun)),
+          status(db.prepare(sql::kUpdateRunStatus)),
+          string(db.prepare(sql::kInsertString)),
+          lane(db.prepare(sql::kInsertLane)),
+          event(db.prepare(sql::kInsertEvent)),
+          step(db.prepare(sql::kInsertStep)),
+          counter(db.prepare(sql::kInsertCounter)),
+          diagnostic(db.prepare(sql::kInsertDiagnostic)),
+          metric(db.prepare(sql::kInsertMetric)) {}
+    SqliteStatement run, status, string, lane, event, step, counter, diagnostic, metric;
+};
+
+bool TraceWriter::Batch::empty() const {
+    return runs.empty() && strings.empty() && lanes.empty() && events.empty() && steps.empty() &&
+           counters.empty() && diagnostics.empty() && metrics.empty() && statuses.empty();
+}
+
+void TraceWriter::Batch::clear() {
+    runs.clear();
+    strings.clear();
+    lanes.clear();
+    events.clear();
+    steps.clear();
+    counters.clear();
+    diagnostics.clear();
+    metrics.clear();
+    statuses.clear();
+}
+
+TraceWriter::TraceWriter(const std::string& path, WriterOptions options)
+    : m_path(path), m_options(options), m_db(openTraceForWriting(path)) {
+    loadExistingIds();
+    m_statements = std::make_unique<Statements>(*m_db);
+    m_thread = std::thread([this] { drainLoop(); });
+}
+
+TraceWriter::~TraceWriter() {
+    try {
+        close();
+    } catch (...) {
+        // NOTE(writer): a destructor cannot report; callers that care call close() themselves.
+    }
+}
+
+void TraceWriter::loadExistingIds() {
+    m_nextRun = m_db->queryInt("SELECT coalesce(max(id), 0) FROM runs") + 1;
+    m_nextLane = m_db->queryInt("SELECT coalesce(max(id), 0) FROM lanes") + 1;
+    SqliteStatement strings = m_db->prepare("SELECT id, value FROM strings");
+    while (strings.step()) {
+        StringId id = strings.columnInt(0);
+        m_strings.emplace(strings.columnText(1), id);
+        if (id >= m_nextString) m_nextString = id + 1;
+    }
+}
+
+RunId TraceWriter::beginRun(const RunInfo& info) {
+    RunId id = m_nextRun++;
+    std::lock_guard<std::mutex> lock(m_queueMutex);
+    m_pending.runs.push_back(RunRow{id, info, unixNowNs()});
+    m_urgent = true;
+    m_wakeDrain.notify_one();
+    return id;
+}
+
+void TraceWriter::endRun(RunId run, RunStatus status) {
+    std::lock_guard<std::mutex> lock(m_queueMutex);
+    if (m_stats.eventsDropped > 0) {
+        m_pending.diagnostics.push_back(
+            DiagnosticRecord{run, "writer_dropped_events", m_stats.eventsDropped,
+                             "the writer queue was full; raise WriterOptions::maxQueuedEvents"});
+    }
+    m_pending.statuses.push_back(RunStatusRow{run, status, unixNowNs()});
+    m_urgent = true;
+    m_wakeDrain.notify_one();
+}
+
+StringId TraceWriter::intern(std::string_view text) {
+    std::lock_guard<std::mutex> lock(m_internMutex);
+    auto [it, inserted] = m_strings.try_emplace(std::string(text), m_nextString);
+    if (inserted) {
+        ++m_nextString;
+        std::lock_guard<std::mutex> queueLock(m_queueMutex);
+        m_pending.strings.push_back(StringRow{it->second, it->first});
+    }
+    return it->second;
+}
+
+LaneId TraceWriter::addLane(RunId run, LaneKind kind, const std::string& name, std::int64_t device,
+                            std::int64_t threadOrStream) {
+    LaneId id = m_nextLane++;
+    std::lock_guard<std::mutex> lock(m_queueMutex);
+    m_pending.lanes.push_back(LaneRow{id, run, kind, name, device, threadOrStream});
+    return id;
+}
+
+void TraceWriter::record(const Event& event) {
+    std::lock_guard<std::mutex> lock(m_queueMutex);
+    if (m_pending.events.size() >= m_options.maxQueuedEvents) {
+        ++m_stats.eventsDropped;
+        return;
+    }
+    m_pending.events.push_back(event);
+}
+
+void TraceWriter::recordStep(const StepRecord& step) {
+    std::lock_guard<std::mutex> lock(m_queueMutex);
+    m_pending.steps.push_back(step);
+    m_urgent = true;  // commit at every step boundary
+    m_wakeDrain.notify_one();
+}
+
+void TraceWriter::recordCounter(CounterRecord counter) {
+    std::lock_guard<std::mutex> lock(m_queueMutex);
+    m_pending.counters.push_back(std::move(counter));
+}
+
+void TraceWriter::recordDiagnostic(DiagnosticRecord diagnostic) {
+    std::lock_guard<std::mutex> lock(m_queueMutex);
+    m_pending.diagnostics.push_back(std::move(diagnostic));
+}
+
+void TraceWriter::recordMetric(MetricRecord metric) {
+    std::lock_guard<std::mutex> lock(m_queueMutex);
+    m_pending.metrics.push_back(std::move(metric));
+}
+
+void TraceWriter::flush() {
+    std::unique_lock<std::mutex> lock(m_queueMutex);
+    if (m_closed) return;
+    std::uint64_t wanted = ++m_requestedGeneration;
+    m_urgent = true;
+    m_wakeDrain.notify_one();
+    m_drained.wait(lock, [&] { return m_committedGeneration >= wanted || m_failure; });
+    lock.unlock();
+    rethrowWriterFailure();
+}
+
+void TraceWriter::close() {
+    {
+        std::lock_guard<std::mutex> lock(m_queueMutex);
+        if (m_closed) return;
+        m_closed = true;
+        m_stopping = true;
+        m_wakeDrain.notify_one();
+    }
+    if (m_thread.joinable()) m_thread.join();
+    m_statements.reset();
+    m_db.reset();
+    rethrowWriterFailure();
+}
+
+WriterStats TraceWriter::stats() const {
+    std::lock_guard<std::mutex> lock(m_queueMutex);
+    return m_stats;
+}
+
+void TraceWriter::rethrowWriterFailure() {
+    std::lock_guard<std::mutex> lock(m_queueMutex);
+    if (m_failure) std::rethrow_exception(m_failure);
+}
+
+void TraceWriter::drainLoop() {
+    Batch batch;
+    for (;;) {
+        std::uint64_t generation = 0;
+        bool stopping = false;
+        {
+            std::unique_lock<std::mutex> lock(m_queueMutex);
+            m_wakeDrain.wait_for(lock, std::chrono::milliseconds(m_options.drainIntervalMs),
+                                 [&] { return m_urgent || m_stopping; });
+            std::swap(batch, m_pending);
+            m_urgent = false;
+            generation = m_requestedGeneration;
+            stopping = m_stopping;
+        }
+        try {
+            if (!batch.empty()) writeBatch(batch);
+        } catch (...) {
+            std::lock_guard<std::mutex> lock(m_queueMutex);
+            m_failure = std::current_exception();
+            m_drained.notify_all();
+            return;
+        }
+        batch.clear();
+        {
+            std::lock_guard<std::mutex> lock(m_queueMutex);
+            m_committedGeneration = generation;
+        }
+        m_drained.notify_all();
+        if (stopping) {
+            std::lock_guard<std::mutex> lock(m_queueMutex);
+            if (m_pending.empty()) return;  // otherwise one more round for late arrivals
+        }
+    }
+}
+
+void TraceWriter::writeBatch(Batch& batch) {
+    Statements& s = *m_statements;
+    m_db->exec("BEGIN");
+    for (const RunRow& row : batch.runs) {
+        s.run.bind(1, row.id);
+        s.run.bind(2, row.info.label);
+        s.run.bind(3, row.info.preset);
+        s.run.bind(4, row.info.device);
+        s.run.bind(5, row.info.configJson);
+        s.run.bind(6, row.info.togglesJson);
+        s.run.bind(7, row.info.environmentJson);
+        s.run.bind(8, row.info.host);
+        s.run.bind(9, row.startedUnixNs);
+        s.run.step();
+        s.run.reset();
+    }
+    for (const StringRow& row : batch.strings) {
+        s.string.bind(1, row.id);
+        s.string.bind(2, row.value);
+        s.string.step();
+        s.string.reset();
+    }
+    for (const LaneRow& row : batch.lanes) {
+        s.lane.bind(1, row.id);
+        s.lane.bind(2, row.run);
+        s.lane.bind(3, static_cast<std::int64_t>(row.kind));
+        s.lane.bind(4, row.name);
+        s.lane.bind(5, row.device);
+        s.lane.bind(6, row.threadOrStream);
+        s.lane.step();
+        s.lane.reset();
+    }
+    for (const Event& e : batch.events) {
+        SqliteStatement& st = s.event;
+        st.bind(1, e.run);
+        st.bind(2, e.lane);
+        st.bind(3, static_cast<std::int64_t>(e.kind));
+        st.bind(4, static_cast<std::int64_t>(e.category));
+        st.bind(5, e.name);
+        st.bind(6, e.startNs);
+        st.bind(7, e.endNs);
+        st.bind(8, static_cast<std::int64_t>(e.step));
+        st.bind(9, static_cast<std::int64_t>(e.layer));
+        st.bind(10, static_cast<std::int64_t>(e.microbatch));
+        st.bind(11, e.correlation);
+        st.bind(12, e.bytes);
+        st.bind(13, static_cast<std::int64_t>(e.srcKind));
+        st.bind(14, static_cast<std::int64_t>(e.dstKind));
+        st.bind(15, static_cast<std::int64_t>(e.flags));
+        st.step();
+        st.reset();
+    }
+    for (const StepRecord& row : batch.steps) {
+        s.step.bind(1, row.run);
+        s.step.bind(2, static_cast<std::int64_t>(row.step));
+        s.step.bind(3, row.startNs);
+        s.step.bind(4, row.endNs);
+        s.step.bind(5, static_cast<std::int64_t>(row.warmup ? 1 : 0));
+        s.step.bind(6, static_cast<std::int64_t>(row.block));
+        s.step.bind(7, row.loss);
+        s.step.bind(8, row.tokens);
+        s.step.step();
+        s.step.reset();
+    }
+    for (const CounterRecord& row : batch.counters) {
+        s.counter.bind(1, row.run);
+        s.counter.bind(2, static_cast<std::int64_t>(row.step));
+        s.counter.bind(3, row.name);
+        s.counter.bind(4, row.value);
+        s.counter.step();
+        s.counter.reset();
+    }
+    for (const DiagnosticRecord& row : batch.diagnostics) {
+        s.diagnostic.bind(1, row.run);
+        s.diagnostic.bind(2, row.name);
+        s.diagnostic.bind(3, row.value);
+        s.diagnostic.bind(4, row.detail);
+        s.diagnostic.step();
+        s.diagnostic.reset();
+    }
+    for (const MetricRecord& row : batch.metrics) {
+        s.metric.bind(1, row.run);
+        s.metric.bind(2, row.name);
+        s.metric.bind(3, row.value);
+        s.metric.bind(4, row.unit);
+        s.metric.bind(5, row.detailJson);
+        s.metric.step();
+        s.metric.reset();
+    }
+    for (const RunStatusRow& row : batch.statuses) {
+        s.status.bind(1, row.id);
+        s.status.bind(2, std::string(toString(row.status)));
+        s.status.bind(3, row.endedUnixNs);
+        s.status.step();
+        s.status.reset();
+    }
+    m_db->exec("COMMIT");
+    std::lock_guard<std::mutex> lock(m_queueMutex);
+    m_stats.eventsWritten += static_cast<std::int64_t>(batch.events.size());
+    ++m_stats.transactions;
+}
+
+}  // namespace glueprof

@@ -1,0 +1,178 @@
+#pragma once
+// TraceWriter: takes events from any thread into a queue that a background thread drains into
+// SQLite with prepared, batched inserts. The producing thread never waits on SQLite; every drain is
+// one transaction, and a step record wakes the drain, so a run killed at any moment keeps every
+// step whose record was written (its events were queued before it, and the queue is FIFO).
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "profiler/core/Event.h"
+
+namespace glueprof {
+
+class SqliteDb;
+
+enum class RunStatus { kRunning, kComplete, kFailed, kAborted };
+const char* toString(RunStatus status);
+
+struct RunInfo {
+    std::string label;
+    std::string preset;
+    std::string device;
+    std::string configJson = "{}";
+    std::string togglesJson = "[]";
+    std::string environmentJson = "{}";
+    std::string host;
+};
+
+struct StepRecord {
+    RunId run = 0;
+    std::int32_t step = 0;
+    TimestampNs startNs = 0;
+    TimestampNs endNs = 0;
+    bool warmup = false;
+    std::int32_t block = 0;
+    double loss = 0.0;
+    std::int64_t tokens = 0;
+};
+
+struct CounterRecord {
+    RunId run = 0;
+    std::int32_t step = 0;
+    std::string name;
+    std::int64_t value = 0;
+};
+
+struct DiagnosticRecord {
+    RunId run = 0;
+    std::string name;
+    std::int64_t value = 0;
+    std::string detail;
+};
+
+struct MetricRecord {
+    RunId run = 0;
+    std::string name;
+    double value = 0.0;
+    std::string unit;
+    std::string detailJson = "{}";
+};
+
+struct WriterOptions {
+    std::size_t maxQueuedEvents = 8u << 20;  // beyond this, events are dropped and counted
+    int drainIntervalMs = 20;                // the longest an event waits before a commit
+};
+
+struct WriterStats {
+    std::int64_t eventsWritten = 0;
+    std::int64_t eventsDropped = 0;
+    std::int64_t transactions = 0;
+};
+
+class TraceWriter {
+public:
+    explicit TraceWriter(const std::string& path, WriterOptions options = {});
+    ~TraceWriter();
+    TraceWriter(const TraceWriter&) = delete;
+    TraceWriter& operator=(const TraceWriter&) = delete;
+
+    RunId beginRun(const RunInfo& info);
+    void endRun(RunId run, RunStatus status);
+
+    StringId intern(std::string_view text);  // thread-safe; the same text gives the same id
+    LaneId addLane(RunId run, LaneKind kind, const std::string& name, std::int64_t device,
+                   std::int64_t threadOrStream);
+
+    void record(const Event& event);  // any thread; never blocks on SQLite
+    void recordStep(const StepRecord& step);
+    void recordCounter(CounterRecord counter);
+    void recordDiagnostic(DiagnosticRecord diagnostic);
+    void recordMetric(MetricRecord metric);
+
+    // Blocks until everything queued before the call is committed. Rethrows a writer failure.
+    void flush();
+    // Flushes, stops the background thread and closes the database. Idempotent.
+    void close();
+
+    WriterStats stats() const;
+    const std::string& path() const { return m_path; }
+
+private:
+    struct RunRow {
+        RunId id;
+        RunInfo info;
+        std::int64_t startedUnixNs;
+    };
+    struct RunStatusRow {
+        RunId id;
+        RunStatus status;
+        std::int64_t endedUnixNs;
+    };
+    struct StringRow {
+        StringId id;
+        std::string value;
+    };
+    struct LaneRow {
+        LaneId id;
+        RunId run;
+        LaneKind kind;
+        std::string name;
+        std::int64_t device;
+        std::int64_t threadOrStream;
+    };
+    struct Batch {
+        std::vector<RunRow> runs;
+        std::vector<StringRow> strings;
+        std::vector<LaneRow> lanes;
+        std::vector<Event> events;
+        std::vector<StepRecord> steps;
+        std::vector<CounterRecord> counters;
+        std::vector<DiagnosticRecord> diagnostics;
+        std::vector<MetricRecord> metrics;
+        std::vector<RunStatusRow> statuses;  // last: a run is complete only after its rows
+        bool empty() const;
+        void clear();
+    };
+    class Statements;
+
+    void drainLoop();
+    void writeBatch(Batch& batch);
+    void loadExistingIds();
+    void rethrowWriterFailure();
+
+    std::string m_path;
+    WriterOptions m_options;
+    std::unique_ptr<SqliteDb> m_db;
+    std::unique_ptr<Statements> m_statements;
+
+    std::mutex m_internMutex;
+    std::unordered_map<std::string, StringId> m_strings;
+    StringId m_nextString = 1;
+    std::atomic<RunId> m_nextRun{1};
+    std::atomic<LaneId> m_nextLane{1};
+
+    mutable std::mutex m_queueMutex;
+    std::condition_variable m_wakeDrain;
+    std::condition_variable m_drained;
+    Batch m_pending;
+    std::uint64_t m_requestedGeneration = 0;
+    std::uint64_t m_committedGeneration = 0;
+    bool m_stopping = false;
+    bool m_urgent = false;
+    std::exception_ptr m_failure;
+    WriterStats m_stats;
+
+    std::thread m_thread;
+    bool m_closed = false;
+};
+
+}  // namespace glueprof

@@ -1,0 +1,48 @@
+#include "profiler/host/ScopedRange.h"
+
+#include <string>
+
+#if GLUEPROF_HAVE_NVTX
+#include <nvtx3/nvToolsExt.h>
+#endif
+
+namespace glueprof {
+
+namespace {
+std::int32_t inherit(std::int32_t own, std::int32_t outer) { return own != kNoTag ? own : outer; }
+}  // namespace
+
+ScopedRange::ScopedRange(HostTracer* tracer, std::string_view name, Category category, Tags tags)
+    : m_tracer(tracer), m_category(category) {
+    if (m_tracer == nullptr) return;
+    m_outerTags = HostTracer::currentTags();
+    m_tags = Tags{inherit(tags.step, m_outerTags.step), inherit(tags.layer, m_outerTags.layer),
+                  inherit(tags.microbatch, m_outerTags.microbatch),
+                  category == Category::kPhase ? m_outerTags.category : category};
+    HostTracer::setCurrentTags(m_tags);
+    m_name = m_tracer->intern(name);
+#if GLUEPROF_HAVE_NVTX
+    nvtxRangePushA(std::string(name).c_str());
+#endif
+    m_startNs = Clock::nowNs();
+}
+
+ScopedRange::~ScopedRange() {
+    if (m_tracer == nullptr) return;
+    Event event;
+    event.kind = EventKind::kRange;
+    event.category = m_category;
+    event.name = m_name;
+    event.startNs = m_startNs;
+    event.endNs = Clock::nowNs();
+#if GLUEPROF_HAVE_NVTX
+    nvtxRangePop();
+#endif
+    event.step = m_tags.step;
+    event.layer = m_tags.layer;
+    event.microbatch = m_tags.microbatch;
+    m_tracer->record(event);
+    HostTracer::setCurrentTags(m_outerTags);
+}
+
+}  // namespace glueprof

@@ -1,0 +1,132 @@
+#include "profiler/torch_ops/OpObserver.h"
+
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "profiler/core/Error.h"
+#include "profiler/torch_ops/SyncOpTable.h"
+
+namespace glueprof {
+
+std::atomic<OpObserver*> OpObserver::s_active{nullptr};
+
+namespace {
+
+std::atomic<std::uint64_t> g_nextInstance{1};
+
+struct NameInfo {
+    StringId id;
+    SyncKind syncKind;
+};
+
+struct Frame {
+    TimestampNs startNs;
+    NameInfo name;
+    bool isFunction;  // an aten op (not an autograd backward node)
+    bool countedSync;
+};
+
+// Per-thread state: the stack of open ops and a name cache, so a steady-state op costs two clock
+// reads, one hash lookup of its name and one queue push.
+struct ThreadState {
+    std::uint64_t instance = 0;
+    std::vector<Frame> frames;
+    std::deque<std::string> ownedNames;
+    std::unordered_map<std::string_view, NameInfo> names;
+    int openFunctions = 0;
+    int openSyncs = 0;
+
+    void resetFor(std::uint64_t newInstance) {
+        instance = newInstance;
+        frames.clear();
+        names.clear();
+        ownedNames.clear();
+        openFunctions = 0;
+        openSyncs = 0;
+    }
+};
+
+thread_local ThreadState t_state;
+
+NameInfo lookupName(HostTracer& tracer, std::string_view name) {
+    auto it = t_state.names.find(name);
+    if (it != t_state.names.end()) return it->second;
+    const std::string& owned = t_state.ownedNames.emplace_back(name);
+    NameInfo info{tracer.intern(owned), classifySyncOp(owned)};
+    t_state.names.emplace(std::string_view(owned), info);
+    return info;
+}
+
+}  // namespace
+
+OpObserver::OpObserver(HostTracer& tracer)
+    : m_tracer(tracer), m_instance(g_nextInstance.fetch_add(1)) {
+    OpObserver* expected = nullptr;
+    if (!s_active.compare_exchange_strong(expected, this)) {
+        throw GlueprofError(ExitCode::kInput, "an op observer is already active in this process; "
+                                              "destroy it before creating another");
+    }
+    m_handle = at::addGlobalCallback(
+        at::RecordFunctionCallback(&OpObserver::onStart, &OpObserver::onEnd)
+            .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
+}
+
+OpObserver::~OpObserver() {
+    at::removeCallback(m_handle);
+    s_active.store(nullptr);
+}
+
+std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunction& fn) {
+    OpObserver* self = s_active.load(std::memory_order_acquire);
+    if (self == nullptr) return nullptr;
+    if (t_state.instance != self->m_instance) t_state.resetFor(self->m_instance);
+    NameInfo name = lookupName(self->m_tracer, fn.name());
+    bool isFunction = fn.scope() == at::RecordScope::FUNCTION;
+    bool countedSync = name.syncKind != SyncKind::kNone && t_state.openSyncs == 0;
+    if (isFunction && t_state.openFunctions == 0) {
+        self->m_tracer.counters().add(Counter::kOpsDispatched);
+    }
+    if (countedSync) {
+        self->m_tracer.counters().add(Counter::kWouldSyncOps);
+        if (name.syncKind == SyncKind::kHostRead || name.syncKind == SyncKind::kDeviceToHost) {
+            self->m_tracer.counters().add(Counter::kHostReads);
+        }
+        ++t_state.openSyncs;
+    }
+    if (isFunction) ++t_state.openFunctions;
+    t_state.frames.push_back(Frame{Clock::nowNs(), name, isFunction, countedSync});
+    return nullptr;
+}
+
+void OpObserver::onEnd(const at::RecordFunction& fn, at::ObserverContext* /*context*/) {
+    TimestampNs endNs = Clock::nowNs();
+    OpObserver* self = s_active.load(std::memory_order_acquire);
+    if (self == nullptr || t_state.instance != self->m_instance || t_state.frames.empty()) return;
+    Frame frame = t_state.frames.back();
+    t_state.frames.pop_back();
+    if (frame.isFunction) --t_state.openFunctions;
+    if (frame.countedSync) --t_state.openSyncs;
+
+    Tags tags = HostTracer::currentTags();
+    Event event;
+    event.kind = EventKind::kOp;
+    event.category = tags.category != Category::kNone ? tags.category : Category::kMath;
+    event.name = frame.name.id;
+    event.startNs = frame.startNs;
+    event.endNs = endNs;
+    event.step = tags.step;
+    event.layer = tags.layer;
+    event.microbatch = tags.microbatch;
+    event.correlation = static_cast<std::int64_t>(fn.handle());
+    if (frame.countedSync) {
+        event.flags |= kFlagWouldSync;
+        if (frame.name.syncKind != SyncKind::kOutputSize) event.flags |= kFlagHostRead;
+    }
+    if (t_state.openFunctions > 0) event.flags |= kFlagNested;
+    self->m_tracer.record(event);
+}
+
+}  // namespace glueprof

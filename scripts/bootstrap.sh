@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs glueprof's build and test dependencies from Debian's archive.
+# Idempotent: installs only what is missing and says what it installed.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config
+  libtorch-dev
+  libsqlite3-dev sqlite3
+  libgtest-dev libgmock-dev
+  libbenchmark-dev
+  nlohmann-json3-dev
+  libcli11-dev
+  libfmt-dev
+)
+
+missing=()
+for pkg in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$pkg")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "bootstrap: all ${#packages[@]} dependencies already installed"
+  exit 0
+fi
+
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  if command -v sudo >/dev/null 2>&1; then
+    sudo="sudo"
+  else
+    echo "bootstrap: missing packages (${missing[*]}) and not root; run as root or install sudo" >&2
+    exit 2
+  fi
+fi
+
+echo "bootstrap: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "bootstrap: installed ${missing[*]}"
