@@ -13,7 +13,7 @@ find_package(Torch REQUIRED)
 message(STATUS "glueprof: libtorch ${Torch_VERSION} from ${Torch_DIR}")
 
 # NVTX3 is header-only; it ships with the CUDA toolkit.
-set(GLUEPROF_NVTX_INCLUDE_DIR "")
+
 if(GLUEPROF_WITH_NVTX)
   find_path(GLUEPROF_NVTX_INCLUDE_DIR nvtx3/nvToolsExt.h
     HINTS $ENV{CUDA_HOME}/include /usr/local/cuda/include)

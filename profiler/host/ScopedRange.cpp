@@ -46,3 +46,13 @@ ScopedRange::~ScopedRange() {
 }
 
 }  // namespace glueprof
+
+namespace glueprof {
+bool nvtxEnabled() {
+#if GLUEPROF_HAVE_NVTX
+    return true;
+#else
+    return false;
+#endif
+}
+}  // namespace glueprof

@@ -26,3 +26,8 @@ private:
 };
 
 }  // namespace glueprof
+
+namespace glueprof {
+// Whether this build pushes NVTX ranges (NVTX3 headers were found at configure time).
+bool nvtxEnabled();
+}  // namespace glueprof

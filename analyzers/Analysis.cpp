@@ -1,0 +1,12 @@
+#include "analyzers/Analysis.h"
+
+namespace glueprof {
+
+AnalysisResult analyze(const TraceModel& trace) {
+    AnalysisResult result;
+    result.steps = analyzeStepBreakdown(trace);
+    result.syncPoints = analyzeSyncPoints(trace);
+    return result;
+}
+
+}  // namespace glueprof

@@ -1,0 +1,16 @@
+#pragma once
+// Analysis: the facade that runs every single-run analyzer over one TraceModel.
+#include "analyzers/StepBreakdown.h"
+#include "analyzers/SyncPoints.h"
+#include "profiler/core/TraceModel.h"
+
+namespace glueprof {
+
+struct AnalysisResult {
+    StepBreakdownResult steps;
+    SyncPointsResult syncPoints;
+};
+
+AnalysisResult analyze(const TraceModel& trace);
+
+}  // namespace glueprof

@@ -1,0 +1,77 @@
+#include "analyzers/SyncPoints.h"
+
+#include <algorithm>
+#include <set>
+
+#include "analyzers/Statistics.h"
+
+namespace glueprof {
+
+namespace {
+
+std::vector<SyncGroup> groupBy(const std::vector<SyncPoint>& points,
+                               std::string (*keyOf)(const SyncPoint&)) {
+    std::map<std::string, SyncGroup> groups;
+    for (const SyncPoint& p : points) {
+        SyncGroup& g = groups[keyOf(p)];
+        g.key = keyOf(p);
+        ++g.count;
+        g.totalMs += static_cast<double>(p.durationNs) / 1e6;
+    }
+    std::vector<SyncGroup> sorted;
+    for (auto& [key, group] : groups) sorted.push_back(group);
+    std::stable_sort(sorted.begin(), sorted.end(),
+                     [](const SyncGroup& a, const SyncGroup& b) { return a.count > b.count; });
+    return sorted;
+}
+
+std::string opKey(const SyncPoint& p) { return p.op; }
+std::string layerKey(const SyncPoint& p) {
+    return p.layer == kNoTag ? std::string("outside layers") : "layer " + std::to_string(p.layer);
+}
+std::string rangeKey(const SyncPoint& p) { return p.range.empty() ? std::string("(none)") : p.range; }
+
+}  // namespace
+
+SyncPointsResult analyzeSyncPoints(const TraceModel& trace) {
+    std::set<std::int32_t> measuredSteps;
+    for (const StepInfo& s : trace.steps()) {
+        if (!s.warmup) measuredSteps.insert(s.step);
+    }
+    SyncPointsResult result;
+    for (std::int32_t step : measuredSteps) {
+        result.perStep[step] = 0;
+        result.hostReadsPerStep[step] = 0;
+    }
+    for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
+        std::vector<const Event*> openRanges;  // a stack: events are sorted parents first
+        for (const Event& e : trace.eventsOnLane(lane)) {
+            while (!openRanges.empty() && openRanges.back()->endNs <= e.startNs) openRanges.pop_back();
+            if (e.kind == EventKind::kRange) {
+                openRanges.push_back(&e);
+                continue;
+            }
+            if ((e.flags & kFlagWouldSync) == 0 || measuredSteps.count(e.step) == 0) continue;
+            SyncPoint p;
+            p.step = e.step;
+            p.layer = e.layer;
+            p.op = trace.name(e.name);
+            p.range = openRanges.empty() ? std::string() : trace.name(openRanges.back()->name);
+            p.startNs = e.startNs;
+            p.durationNs = e.durationNs();
+            p.hostRead = (e.flags & kFlagHostRead) != 0;
+            ++result.perStep[p.step];
+            if (p.hostRead) ++result.hostReadsPerStep[p.step];
+            result.points.push_back(std::move(p));
+        }
+    }
+    result.byOp = groupBy(result.points, opKey);
+    result.byLayer = groupBy(result.points, layerKey);
+    result.byRange = groupBy(result.points, rangeKey);
+    std::vector<double> counts;
+    for (const auto& [step, count] : result.perStep) counts.push_back(static_cast<double>(count));
+    result.medianPerStep = median(counts);
+    return result;
+}
+
+}  // namespace glueprof

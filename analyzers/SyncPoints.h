@@ -1,0 +1,41 @@
+#pragma once
+// Sync points: would-sync ops and host reads per step, per layer and per range, each with the
+// op that caused it and the innermost range around it.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "profiler/core/TraceModel.h"
+
+namespace glueprof {
+
+struct SyncPoint {
+    std::int32_t step = kNoTag;
+    std::int32_t layer = kNoTag;
+    std::string op;     // the op that blocks (or would block) the host
+    std::string range;  // the innermost range around it on the same lane ("" when none)
+    TimestampNs startNs = 0;
+    TimestampNs durationNs = 0;
+    bool hostRead = false;  // reads a device value back (not only an output-size sync)
+};
+
+struct SyncGroup {
+    std::string key;
+    std::int64_t count = 0;
+    double totalMs = 0.0;
+};
+
+struct SyncPointsResult {
+    std::vector<SyncPoint> points;  // measured (non-warm-up) steps only, in time order per lane
+    std::map<std::int32_t, std::int64_t> perStep;           // step -> sync points
+    std::map<std::int32_t, std::int64_t> hostReadsPerStep;  // step -> host reads
+    std::vector<SyncGroup> byOp;     // sorted by count, descending
+    std::vector<SyncGroup> byLayer;  // key "layer N" or "outside layers"
+    std::vector<SyncGroup> byRange;
+    double medianPerStep = 0.0;
+};
+
+SyncPointsResult analyzeSyncPoints(const TraceModel& trace);
+
+}  // namespace glueprof

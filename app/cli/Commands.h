@@ -1,0 +1,16 @@
+#pragma once
+// Each command registers its subcommand and the action to run when it is chosen.
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+namespace glueprof::cli {
+
+using Action = std::function<int()>;  // returns the exit code (docs/cli.md)
+
+void registerAbCommand(CLI::App& app, Action& action);
+void registerRunCommand(CLI::App& app, Action& action);
+void registerListCommand(CLI::App& app, Action& action);
+void registerDoctorCommand(CLI::App& app, Action& action);
+
+}  // namespace glueprof::cli

@@ -1,0 +1,21 @@
+#include "app/cli/Progress.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace glueprof::cli {
+
+ProgressCallback terminalProgress(const std::string& what) {
+    if (isatty(STDERR_FILENO) == 0) return {};
+    return [what](const std::string& arm, int done, int total) {
+        std::fprintf(stderr, "\r%s: %-9s step %d/%d   ", what.c_str(), arm.c_str(), done, total);
+        std::fflush(stderr);
+    };
+}
+
+void endProgressLine() {
+    if (isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\r%60s\r", "");
+}
+
+}  // namespace glueprof::cli

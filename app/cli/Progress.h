@@ -1,0 +1,12 @@
+#pragma once
+// Progress on stderr while the trainer runs: one updating line on a terminal, nothing otherwise.
+#include <string>
+
+#include "reference_trainer/AbRunner.h"
+
+namespace glueprof::cli {
+
+ProgressCallback terminalProgress(const std::string& what);
+void endProgressLine();
+
+}  // namespace glueprof::cli

@@ -1,0 +1,66 @@
+// glueprof run: one traced run of the reference trainer with the chosen toggles.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "analyzers/Analysis.h"
+#include "app/cli/Commands.h"
+#include "app/cli/Progress.h"
+#include "app/cli/TrainerOptions.h"
+#include "app/report/RunSummary.h"
+#include "optimizations/ToggleRegistry.h"
+#include "profiler/core/Error.h"
+#include "profiler/core/TraceReader.h"
+#include "profiler/core/TraceWriter.h"
+#include "profiler/host/HostTracer.h"
+#include "profiler/torch_ops/OpObserver.h"
+#include "reference_trainer/AbRunner.h"
+
+namespace glueprof::cli {
+
+namespace {
+
+struct RunOptions {
+    TrainerOptions trainer;
+    std::vector<std::string> toggles;
+};
+
+int runOnce(const RunOptions& o) {
+    const TrainConfig config = o.trainer.resolve();
+    std::vector<const Toggle*> toggles;
+    for (const std::string& name : o.toggles) {
+        const Toggle* t = findToggle(name);
+        if (t == nullptr) {
+            throw usageError(fmt::format("unknown toggle '{}': choose from {}", name, toggleNames()));
+        }
+        toggles.push_back(t);
+    }
+    TraceWriter writer(o.trainer.db);
+    HostTracer tracer(writer);
+    RunId run = 0;
+    {
+        OpObserver observer(tracer);
+        run = runSingle(config, toggles, o.trainer.warmup, o.trainer.steps, tracer,
+                        terminalProgress("run"));
+        endProgressLine();
+    }
+    writer.close();
+    TraceModel model = TraceReader(o.trainer.db).loadRun(run);
+    AnalysisResult analysis = analyze(model);
+    std::cout << (o.trainer.json ? renderRunSummaryJson(model.run(), analysis, o.trainer.db) + "\n"
+                                 : renderRunSummary(model.run(), analysis, o.trainer.db));
+    return 0;
+}
+
+}  // namespace
+
+void registerRunCommand(CLI::App& app, Action& action) {
+    auto options = std::make_shared<RunOptions>();
+    CLI::App* command = app.add_subcommand("run", "one traced run of the reference trainer");
+    options->trainer.addTo(*command);
+    command->add_option("--opt", options->toggles, "toggle to enable (repeatable): " + toggleNames());
+    command->callback([options, &action] { action = [options] { return runOnce(*options); }; });
+}
+
+}  // namespace glueprof::cli

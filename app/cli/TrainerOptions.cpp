@@ -1,0 +1,47 @@
+#include "app/cli/TrainerOptions.h"
+
+#include "profiler/core/Error.h"
+#include "reference_trainer/Presets.h"
+
+namespace glueprof::cli {
+
+void TrainerOptions::addTo(CLI::App& command) {
+    command.add_option("--preset", preset, "trainer preset: " + presetNames())->capture_default_str();
+    command.add_option("--device", device, "cpu or cuda")->capture_default_str();
+    command.add_option("--steps", steps, "measured steps (per block for ab)")
+        ->capture_default_str()->check(CLI::Range(1, 100000));
+    command.add_option("--warmup", warmup, "warm-up steps, excluded from statistics")
+        ->capture_default_str()->check(CLI::Range(0, 100000));
+    command.add_option("--seq-len", seqLen, "override the preset's tokens per micro-batch")
+        ->check(CLI::Range(int64_t{8}, int64_t{1} << 24));
+    command.add_option("--layers", layers, "override the preset's layer count")
+        ->check(CLI::Range(int64_t{1}, int64_t{4096}));
+    command.add_option("--hidden", hidden, "override the preset's hidden size (keeps head count)")
+        ->check(CLI::Range(int64_t{8}, int64_t{1} << 20));
+    command.add_option("--doc-lengths", docLengths,
+                       "document lengths: fixed:N, uniform:MIN,MAX or lognormal:MEDIAN,SIGMA");
+    command.add_option("--seed", seed, "seed for weights and data")->capture_default_str();
+    command.add_option("--db", db, "trace database (SQLite), created when absent")->capture_default_str();
+    command.add_flag("--json", json, "print one JSON object instead of the table");
+}
+
+TrainConfig TrainerOptions::resolve() const {
+    TrainConfig config = presetConfig(preset);
+    config.device = device;
+    config.seed = seed;
+    if (seqLen > 0) config.seqLen = seqLen;
+    if (layers > 0) config.model.layers = layers;
+    if (hidden > 0) {
+        if (hidden % config.model.heads != 0) {
+            throw usageError("--hidden must be a multiple of the preset's head count (" +
+                             std::to_string(config.model.heads) + ")");
+        }
+        config.model.hidden = hidden;
+        config.model.headDim = hidden / config.model.heads;
+        config.model.intermediate = hidden * 11 / 4;
+    }
+    if (!docLengths.empty()) config.docLengths = parseDocLengthDistribution(docLengths);
+    return config;
+}
+
+}  // namespace glueprof::cli

@@ -1,0 +1,30 @@
+#pragma once
+// The trainer options shared by `run` and `ab`: preset, schedule and shape overrides.
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "reference_trainer/TrainConfig.h"
+
+namespace glueprof::cli {
+
+struct TrainerOptions {
+    std::string preset = "tiny";
+    std::string device = "cpu";
+    std::string docLengths;  // "" = the preset's
+    std::int64_t seqLen = 0;  // 0 = the preset's
+    std::int64_t layers = 0;
+    std::int64_t hidden = 0;
+    std::uint64_t seed = 1234;
+    int steps = 4;
+    int warmup = 2;
+    std::string db = "runs.sqlite";
+    bool json = false;
+
+    void addTo(CLI::App& command);
+    // The preset with the overrides applied; throws usage errors for bad values.
+    TrainConfig resolve() const;
+};
+
+}  // namespace glueprof::cli

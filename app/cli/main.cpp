@@ -1,0 +1,42 @@
+// glueprof: the headless CLI. Parses the command line, runs the chosen command and maps errors to
+// the documented exit codes (docs/cli.md): 0 ok, 1 usage, 2 input/IO/config, 3 regression.
+#include <CLI/CLI.hpp>
+
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include "app/cli/Commands.h"
+#include "profiler/core/Error.h"
+
+int main(int argc, char** argv) {
+    using namespace glueprof;
+    CLI::App app{"glueprof: where an LLM fine-tuning step loses time outside the math kernels"};
+    app.require_subcommand(1);
+    cli::Action action;
+    cli::registerAbCommand(app, action);
+    cli::registerRunCommand(app, action);
+    cli::registerListCommand(app, action);
+    cli::registerDoctorCommand(app, action);
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        std::cerr << "glueprof: " << e.what() << " (see glueprof --help)\n";
+        return static_cast<int>(ExitCode::kUsage);
+    }
+    try {
+        return action ? action() : static_cast<int>(ExitCode::kUsage);
+    } catch (const GlueprofError& e) {
+        std::cerr << "glueprof: " << e.what() << "\n";
+        return static_cast<int>(e.code());
+    } catch (const std::exception& e) {
+        // Only the first line: libtorch appends a backtrace to its messages.
+        std::string message = e.what();
+        std::cerr << "glueprof: internal error: " << message.substr(0, message.find('\n')) << "\n";
+        return static_cast<int>(ExitCode::kInput);
+    }
+}

@@ -1,0 +1,184 @@
+#include "app/report/AbReport.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "profiler/core/Error.h"
+
+namespace glueprof {
+
+namespace {
+
+std::string counterCell(double value) { return fmt::format("{:g}", value); }
+
+std::string speedupCell(const MetricComparison& m) {
+    return fmt::format("{:.3f}x [{:.3f}, {:.3f}]", m.speedup, m.speedupLow, m.speedupHigh);
+}
+
+std::string verdictLine(const AbComparison& c) {
+    const MetricComparison* m = c.metric(c.primaryMetric);
+    std::string line = toString(c.verdict());
+    if (m != nullptr) line += fmt::format(" ({} {})", c.primaryMetric, speedupCell(*m));
+    return line;
+}
+
+}  // namespace
+
+std::string renderAbTable(const AbReport& report) {
+    std::string out = fmt::format(
+        "glueprof A/B: preset {} on {}, {} block(s) x {} step(s) per arm after {} warm-up step(s)\n",
+        report.preset, report.device, report.repeats, report.steps, report.warmup);
+    for (const AbReportEntry& entry : report.entries) {
+        const AbComparison& c = entry.comparison;
+        out += fmt::format("\n{} (runs {} vs {})\n", c.toggle, c.baselineRun, c.optimizedRun);
+        out += fmt::format("  {:<34} {:>12} {:>12}   {}\n", "metric (median)", "baseline",
+                           "optimized", "speedup [95% CI]");
+        for (const MetricComparison& m : c.metrics) {
+            out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}   {}\n", m.name, m.baseline,
+                               m.optimized, speedupCell(m));
+        }
+        for (const CounterComparison& k : c.counters) {
+            out += fmt::format("  {:<34} {:>12} {:>12}{}\n", k.name, counterCell(k.baseline),
+                               counterCell(k.optimized),
+                               k.baselineConstant && k.optimizedConstant ? "" : "   (varies per step)");
+        }
+        out += fmt::format("  {:<34} {}\n", "loss",
+                           c.lossEqual ? "equal, bit for bit, at every step"
+                                       : fmt::format("DIFFERS (final {:.6f} vs {:.6f})",
+                                                     c.baselineFinalLoss, c.optimizedFinalLoss));
+        out += fmt::format("  {:<34} {}\n", "verdict", verdictLine(c));
+        for (const Diagnostic& d : entry.diagnostics) {
+            out += fmt::format("  diagnostic: {} = {} ({})\n", d.name, d.value, d.detail);
+        }
+    }
+    out += fmt::format("\ndatabase: {}\n", report.db);
+    if (!report.reportPath.empty()) out += fmt::format("report:   {}\n", report.reportPath);
+    return out;
+}
+
+std::string renderAbJson(const AbReport& report) {
+    nlohmann::json comparisons = nlohmann::json::array();
+    for (const AbReportEntry& entry : report.entries) {
+        const AbComparison& c = entry.comparison;
+        nlohmann::json metrics = nlohmann::json::array();
+        for (const MetricComparison& m : c.metrics) {
+            metrics.push_back({{"name", m.name},
+                               {"baseline", m.baseline},
+                               {"optimized", m.optimized},
+                               {"speedup", m.speedup},
+                               {"speedup_ci", {m.speedupLow, m.speedupHigh}},
+                               {"samples", {m.baselineSamples, m.optimizedSamples}}});
+        }
+        nlohmann::json counters = nlohmann::json::array();
+        for (const CounterComparison& k : c.counters) {
+            counters.push_back({{"name", k.name},
+                                {"baseline", k.baseline},
+                                {"optimized", k.optimized},
+                                {"constant", k.baselineConstant && k.optimizedConstant}});
+        }
+        nlohmann::json diagnostics = nlohmann::json::array();
+        for (const Diagnostic& d : entry.diagnostics) {
+            diagnostics.push_back({{"name", d.name}, {"value", d.value}, {"detail", d.detail}});
+        }
+        comparisons.push_back({{"toggle", c.toggle},
+                               {"runs", {{"baseline", c.baselineRun}, {"optimized", c.optimizedRun}}},
+                               {"primary_metric", c.primaryMetric},
+                               {"verdict", toString(c.verdict())},
+                               {"metrics", metrics},
+                               {"counters", counters},
+                               {"loss_equal", c.lossEqual},
+                               {"diagnostics", diagnostics}});
+    }
+    nlohmann::json j = {{"preset", report.preset},
+                        {"device", report.device},
+                        {"db", report.db},
+                        {"report", report.reportPath},
+                        {"schedule",
+                         {{"warmup", report.warmup}, {"steps", report.steps}, {"repeats", report.repeats}}},
+                        {"comparisons", comparisons}};
+    return j.dump(2);
+}
+
+std::string renderAbMarkdown(const AbReport& report) {
+    std::string md = "# glueprof A/B report\n\n";
+    md += fmt::format("Preset `{}` on `{}`; {} block(s) of {} step(s) per arm, interleaved, after {} "
+                      "warm-up step(s). Database: `{}`.\n\n",
+                      report.preset, report.device, report.repeats, report.steps, report.warmup,
+                      report.db);
+    md += "| toggle | verdict | primary metric | speedup [95% CI] | loss |\n|---|---|---|---|---|\n";
+    for (const AbReportEntry& entry : report.entries) {
+        const AbComparison& c = entry.comparison;
+        const MetricComparison* m = c.metric(c.primaryMetric);
+        md += fmt::format("| `{}` | {} | {} | {} | {} |\n", c.toggle, toString(c.verdict()),
+                          c.primaryMetric, m != nullptr ? speedupCell(*m) : "-",
+                          c.lossEqual ? "bit-identical" : "differs");
+    }
+    for (const AbReportEntry& entry : report.entries) {
+        const AbComparison& c = entry.comparison;
+        md += fmt::format("\n## `{}` (run {} vs run {})\n\n", c.toggle, c.baselineRun, c.optimizedRun);
+        md += "| metric (median ms) | baseline | optimized | speedup [95% CI] |\n|---|---:|---:|---|\n";
+        for (const MetricComparison& m : c.metrics) {
+            md += fmt::format("| {} | {:.3f} | {:.3f} | {} |\n", m.name, m.baseline, m.optimized,
+                              speedupCell(m));
+        }
+        md += "\n| counter (per step) | baseline | optimized |\n|---|---:|---:|\n";
+        for (const CounterComparison& k : c.counters) {
+            md += fmt::format("| {} | {} | {} |\n", k.name, counterCell(k.baseline),
+                              counterCell(k.optimized));
+        }
+        md += "\n### Sync points per measured step, by op\n\n| op | baseline | optimized |\n|---|---:|---:|\n";
+        auto perStep = [](const SyncPointsResult& r, const std::string& op) {
+            for (const SyncGroup& g : r.byOp) {
+                if (g.key == op) return static_cast<double>(g.count) / std::max<std::size_t>(1, r.perStep.size());
+            }
+            return 0.0;
+        };
+        std::vector<std::string> ops;
+        for (const SyncGroup& g : entry.baselineSyncs.byOp) ops.push_back(g.key);
+        for (const SyncGroup& g : entry.optimizedSyncs.byOp) {
+            if (std::find(ops.begin(), ops.end(), g.key) == ops.end()) ops.push_back(g.key);
+        }
+        for (const std::string& op : ops) {
+            md += fmt::format("| `{}` | {:g} | {:g} |\n", op, perStep(entry.baselineSyncs, op),
+                              perStep(entry.optimizedSyncs, op));
+        }
+        if (!entry.diagnostics.empty()) {
+            md += "\n### Diagnostics\n\n";
+            for (const Diagnostic& d : entry.diagnostics) {
+                md += fmt::format("- **{}** = {}: {}\n", d.name, d.value, d.detail);
+            }
+        }
+    }
+    return md;
+}
+
+void writeFileAtomically(const std::string& path, const std::string& contents) {
+    const std::string temporary = path + ".tmp";
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        if (!out) {
+            throw inputError(fmt::format("cannot write '{}': check the directory exists and is "
+                                         "writable, or choose another path",
+                                         path));
+        }
+        out << contents;
+        out.flush();
+        if (!out) {
+            std::remove(temporary.c_str());
+            throw inputError(fmt::format("writing '{}' failed (disk full?); nothing was written", path));
+        }
+    }
+    std::error_code ec;
+    std::filesystem::rename(temporary, path, ec);
+    if (ec) {
+        std::remove(temporary.c_str());
+        throw inputError(fmt::format("cannot move the finished report to '{}': {}", path, ec.message()));
+    }
+}
+
+}  // namespace glueprof

@@ -1,0 +1,49 @@
+#include "app/report/RunSummary.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace glueprof {
+
+std::string renderRunSummary(const RunSummary& run, const AnalysisResult& a, const std::string& db) {
+    std::string out = fmt::format("run {} ({}): preset {} on {}, status {}, {} steps ({} measured)\n",
+                                  run.id, run.label, run.preset, run.device, run.displayStatus(),
+                                  run.stepCount, a.steps.measured.size());
+    out += fmt::format("  {:<24} {:>10.3f}\n", "step_ms (median)", a.steps.medianWallMs);
+    out += fmt::format("  {:<24} {:>10.3f}\n", "forward_ms (median)", a.steps.medianForwardMs);
+    out += fmt::format("  {:<24} {:>10.3f}\n", "backward_ms (median)", a.steps.medianBackwardMs);
+    out += fmt::format("  {:<24} {:>10.3f}\n", "optimizer_ms (median)", a.steps.medianOptimizerMs);
+    out += fmt::format("  {:<24} {:>10g}\n", "sync points per step", a.syncPoints.medianPerStep);
+    for (const SyncGroup& g : a.syncPoints.byOp) {
+        out += fmt::format("    {:<40} {:>8} in all\n", g.key, g.count);
+    }
+    for (const SyncGroup& g : a.syncPoints.byRange) {
+        out += fmt::format("    in range {:<31} {:>8} in all\n", g.key, g.count);
+    }
+    out += fmt::format("database: {}\n", db);
+    return out;
+}
+
+std::string renderRunSummaryJson(const RunSummary& run, const AnalysisResult& a, const std::string& db) {
+    nlohmann::json byOp = nlohmann::json::array();
+    for (const SyncGroup& g : a.syncPoints.byOp) byOp.push_back({{"op", g.key}, {"count", g.count}});
+    nlohmann::json steps = nlohmann::json::array();
+    for (const StepTimes& t : a.steps.measured) {
+        steps.push_back({{"step", t.step}, {"wall_ms", t.wallMs}, {"forward_ms", t.forwardMs},
+                         {"backward_ms", t.backwardMs}, {"optimizer_ms", t.optimizerMs}, {"loss", t.loss}});
+    }
+    nlohmann::json j = {{"db", db},
+                        {"run", run.id},
+                        {"label", run.label},
+                        {"status", run.displayStatus()},
+                        {"step_ms", a.steps.medianWallMs},
+                        {"forward_ms", a.steps.medianForwardMs},
+                        {"backward_ms", a.steps.medianBackwardMs},
+                        {"optimizer_ms", a.steps.medianOptimizerMs},
+                        {"sync_points_per_step", a.syncPoints.medianPerStep},
+                        {"sync_points_by_op", byOp},
+                        {"steps", steps}};
+    return j.dump(2);
+}
+
+}  // namespace glueprof

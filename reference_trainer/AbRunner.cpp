@@ -1,0 +1,132 @@
+#include "reference_trainer/AbRunner.h"
+
+#include <torch/torch.h>
+#include <torch/version.h>
+#include <unistd.h>
+
+#include <nlohmann/json.hpp>
+
+#include "reference_trainer/Presets.h"
+#include "reference_trainer/Trainer.h"
+
+namespace glueprof {
+
+std::string hostName() {
+    char name[256] = {0};
+    if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+    return name;
+}
+
+std::string environmentJson(const TrainConfig& config) {
+    nlohmann::json j = {
+        {"torch_version", TORCH_VERSION},
+        {"torch_cuda", torch::cuda::is_available()},
+        {"cuda_devices", torch::cuda::device_count()},
+        {"intra_op_threads", at::get_num_threads()},
+        {"device", config.device},
+        {"cupti", "not captured (host tracing only)"},
+    };
+    return j.dump();
+}
+
+namespace {
+
+RunInfo runInfo(const TrainConfig& config, const std::string& label,
+                const std::vector<std::string>& toggles) {
+    RunInfo info;
+    info.label = label;
+    info.preset = config.preset;
+    info.device = config.device;
+    info.configJson = toJson(config);
+    info.togglesJson = nlohmann::json(toggles).dump();
+    info.environmentJson = environmentJson(config);
+    info.host = hostName();
+    return info;
+}
+
+// One arm of a run: a trainer and the run it records into.
+struct Arm {
+    std::string name;
+    RunId run;
+    Trainer trainer;
+    int nextStep = 0;
+
+    void steps(HostTracer& tracer, int count, bool warmup, int block, int& done, int total,
+               const ProgressCallback& progress) {
+        tracer.setRun(run);
+        for (int i = 0; i < count; ++i) {
+            trainer.step(nextStep++, warmup, block);
+            ++done;
+            if (progress) progress(name, done, total);
+        }
+    }
+};
+
+// Marks the runs failed when an exception leaves the scope, complete otherwise.
+class RunsGuard {
+public:
+    RunsGuard(TraceWriter& writer, std::vector<RunId> runs) : m_writer(writer), m_runs(std::move(runs)) {}
+    void complete() { finish(RunStatus::kComplete); }
+    ~RunsGuard() { finish(RunStatus::kFailed); }
+
+private:
+    void finish(RunStatus status) {
+        if (m_done) return;
+        m_done = true;
+        for (RunId run : m_runs) m_writer.endRun(run, status);
+    }
+    TraceWriter& m_writer;
+    std::vector<RunId> m_runs;
+    bool m_done = false;
+};
+
+}  // namespace
+
+AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSchedule& schedule,
+                       HostTracer& tracer, const ProgressCallback& progress) {
+    TrainConfig optimizedConfig = base;
+    toggle.apply(optimizedConfig.optimizations);
+    checkFitsInMemory(base, 2);
+
+    TraceWriter& writer = tracer.writer();
+    AbRuns runs;
+    runs.baseline = writer.beginRun(runInfo(base, toggle.name + ":baseline", {}));
+    runs.optimized = writer.beginRun(runInfo(optimizedConfig, toggle.name + ":optimized", {toggle.name}));
+    RunsGuard guard(writer, {runs.baseline, runs.optimized});
+
+    Arm baseline{"baseline", runs.baseline, Trainer(base, &tracer)};
+    Arm optimized{"optimized", runs.optimized, Trainer(optimizedConfig, &tracer)};
+    const int total = 2 * (schedule.warmup + schedule.steps * schedule.repeats);
+    int done = 0;
+    baseline.steps(tracer, schedule.warmup, true, 0, done, total, progress);
+    optimized.steps(tracer, schedule.warmup, true, 0, done, total, progress);
+    for (int block = 1; block <= schedule.repeats; ++block) {
+        baseline.steps(tracer, schedule.steps, false, block, done, total, progress);
+        optimized.steps(tracer, schedule.steps, false, block, done, total, progress);
+    }
+    guard.complete();
+    return runs;
+}
+
+RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggles, int warmup,
+                int steps, HostTracer& tracer, const ProgressCallback& progress) {
+    TrainConfig config = base;
+    std::vector<std::string> names;
+    for (const Toggle* toggle : toggles) {
+        toggle->apply(config.optimizations);
+        names.push_back(toggle->name);
+    }
+    checkFitsInMemory(config, 1);
+    TraceWriter& writer = tracer.writer();
+    std::string label = names.empty() ? "baseline" : nlohmann::json(names).dump();
+    RunId run = writer.beginRun(runInfo(config, label, names));
+    RunsGuard guard(writer, {run});
+    Arm arm{"run", run, Trainer(config, &tracer)};
+    int done = 0;
+    arm.steps(tracer, warmup, true, 0, done, warmup + steps, progress);
+    arm.steps(tracer, steps, false, 1, done, warmup + steps, progress);
+    guard.complete();
+    return run;
+}
+
+}  // namespace glueprof

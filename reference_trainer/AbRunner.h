@@ -1,0 +1,40 @@
+#pragma once
+// Runs the trainer under the tracer: a single run, or an A/B of one toggle in interleaved blocks
+// (warm-up for each arm, then baseline block, optimized block, baseline block, ...), each arm its
+// own trainer with the same seed and the same batches, each arm its own run in the store.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "optimizations/ToggleRegistry.h"
+#include "profiler/host/HostTracer.h"
+#include "reference_trainer/TrainConfig.h"
+
+namespace glueprof {
+
+struct AbSchedule {
+    int warmup = 2;   // steps per arm before measuring, excluded from statistics
+    int steps = 4;    // measured steps per block
+    int repeats = 3;  // blocks per arm
+};
+
+struct AbRuns {
+    RunId baseline = 0;
+    RunId optimized = 0;
+};
+
+// Called after every step: which arm ("baseline"/"optimized"/"run"), steps done, steps in total.
+using ProgressCallback = std::function<void(const std::string& arm, int done, int total)>;
+
+AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSchedule& schedule,
+                       HostTracer& tracer, const ProgressCallback& progress = {});
+
+// One run with `toggles` applied: warm-up steps then measured steps.
+RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggles, int warmup,
+                int steps, HostTracer& tracer, const ProgressCallback& progress = {});
+
+// torch version, CUDA availability, threads, host: the `environment_json` of a run.
+std::string environmentJson(const TrainConfig& config);
+std::string hostName();
+
+}  // namespace glueprof

@@ -1,0 +1,75 @@
+#include "reference_trainer/TrainConfig.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "profiler/core/Error.h"
+
+namespace glueprof {
+
+std::string DocLengthDistribution::describe() const {
+    switch (kind) {
+        case Kind::kFixed: return fmt::format("fixed:{:g}", a);
+        case Kind::kUniform: return fmt::format("uniform:{:g},{:g}", a, b);
+        case Kind::kLogNormal: return fmt::format("lognormal:{:g},{:g}", a, b);
+    }
+    return "unknown";
+}
+
+DocLengthDistribution parseDocLengthDistribution(const std::string& text) {
+    auto fail = [&] {
+        return usageError(fmt::format("bad --doc-lengths '{}': use fixed:N, uniform:MIN,MAX or "
+                                      "lognormal:MEDIAN,SIGMA (tokens)",
+                                      text));
+    };
+    auto colon = text.find(':');
+    if (colon == std::string::npos) throw fail();
+    std::string kind = text.substr(0, colon);
+    std::string args = text.substr(colon + 1);
+    DocLengthDistribution d;
+    try {
+        auto comma = args.find(',');
+        d.a = std::stod(args.substr(0, comma));
+        if (comma != std::string::npos) d.b = std::stod(args.substr(comma + 1));
+        if (kind == "fixed" && comma == std::string::npos) {
+            d.kind = DocLengthDistribution::Kind::kFixed;
+        } else if (kind == "uniform" && comma != std::string::npos && d.b >= d.a) {
+            d.kind = DocLengthDistribution::Kind::kUniform;
+        } else if (kind == "lognormal" && comma != std::string::npos && d.b >= 0) {
+            d.kind = DocLengthDistribution::Kind::kLogNormal;
+        } else {
+            throw fail();
+        }
+    } catch (const std::logic_error&) {  // stod's invalid_argument / out_of_range
+        throw fail();
+    }
+    if (d.a < 1) throw fail();
+    return d;
+}
+
+std::string toJson(const TrainConfig& c) {
+    nlohmann::json j = {
+        {"preset", c.preset},
+        {"model",
+         {{"vocab", c.model.vocab},
+          {"hidden", c.model.hidden},
+          {"layers", c.model.layers},
+          {"heads", c.model.heads},
+          {"kv_heads", c.model.kvHeads},
+          {"head_dim", c.model.headDim},
+          {"intermediate", c.model.intermediate},
+          {"rope_theta", c.model.ropeTheta},
+          {"rms_eps", c.model.rmsEps}}},
+        {"seq_len", c.seqLen},
+        {"microbatches", c.microbatches},
+        {"doc_lengths", c.docLengths.describe()},
+        {"learning_rate", c.learningRate},
+        {"seed", c.seed},
+        {"checkpoint", c.checkpoint},
+        {"device", c.device},
+        {"packed_metadata", toString(c.optimizations.packedMetadata)},
+    };
+    return j.dump();
+}
+
+}  // namespace glueprof

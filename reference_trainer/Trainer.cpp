@@ -1,0 +1,96 @@
+#include "reference_trainer/Trainer.h"
+
+#include <fmt/format.h>
+
+#include "profiler/core/Error.h"
+#include "profiler/core/TraceNames.h"
+#include "profiler/host/ScopedRange.h"
+
+namespace glueprof {
+
+torch::Device resolveDevice(const std::string& device) {
+    if (device == "cpu") return torch::kCPU;
+    if (device == "cuda") {
+        if (!torch::cuda::is_available()) {
+            throw inputError("--device cuda: this libtorch has no CUDA or no GPU is visible; use "
+                             "--device cpu, or build against a CUDA libtorch (TORCH_DIR)");
+        }
+        return torch::Device(torch::kCUDA, 0);
+    }
+    throw usageError(fmt::format("unknown device '{}': use cpu or cuda", device));
+}
+
+Trainer::Trainer(const TrainConfig& config, HostTracer* tracer)
+    : m_config(config),
+      m_device(resolveDevice(config.device)),
+      m_tracer(tracer),
+      m_data(config),
+      m_packed(config.optimizations.packedMetadata, tracer) {
+    torch::manual_seed(config.seed);
+    m_model = Decoder(config.model, config.seqLen, config.checkpoint);
+    m_model->to(m_device);
+    m_optimizer = std::make_unique<torch::optim::AdamW>(
+        m_model->parameters(), torch::optim::AdamWOptions(config.learningRate).weight_decay(0.0));
+}
+
+ForwardContext Trainer::makeContext(const PackedBatch& batch) {
+    ForwardContext context;
+    context.batch = &batch;
+    context.packedMetadata = &m_packed;
+    context.tracer = m_tracer;
+    return context;
+}
+
+torch::Tensor Trainer::forwardLoss(const PackedBatch& batch, ForwardContext& context,
+                                   torch::Tensor* logitsOut) {
+    torch::Tensor logits = m_model->forward(batch.tokens, batch.positions, context);
+    if (logitsOut != nullptr) *logitsOut = logits;
+    return torch::nn::functional::cross_entropy(
+        logits.view({-1, m_config.model.vocab}), batch.labels.view({-1}),
+        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(kIgnoreLabel));
+}
+
+StepResult Trainer::step(std::int32_t step, bool warmup, std::int32_t block) {
+    StepResult result;
+    result.startNs = Clock::nowNs();
+    {
+        ScopedRange stepRange(m_tracer, names::kStep, Category::kPhase, Tags{step, kNoTag, kNoTag});
+        m_optimizer->zero_grad();
+        torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions().device(m_device));
+        const std::int64_t m = m_config.microbatches;
+        for (std::int64_t mb = 0; mb < m; ++mb) {
+            const Tags microbatch{kNoTag, kNoTag, static_cast<std::int32_t>(mb)};
+            PackedBatch batch;
+            {
+                ScopedRange range(m_tracer, "load_batch", Category::kData, microbatch);
+                batch = m_data.batch(step * m + mb).toDevice(m_device);
+            }
+            // The context lives until this micro-batch's backward (checkpoint recompute uses it).
+            ForwardContext context = makeContext(batch);
+            torch::Tensor loss;
+            {
+                ScopedRange range(m_tracer, names::kForward, Category::kPhase, microbatch);
+                loss = forwardLoss(batch, context) / static_cast<double>(m);
+            }
+            {
+                ScopedRange range(m_tracer, names::kBackward, Category::kPhase, microbatch);
+                loss.backward();
+            }
+            lossSum += loss.detach();
+        }
+        {
+            ScopedRange range(m_tracer, names::kOptimizer, Category::kOptimizer);
+            m_optimizer->step();
+        }
+        result.loss = lossSum.item<double>();  // the one host read a training loop needs (logging)
+    }
+    result.endNs = Clock::nowNs();
+    if (m_tracer != nullptr) {
+        const std::int64_t tokens = m_config.seqLen * m_config.microbatches;
+        m_tracer->endStep(StepRecord{m_tracer->run(), step, result.startNs, result.endNs, warmup,
+                                     block, result.loss, tokens});
+    }
+    return result;
+}
+
+}  // namespace glueprof

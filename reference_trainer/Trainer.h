@@ -1,0 +1,58 @@
+#pragma once
+// The reference trainer: a decoder trained with AdamW on packed micro-batches with gradient
+// accumulation, every phase inside a ScopedRange. Optimizer step `s` consumes micro-batches
+// s*M .. s*M+M-1 of the deterministic dataset, so two trainers of one config see the same data.
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+
+#include "optimizations/packed_metadata/PackedMetadata.h"
+#include "profiler/host/HostTracer.h"
+#include "reference_trainer/TrainConfig.h"
+#include "reference_trainer/data/PackedBatches.h"
+#include "reference_trainer/model/Decoder.h"
+
+namespace glueprof {
+
+struct StepResult {
+    double loss = 0.0;
+    TimestampNs startNs = 0;
+    TimestampNs endNs = 0;
+};
+
+// Throws an input error when config.device is not usable in this build / on this machine.
+torch::Device resolveDevice(const std::string& device);
+
+class Trainer {
+public:
+    // tracer may be null (tracing off). Seeds torch with config.seed before building the model.
+    Trainer(const TrainConfig& config, HostTracer* tracer);
+
+    // One optimizer step; with a tracer, writes the step record and its counters to `run`.
+    StepResult step(std::int32_t step, bool warmup = false, std::int32_t block = 0);
+
+    // A forward context for a device batch; it must outlive the batch's backward.
+    ForwardContext makeContext(const PackedBatch& deviceBatch);
+    // Forward of one device batch: the mean loss over its labelled tokens (graph kept) and, when
+    // asked, the logits [1,T,V].
+    torch::Tensor forwardLoss(const PackedBatch& deviceBatch, ForwardContext& context,
+                              torch::Tensor* logits = nullptr);
+
+    Decoder& model() { return m_model; }
+    const TrainConfig& config() const { return m_config; }
+    const PackedBatches& data() const { return m_data; }
+    PackedMetadataProvider& packedMetadata() { return m_packed; }
+    torch::Device device() const { return m_device; }
+
+private:
+    TrainConfig m_config;
+    torch::Device m_device;
+    HostTracer* m_tracer;
+    PackedBatches m_data;
+    Decoder m_model{nullptr};
+    std::unique_ptr<torch::optim::AdamW> m_optimizer;
+    PackedMetadataProvider m_packed;
+};
+
+}  // namespace glueprof

@@ -1,0 +1,22 @@
+#pragma once
+// Causal self-attention with grouped-query heads over a packed micro-batch. The block-diagonal
+// mask comes from the PackedMetadataProvider in every call: that is where the packed_* toggles act.
+#include <torch/torch.h>
+
+#include "reference_trainer/TrainConfig.h"
+#include "reference_trainer/model/ForwardContext.h"
+
+namespace glueprof {
+
+class AttentionImpl : public torch::nn::Module {
+public:
+    explicit AttentionImpl(const ModelConfig& config);
+    torch::Tensor forward(const torch::Tensor& x, const ForwardContext& context);  // [1,T,H] -> [1,T,H]
+
+private:
+    ModelConfig m_config;
+    torch::nn::Linear m_q{nullptr}, m_k{nullptr}, m_v{nullptr}, m_o{nullptr};
+};
+TORCH_MODULE(Attention);
+
+}  // namespace glueprof

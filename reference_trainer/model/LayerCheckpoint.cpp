@@ -1,0 +1,48 @@
+#include "reference_trainer/model/LayerCheckpoint.h"
+
+#include "profiler/core/TraceNames.h"
+#include "profiler/host/ScopedRange.h"
+#include "reference_trainer/model/Decoder.h"
+
+namespace glueprof {
+
+namespace {
+// NOTE(checkpoint): AutogradContext::saved_data holds IValues only, so the layer and context
+// pointers travel as integers; both outlive the micro-batch's backward (Trainer owns them).
+template <typename T>
+std::int64_t asInt(T* pointer) {
+    return reinterpret_cast<std::int64_t>(pointer);
+}
+template <typename T>
+T* asPointer(const c10::IValue& value) {
+    return reinterpret_cast<T*>(value.toInt());
+}
+}  // namespace
+
+torch::Tensor LayerCheckpoint::forward(torch::autograd::AutogradContext* ctx, torch::Tensor x,
+                                       DecoderLayerImpl* layer, const ForwardContext* context) {
+    ctx->save_for_backward({x});
+    ctx->saved_data["layer"] = asInt(layer);
+    ctx->saved_data["context"] = asInt(context);
+    torch::NoGradGuard noGrad;
+    return layer->forward(x, *context);
+}
+
+torch::autograd::variable_list LayerCheckpoint::backward(torch::autograd::AutogradContext* ctx,
+                                                         torch::autograd::variable_list gradOutputs) {
+    auto* layer = asPointer<DecoderLayerImpl>(ctx->saved_data["layer"]);
+    ForwardContext context = *asPointer<const ForwardContext>(ctx->saved_data["context"]);
+    context.recompute = true;
+    torch::Tensor input = ctx->get_saved_variables()[0].detach().requires_grad_(true);
+    torch::Tensor output;
+    {
+        ScopedRange range(context.tracer, names::kRecompute, Category::kPhase,
+                          Tags{kNoTag, static_cast<std::int32_t>(layer->index()), kNoTag});
+        torch::AutoGradMode enableGrad(true);
+        output = layer->forward(input, context);
+    }
+    torch::autograd::backward({output}, {gradOutputs[0]});
+    return {input.grad(), torch::Tensor(), torch::Tensor()};
+}
+
+}  // namespace glueprof
