@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libtorch-dev
+  libopenblas0-openmp  # an optimized BLAS for libtorch; Debian otherwise falls back to the reference BLAS
   libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev
   libbenchmark-dev

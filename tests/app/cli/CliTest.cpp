@@ -1,0 +1,185 @@
+// Runs the real glueprof binary as a user would and checks its output, exit codes and files.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "profiler/core/TraceReader.h"
+
+namespace glueprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Result {
+    int exitCode = -1;
+    std::string out;
+    std::string err;
+};
+
+class CliTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = fs::temp_directory_path() /
+                (std::string("glueprof-cli-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(m_dir);
+        fs::create_directories(m_dir);
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+
+    std::string path(const std::string& name) const { return (m_dir / name).string(); }
+
+    Result run(const std::string& args) const {
+        std::string command = std::string(GLUEPROF_CLI) + " " + args + " >" + path("out.txt") + " 2>" +
+                              path("err.txt");
+        int status = std::system(command.c_str());
+        Result r;
+        r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        r.out = slurp(path("out.txt"));
+        r.err = slurp(path("err.txt"));
+        return r;
+    }
+
+    static std::string slurp(const std::string& file) {
+        std::ifstream in(file);
+        std::stringstream s;
+        s << in.rdbuf();
+        return s.str();
+    }
+
+    fs::path m_dir;
+};
+
+const nlohmann::json& counterNamed(const nlohmann::json& comparison, const std::string& name) {
+    for (const auto& c : comparison["counters"]) {
+        if (c["name"] == name) return c;
+    }
+    static const nlohmann::json kMissing;
+    ADD_FAILURE() << "no counter " << name;
+    return kMissing;
+}
+
+TEST_F(CliTest, AbPackedCacheOnTinyCutsMaskBuildsFromLayerCountToOneWithEqualLoss) {
+    const std::string db = path("ab.sqlite");
+    Result r = run("ab --preset tiny --opt packed_cache --json --steps 2 --warmup 1 --repeats 2 --db " + db);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["preset"], "tiny");
+    EXPECT_EQ(j["device"], "cpu");
+    EXPECT_EQ(j["db"], db);
+    ASSERT_EQ(j["comparisons"].size(), 1u);
+    const nlohmann::json& c = j["comparisons"][0];
+    EXPECT_EQ(c["toggle"], "packed_cache");
+    EXPECT_TRUE(c["loss_equal"].get<bool>());
+    // tiny has 4 layers: the forward builds the mask in each of them; the recompute does it again.
+    EXPECT_EQ(counterNamed(c, "mask_builds_forward_per_step")["baseline"], 4.0);
+    EXPECT_EQ(counterNamed(c, "mask_builds_forward_per_step")["optimized"], 1.0);
+    EXPECT_EQ(counterNamed(c, "mask_builds_per_step")["baseline"], 8.0);
+    EXPECT_EQ(counterNamed(c, "mask_builds_per_step")["optimized"], 1.0);
+    // three host reads per build, plus the loss read once per step
+    EXPECT_EQ(counterNamed(c, "host_reads_per_step")["baseline"], 3.0 * 8 + 1);
+    EXPECT_EQ(counterNamed(c, "host_reads_per_step")["optimized"], 3.0 + 1);
+    EXPECT_GT(counterNamed(c, "ops_per_step")["baseline"].get<double>(),
+              counterNamed(c, "ops_per_step")["optimized"].get<double>());
+    bool sawForward = false;
+    for (const auto& m : c["metrics"]) {
+        if (m["name"] != "forward_ms") continue;
+        sawForward = true;
+        EXPECT_GT(m["baseline"].get<double>(), 0.0);
+        ASSERT_EQ(m["speedup_ci"].size(), 2u);
+        EXPECT_LE(m["speedup_ci"][0].get<double>(), m["speedup_ci"][1].get<double>());
+    }
+    EXPECT_TRUE(sawForward);
+
+    TraceReader reader(db);
+    auto runs = reader.listRuns();
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[0].status, "complete");
+    EXPECT_EQ(runs[0].stepCount, 1 + 2 * 2);
+    EXPECT_TRUE(fs::exists(path("ab-report.md")));
+    EXPECT_NE(slurp(path("ab-report.md")).find("packed_cache"), std::string::npos);
+}
+
+TEST_F(CliTest, AbAllComparesEveryToggleAndVectorizedReadsNothingButTheLoss) {
+    const std::string db = path("all.sqlite");
+    Result r = run("ab --preset tiny --all --json --steps 1 --warmup 1 --repeats 1 --db " + db +
+                   " --report " + path("report.md"));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["comparisons"].size(), 2u);
+    const nlohmann::json& v = j["comparisons"][1];
+    EXPECT_EQ(v["toggle"], "packed_vectorized");
+    EXPECT_TRUE(v["loss_equal"].get<bool>());
+    EXPECT_EQ(counterNamed(v, "host_reads_per_step")["optimized"], 1.0);
+    EXPECT_EQ(counterNamed(v, "mask_builds_per_step")["optimized"], 1.0);
+    EXPECT_EQ(j["report"], path("report.md"));
+    EXPECT_TRUE(fs::exists(path("report.md")));
+}
+
+TEST_F(CliTest, TableOutputNamesTheDatabaseAndReport) {
+    Result r = run("ab --preset tiny --opt packed_cache --steps 1 --warmup 0 --repeats 1 --db " + path("t.sqlite"));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("mask_builds_per_step"), std::string::npos);
+    EXPECT_NE(r.out.find("verdict"), std::string::npos);
+    EXPECT_NE(r.out.find("database: " + path("t.sqlite")), std::string::npos);
+    EXPECT_NE(r.out.find("report:   " + path("t-report.md")), std::string::npos);
+}
+
+TEST_F(CliTest, RunThenListShowsTheRunAndItsSyncPoints) {
+    const std::string db = path("run.sqlite");
+    Result r = run("run --preset tiny --steps 2 --warmup 1 --json --db " + db);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["status"], "complete");
+    EXPECT_EQ(j["sync_points_per_step"], 25.0);  // 8 builds x 3 reads + the loss
+    Result list = run("list --json --db " + db);
+    ASSERT_EQ(list.exitCode, 0) << list.err;
+    EXPECT_EQ(nlohmann::json::parse(list.out).size(), 1u);
+}
+
+TEST_F(CliTest, DoctorReportsTorchAndWhyThereIsNoGpu) {
+    Result r = run("doctor");
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("libtorch"), std::string::npos);
+    EXPECT_NE(r.out.find("CUPTI"), std::string::npos);
+}
+
+TEST_F(CliTest, UsageErrorsExitOneWithAOneLineMessage) {
+    for (const std::string& args : {std::string("ab --preset huge --all"), std::string("ab --preset tiny --opt nope"),
+                                    std::string("ab --preset tiny"), std::string("ab --bogus-flag"),
+                                    std::string("frobnicate")}) {
+        Result r = run(args + " --db " + path("u.sqlite"));
+        EXPECT_EQ(r.exitCode, 1) << args << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    }
+    EXPECT_NE(run("ab --preset huge --all").err.find("choose one of tiny, small"), std::string::npos);
+    EXPECT_FALSE(fs::exists(path("u.sqlite")));
+}
+
+TEST_F(CliTest, InputErrorsExitTwoAndLeaveNoFileBehind) {
+    std::ofstream(path("notes.txt")) << "not a database";
+    Result notSqlite = run("ab --preset tiny --all --db " + path("notes.txt"));
+    EXPECT_EQ(notSqlite.exitCode, 2) << notSqlite.err;
+    EXPECT_NE(notSqlite.err.find("not an SQLite database"), std::string::npos);
+    EXPECT_EQ(slurp(path("notes.txt")), "not a database");
+
+    Result missingDir = run("ab --preset tiny --all --db " + path("missing/x.sqlite"));
+    EXPECT_EQ(missingDir.exitCode, 2) << missingDir.err;
+
+    Result tooLarge = run("ab --preset tiny --all --hidden 65536 --layers 512 --db " + path("big.sqlite"));
+    EXPECT_EQ(tooLarge.exitCode, 2) << tooLarge.err;
+    EXPECT_NE(tooLarge.err.find("GiB"), std::string::npos);
+    EXPECT_FALSE(fs::exists(path("big.sqlite")));
+
+    Result listMissing = run("list --db " + path("absent.sqlite"));
+    EXPECT_EQ(listMissing.exitCode, 2);
+}
+
+}  // namespace
+}  // namespace glueprof

@@ -1,0 +1,215 @@
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "profiler/core/Error.h"
+#include "profiler/core/Sqlite.h"
+#include "profiler/core/TraceReader.h"
+#include "profiler/core/TraceSchema.h"
+#include "profiler/core/TraceWriter.h"
+
+namespace glueprof {
+namespace {
+
+class TraceStoreTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = std::filesystem::temp_directory_path() /
+                ("glueprof-store-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+                 "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        std::filesystem::remove_all(m_dir);
+        std::filesystem::create_directories(m_dir);
+    }
+    void TearDown() override { std::filesystem::remove_all(m_dir); }
+    std::string path(const std::string& name) const { return (m_dir / name).string(); }
+
+    std::filesystem::path m_dir;
+};
+
+template <typename F>
+std::string errorOf(F&& f) {
+    try {
+        f();
+    } catch (const GlueprofError& e) {
+        EXPECT_EQ(e.code(), ExitCode::kInput);
+        return e.what();
+    }
+    return "";
+}
+
+TEST_F(TraceStoreTest, RoundTripKeepsEveryEventFieldStepCounterAndDiagnostic) {
+    const std::string db = path("roundtrip.sqlite");
+    RunId run = 0;
+    {
+        TraceWriter writer(db);
+        RunInfo info;
+        info.label = "roundtrip";
+        info.preset = "tiny";
+        info.device = "cpu";
+        run = writer.beginRun(info);
+        LaneId main = writer.addLane(run, LaneKind::kHostThread, "main", -1, 42);
+        LaneId copy = writer.addLane(run, LaneKind::kCopyStream, "copy", 0, 7);
+        Event e;
+        e.run = run;
+        e.lane = main;
+        e.kind = EventKind::kOp;
+        e.category = Category::kGlue;
+        e.name = writer.intern("aten::item");
+        e.startNs = 2000;
+        e.endNs = 2500;
+        e.step = 3;
+        e.layer = 1;
+        e.microbatch = 0;
+        e.correlation = 99;
+        e.flags = kFlagWouldSync | kFlagHostRead;
+        writer.record(e);
+        Event c = e;
+        c.lane = copy;
+        c.kind = EventKind::kMemcpy;
+        c.category = Category::kCopy;
+        c.name = writer.intern("copy DtoH");
+        c.startNs = 1000;
+        c.endNs = 1900;
+        c.bytes = 4096;
+        c.srcKind = MemoryKind::kDevice;
+        c.dstKind = MemoryKind::kPinned;
+        c.flags = 0;
+        writer.record(c);
+        Event early = e;
+        early.startNs = 100;
+        early.endNs = 200;
+        writer.record(early);
+        writer.recordCounter(CounterRecord{run, 3, "mask_builds", 4});
+        writer.recordDiagnostic(DiagnosticRecord{run, "dropped_records", 2, "test"});
+        writer.recordStep(StepRecord{run, 3, 50, 3000, false, 1, 2.5, 128});
+        writer.endRun(run, RunStatus::kComplete);
+        writer.close();
+    }
+    TraceReader reader(db);
+    ASSERT_EQ(reader.listRuns().size(), 1u);
+    TraceModel model = reader.loadRun(run);
+    EXPECT_EQ(model.run().label, "roundtrip");
+    EXPECT_EQ(model.run().status, "complete");
+    ASSERT_EQ(model.lanes().size(), 2u);
+    EXPECT_EQ(model.lanes()[0].name, "main");
+    EXPECT_EQ(model.lanes()[1].kind, LaneKind::kCopyStream);
+    ASSERT_EQ(model.eventsOnLane(0).size(), 2u);
+    EXPECT_EQ(model.eventsOnLane(0)[0].startNs, 100);  // sorted per lane
+    const Event& op = model.eventsOnLane(0)[1];
+    EXPECT_EQ(model.name(op.name), "aten::item");
+    EXPECT_EQ(op.kind, EventKind::kOp);
+    EXPECT_EQ(op.category, Category::kGlue);
+    EXPECT_EQ(op.endNs, 2500);
+    EXPECT_EQ(op.step, 3);
+    EXPECT_EQ(op.layer, 1);
+    EXPECT_EQ(op.microbatch, 0);
+    EXPECT_EQ(op.correlation, 99);
+    EXPECT_EQ(op.flags, kFlagWouldSync | kFlagHostRead);
+    const Event& copy = model.eventsOnLane(1)[0];
+    EXPECT_EQ(copy.bytes, 4096);
+    EXPECT_EQ(copy.srcKind, MemoryKind::kDevice);
+    EXPECT_EQ(copy.dstKind, MemoryKind::kPinned);
+    ASSERT_EQ(model.steps().size(), 1u);
+    EXPECT_EQ(model.steps()[0].loss, 2.5);
+    EXPECT_EQ(model.steps()[0].tokens, 128);
+    EXPECT_EQ(model.counter(3, "mask_builds"), 4);
+    ASSERT_EQ(model.diagnostics().size(), 1u);
+    EXPECT_EQ(model.diagnostics()[0].value, 2);
+}
+
+TEST_F(TraceStoreTest, SecondWriterAppendsRunsWithFreshIdsAndSharedStrings) {
+    const std::string db = path("append.sqlite");
+    for (int i = 0; i < 2; ++i) {
+        TraceWriter writer(db);
+        RunId run = writer.beginRun(RunInfo{});
+        EXPECT_EQ(run, i + 1);
+        EXPECT_EQ(writer.intern("forward"), 1);  // the same id in both sessions
+        writer.endRun(run, RunStatus::kComplete);
+    }
+    EXPECT_EQ(TraceReader(db).listRuns().size(), 2u);
+}
+
+TEST_F(TraceStoreTest, SchemaHasTheDocumentedTablesViewsAndVersion) {
+    const std::string db = path("schema.sqlite");
+    TraceWriter(db).close();
+    SqliteDb sqlite(db, OpenMode::kReadOnly);
+    EXPECT_EQ(sqlite.queryInt("PRAGMA user_version"), kTraceSchemaVersion);
+    std::set<std::string> names;
+    SqliteStatement q = sqlite.prepare("SELECT name FROM sqlite_master WHERE type IN ('table','view')");
+    while (q.step()) names.insert(q.columnText(0));
+    for (const char* expected : {"runs", "strings", "lanes", "events", "steps", "counters", "diagnostics",
+                                 "metrics", "StringIds", "CUPTI_ACTIVITY_KIND_KERNEL",
+                                 "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
+                                 "NVTX_EVENTS"}) {
+        EXPECT_EQ(names.count(expected), 1u) << expected;
+    }
+    EXPECT_EQ(sqlite.prepare("PRAGMA journal_mode").step(), true);
+}
+
+TEST_F(TraceStoreTest, ReaderAndWriterRefuseAnotherSchemaVersionSayingWhatToDo) {
+    const std::string db = path("future.sqlite");
+    TraceWriter(db).close();
+    SqliteDb(db, OpenMode::kReadWriteCreate).exec("PRAGMA user_version=7");
+    std::string readError = errorOf([&] { TraceReader reader(db); });
+    EXPECT_NE(readError.find("schema v7"), std::string::npos) << readError;
+    EXPECT_NE(readError.find("re-record"), std::string::npos) << readError;
+    EXPECT_NE(errorOf([&] { TraceWriter writer(db); }).find("schema v7"), std::string::npos);
+}
+
+TEST_F(TraceStoreTest, RefusesAFileThatIsNotSqliteAndLeavesItUntouched) {
+    const std::string db = path("notes.txt");
+    std::ofstream(db) << "these are my notes, not a database\n";
+    auto before = std::filesystem::file_size(db);
+    EXPECT_NE(errorOf([&] { TraceWriter writer(db); }).find("not an SQLite database"), std::string::npos);
+    EXPECT_NE(errorOf([&] { TraceReader reader(db); }).find("not an SQLite database"), std::string::npos);
+    EXPECT_EQ(std::filesystem::file_size(db), before);
+}
+
+TEST_F(TraceStoreTest, RefusesAnSqliteFileThatIsNotAGlueprofTrace) {
+    const std::string db = path("other.sqlite");
+    SqliteDb(db, OpenMode::kReadWriteCreate).exec("CREATE TABLE mine (x INTEGER)");
+    EXPECT_NE(errorOf([&] { TraceWriter writer(db); }).find("not a glueprof trace"), std::string::npos);
+    EXPECT_NE(errorOf([&] { TraceReader reader(db); }).find("not a glueprof trace"), std::string::npos);
+}
+
+TEST_F(TraceStoreTest, RefusesAPathInAMissingDirectoryAndAMissingFile) {
+    EXPECT_NE(errorOf([&] { TraceWriter writer(path("no/such/dir/x.sqlite")); }).find("does not exist"),
+              std::string::npos);
+    EXPECT_NE(errorOf([&] { TraceReader reader(path("absent.sqlite")); }).find("does not exist"),
+              std::string::npos);
+    EXPECT_FALSE(std::filesystem::exists(path("absent.sqlite")));
+}
+
+TEST_F(TraceStoreTest, UnknownRunIdIsAnInputErrorNamingTheListCommand) {
+    const std::string db = path("empty.sqlite");
+    TraceWriter(db).close();
+    EXPECT_NE(errorOf([&] { TraceReader(db).loadRun(5); }).find("glueprof list"), std::string::npos);
+}
+
+TEST_F(TraceStoreTest, FullQueueDropsEventsAndCountsThemAsADiagnostic) {
+    const std::string db = path("overflow.sqlite");
+    WriterOptions options;
+    options.maxQueuedEvents = 10;
+    options.drainIntervalMs = 100000;  // no drain while we fill the queue
+    TraceWriter writer(db, options);
+    RunId run = writer.beginRun(RunInfo{});
+    writer.flush();
+    LaneId lane = writer.addLane(run, LaneKind::kHostThread, "t", -1, 1);
+    Event e;
+    e.run = run;
+    e.lane = lane;
+    for (int i = 0; i < 25; ++i) writer.record(e);
+    writer.endRun(run, RunStatus::kComplete);
+    writer.close();
+    TraceModel model = TraceReader(db).loadRun(run);
+    EXPECT_EQ(model.eventCount(), 10u);
+    ASSERT_EQ(model.diagnostics().size(), 1u);
+    EXPECT_EQ(model.diagnostics()[0].name, "writer_dropped_events");
+    EXPECT_EQ(model.diagnostics()[0].value, 15);
+}
+
+}  // namespace
+}  // namespace glueprof
