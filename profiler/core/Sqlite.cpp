@@ -44,8 +44,8 @@ bool SqliteStatement::step() {
 }
 
 void SqliteStatement::reset() {
+    // Every caller rebinds every parameter, so the bindings are not cleared (it costs per row).
     sqlite3_reset(m_stmt);
-    sqlite3_clear_bindings(m_stmt);
 }
 
 std::int64_t SqliteStatement::columnInt(int index) const {

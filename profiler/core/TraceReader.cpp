@@ -80,7 +80,7 @@ TraceModel TraceReader::loadRun(RunId run) const {
     SqliteStatement events = m_db->prepare(
         "SELECT lane_id, kind, category, name_id, start_ns, end_ns, step, layer, microbatch, "
         "correlation, bytes, src_kind, dst_kind, flags FROM events WHERE run_id = ?1 "
-        "ORDER BY lane_id, start_ns");
+        "ORDER BY lane_id, start_ns, seq");
     events.bind(1, static_cast<std::int64_t>(run));
     while (events.step()) {
         Event e;

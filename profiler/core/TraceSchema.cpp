@@ -37,7 +37,6 @@ CREATE TABLE IF NOT EXISTS lanes (
   thread_or_stream INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS events (
-  id INTEGER PRIMARY KEY,
   run_id INTEGER NOT NULL,
   lane_id INTEGER NOT NULL,
   kind INTEGER NOT NULL,
@@ -52,9 +51,10 @@ CREATE TABLE IF NOT EXISTS events (
   bytes INTEGER NOT NULL,
   src_kind INTEGER NOT NULL,
   dst_kind INTEGER NOT NULL,
-  flags INTEGER NOT NULL
-);
-CREATE INDEX IF NOT EXISTS events_by_run_lane_start ON events (run_id, lane_id, start_ns);
+  flags INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  PRIMARY KEY (run_id, lane_id, start_ns, seq)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS steps (
   run_id INTEGER NOT NULL,
   step INTEGER NOT NULL,
@@ -131,8 +131,8 @@ const char* const kInsertLane =
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
 const char* const kInsertEvent =
     "INSERT INTO events (run_id, lane_id, kind, category, name_id, start_ns, end_ns, step, layer, "
-    "microbatch, correlation, bytes, src_kind, dst_kind, flags) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)";
+    "microbatch, correlation, bytes, src_kind, dst_kind, flags, seq) "
+    "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
 const char* const kInsertStep =
     "INSERT OR REPLACE INTO steps (run_id, step, start_ns, end_ns, warmup, block, loss, tokens) "
     "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)";
@@ -192,6 +192,10 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path) {
     if (!(version == 0 && empty)) refuseForeignVersion(*db, version);
     db->exec("PRAGMA journal_mode=WAL");
     db->exec("PRAGMA synchronous=NORMAL");
+    // Fewer, larger WAL checkpoints and a 64 MiB page cache (bench/StoreIngestBench: ~760k -> ~860k
+    // events/s together with not clearing bindings per row).
+    db->exec("PRAGMA wal_autocheckpoint=16384");
+    db->exec("PRAGMA cache_size=-65536");
     if (empty) {
         db->exec("BEGIN");
         db->exec(sql::kCreateSchema);

@@ -78,6 +78,7 @@ TraceWriter::~TraceWriter() {
 void TraceWriter::loadExistingIds() {
     m_nextRun = m_db->queryInt("SELECT coalesce(max(id), 0) FROM runs") + 1;
     m_nextLane = m_db->queryInt("SELECT coalesce(max(id), 0) FROM lanes") + 1;
+    m_nextEventSeq = m_db->queryInt("SELECT coalesce(max(seq), 0) FROM events") + 1;
     SqliteStatement strings = m_db->prepare("SELECT id, value FROM strings");
     while (strings.step()) {
         StringId id = strings.columnInt(0);
@@ -276,6 +277,7 @@ void TraceWriter::writeBatch(Batch& batch) {
         st.bind(13, static_cast<std::int64_t>(e.srcKind));
         st.bind(14, static_cast<std::int64_t>(e.dstKind));
         st.bind(15, static_cast<std::int64_t>(e.flags));
+        st.bind(16, m_nextEventSeq++);
         st.step();
         st.reset();
     }

@@ -159,6 +159,7 @@ private:
     StringId m_nextString = 1;
     std::atomic<RunId> m_nextRun{1};
     std::atomic<LaneId> m_nextLane{1};
+    std::int64_t m_nextEventSeq = 1;  // the events key's tie-breaker; used by the drain thread only
 
     mutable std::mutex m_queueMutex;
     std::condition_variable m_wakeDrain;

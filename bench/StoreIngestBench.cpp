@@ -1,0 +1,49 @@
+// Store ingest rate: events recorded from one thread and committed by the background writer.
+// Items/s is events/s over record + flush (the time until every event is on disk in SQLite).
+#include <benchmark/benchmark.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "profiler/core/TraceWriter.h"
+
+namespace glueprof {
+namespace {
+
+void BM_StoreIngest(benchmark::State& state) {
+    const auto events = static_cast<std::int64_t>(state.range(0));
+    const auto db = std::filesystem::temp_directory_path() /
+                    ("glueprof-bench-ingest-" + std::to_string(getpid()) + ".sqlite");
+    for (auto _ : state) {
+        state.PauseTiming();
+        std::filesystem::remove(db);
+        auto writer = std::make_unique<TraceWriter>(db.string());
+        RunId run = writer->beginRun(RunInfo{});
+        LaneId lane = writer->addLane(run, LaneKind::kHostThread, "bench", -1, 1);
+        StringId name = writer->intern("aten::mm");
+        writer->flush();
+        state.ResumeTiming();
+        Event e;
+        e.run = run;
+        e.lane = lane;
+        e.kind = EventKind::kOp;
+        e.name = name;
+        for (std::int64_t i = 0; i < events; ++i) {
+            e.startNs = i * 10;
+            e.endNs = e.startNs + 5;
+            e.step = static_cast<std::int32_t>(i / 10000);
+            writer->record(e);
+        }
+        writer->flush();
+        state.PauseTiming();
+        writer->close();
+        writer.reset();
+        state.ResumeTiming();
+    }
+    state.SetItemsProcessed(state.iterations() * events);
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + suffix);
+}
+BENCHMARK(BM_StoreIngest)->Arg(1000000)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+
+}  // namespace
+}  // namespace glueprof
