@@ -87,8 +87,8 @@ StepResult Trainer::step(std::int32_t step, bool warmup, std::int32_t block) {
     result.endNs = Clock::nowNs();
     if (m_tracer != nullptr) {
         const std::int64_t tokens = m_config.seqLen * m_config.microbatches;
-        m_tracer->endStep(StepRecord{m_tracer->run(), step, result.startNs, result.endNs, warmup,
-                                     block, result.loss, tokens});
+        m_tracer->endStep(StepRecord{
+            m_tracer->run(), StepInfo{step, result.startNs, result.endNs, warmup, block, result.loss, tokens}});
     }
     return result;
 }

@@ -81,6 +81,17 @@ struct Event {
     TimestampNs durationNs() const { return endNs - startNs; }
 };
 
+// One optimizer step, as the `steps` table stores it.
+struct StepInfo {
+    std::int32_t step = 0;
+    TimestampNs startNs = 0;
+    TimestampNs endNs = 0;
+    bool warmup = false;
+    std::int32_t block = 0;  // A/B block: 0 warm-up, 1.. measured
+    double loss = 0.0;
+    std::int64_t tokens = 0;
+};
+
 const char* toString(EventKind kind);
 const char* toString(Category category);
 const char* toString(LaneKind kind);

@@ -38,16 +38,6 @@ struct Lane {
     std::int64_t threadOrStream = 0;
 };
 
-struct StepInfo {
-    std::int32_t step = 0;
-    TimestampNs startNs = 0;
-    TimestampNs endNs = 0;
-    bool warmup = false;
-    std::int32_t block = 0;
-    double loss = 0.0;
-    std::int64_t tokens = 0;
-};
-
 struct CounterValue {
     std::int32_t step = 0;
     std::string name;

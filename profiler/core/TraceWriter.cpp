@@ -283,13 +283,13 @@ void TraceWriter::writeBatch(Batch& batch) {
     }
     for (const StepRecord& row : batch.steps) {
         s.step.bind(1, row.run);
-        s.step.bind(2, static_cast<std::int64_t>(row.step));
-        s.step.bind(3, row.startNs);
-        s.step.bind(4, row.endNs);
-        s.step.bind(5, static_cast<std::int64_t>(row.warmup ? 1 : 0));
-        s.step.bind(6, static_cast<std::int64_t>(row.block));
-        s.step.bind(7, row.loss);
-        s.step.bind(8, row.tokens);
+        s.step.bind(2, static_cast<std::int64_t>(row.info.step));
+        s.step.bind(3, row.info.startNs);
+        s.step.bind(4, row.info.endNs);
+        s.step.bind(5, static_cast<std::int64_t>(row.info.warmup ? 1 : 0));
+        s.step.bind(6, static_cast<std::int64_t>(row.info.block));
+        s.step.bind(7, row.info.loss);
+        s.step.bind(8, row.info.tokens);
         s.step.step();
         s.step.reset();
     }

@@ -36,13 +36,7 @@ struct RunInfo {
 
 struct StepRecord {
     RunId run = 0;
-    std::int32_t step = 0;
-    TimestampNs startNs = 0;
-    TimestampNs endNs = 0;
-    bool warmup = false;
-    std::int32_t block = 0;
-    double loss = 0.0;
-    std::int64_t tokens = 0;
+    StepInfo info;
 };
 
 struct CounterRecord {

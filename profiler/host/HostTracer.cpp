@@ -55,7 +55,7 @@ void HostTracer::record(Event event) {
 void HostTracer::endStep(const StepRecord& step) {
     for (std::size_t i = 0; i < static_cast<std::size_t>(Counter::kCount); ++i) {
         auto counter = static_cast<Counter>(i);
-        m_writer.recordCounter(CounterRecord{step.run, step.step, counterName(counter),
+        m_writer.recordCounter(CounterRecord{step.run, step.info.step, counterName(counter),
                                              m_counters.value(counter)});
     }
     m_counters.reset();

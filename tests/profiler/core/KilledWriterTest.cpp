@@ -34,8 +34,8 @@ constexpr int kEventsPerStep = 500;
             e.step = step;
             writer.record(e);
         }
-        writer.recordStep(StepRecord{run, step, step * 1000000, step * 1000000 + kEventsPerStep, false,
-                                     0, 1.0, 0});
+        writer.recordStep(
+            StepRecord{run, StepInfo{step, step * 1000000, step * 1000000 + kEventsPerStep, false, 0, 1.0, 0}});
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
 }

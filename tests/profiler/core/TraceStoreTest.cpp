@@ -84,7 +84,7 @@ TEST_F(TraceStoreTest, RoundTripKeepsEveryEventFieldStepCounterAndDiagnostic) {
         writer.record(early);
         writer.recordCounter(CounterRecord{run, 3, "mask_builds", 4});
         writer.recordDiagnostic(DiagnosticRecord{run, "dropped_records", 2, "test"});
-        writer.recordStep(StepRecord{run, 3, 50, 3000, false, 1, 2.5, 128});
+        writer.recordStep(StepRecord{run, StepInfo{3, 50, 3000, false, 1, 2.5, 128}});
         writer.endRun(run, RunStatus::kComplete);
         writer.close();
     }
