@@ -62,7 +62,7 @@ StepResult Trainer::step(std::int32_t step, bool warmup, std::int32_t block) {
             const Tags microbatch{kNoTag, kNoTag, static_cast<std::int32_t>(mb)};
             PackedBatch batch;
             {
-                ScopedRange range(m_tracer, "load_batch", Category::kData, microbatch);
+                ScopedRange range(m_tracer, names::kLoadBatch, Category::kData, microbatch);
                 batch = m_data.batch(step * m + mb).toDevice(m_device);
             }
             // The context lives until this micro-batch's backward (checkpoint recompute uses it).

@@ -4,6 +4,7 @@
 namespace glueprof::names {
 
 constexpr const char* kStep = "step";
+constexpr const char* kLoadBatch = "load_batch";
 constexpr const char* kForward = "forward";
 constexpr const char* kBackward = "backward";
 constexpr const char* kRecompute = "recompute";

@@ -16,7 +16,9 @@ extern const char* const kInsertRun;
 extern const char* const kUpdateRunStatus;
 extern const char* const kInsertString;
 extern const char* const kInsertLane;
-extern const char* const kInsertEvent;
+// INSERT of `rows` events, 16 parameters per row in column order (see kEventColumns in the .cpp).
+std::string insertEvents(int rows);
+constexpr int kEventColumns = 16;
 extern const char* const kInsertStep;
 extern const char* const kInsertCounter;
 extern const char* const kInsertDiagnostic;

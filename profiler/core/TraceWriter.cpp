@@ -35,13 +35,38 @@ public:
           status(db.prepare(sql::kUpdateRunStatus)),
           string(db.prepare(sql::kInsertString)),
           lane(db.prepare(sql::kInsertLane)),
-          event(db.prepare(sql::kInsertEvent)),
+          event(db.prepare(sql::insertEvents(1))),
+          eventBlock(db.prepare(sql::insertEvents(kEventsPerBlock))),
           step(db.prepare(sql::kInsertStep)),
           counter(db.prepare(sql::kInsertCounter)),
           diagnostic(db.prepare(sql::kInsertDiagnostic)),
           metric(db.prepare(sql::kInsertMetric)) {}
-    SqliteStatement run, status, string, lane, event, step, counter, diagnostic, metric;
+    // Events go in blocks of kEventsPerBlock rows per statement (fewer statement executions:
+    // bench/StoreIngestBench), the remainder one row at a time.
+    static constexpr int kEventsPerBlock = 64;
+    SqliteStatement run, status, string, lane, event, eventBlock, step, counter, diagnostic, metric;
 };
+
+namespace {
+void bindEvent(SqliteStatement& st, int first, const Event& e, std::int64_t seq) {
+    st.bind(first + 0, e.run);
+    st.bind(first + 1, e.lane);
+    st.bind(first + 2, static_cast<std::int64_t>(e.kind));
+    st.bind(first + 3, static_cast<std::int64_t>(e.category));
+    st.bind(first + 4, e.name);
+    st.bind(first + 5, e.startNs);
+    st.bind(first + 6, e.endNs);
+    st.bind(first + 7, static_cast<std::int64_t>(e.step));
+    st.bind(first + 8, static_cast<std::int64_t>(e.layer));
+    st.bind(first + 9, static_cast<std::int64_t>(e.microbatch));
+    st.bind(first + 10, e.correlation);
+    st.bind(first + 11, e.bytes);
+    st.bind(first + 12, static_cast<std::int64_t>(e.srcKind));
+    st.bind(first + 13, static_cast<std::int64_t>(e.dstKind));
+    st.bind(first + 14, static_cast<std::int64_t>(e.flags));
+    st.bind(first + 15, seq);
+}
+}  // namespace
 
 bool TraceWriter::Batch::empty() const {
     return runs.empty() && strings.empty() && lanes.empty() && events.empty() && steps.empty() &&
@@ -260,26 +285,20 @@ void TraceWriter::writeBatch(Batch& batch) {
         s.lane.step();
         s.lane.reset();
     }
-    for (const Event& e : batch.events) {
-        SqliteStatement& st = s.event;
-        st.bind(1, e.run);
-        st.bind(2, e.lane);
-        st.bind(3, static_cast<std::int64_t>(e.kind));
-        st.bind(4, static_cast<std::int64_t>(e.category));
-        st.bind(5, e.name);
-        st.bind(6, e.startNs);
-        st.bind(7, e.endNs);
-        st.bind(8, static_cast<std::int64_t>(e.step));
-        st.bind(9, static_cast<std::int64_t>(e.layer));
-        st.bind(10, static_cast<std::int64_t>(e.microbatch));
-        st.bind(11, e.correlation);
-        st.bind(12, e.bytes);
-        st.bind(13, static_cast<std::int64_t>(e.srcKind));
-        st.bind(14, static_cast<std::int64_t>(e.dstKind));
-        st.bind(15, static_cast<std::int64_t>(e.flags));
-        st.bind(16, m_nextEventSeq++);
-        st.step();
-        st.reset();
+    const std::size_t blockRows = Statements::kEventsPerBlock;
+    std::size_t next = 0;
+    for (; next + blockRows <= batch.events.size(); next += blockRows) {
+        for (std::size_t r = 0; r < blockRows; ++r) {
+            bindEvent(s.eventBlock, static_cast<int>(r) * sql::kEventColumns + 1, batch.events[next + r],
+                      m_nextEventSeq++);
+        }
+        s.eventBlock.step();
+        s.eventBlock.reset();
+    }
+    for (; next < batch.events.size(); ++next) {
+        bindEvent(s.event, 1, batch.events[next], m_nextEventSeq++);
+        s.event.step();
+        s.event.reset();
     }
     for (const StepRecord& row : batch.steps) {
         s.step.bind(1, row.run);

@@ -120,6 +120,55 @@ TEST_F(TraceStoreTest, RoundTripKeepsEveryEventFieldStepCounterAndDiagnostic) {
     EXPECT_EQ(model.diagnostics()[0].value, 2);
 }
 
+TEST_F(TraceStoreTest, BlockedAndSingleRowInsertsKeepEveryFieldOfEveryEvent) {
+    const std::string db = path("blocks.sqlite");
+    constexpr int kEvents = 64 * 3 + 5;  // three full insert blocks and a remainder
+    RunId run = 0;
+    {
+        TraceWriter writer(db);
+        run = writer.beginRun(RunInfo{});
+        LaneId lane = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
+        for (int i = 0; i < kEvents; ++i) {
+            Event e;
+            e.run = run;
+            e.lane = lane;
+            e.kind = static_cast<EventKind>(i % 9);
+            e.category = static_cast<Category>(i % 8);
+            e.name = writer.intern("name" + std::to_string(i % 5));
+            e.startNs = 10 * i;
+            e.endNs = 10 * i + 1 + i % 3;
+            e.step = i;
+            e.layer = i % 7;
+            e.microbatch = i % 2;
+            e.correlation = 1000 + i;
+            e.bytes = 3 * i;
+            e.srcKind = static_cast<MemoryKind>(i % 4);
+            e.dstKind = static_cast<MemoryKind>((i + 1) % 4);
+            e.flags = static_cast<std::uint32_t>(i % 8);
+            writer.record(e);
+        }
+        writer.close();
+    }
+    TraceModel model = TraceReader(db).loadRun(run);
+    ASSERT_EQ(model.eventsOnLane(0).size(), static_cast<std::size_t>(kEvents));
+    for (int i = 0; i < kEvents; ++i) {
+        const Event& e = model.eventsOnLane(0)[i];
+        ASSERT_EQ(e.startNs, 10 * i);
+        EXPECT_EQ(e.endNs, 10 * i + 1 + i % 3);
+        EXPECT_EQ(e.kind, static_cast<EventKind>(i % 9));
+        EXPECT_EQ(e.category, static_cast<Category>(i % 8));
+        EXPECT_EQ(model.name(e.name), "name" + std::to_string(i % 5));
+        EXPECT_EQ(e.step, i);
+        EXPECT_EQ(e.layer, i % 7);
+        EXPECT_EQ(e.microbatch, i % 2);
+        EXPECT_EQ(e.correlation, 1000 + i);
+        EXPECT_EQ(e.bytes, 3 * i);
+        EXPECT_EQ(e.srcKind, static_cast<MemoryKind>(i % 4));
+        EXPECT_EQ(e.dstKind, static_cast<MemoryKind>((i + 1) % 4));
+        EXPECT_EQ(e.flags, static_cast<std::uint32_t>(i % 8));
+    }
+}
+
 TEST_F(TraceStoreTest, SecondWriterAppendsRunsWithFreshIdsAndSharedStrings) {
     const std::string db = path("append.sqlite");
     for (int i = 0; i < 2; ++i) {
