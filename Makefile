@@ -17,8 +17,9 @@ configure: bootstrap
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# The main job: an A/B of every available toggle on the default CPU preset.
-run: build
+# The main job: an A/B of every available toggle on the default CPU preset (builds the CLI only).
+run: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target glueprof
 	$(GLUEPROF) ab --all --preset small --db runs.sqlite --report glueprof-report.md
 
 test: build
