@@ -33,10 +33,7 @@ MetricComparison compareMetric(const std::string& name, const StepBreakdownResul
 
 // counter name -> per measured step values
 std::map<std::string, std::vector<double>> measuredCounters(const TraceModel& trace) {
-    std::set<std::int32_t> measured;
-    for (const StepInfo& s : trace.steps()) {
-        if (!s.warmup) measured.insert(s.step);
-    }
+    const std::set<std::int32_t> measured = trace.measuredSteps();
     std::map<std::string, std::vector<double>> values;
     for (const CounterValue& c : trace.counters()) {
         if (measured.count(c.step) != 0) values[c.name].push_back(static_cast<double>(c.value));

@@ -13,8 +13,9 @@ std::vector<SyncGroup> groupBy(const std::vector<SyncPoint>& points,
                                std::string (*keyOf)(const SyncPoint&)) {
     std::map<std::string, SyncGroup> groups;
     for (const SyncPoint& p : points) {
-        SyncGroup& g = groups[keyOf(p)];
-        g.key = keyOf(p);
+        std::string key = keyOf(p);
+        SyncGroup& g = groups[key];
+        g.key = std::move(key);
         ++g.count;
         g.totalMs += static_cast<double>(p.durationNs) / 1e6;
     }
@@ -34,10 +35,7 @@ std::string rangeKey(const SyncPoint& p) { return p.range.empty() ? std::string(
 }  // namespace
 
 SyncPointsResult analyzeSyncPoints(const TraceModel& trace) {
-    std::set<std::int32_t> measuredSteps;
-    for (const StepInfo& s : trace.steps()) {
-        if (!s.warmup) measuredSteps.insert(s.step);
-    }
+    const std::set<std::int32_t> measuredSteps = trace.measuredSteps();
     SyncPointsResult result;
     for (std::int32_t step : measuredSteps) {
         result.perStep[step] = 0;

@@ -56,6 +56,14 @@ std::optional<std::int64_t> TraceModel::counter(std::int32_t step, const std::st
     return std::nullopt;
 }
 
+std::set<std::int32_t> TraceModel::measuredSteps() const {
+    std::set<std::int32_t> measured;
+    for (const StepInfo& s : m_steps) {
+        if (!s.warmup) measured.insert(s.step);
+    }
+    return measured;
+}
+
 TraceModelBuilder::TraceModelBuilder(RunSummary run) : m_run(std::move(run)) {}
 
 std::size_t TraceModelBuilder::addLane(LaneKind kind, const std::string& name, std::int64_t device,

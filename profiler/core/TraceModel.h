@@ -3,6 +3,7 @@
 // Analyzers read it; nothing writes it after construction (TraceModelBuilder makes one).
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -69,6 +70,8 @@ public:
     std::optional<StringId> findName(const std::string& text) const;
     std::size_t eventCount() const;
     std::optional<std::int64_t> counter(std::int32_t step, const std::string& name) const;
+    // The steps that statistics use: every step not marked warm-up.
+    std::set<std::int32_t> measuredSteps() const;
 
 private:
     RunSummary m_run;

@@ -123,10 +123,12 @@ RunId TraceWriter::beginRun(const RunInfo& info) {
 
 void TraceWriter::endRun(RunId run, RunStatus status) {
     std::lock_guard<std::mutex> lock(m_queueMutex);
-    if (m_stats.eventsDropped > 0) {
+    auto dropped = m_droppedByRun.find(run);
+    if (dropped != m_droppedByRun.end()) {
         m_pending.diagnostics.push_back(
-            DiagnosticRecord{run, "writer_dropped_events", m_stats.eventsDropped,
+            DiagnosticRecord{run, "writer_dropped_events", dropped->second,
                              "the writer queue was full; raise WriterOptions::maxQueuedEvents"});
+        m_droppedByRun.erase(dropped);
     }
     m_pending.statuses.push_back(RunStatusRow{run, status, unixNowNs()});
     m_urgent = true;
@@ -156,6 +158,7 @@ void TraceWriter::record(const Event& event) {
     std::lock_guard<std::mutex> lock(m_queueMutex);
     if (m_pending.events.size() >= m_options.maxQueuedEvents) {
         ++m_stats.eventsDropped;
+        ++m_droppedByRun[event.run];
         return;
     }
     m_pending.events.push_back(event);

@@ -165,6 +165,7 @@ private:
     bool m_urgent = false;
     std::exception_ptr m_failure;
     WriterStats m_stats;
+    std::unordered_map<RunId, std::int64_t> m_droppedByRun;
 
     std::thread m_thread;
     bool m_closed = false;

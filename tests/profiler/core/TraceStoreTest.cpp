@@ -238,13 +238,14 @@ TEST_F(TraceStoreTest, UnknownRunIdIsAnInputErrorNamingTheListCommand) {
     EXPECT_NE(errorOf([&] { TraceReader(db).loadRun(5); }).find("glueprof list"), std::string::npos);
 }
 
-TEST_F(TraceStoreTest, FullQueueDropsEventsAndCountsThemAsADiagnostic) {
+TEST_F(TraceStoreTest, FullQueueDropsEventsAndCountsThemAsADiagnosticOfTheirRun) {
     const std::string db = path("overflow.sqlite");
     WriterOptions options;
     options.maxQueuedEvents = 10;
     options.drainIntervalMs = 100000;  // no drain while we fill the queue
     TraceWriter writer(db, options);
     RunId run = writer.beginRun(RunInfo{});
+    RunId quiet = writer.beginRun(RunInfo{});  // drops nothing: gets no diagnostic
     writer.flush();
     LaneId lane = writer.addLane(run, LaneKind::kHostThread, "t", -1, 1);
     Event e;
@@ -252,7 +253,9 @@ TEST_F(TraceStoreTest, FullQueueDropsEventsAndCountsThemAsADiagnostic) {
     e.lane = lane;
     for (int i = 0; i < 25; ++i) writer.record(e);
     writer.endRun(run, RunStatus::kComplete);
+    writer.endRun(quiet, RunStatus::kComplete);
     writer.close();
+    EXPECT_TRUE(TraceReader(db).loadRun(quiet).diagnostics().empty());
     TraceModel model = TraceReader(db).loadRun(run);
     EXPECT_EQ(model.eventCount(), 10u);
     ASSERT_EQ(model.diagnostics().size(), 1u);
