@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "optimizations/activation_offload/ActivationOffload.h"
+#include "optimizations/moe_routing/MoeRouting.h"
 #include "optimizations/packed_metadata/PackedMetadata.h"
 
 namespace glueprof {
@@ -11,6 +13,8 @@ namespace glueprof {
 // What the optimizations change in the trainer; the defaults are the baseline.
 struct OptimizationSettings {
     PackedMetadataMode packedMetadata = PackedMetadataMode::kRebuild;
+    MoeRoutingMode moeRouting = MoeRoutingMode::kPerExpert;
+    OffloadSettings offload;
 };
 
 struct Toggle {
@@ -18,7 +22,16 @@ struct Toggle {
     std::string description;     // one line: what the optimized arm changes
     std::string primaryMetric;   // the timing metric the toggle is expected to move
     void (*apply)(OptimizationSettings& settings);
+    // What both arms need first (the double_buffer baseline offloads with one buffer); may be null.
+    void (*baseline)(OptimizationSettings& settings) = nullptr;
+    bool moeOnly = false;  // only meaningful on a model with MoE layers
 };
+
+// Why `toggle` cannot run on a model (empty when it can): `ab --all` skips it with this reason.
+std::string notApplicableReason(const Toggle& toggle, bool modelIsMoe);
+// Baseline settings of an A/B of `toggle` (the base with toggle.baseline applied) and optimized.
+OptimizationSettings baselineSettings(const Toggle& toggle, OptimizationSettings base);
+OptimizationSettings optimizedSettings(const Toggle& toggle, OptimizationSettings base);
 
 const std::vector<Toggle>& toggleRegistry();
 const Toggle* findToggle(const std::string& name);  // nullptr when unknown

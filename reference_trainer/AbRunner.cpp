@@ -84,17 +84,19 @@ private:
 
 AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSchedule& schedule,
                        HostTracer& tracer, const ProgressCallback& progress) {
+    TrainConfig baselineConfig = base;
+    baselineConfig.optimizations = baselineSettings(toggle, base.optimizations);
     TrainConfig optimizedConfig = base;
-    toggle.apply(optimizedConfig.optimizations);
+    optimizedConfig.optimizations = optimizedSettings(toggle, base.optimizations);
     checkFitsInMemory(base, 2);
 
     TraceWriter& writer = tracer.writer();
     AbRuns runs;
-    runs.baseline = writer.beginRun(runInfo(base, toggle.name + ":baseline", {}));
+    runs.baseline = writer.beginRun(runInfo(baselineConfig, toggle.name + ":baseline", {}));
     runs.optimized = writer.beginRun(runInfo(optimizedConfig, toggle.name + ":optimized", {toggle.name}));
     RunsGuard guard(writer, {runs.baseline, runs.optimized});
 
-    Arm baseline{"baseline", runs.baseline, Trainer(base, &tracer)};
+    Arm baseline{"baseline", runs.baseline, Trainer(baselineConfig, &tracer)};
     Arm optimized{"optimized", runs.optimized, Trainer(optimizedConfig, &tracer)};
     const int total = 2 * (schedule.warmup + schedule.steps * schedule.repeats);
     int done = 0;
@@ -112,6 +114,9 @@ RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggl
                 int steps, HostTracer& tracer, const ProgressCallback& progress) {
     TrainConfig config = base;
     std::vector<std::string> names;
+    for (const Toggle* toggle : toggles) {
+        config.optimizations = baselineSettings(*toggle, config.optimizations);
+    }
     for (const Toggle* toggle : toggles) {
         toggle->apply(config.optimizations);
         names.push_back(toggle->name);

@@ -59,7 +59,15 @@ std::string toJson(const TrainConfig& c) {
           {"head_dim", c.model.headDim},
           {"intermediate", c.model.intermediate},
           {"rope_theta", c.model.ropeTheta},
-          {"rms_eps", c.model.rmsEps}}},
+          {"rms_eps", c.model.rmsEps},
+          {"qk_norm", c.model.qkNorm},
+          {"attention_bias", c.model.attentionBias},
+          {"tie_embeddings", c.model.tieEmbeddings},
+          {"experts", c.model.experts},
+          {"top_k", c.model.topK}}},
+        {"scale", c.scale},
+        {"lora", {{"rank", c.lora.rank}, {"alpha", c.lora.alpha}, {"nf4", c.lora.nf4}}},
+        {"data", c.dataFile.empty() ? std::string("synthetic") : c.dataFile},
         {"seq_len", c.seqLen},
         {"microbatches", c.microbatches},
         {"doc_lengths", c.docLengths.describe()},
@@ -68,6 +76,10 @@ std::string toJson(const TrainConfig& c) {
         {"checkpoint", c.checkpoint},
         {"device", c.device},
         {"packed_metadata", toString(c.optimizations.packedMetadata)},
+        {"moe_routing", toString(c.optimizations.moeRouting)},
+        {"offload", toString(c.optimizations.offload.mode)},
+        {"prefetch", c.optimizations.offload.prefetch},
+        {"offload_min_bytes", c.offloadMinBytes},
     };
     return j.dump();
 }

@@ -17,6 +17,23 @@ struct ModelConfig {
     std::int64_t intermediate = 176;
     double ropeTheta = 10000.0;
     double rmsEps = 1e-6;
+    bool qkNorm = false;          // Qwen3: RMSNorm over each head's q and k
+    bool attentionBias = false;   // gpt-oss: biases on q/k/v/o
+    bool tieEmbeddings = false;   // the LM head shares the embedding matrix
+    // Mixture of experts (gpt-oss): 0 experts = dense SwiGLU MLP in every layer.
+    std::int64_t experts = 0;
+    std::int64_t topK = 0;
+    double swigluLimit = 7.0;     // gpt-oss clamps gate (above) and up (both sides) at this value
+
+    bool isMoe() const { return experts > 0; }
+};
+
+// LoRA adapters on frozen base weights (rank 0 = full fine-tuning), optionally over an NF4 base.
+struct LoraConfig {
+    std::int64_t rank = 0;
+    double alpha = 16.0;
+    bool nf4 = false;  // QLoRA: the frozen base weights quantized to NF4, block 64
+    bool enabled() const { return rank > 0; }
 };
 
 // Document lengths of the synthetic packed data.
@@ -39,6 +56,10 @@ struct TrainConfig {
     std::uint64_t seed = 1234;
     bool checkpoint = true;            // per-layer activation checkpointing (recompute in backward)
     std::string device = "cpu";
+    double scale = 1.0;                // --scale applied to the preset's width and depth
+    LoraConfig lora;
+    std::string dataFile;              // "" = synthetic documents; else UTF-8 text or JSONL
+    std::int64_t offloadMinBytes = 16 * 1024;  // offload layer inputs at least this large
     OptimizationSettings optimizations;
 };
 

@@ -5,6 +5,7 @@
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceNames.h"
 #include "profiler/host/ScopedRange.h"
+#include "reference_trainer/model/Autocast.h"
 
 namespace glueprof {
 
@@ -27,17 +28,32 @@ Trainer::Trainer(const TrainConfig& config, HostTracer* tracer)
       m_data(config),
       m_packed(config.optimizations.packedMetadata, tracer) {
     torch::manual_seed(config.seed);
-    m_model = Decoder(config.model, config.seqLen, config.checkpoint);
+    m_model = Decoder(config.model, config.lora, config.seqLen, config.checkpoint);
     m_model->to(m_device);
     m_optimizer = std::make_unique<torch::optim::AdamW>(
-        m_model->parameters(), torch::optim::AdamWOptions(config.learningRate).weight_decay(0.0));
+        trainableParameters(), torch::optim::AdamWOptions(config.learningRate).weight_decay(0.0));
+    m_offloader = std::make_unique<ActivationOffloader>(config.optimizations.offload, m_device,
+                                                        config.model.layers, config.offloadMinBytes,
+                                                        tracer);
 }
+
+std::vector<torch::Tensor> Trainer::trainableParameters() const {
+    std::vector<torch::Tensor> trainable;
+    for (const torch::Tensor& p : m_model->parameters()) {
+        if (p.requires_grad()) trainable.push_back(p);
+    }
+    return trainable;
+}
+
+
 
 ForwardContext Trainer::makeContext(const PackedBatch& batch) {
     ForwardContext context;
     context.batch = &batch;
     context.packedMetadata = &m_packed;
     context.tracer = m_tracer;
+    context.moeRouting = m_config.optimizations.moeRouting;
+    context.offloader = m_offloader.get();
     return context;
 }
 
@@ -56,6 +72,7 @@ StepResult Trainer::step(std::int32_t step, bool warmup, std::int32_t block) {
     {
         ScopedRange stepRange(m_tracer, names::kStep, Category::kPhase, Tags{step, kNoTag, kNoTag});
         m_optimizer->zero_grad();
+        m_offloader->beginStep();
         torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions().device(m_device));
         const std::int64_t m = m_config.microbatches;
         for (std::int64_t mb = 0; mb < m; ++mb) {
@@ -70,7 +87,8 @@ StepResult Trainer::step(std::int32_t step, bool warmup, std::int32_t block) {
             torch::Tensor loss;
             {
                 ScopedRange range(m_tracer, names::kForward, Category::kPhase, microbatch);
-                loss = forwardLoss(batch, context) / static_cast<double>(m);
+                CudaAutocast autocast(m_device.is_cuda());
+                loss = forwardLoss(batch, context).to(torch::kFloat) / static_cast<double>(m);
             }
             {
                 ScopedRange range(m_tracer, names::kBackward, Category::kPhase, microbatch);

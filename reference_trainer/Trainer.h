@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "optimizations/activation_offload/ActivationOffload.h"
 #include "optimizations/packed_metadata/PackedMetadata.h"
 #include "profiler/host/HostTracer.h"
 #include "reference_trainer/TrainConfig.h"
@@ -43,6 +44,9 @@ public:
     const TrainConfig& config() const { return m_config; }
     const PackedBatches& data() const { return m_data; }
     PackedMetadataProvider& packedMetadata() { return m_packed; }
+    ActivationOffloader& offloader() { return *m_offloader; }
+    // The parameters the optimizer updates (all, or only the LoRA adapters).
+    std::vector<torch::Tensor> trainableParameters() const;
     torch::Device device() const { return m_device; }
 
 private:
@@ -53,6 +57,7 @@ private:
     Decoder m_model{nullptr};
     std::unique_ptr<torch::optim::AdamW> m_optimizer;
     PackedMetadataProvider m_packed;
+    std::unique_ptr<ActivationOffloader> m_offloader;
 };
 
 }  // namespace glueprof

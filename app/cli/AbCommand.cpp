@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "analyzers/AbComparison.h"
+#include "analyzers/CopyOverlap.h"
 #include "analyzers/SyncPoints.h"
 #include "app/cli/Commands.h"
 #include "app/cli/Progress.h"
@@ -33,10 +34,23 @@ struct AbOptions {
     std::string report;  // "" = beside the database
 };
 
-std::vector<const Toggle*> chosenToggles(const AbOptions& o) {
+struct SkippedToggle {
+    std::string name;
+    std::string reason;
+};
+
+std::vector<const Toggle*> chosenToggles(const AbOptions& o, const TrainConfig& config,
+                                         std::vector<SkippedToggle>& skipped) {
     std::vector<const Toggle*> toggles;
     if (o.all) {
-        for (const Toggle& t : toggleRegistry()) toggles.push_back(&t);
+        for (const Toggle& t : toggleRegistry()) {
+            std::string reason = notApplicableReason(t, config.model.isMoe());
+            if (reason.empty()) {
+                toggles.push_back(&t);
+            } else {
+                skipped.push_back(SkippedToggle{t.name, reason});
+            }
+        }
         return toggles;
     }
     if (o.toggles.empty()) {
@@ -44,11 +58,7 @@ std::vector<const Toggle*> chosenToggles(const AbOptions& o) {
                          toggleNames());
     }
     for (const std::string& name : o.toggles) {
-        const Toggle* t = findToggle(name);
-        if (t == nullptr) {
-            throw usageError(fmt::format("unknown toggle '{}': choose from {}", name, toggleNames()));
-        }
-        toggles.push_back(t);
+        toggles.push_back(&resolveToggle(name, config));
     }
     return toggles;
 }
@@ -72,7 +82,8 @@ void storeMetrics(TraceWriter& writer, const AbComparison& c) {
 
 int runAb(const AbOptions& o) {
     const TrainConfig config = o.trainer.resolve();
-    const std::vector<const Toggle*> toggles = chosenToggles(o);
+    std::vector<SkippedToggle> skipped;
+    const std::vector<const Toggle*> toggles = chosenToggles(o, config, skipped);
     checkFitsInMemory(config, 2);
     AbSchedule schedule{o.trainer.warmup, o.trainer.steps, o.repeats};
 
@@ -96,6 +107,7 @@ int runAb(const AbOptions& o) {
     report.warmup = schedule.warmup;
     report.steps = schedule.steps;
     report.repeats = schedule.repeats;
+    for (const SkippedToggle& s : skipped) report.skipped.push_back(AbReport::Skipped{s.name, s.reason});
     TraceReader reader(o.trainer.db);
     for (std::size_t i = 0; i < toggles.size(); ++i) {
         TraceModel baseline = reader.loadRun(runs[i].baseline);
@@ -104,6 +116,8 @@ int runAb(const AbOptions& o) {
         entry.comparison = compareRuns(toggles[i]->name, toggles[i]->primaryMetric, baseline, optimized);
         entry.baselineSyncs = analyzeSyncPoints(baseline);
         entry.optimizedSyncs = analyzeSyncPoints(optimized);
+        entry.baselineOverlap = analyzeCopyOverlap(baseline);
+        entry.optimizedOverlap = analyzeCopyOverlap(optimized);
         for (const TraceModel* model : {&baseline, &optimized}) {
             entry.diagnostics.insert(entry.diagnostics.end(), model->diagnostics().begin(),
                                      model->diagnostics().end());

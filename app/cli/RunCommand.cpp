@@ -16,6 +16,7 @@
 #include "profiler/host/HostTracer.h"
 #include "profiler/torch_ops/OpObserver.h"
 #include "reference_trainer/AbRunner.h"
+#include "reference_trainer/Presets.h"
 
 namespace glueprof::cli {
 
@@ -30,12 +31,9 @@ int runOnce(const RunOptions& o) {
     const TrainConfig config = o.trainer.resolve();
     std::vector<const Toggle*> toggles;
     for (const std::string& name : o.toggles) {
-        const Toggle* t = findToggle(name);
-        if (t == nullptr) {
-            throw usageError(fmt::format("unknown toggle '{}': choose from {}", name, toggleNames()));
-        }
-        toggles.push_back(t);
+        toggles.push_back(&resolveToggle(name, config));
     }
+    checkFitsInMemory(config, 1);  // before the database is created
     TraceWriter writer(o.trainer.db);
     HostTracer tracer(writer);
     RunId run = 0;

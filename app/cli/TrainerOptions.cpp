@@ -1,7 +1,10 @@
 #include "app/cli/TrainerOptions.h"
 
+#include <fmt/format.h>
+
 #include "profiler/core/Error.h"
 #include "reference_trainer/Presets.h"
+#include "reference_trainer/data/TextCorpus.h"
 
 namespace glueprof::cli {
 
@@ -20,13 +23,23 @@ void TrainerOptions::addTo(CLI::App& command) {
         ->check(CLI::Range(int64_t{8}, int64_t{1} << 20));
     command.add_option("--doc-lengths", docLengths,
                        "document lengths: fixed:N, uniform:MIN,MAX or lognormal:MEDIAN,SIGMA");
+    command.add_option("--scale", scale,
+                       "shrink the preset's width and depth by this factor in (0, 1] (CPU runs of "
+                       "the published shapes)")
+        ->capture_default_str();
+    command.add_option("--lora-rank", loraRank, "LoRA rank (0 = full fine-tuning; default: the preset's)");
+    command.add_option("--lora-alpha", loraAlpha, "LoRA alpha (default: the preset's)");
+    command.add_flag("--qlora", qlora, "QLoRA: quantize the frozen base weights to NF4");
+    command.add_option("--data", data,
+                       "train on this corpus instead of synthetic documents: UTF-8 text (documents "
+                       "separated by blank lines) or JSONL with a \"text\" field; byte-level tokens");
     command.add_option("--seed", seed, "seed for weights and data")->capture_default_str();
     command.add_option("--db", db, "trace database (SQLite), created when absent")->capture_default_str();
     command.add_flag("--json", json, "print one JSON object instead of the table");
 }
 
 TrainConfig TrainerOptions::resolve() const {
-    TrainConfig config = presetConfig(preset);
+    TrainConfig config = presetConfig(preset, scale);
     config.device = device;
     config.seed = seed;
     if (seqLen > 0) config.seqLen = seqLen;
@@ -41,7 +54,31 @@ TrainConfig TrainerOptions::resolve() const {
         config.model.intermediate = hidden * 11 / 4;
     }
     if (!docLengths.empty()) config.docLengths = parseDocLengthDistribution(docLengths);
+    if (loraRank >= 0) config.lora.rank = loraRank;
+    if (loraAlpha > 0) config.lora.alpha = loraAlpha;
+    if (qlora) {
+        if (!config.lora.enabled()) {
+            throw usageError("--qlora quantizes the frozen base under LoRA: give --lora-rank R > 0");
+        }
+        config.lora.nf4 = true;
+    }
+    if (!config.lora.enabled()) config.lora.nf4 = false;
+    config.dataFile = data;
+    if (!data.empty()) TextCorpus::load(data);  // refuse a bad corpus before anything is written
     return config;
+}
+
+const Toggle& resolveToggle(const std::string& name, const TrainConfig& config) {
+    const Toggle* toggle = findToggle(name);
+    if (toggle == nullptr) {
+        throw usageError(fmt::format("unknown toggle '{}': choose from {}", name, toggleNames()));
+    }
+    std::string reason = notApplicableReason(*toggle, config.model.isMoe());
+    if (!reason.empty()) {
+        throw usageError(
+            fmt::format("toggle '{}' does not apply to preset '{}': {}", name, config.preset, reason));
+    }
+    return *toggle;
 }
 
 }  // namespace glueprof::cli

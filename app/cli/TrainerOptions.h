@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "optimizations/ToggleRegistry.h"
 #include "reference_trainer/TrainConfig.h"
 
 namespace glueprof::cli {
@@ -13,6 +14,11 @@ struct TrainerOptions {
     std::string preset = "tiny";
     std::string device = "cpu";
     std::string docLengths;  // "" = the preset's
+    double scale = 1.0;
+    std::int64_t loraRank = -1;  // -1 = the preset's; 0 = full fine-tuning
+    double loraAlpha = 0.0;      // 0 = the preset's
+    bool qlora = false;
+    std::string data;            // "" = synthetic documents
     std::int64_t seqLen = 0;  // 0 = the preset's
     std::int64_t layers = 0;
     std::int64_t hidden = 0;
@@ -26,5 +32,9 @@ struct TrainerOptions {
     // The preset with the overrides applied; throws usage errors for bad values.
     TrainConfig resolve() const;
 };
+
+// The toggle named `name`, checked against the model: usage errors for an unknown toggle and for
+// one that does not apply (an MoE toggle on a dense preset).
+const Toggle& resolveToggle(const std::string& name, const TrainConfig& config);
 
 }  // namespace glueprof::cli

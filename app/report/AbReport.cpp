@@ -20,6 +20,25 @@ std::string speedupCell(const MetricComparison& m) {
     return fmt::format("{:.3f}x [{:.3f}, {:.3f}]", m.speedup, m.speedupLow, m.speedupHigh);
 }
 
+bool hasCopies(const AbReportEntry& e) {
+    return e.baselineOverlap.total.copies > 0 || e.optimizedOverlap.total.copies > 0;
+}
+
+nlohmann::json overlapJson(const CopyOverlapResult& r) {
+    nlohmann::json byName = nlohmann::json::object();
+    for (const auto& [name, t] : r.byName) {
+        byName[name] = {{"copies", t.copies}, {"copy_ms", static_cast<double>(t.copyNs) / 1e6},
+                        {"overlap_ratio", t.overlapRatio()}};
+    }
+    return {{"copies", r.total.copies},
+            {"bytes", r.total.bytes},
+            {"copy_ms_per_step", r.copyMsPerStep()},
+            {"exposed_copy_ms_per_step", r.exposedMsPerStep()},
+            {"overlap_ratio", r.total.overlapRatio()},
+            {"compute", r.computeFromKernels ? "kernels" : "host ops"},
+            {"by_name", byName}};
+}
+
 std::string verdictLine(const AbComparison& c) {
     const MetricComparison* m = c.metric(c.primaryMetric);
     std::string line = toString(c.verdict());
@@ -47,6 +66,14 @@ std::string renderAbTable(const AbReport& report) {
                                counterCell(k.optimized),
                                k.baselineConstant && k.optimizedConstant ? "" : "   (varies per step)");
         }
+        if (hasCopies(entry)) {
+            const CopyOverlapResult& b = entry.baselineOverlap;
+            const CopyOverlapResult& o = entry.optimizedOverlap;
+            out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}\n", "copy_overlap_ratio",
+                               b.total.overlapRatio(), o.total.overlapRatio());
+            out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}\n", "exposed_copy_ms_per_step",
+                               b.exposedMsPerStep(), o.exposedMsPerStep());
+        }
         out += fmt::format("  {:<34} {}\n", "loss",
                            c.lossEqual ? "equal, bit for bit, at every step"
                                        : fmt::format("DIFFERS (final {:.6f} vs {:.6f})",
@@ -55,6 +82,9 @@ std::string renderAbTable(const AbReport& report) {
         for (const Diagnostic& d : entry.diagnostics) {
             out += fmt::format("  diagnostic: {} = {} ({})\n", d.name, d.value, d.detail);
         }
+    }
+    for (const AbReport::Skipped& skipped : report.skipped) {
+        out += fmt::format("\n{}: skipped, {}\n", skipped.toggle, skipped.reason);
     }
     out += fmt::format("\ndatabase: {}\n", report.db);
     if (!report.reportPath.empty()) out += fmt::format("report:   {}\n", report.reportPath);
@@ -85,14 +115,24 @@ std::string renderAbJson(const AbReport& report) {
         for (const Diagnostic& d : entry.diagnostics) {
             diagnostics.push_back({{"name", d.name}, {"value", d.value}, {"detail", d.detail}});
         }
-        comparisons.push_back({{"toggle", c.toggle},
-                               {"runs", {{"baseline", c.baselineRun}, {"optimized", c.optimizedRun}}},
-                               {"primary_metric", c.primaryMetric},
-                               {"verdict", toString(c.verdict())},
-                               {"metrics", metrics},
-                               {"counters", counters},
-                               {"loss_equal", c.lossEqual},
-                               {"diagnostics", diagnostics}});
+        nlohmann::json comparison = {
+            {"toggle", c.toggle},
+            {"runs", {{"baseline", c.baselineRun}, {"optimized", c.optimizedRun}}},
+            {"primary_metric", c.primaryMetric},
+            {"verdict", toString(c.verdict())},
+            {"metrics", metrics},
+            {"counters", counters},
+            {"loss_equal", c.lossEqual},
+            {"diagnostics", diagnostics}};
+        if (hasCopies(entry)) {
+            comparison["copy_overlap"] = {{"baseline", overlapJson(entry.baselineOverlap)},
+                                          {"optimized", overlapJson(entry.optimizedOverlap)}};
+        }
+        comparisons.push_back(comparison);
+    }
+    nlohmann::json skipped = nlohmann::json::array();
+    for (const AbReport::Skipped& s : report.skipped) {
+        skipped.push_back({{"toggle", s.toggle}, {"reason", s.reason}});
     }
     nlohmann::json j = {{"preset", report.preset},
                         {"device", report.device},
@@ -100,7 +140,8 @@ std::string renderAbJson(const AbReport& report) {
                         {"report", report.reportPath},
                         {"schedule",
                          {{"warmup", report.warmup}, {"steps", report.steps}, {"repeats", report.repeats}}},
-                        {"comparisons", comparisons}};
+                        {"comparisons", comparisons},
+                        {"skipped", skipped}};
     return j.dump(2);
 }
 
@@ -118,6 +159,9 @@ std::string renderAbMarkdown(const AbReport& report) {
                           c.primaryMetric, m != nullptr ? speedupCell(*m) : "-",
                           c.lossEqual ? "bit-identical" : "differs");
     }
+    for (const AbReport::Skipped& skipped : report.skipped) {
+        md += fmt::format("| `{}` | skipped | - | - | {} |\n", skipped.toggle, skipped.reason);
+    }
     for (const AbReportEntry& entry : report.entries) {
         const AbComparison& c = entry.comparison;
         md += fmt::format("\n## `{}` (run {} vs run {})\n\n", c.toggle, c.baselineRun, c.optimizedRun);
@@ -130,6 +174,16 @@ std::string renderAbMarkdown(const AbReport& report) {
         for (const CounterComparison& k : c.counters) {
             md += fmt::format("| {} | {} | {} |\n", k.name, counterCell(k.baseline),
                               counterCell(k.optimized));
+        }
+        if (hasCopies(entry)) {
+            const CopyOverlapResult& b = entry.baselineOverlap;
+            const CopyOverlapResult& o = entry.optimizedOverlap;
+            md += fmt::format(
+                "\n| copies (per measured step) | baseline | optimized |\n|---|---:|---:|\n"
+                "| copy ms | {:.3f} | {:.3f} |\n| exposed copy ms | {:.3f} | {:.3f} |\n"
+                "| copy/compute overlap ratio | {:.3f} | {:.3f} |\n",
+                b.copyMsPerStep(), o.copyMsPerStep(), b.exposedMsPerStep(), o.exposedMsPerStep(),
+                b.total.overlapRatio(), o.total.overlapRatio());
         }
         md += "\n### Sync points per measured step, by op\n\n| op | baseline | optimized |\n|---|---:|---:|\n";
         auto perStep = [](const SyncPointsResult& r, const std::string& op) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analyzers/AbComparison.h"
+#include "analyzers/CopyOverlap.h"
 #include "analyzers/SyncPoints.h"
 
 namespace glueprof {
@@ -13,6 +14,8 @@ struct AbReportEntry {
     AbComparison comparison;
     SyncPointsResult baselineSyncs;
     SyncPointsResult optimizedSyncs;
+    CopyOverlapResult baselineOverlap;
+    CopyOverlapResult optimizedOverlap;
     std::vector<Diagnostic> diagnostics;  // of both runs
 };
 
@@ -25,6 +28,11 @@ struct AbReport {
     int steps = 0;
     int repeats = 0;
     std::vector<AbReportEntry> entries;
+    struct Skipped {
+        std::string toggle;
+        std::string reason;
+    };
+    std::vector<Skipped> skipped;  // toggles `ab --all` did not run on this preset, and why
 };
 
 std::string renderAbTable(const AbReport& report);

@@ -9,6 +9,9 @@ const char* counterName(Counter counter) {
         case Counter::kHostReads: return "host_reads";
         case Counter::kMaskBuilds: return "mask_builds";
         case Counter::kMaskBuildsForward: return "mask_builds_forward";
+        case Counter::kRoutingHostReads: return "routing_host_reads";
+        case Counter::kOffloadBytes: return "offload_bytes";
+        case Counter::kReloads: return "reloads";
         case Counter::kCount: break;
     }
     return "unknown";

@@ -5,18 +5,19 @@
 #include <cmath>
 
 #include "reference_trainer/data/PackedBatches.h"
-#include "reference_trainer/model/Blocks.h"
 
 namespace glueprof {
 
-AttentionImpl::AttentionImpl(const ModelConfig& c) : m_config(c) {
-    auto linear = [](std::int64_t in, std::int64_t out) {
-        return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
-    };
-    m_q = register_module("q_proj", linear(c.hidden, c.heads * c.headDim));
-    m_k = register_module("k_proj", linear(c.hidden, c.kvHeads * c.headDim));
-    m_v = register_module("v_proj", linear(c.hidden, c.kvHeads * c.headDim));
-    m_o = register_module("o_proj", linear(c.heads * c.headDim, c.hidden));
+AttentionImpl::AttentionImpl(const ModelConfig& c, const LoraConfig& lora) : m_config(c) {
+    const bool bias = c.attentionBias;
+    m_q = register_module("q_proj", Projection(c.hidden, c.heads * c.headDim, bias, lora));
+    m_k = register_module("k_proj", Projection(c.hidden, c.kvHeads * c.headDim, bias, lora));
+    m_v = register_module("v_proj", Projection(c.hidden, c.kvHeads * c.headDim, bias, lora));
+    m_o = register_module("o_proj", Projection(c.heads * c.headDim, c.hidden, bias, lora));
+    if (c.qkNorm) {
+        m_qNorm = register_module("q_norm", RMSNorm(c.headDim, c.rmsEps, !lora.enabled()));
+        m_kNorm = register_module("k_norm", RMSNorm(c.headDim, c.rmsEps, !lora.enabled()));
+    }
 }
 
 namespace {
@@ -35,6 +36,10 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const ForwardContex
     torch::Tensor q = m_q(x).view({1, t, c.heads, c.headDim}).transpose(1, 2);    // [1,nh,T,D]
     torch::Tensor k = m_k(x).view({1, t, c.kvHeads, c.headDim}).transpose(1, 2);  // [1,nkv,T,D]
     torch::Tensor v = m_v(x).view({1, t, c.kvHeads, c.headDim}).transpose(1, 2);
+    if (c.qkNorm) {
+        q = m_qNorm(q);
+        k = m_kNorm(k);
+    }
     q = applyRotary(q, context.ropeCos, context.ropeSin);
     k = applyRotary(k, context.ropeCos, context.ropeSin);
     k = expandKvHeads(k, c.heads / c.kvHeads);

@@ -2,8 +2,8 @@
 
 namespace glueprof {
 
-RMSNormImpl::RMSNormImpl(std::int64_t hidden, double eps) : m_eps(eps) {
-    m_weight = register_parameter("weight", torch::ones({hidden}));
+RMSNormImpl::RMSNormImpl(std::int64_t hidden, double eps, bool trainable) : m_eps(eps) {
+    m_weight = register_parameter("weight", torch::ones({hidden}), trainable);
 }
 
 torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
@@ -11,13 +11,10 @@ torch::Tensor RMSNormImpl::forward(const torch::Tensor& x) {
     return x * torch::rsqrt(variance + m_eps) * m_weight;
 }
 
-MlpImpl::MlpImpl(const ModelConfig& c) {
-    auto linear = [](std::int64_t in, std::int64_t out) {
-        return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false));
-    };
-    m_gate = register_module("gate_proj", linear(c.hidden, c.intermediate));
-    m_up = register_module("up_proj", linear(c.hidden, c.intermediate));
-    m_down = register_module("down_proj", linear(c.intermediate, c.hidden));
+MlpImpl::MlpImpl(const ModelConfig& c, const LoraConfig& lora) {
+    m_gate = register_module("gate_proj", Projection(c.hidden, c.intermediate, false, lora));
+    m_up = register_module("up_proj", Projection(c.hidden, c.intermediate, false, lora));
+    m_down = register_module("down_proj", Projection(c.intermediate, c.hidden, false, lora));
 }
 
 torch::Tensor MlpImpl::forward(const torch::Tensor& x) {

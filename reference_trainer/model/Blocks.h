@@ -4,12 +4,13 @@
 #include <torch/torch.h>
 
 #include "reference_trainer/TrainConfig.h"
+#include "reference_trainer/model/Projection.h"
 
 namespace glueprof {
 
 class RMSNormImpl : public torch::nn::Module {
 public:
-    RMSNormImpl(std::int64_t hidden, double eps);
+    RMSNormImpl(std::int64_t hidden, double eps, bool trainable = true);
     torch::Tensor forward(const torch::Tensor& x);  // [.., H] -> [.., H]
 
 private:
@@ -20,11 +21,11 @@ TORCH_MODULE(RMSNorm);
 
 class MlpImpl : public torch::nn::Module {
 public:
-    explicit MlpImpl(const ModelConfig& config);
+    MlpImpl(const ModelConfig& config, const LoraConfig& lora);
     torch::Tensor forward(const torch::Tensor& x);  // down(silu(gate(x)) * up(x))
 
 private:
-    torch::nn::Linear m_gate{nullptr}, m_up{nullptr}, m_down{nullptr};
+    Projection m_gate{nullptr}, m_up{nullptr}, m_down{nullptr};
 };
 TORCH_MODULE(Mlp);
 

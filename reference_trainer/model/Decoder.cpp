@@ -8,32 +8,46 @@
 
 namespace glueprof {
 
-DecoderLayerImpl::DecoderLayerImpl(const ModelConfig& c, std::int64_t index) : m_index(index) {
-    m_inputNorm = register_module("input_layernorm", RMSNorm(c.hidden, c.rmsEps));
-    m_attention = register_module("self_attn", Attention(c));
-    m_postNorm = register_module("post_attention_layernorm", RMSNorm(c.hidden, c.rmsEps));
-    m_mlp = register_module("mlp", Mlp(c));
+DecoderLayerImpl::DecoderLayerImpl(const ModelConfig& c, const LoraConfig& lora, std::int64_t index)
+    : m_index(index) {
+    const bool trainNorms = !lora.enabled();
+    m_inputNorm = register_module("input_layernorm", RMSNorm(c.hidden, c.rmsEps, trainNorms));
+    m_attention = register_module("self_attn", Attention(c, lora));
+    m_postNorm = register_module("post_attention_layernorm", RMSNorm(c.hidden, c.rmsEps, trainNorms));
+    if (c.isMoe()) {
+        m_moe = register_module("mlp", Moe(c, /*frozen=*/lora.enabled()));
+    } else {
+        m_mlp = register_module("mlp", Mlp(c, lora));
+    }
 }
 
 torch::Tensor DecoderLayerImpl::forward(const torch::Tensor& x, const ForwardContext& context) {
     ScopedRange range(context.tracer, names::kLayer, Category::kPhase,
                       Tags{kNoTag, static_cast<std::int32_t>(m_index), kNoTag});
     torch::Tensor h = x + m_attention(m_inputNorm(x), context);
-    return h + m_mlp(m_postNorm(h));
+    torch::Tensor normed = m_postNorm(h);
+    return h + (m_moe ? m_moe->forward(normed, context) : m_mlp(normed));
 }
 
-DecoderImpl::DecoderImpl(const ModelConfig& c, std::int64_t maxPositions, bool checkpoint)
+DecoderImpl::DecoderImpl(const ModelConfig& c, const LoraConfig& lora, std::int64_t maxPositions,
+                         bool checkpoint)
     : m_config(c), m_checkpoint(checkpoint) {
     m_embed = register_module("embed_tokens", torch::nn::Embedding(c.vocab, c.hidden));
     // Registered through a ModuleList so parameter names read layers.0.self_attn.q_proj.weight.
     auto layerList = register_module("layers", torch::nn::ModuleList());
     for (std::int64_t i = 0; i < c.layers; ++i) {
-        m_layers.emplace_back(c, i);
+        m_layers.emplace_back(c, lora, i);
         layerList->push_back(m_layers.back());
     }
-    m_norm = register_module("norm", RMSNorm(c.hidden, c.rmsEps));
-    m_lmHead = register_module(
-        "lm_head", torch::nn::Linear(torch::nn::LinearOptions(c.hidden, c.vocab).bias(false)));
+    m_norm = register_module("norm", RMSNorm(c.hidden, c.rmsEps, !lora.enabled()));
+    if (!c.tieEmbeddings) {
+        m_lmHead = register_module(
+            "lm_head", torch::nn::Linear(torch::nn::LinearOptions(c.hidden, c.vocab).bias(false)));
+    }
+    if (lora.enabled()) {
+        m_embed->weight.set_requires_grad(false);
+        if (m_lmHead) m_lmHead->weight.set_requires_grad(false);
+    }
     m_rotary = makeRotaryTables(c.headDim, maxPositions, c.ropeTheta, torch::kCPU);
 }
 
@@ -46,12 +60,19 @@ torch::Tensor DecoderImpl::forward(const torch::Tensor& tokens, const torch::Ten
     context.ropeCos = m_rotary.cos.index_select(0, flatPositions);  // [T, D/2]
     context.ropeSin = m_rotary.sin.index_select(0, flatPositions);
     torch::Tensor h = m_embed(tokens);  // [1,T,H]
+    if (m_checkpoint && torch::GradMode::is_enabled() && !h.requires_grad()) {
+        // A frozen embedding (LoRA): the reentrant checkpoint only runs its backward for inputs
+        // that require grad, so the adapters behind it would get none (HF's
+        // enable_input_require_grads does the same).
+        h.requires_grad_(true);
+    }
     for (DecoderLayer& layer : m_layers) {
         h = m_checkpoint && torch::GradMode::is_enabled()
                 ? LayerCheckpoint::apply(h, layer.get(), &context)
                 : layer->forward(h, context);
     }
-    return m_lmHead(m_norm(h));  // [1,T,V]
+    h = m_norm(h);
+    return m_lmHead ? m_lmHead(h) : torch::nn::functional::linear(h, m_embed->weight);  // [1,T,V]
 }
 
 }  // namespace glueprof

@@ -1,19 +1,21 @@
 #pragma once
-// A Llama/Qwen3-shaped decoder: embedding, L x (RMSNorm, attention, RMSNorm, SwiGLU MLP) with
-// residuals, final RMSNorm, LM head. With checkpointing, each layer keeps only its input in
-// forward and is recomputed in backward (LayerCheckpoint).
+// A Llama/Qwen3/gpt-oss-shaped decoder: embedding, L x (RMSNorm, attention, RMSNorm, SwiGLU MLP
+// or MoE) with residuals, final RMSNorm, LM head (or the tied embedding). With checkpointing, each layer keeps only its input in
+// forward (on the device, or offloaded to host memory) and is recomputed in backward
+// (LayerCheckpoint).
 #include <torch/torch.h>
 
 #include "reference_trainer/TrainConfig.h"
 #include "reference_trainer/model/Attention.h"
 #include "reference_trainer/model/Blocks.h"
 #include "reference_trainer/model/ForwardContext.h"
+#include "reference_trainer/model/Moe.h"
 
 namespace glueprof {
 
 class DecoderLayerImpl : public torch::nn::Module {
 public:
-    DecoderLayerImpl(const ModelConfig& config, std::int64_t index);
+    DecoderLayerImpl(const ModelConfig& config, const LoraConfig& lora, std::int64_t index);
     torch::Tensor forward(const torch::Tensor& x, const ForwardContext& context);  // [1,T,H]
     std::int64_t index() const { return m_index; }
 
@@ -21,13 +23,16 @@ private:
     std::int64_t m_index;
     RMSNorm m_inputNorm{nullptr}, m_postNorm{nullptr};
     Attention m_attention{nullptr};
-    Mlp m_mlp{nullptr};
+    Mlp m_mlp{nullptr};  // dense models
+    Moe m_moe{nullptr};  // MoE models
 };
 TORCH_MODULE(DecoderLayer);
 
 class DecoderImpl : public torch::nn::Module {
 public:
-    DecoderImpl(const ModelConfig& config, std::int64_t maxPositions, bool checkpoint);
+    // Under LoRA only the adapters train: embedding, norms, router, experts and LM head are frozen.
+    DecoderImpl(const ModelConfig& config, const LoraConfig& lora, std::int64_t maxPositions,
+                bool checkpoint);
     // tokens [1,T] -> logits [1,T,V]; context.ropeCos/ropeSin are filled here from positions.
     // With checkpointing, `context` must live until this micro-batch's backward has run.
     torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& positions,

@@ -2,6 +2,7 @@
 
 #include "profiler/core/TraceNames.h"
 #include "profiler/host/ScopedRange.h"
+#include "reference_trainer/model/Autocast.h"
 #include "reference_trainer/model/Decoder.h"
 
 namespace glueprof {
@@ -21,7 +22,11 @@ T* asPointer(const c10::IValue& value) {
 
 torch::Tensor LayerCheckpoint::forward(torch::autograd::AutogradContext* ctx, torch::Tensor x,
                                        DecoderLayerImpl* layer, const ForwardContext* context) {
-    ctx->save_for_backward({x});
+    const bool offloaded =
+        context->offloader != nullptr && context->offloader->offload(layer->index(), x);
+    ctx->save_for_backward(offloaded ? torch::autograd::variable_list{} : torch::autograd::variable_list{x});
+    ctx->saved_data["offloaded"] = offloaded;
+    ctx->saved_data["autocast"] = cudaAutocastEnabled();
     ctx->saved_data["layer"] = asInt(layer);
     ctx->saved_data["context"] = asInt(context);
     torch::NoGradGuard noGrad;
@@ -33,15 +38,23 @@ torch::autograd::variable_list LayerCheckpoint::backward(torch::autograd::Autogr
     auto* layer = asPointer<DecoderLayerImpl>(ctx->saved_data["layer"]);
     ForwardContext context = *asPointer<const ForwardContext>(ctx->saved_data["context"]);
     context.recompute = true;
-    torch::Tensor input = ctx->get_saved_variables()[0].detach().requires_grad_(true);
+    ActivationOffloader* offloader = context.offloader;
+    const std::int64_t index = layer->index();
+    if (offloader != nullptr) offloader->beforeRecompute(index);
+    torch::Tensor saved = ctx->saved_data["offloaded"].toBool() ? offloader->reloaded(index)
+                                                                  : ctx->get_saved_variables()[0];
+    torch::Tensor input = saved.detach().requires_grad_(true);
     torch::Tensor output;
     {
         ScopedRange range(context.tracer, names::kRecompute, Category::kPhase,
                           Tags{kNoTag, static_cast<std::int32_t>(layer->index()), kNoTag});
         torch::AutoGradMode enableGrad(true);
+        CudaAutocast autocast(ctx->saved_data["autocast"].toBool());
         output = layer->forward(input, context);
     }
+    if (offloader != nullptr) offloader->afterRecompute(index);
     torch::autograd::backward({output}, {gradOutputs[0]});
+    if (offloader != nullptr) offloader->afterBackward(index);
     return {input.grad(), torch::Tensor(), torch::Tensor()};
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Per-layer activation checkpointing as a reentrant custom autograd function: forward runs the
-// layer without building a graph and saves only its input; backward recomputes the layer with
+// layer without building a graph and saves only its input (or hands it to the context's
+// ActivationOffloader, which copies it to host memory and back); backward recomputes the layer with
 // grad enabled (context.recompute = true, inside a `recompute` range) and back-propagates through
 // the recomputed graph.
 #include <torch/torch.h>

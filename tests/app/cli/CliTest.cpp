@@ -112,7 +112,15 @@ TEST_F(CliTest, AbAllComparesEveryToggleAndVectorizedReadsNothingButTheLoss) {
                    " --report " + path("report.md"));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     nlohmann::json j = nlohmann::json::parse(r.out);
-    ASSERT_EQ(j["comparisons"].size(), 2u);
+    // Every dense toggle runs; the MoE ones are skipped on a dense preset, with the reason.
+    std::vector<std::string> ran;
+    for (const nlohmann::json& c : j["comparisons"]) ran.push_back(c["toggle"]);
+    EXPECT_EQ(ran, (std::vector<std::string>{"packed_cache", "packed_vectorized", "offload",
+                                             "double_buffer", "prefetch"}));
+    ASSERT_EQ(j["skipped"].size(), 2u);
+    EXPECT_EQ(j["skipped"][0]["toggle"], "moe_group_once");
+    EXPECT_NE(j["skipped"][0]["reason"].get<std::string>().find("no MoE layers"), std::string::npos);
+    for (const nlohmann::json& c : j["comparisons"]) EXPECT_TRUE(c["loss_equal"].get<bool>()) << c["toggle"];
     const nlohmann::json& v = j["comparisons"][1];
     EXPECT_EQ(v["toggle"], "packed_vectorized");
     EXPECT_TRUE(v["loss_equal"].get<bool>());
@@ -120,6 +128,76 @@ TEST_F(CliTest, AbAllComparesEveryToggleAndVectorizedReadsNothingButTheLoss) {
     EXPECT_EQ(counterNamed(v, "mask_builds_per_step")["optimized"], 1.0);
     EXPECT_EQ(j["report"], path("report.md"));
     EXPECT_TRUE(fs::exists(path("report.md")));
+}
+
+TEST_F(CliTest, MoeGroupOnceCutsRoutingReadsFromExpertsTimesLayerPassesToOnePerPass) {
+    Result r = run("ab --preset moe-tiny --opt moe_group_once --json --steps 2 --warmup 1 --repeats 1 --db " +
+                   path("moe.sqlite"));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json c = nlohmann::json::parse(r.out)["comparisons"][0];
+    // moe-tiny: 8 experts, 2 MoE layers, each run in forward and again in the recompute.
+    EXPECT_EQ(counterNamed(c, "routing_host_reads_per_step")["baseline"], 8.0 * 2 * 2);
+    EXPECT_EQ(counterNamed(c, "routing_host_reads_per_step")["optimized"], 2.0 * 2);
+    EXPECT_TRUE(c["loss_equal"].get<bool>());
+}
+
+TEST_F(CliTest, MoeTogglesAreRefusedOnADensePreset) {
+    Result r = run("ab --preset tiny --opt moe_sync_free --db " + path("x.sqlite"));
+    EXPECT_EQ(r.exitCode, 1);
+    EXPECT_NE(r.err.find("no MoE layers"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, DoubleBufferOverlapsReloadsThatOneBufferSerializes) {
+    // The first step runs single-buffered (double buffering starts at the second), so warm up one.
+    Result r = run("ab --preset small --opt double_buffer --json --steps 2 --warmup 1 --repeats 1 --db " +
+                   path("db.sqlite"));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json c = nlohmann::json::parse(r.out)["comparisons"][0];
+    EXPECT_TRUE(c["loss_equal"].get<bool>());
+    // small: 8 layers, the last not offloaded, 2 micro-batches; 512 x 256 fp32 inputs.
+    EXPECT_EQ(counterNamed(c, "reloads_per_step")["baseline"], 14.0);
+    EXPECT_EQ(counterNamed(c, "reloads_per_step")["optimized"], 14.0);
+    EXPECT_EQ(counterNamed(c, "offload_bytes_per_step")["optimized"], 14.0 * 512 * 256 * 4);
+    const double single = c["copy_overlap"]["baseline"]["overlap_ratio"];
+    const double twin = c["copy_overlap"]["optimized"]["overlap_ratio"];
+    // One buffer: every reload is waited for (exposed), only the forward offloads overlap.
+    // Two buffers: the reloads run under the previous layer's backward as well.
+    EXPECT_LT(single, 0.75);
+    EXPECT_GT(twin, single + 0.2);
+    EXPECT_EQ(c["copy_overlap"]["optimized"]["compute"], "host ops");
+}
+
+TEST_F(CliTest, DataFileTrainsOnRealTextAndBadLinesAreNamed) {
+    {
+        std::ofstream corpus(path("corpus.jsonl"));
+        corpus << "{\"text\": \"The quick brown fox jumps over the lazy dog.\"}\n\n"
+               << "{\"text\": \"Packed sequences: documents back to back, positions restart.\"}\n";
+    }
+    Result r = run("run --preset tiny --steps 1 --warmup 0 --json --data " + path("corpus.jsonl") +
+                   " --db " + path("d.sqlite"));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["status"], "complete");
+
+    {
+        std::ofstream corpus(path("bad.jsonl"));
+        corpus << "{\"text\": \"fine\"}\n{\"body\": \"no text field\"}\n";
+    }
+    Result bad = run("run --preset tiny --data " + path("bad.jsonl") + " --db " + path("b.sqlite"));
+    EXPECT_EQ(bad.exitCode, 2);
+    EXPECT_NE(bad.err.find("line 2"), std::string::npos) << bad.err;
+    EXPECT_FALSE(fs::exists(path("b.sqlite")));
+    Result missing = run("run --preset tiny --data " + path("nope.txt") + " --db " + path("m.sqlite"));
+    EXPECT_EQ(missing.exitCode, 2);
+    EXPECT_NE(missing.err.find("cannot open"), std::string::npos) << missing.err;
+}
+
+TEST_F(CliTest, PublishedShapeTooLargeForThisMachineIsRefusedBeforeAnythingIsWritten) {
+    Result r = run("ab --preset gpt-oss-20b --opt packed_cache --db " + path("big.sqlite"));
+    EXPECT_EQ(r.exitCode, 2);
+    EXPECT_NE(r.err.find("--scale"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("big.sqlite")));
+    Result badScale = run("ab --preset gpt-oss-20b --scale 0 --opt packed_cache --db " + path("big.sqlite"));
+    EXPECT_EQ(badScale.exitCode, 1);
 }
 
 TEST_F(CliTest, TableOutputNamesTheDatabaseAndReport) {

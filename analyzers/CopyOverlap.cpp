@@ -1,0 +1,112 @@
+#include "analyzers/CopyOverlap.h"
+
+#include <unordered_map>
+
+#include "analyzers/Intervals.h"
+
+namespace glueprof {
+
+namespace {
+
+bool isHostMemory(MemoryKind kind) {
+    return kind == MemoryKind::kPageable || kind == MemoryKind::kPinned;
+}
+
+char side(MemoryKind kind) {
+    if (kind == MemoryKind::kDevice) return 'D';
+    if (isHostMemory(kind)) return 'H';
+    return '?';
+}
+
+void add(CopyTotals& totals, const Event& copy, TimestampNs covered) {
+    ++totals.copies;
+    totals.bytes += copy.bytes;
+    totals.copyNs += copy.durationNs();
+    totals.overlappedNs += covered;
+}
+
+bool hasKernels(const TraceModel& trace) {
+    for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
+        for (const Event& e : trace.eventsOnLane(lane)) {
+            if (e.kind == EventKind::kKernel) return true;
+        }
+    }
+    return false;
+}
+
+// The compute of one lane. GPU: its kernels. CPU: its top-level ops, less the time the thread
+// spent blocked (wait events) — an autograd node that waits for a reload is not computing.
+IntervalSet laneCompute(const std::vector<Event>& events, const Lane& lane, bool fromKernels) {
+    std::vector<Interval> compute;
+    std::vector<Interval> blocked;
+    for (const Event& e : events) {
+        if (fromKernels) {
+            if (e.kind == EventKind::kKernel) compute.push_back({e.startNs, e.endNs});
+        } else if (lane.kind == LaneKind::kHostThread) {
+            if (e.kind == EventKind::kOp && (e.flags & kFlagNested) == 0) {
+                compute.push_back({e.startNs, e.endNs});
+            } else if (e.kind == EventKind::kWait) {
+                blocked.push_back({e.startNs, e.endNs});
+            }
+        }
+    }
+    return differenceOf(unionOf(std::move(compute)), unionOf(std::move(blocked)));
+}
+
+}  // namespace
+
+std::string copyDirection(MemoryKind src, MemoryKind dst) {
+    std::string direction;
+    direction += side(src);
+    direction += "to";
+    direction += side(dst);
+    return direction;
+}
+
+double CopyOverlapResult::copyMsPerStep() const {
+    return measuredSteps > 0 ? static_cast<double>(total.copyNs) / 1e6 / static_cast<double>(measuredSteps) : 0.0;
+}
+
+double CopyOverlapResult::exposedMsPerStep() const {
+    return measuredSteps > 0 ? static_cast<double>(total.exposedNs()) / 1e6 / static_cast<double>(measuredSteps)
+                             : 0.0;
+}
+
+CopyOverlapResult analyzeCopyOverlap(const TraceModel& trace) {
+    CopyOverlapResult result;
+    const std::set<std::int32_t> measured = trace.measuredSteps();
+    result.measuredSteps = measured.size();
+    result.computeFromKernels = hasKernels(trace);
+
+    // Compute per device, per lane, so "other lanes" can leave the copy's own lane out.
+    std::unordered_map<std::int64_t, std::vector<std::pair<std::size_t, IntervalSet>>> computeByDevice;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        const Lane& lane = trace.lanes()[i];
+        IntervalSet compute = laneCompute(trace.eventsOnLane(i), lane, result.computeFromKernels);
+        if (!compute.empty()) computeByDevice[lane.device].emplace_back(i, std::move(compute));
+    }
+
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        const Lane& lane = trace.lanes()[i];
+        // The union of compute on the device's other lanes.
+        std::vector<Interval> others;
+        for (const auto& [laneIndex, set] : computeByDevice[lane.device]) {
+            if (laneIndex != i) others.insert(others.end(), set.begin(), set.end());
+        }
+        const IntervalSet compute = unionOf(std::move(others));
+        for (const Event& e : trace.eventsOnLane(i)) {
+            if (e.kind != EventKind::kMemcpy || measured.count(e.step) == 0) continue;
+            const TimestampNs covered = coveredLength(Interval{e.startNs, e.endNs}, compute);
+            add(result.total, e, covered);
+            add(result.byName[trace.name(e.name)], e, covered);
+            add(result.byDirection[copyDirection(e.srcKind, e.dstKind)], e, covered);
+            if (isHostMemory(e.srcKind)) add(result.byHostMemory[toString(e.srcKind)], e, covered);
+            if (isHostMemory(e.dstKind) && e.dstKind != e.srcKind) {
+                add(result.byHostMemory[toString(e.dstKind)], e, covered);
+            }
+        }
+    }
+    return result;
+}
+
+}  // namespace glueprof

@@ -1,0 +1,43 @@
+#pragma once
+// Copy/compute overlap: for each copy (memcpy event) in the measured steps, the part of its
+// duration covered by the union of compute on the other lanes of the same device. Compute is the
+// kernels when the trace has any (GPU); otherwise (CPU runs) the top-level aten ops on host-thread
+// lanes less the time those threads were blocked in wait events. overlap ratio = covered copy time / copy time; exposed copy time = the rest.
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "profiler/core/TraceModel.h"
+
+namespace glueprof {
+
+struct CopyTotals {
+    std::int64_t copies = 0;
+    std::int64_t bytes = 0;
+    TimestampNs copyNs = 0;
+    TimestampNs overlappedNs = 0;
+    TimestampNs exposedNs() const { return copyNs - overlappedNs; }
+    // 0 when there are no copies.
+    double overlapRatio() const {
+        return copyNs > 0 ? static_cast<double>(overlappedNs) / static_cast<double>(copyNs) : 0.0;
+    }
+};
+
+struct CopyOverlapResult {
+    CopyTotals total;
+    std::map<std::string, CopyTotals> byName;        // offload, reload, ...
+    std::map<std::string, CopyTotals> byDirection;   // DtoH, HtoD, DtoD, HtoH
+    std::map<std::string, CopyTotals> byHostMemory;  // pinned, pageable (copies touching the host)
+    std::size_t measuredSteps = 0;
+    bool computeFromKernels = false;  // false: compute = top-level host ops (CPU run)
+
+    double copyMsPerStep() const;
+    double exposedMsPerStep() const;
+};
+
+CopyOverlapResult analyzeCopyOverlap(const TraceModel& trace);
+
+// "DtoH" etc. from the memory kinds of a copy; host = pageable or pinned.
+std::string copyDirection(MemoryKind src, MemoryKind dst);
+
+}  // namespace glueprof

@@ -1,0 +1,70 @@
+#include "optimizations/moe_routing/MoeRouting.h"
+
+#include "profiler/core/TraceNames.h"
+#include "profiler/host/ScopedRange.h"
+#include "profiler/torch_ops/HostRead.h"
+
+namespace glueprof {
+
+const char* toString(MoeRoutingMode mode) {
+    switch (mode) {
+        case MoeRoutingMode::kPerExpert: return "per_expert";
+        case MoeRoutingMode::kGroupOnce: return "group_once";
+        case MoeRoutingMode::kSyncFree: return "sync_free";
+    }
+    return "unknown";
+}
+
+namespace {
+
+void countHostReads(HostTracer* tracer, std::int64_t reads) {
+    if (tracer != nullptr) tracer->counters().add(Counter::kRoutingHostReads, reads);
+}
+
+std::vector<ExpertTokens> routePerExpert(const at::Tensor& topExperts, std::int64_t experts,
+                                         HostTracer* tracer) {
+    std::vector<ExpertTokens> routes;
+    for (std::int64_t e = 0; e < experts; ++e) {
+        // where(mask) is nonzero underneath: its output size is read back to the host.
+        at::Tensor tokens = at::where(topExperts == e)[0];
+        countHostReads(tracer, 1);
+        if (tokens.numel() > 0) routes.push_back(ExpertTokens{e, tokens});
+    }
+    return routes;
+}
+
+std::vector<ExpertTokens> routeGrouped(MoeRoutingMode mode, const at::Tensor& topExperts,
+                                       std::int64_t experts, HostTracer* tracer) {
+    const std::int64_t k = topExperts.size(1);
+    at::Tensor flat = topExperts.reshape({-1});  // [T*K], index = token * K + slot
+    // Stable: equal expert ids keep ascending flat index, so ascending token order per expert.
+    at::Tensor order = std::get<1>(at::sort(flat, /*stable=*/true, /*dim=*/0, /*descending=*/false));
+    at::Tensor tokenOfSorted = at::div(order, k, "floor");
+    at::Tensor counts;
+    if (mode == MoeRoutingMode::kGroupOnce) {
+        counts = at::bincount(flat, {}, experts);
+    } else {
+        counts = at::zeros({experts}, flat.options()).scatter_add_(0, flat, at::ones_like(flat));
+    }
+    at::Tensor hostCounts = copyToHost(counts);
+    countHostReads(tracer, 1);
+    const std::int64_t* count = hostCounts.data_ptr<std::int64_t>();
+    std::vector<ExpertTokens> routes;
+    std::int64_t offset = 0;
+    for (std::int64_t e = 0; e < experts; ++e) {
+        if (count[e] > 0) routes.push_back(ExpertTokens{e, tokenOfSorted.narrow(0, offset, count[e])});
+        offset += count[e];
+    }
+    return routes;
+}
+
+}  // namespace
+
+std::vector<ExpertTokens> routeTokens(MoeRoutingMode mode, const at::Tensor& topExperts,
+                                      std::int64_t experts, HostTracer* tracer) {
+    ScopedRange range(tracer, names::kMoeRouting, Category::kGlue);
+    if (mode == MoeRoutingMode::kPerExpert) return routePerExpert(topExperts, experts, tracer);
+    return routeGrouped(mode, topExperts, experts, tracer);
+}
+
+}  // namespace glueprof

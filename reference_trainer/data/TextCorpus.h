@@ -1,0 +1,28 @@
+#pragma once
+// A real-text corpus for --data FILE: UTF-8 text, documents separated by blank lines, or JSONL
+// with one object per line whose "text" field is a document (.jsonl / .json extension). Tokens
+// are bytes (0..255), so any preset with a vocabulary of at least 256 can train on it.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace glueprof {
+
+class TextCorpus {
+public:
+    // Throws an input error naming the file and what is wrong (missing, not UTF-8, a JSONL line
+    // without a text field, no documents).
+    static TextCorpus load(const std::string& path);
+
+    const std::vector<std::string>& documents() const { return m_documents; }
+    std::int64_t bytes() const { return m_bytes; }
+
+private:
+    std::vector<std::string> m_documents;
+    std::int64_t m_bytes = 0;
+};
+
+// The offset of the first byte that is not valid UTF-8, or -1 when all of `text` is.
+std::int64_t firstInvalidUtf8(const std::string& text);
+
+}  // namespace glueprof
