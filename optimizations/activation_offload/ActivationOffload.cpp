@@ -139,10 +139,14 @@ void ActivationOffloader::beforeRecompute(std::int64_t layer) {
 at::Tensor ActivationOffloader::reloaded(std::int64_t layer) {
     Slot& slot = m_slots[static_cast<std::size_t>(layer)];
     TORCH_CHECK(slot.offloaded, "layer ", layer, " was not offloaded");
-    if (!slot.reloadIssued && !issueReload(layer)) issueReload(layer);  // retry after a fallback
     const TimestampNs start = Clock::nowNs();
+    // A reload issued here, at the point of use, stalls the compute from its issue to its end
+    // whether or not the thread blocks (it may be descheduled meanwhile); one issued earlier
+    // stalls it only if the thread has to block.
+    const bool issuedHere = !slot.reloadIssued;
+    if (issuedHere && !issueReload(layer)) issueReload(layer);  // retry after a fallback
     const bool blocked = m_engine->computeWaits(slot.reloadDone);
-    if (m_tracer != nullptr && blocked) {
+    if (m_tracer != nullptr && m_engine->computeIsHostThread() && (blocked || issuedHere)) {
         Event wait;
         wait.kind = EventKind::kWait;
         wait.category = Category::kSync;

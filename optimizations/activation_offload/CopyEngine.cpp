@@ -81,6 +81,8 @@ public:
         computeWaits(marker);
     }
 
+    bool computeIsHostThread() const override { return true; }
+
 private:
     struct Queued {
         CopyJob job;
@@ -185,6 +187,8 @@ public:
     }
 
     void drain() override { m_impl.synchronizeStream(m_copyStream); }
+
+    bool computeIsHostThread() const override { return false; }
 
 private:
     at::Device m_device;

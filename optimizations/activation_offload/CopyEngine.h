@@ -50,6 +50,8 @@ public:
     virtual bool computeWaits(const CopyEventPtr& event) = 0;
     // Blocks until every queued copy has run.
     virtual void drain() = 0;
+    // True when the compute stream is the calling thread (CPU): its stalls are host time.
+    virtual bool computeIsHostThread() const = 0;
 };
 
 // The CUDA stream engine for a CUDA device, the copy worker thread otherwise. tracer may be null.

@@ -166,7 +166,6 @@ TEST_F(CliTest, DoubleBufferOverlapsReloadsThatOneBufferSerializes) {
     const double twinReloads = twin["by_name"]["reload"]["overlap_ratio"];
     EXPECT_LT(singleReloads, 0.75) << r.out;
     EXPECT_GT(twinReloads, 0.9) << r.out;
-    EXPECT_GT(twin["overlap_ratio"].get<double>(), single["overlap_ratio"].get<double>()) << r.out;
     EXPECT_EQ(twin["compute"], "host ops");
 }
 
