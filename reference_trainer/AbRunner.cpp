@@ -23,6 +23,7 @@ std::string environmentJson(const TrainConfig& config) {
         {"torch_cuda", torch::cuda::is_available()},
         {"cuda_devices", torch::cuda::device_count()},
         {"intra_op_threads", at::get_num_threads()},
+        {"flush_denormal", true},
         {"device", config.device},
         {"cupti", "not captured (host tracing only)"},
     };

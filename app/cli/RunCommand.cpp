@@ -1,5 +1,6 @@
 // glueprof run: one traced run of the reference trainer with the chosen toggles.
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <iostream>
 #include <memory>
@@ -22,6 +23,13 @@ namespace glueprof::cli {
 
 namespace {
 
+// Peak resident set of this process (getrusage reports KiB on Linux).
+std::int64_t peakResidentBytes() {
+    rusage usage{};
+    if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+    return static_cast<std::int64_t>(usage.ru_maxrss) * 1024;
+}
+
 struct RunOptions {
     TrainerOptions trainer;
     std::vector<std::string> toggles;
@@ -43,11 +51,15 @@ int runOnce(const RunOptions& o) {
                         terminalProgress("run"));
         endProgressLine();
     }
+    ProcessStats process;
+    process.peakRssBytes = peakResidentBytes();
+    writer.recordMetric(MetricRecord{run, "process.peak_rss", static_cast<double>(process.peakRssBytes),
+                                     "bytes", "{}"});
     writer.close();
     TraceModel model = TraceReader(o.trainer.db).loadRun(run);
     AnalysisResult analysis = analyze(model);
-    std::cout << (o.trainer.json ? renderRunSummaryJson(model.run(), analysis, o.trainer.db) + "\n"
-                                 : renderRunSummary(model.run(), analysis, o.trainer.db));
+    std::cout << (o.trainer.json ? renderRunSummaryJson(model.run(), analysis, o.trainer.db, process) + "\n"
+                                 : renderRunSummary(model.run(), analysis, o.trainer.db, process));
     return 0;
 }
 

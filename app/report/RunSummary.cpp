@@ -5,7 +5,12 @@
 
 namespace glueprof {
 
-std::string renderRunSummary(const RunSummary& run, const AnalysisResult& a, const std::string& db) {
+namespace {
+double mib(std::int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+}  // namespace
+
+std::string renderRunSummary(const RunSummary& run, const AnalysisResult& a, const std::string& db,
+                             const ProcessStats& process) {
     std::string out = fmt::format("run {} ({}): preset {} on {}, status {}, {} steps ({} measured)\n",
                                   run.id, run.label, run.preset, run.device, run.displayStatus(),
                                   run.stepCount, a.steps.measured.size());
@@ -13,6 +18,9 @@ std::string renderRunSummary(const RunSummary& run, const AnalysisResult& a, con
     out += fmt::format("  {:<24} {:>10.3f}\n", "forward_ms (median)", a.steps.medianForwardMs);
     out += fmt::format("  {:<24} {:>10.3f}\n", "backward_ms (median)", a.steps.medianBackwardMs);
     out += fmt::format("  {:<24} {:>10.3f}\n", "optimizer_ms (median)", a.steps.medianOptimizerMs);
+    if (process.peakRssBytes > 0) {
+        out += fmt::format("  {:<24} {:>10.1f}\n", "peak host memory (MiB)", mib(process.peakRssBytes));
+    }
     out += fmt::format("  {:<24} {:>10g}\n", "sync points per step", a.syncPoints.medianPerStep);
     for (const SyncGroup& g : a.syncPoints.byOp) {
         out += fmt::format("    {:<40} {:>8} in all\n", g.key, g.count);
@@ -24,7 +32,8 @@ std::string renderRunSummary(const RunSummary& run, const AnalysisResult& a, con
     return out;
 }
 
-std::string renderRunSummaryJson(const RunSummary& run, const AnalysisResult& a, const std::string& db) {
+std::string renderRunSummaryJson(const RunSummary& run, const AnalysisResult& a, const std::string& db,
+                                 const ProcessStats& process) {
     nlohmann::json byOp = nlohmann::json::array();
     for (const SyncGroup& g : a.syncPoints.byOp) byOp.push_back({{"op", g.key}, {"count", g.count}});
     nlohmann::json steps = nlohmann::json::array();
@@ -40,6 +49,7 @@ std::string renderRunSummaryJson(const RunSummary& run, const AnalysisResult& a,
                         {"forward_ms", a.steps.medianForwardMs},
                         {"backward_ms", a.steps.medianBackwardMs},
                         {"optimizer_ms", a.steps.medianOptimizerMs},
+                        {"peak_rss_mib", mib(process.peakRssBytes)},
                         {"sync_points_per_step", a.syncPoints.medianPerStep},
                         {"sync_points_by_op", byOp},
                         {"steps", steps}};

@@ -10,6 +10,7 @@ constexpr const char* kBackward = "backward";
 constexpr const char* kRecompute = "recompute";
 constexpr const char* kOptimizer = "optimizer";
 constexpr const char* kLayer = "layer";
+constexpr const char* kLayerBackward = "layer_backward";  // the gradient of one checkpointed layer
 constexpr const char* kMaskBuild = "build_packed_mask";
 constexpr const char* kMoeRouting = "moe_routing";        // glue: which tokens go to which expert
 constexpr const char* kMoeExperts = "moe_experts";        // math: the experts and the combine

@@ -47,13 +47,17 @@ torch::autograd::variable_list LayerCheckpoint::backward(torch::autograd::Autogr
     torch::Tensor output;
     {
         ScopedRange range(context.tracer, names::kRecompute, Category::kPhase,
-                          Tags{kNoTag, static_cast<std::int32_t>(layer->index()), kNoTag});
+                          Tags{kNoTag, static_cast<std::int32_t>(index), kNoTag});
         torch::AutoGradMode enableGrad(true);
         CudaAutocast autocast(ctx->saved_data["autocast"].toBool());
         output = layer->forward(input, context);
     }
     if (offloader != nullptr) offloader->afterRecompute(index);
-    torch::autograd::backward({output}, {gradOutputs[0]});
+    {
+        ScopedRange range(context.tracer, names::kLayerBackward, Category::kPhase,
+                          Tags{kNoTag, static_cast<std::int32_t>(index), kNoTag});
+        torch::autograd::backward({output}, {gradOutputs[0]});
+    }
     if (offloader != nullptr) offloader->afterBackward(index);
     return {input.grad(), torch::Tensor(), torch::Tensor()};
 }
