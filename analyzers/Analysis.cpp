@@ -6,6 +6,8 @@ AnalysisResult analyze(const TraceModel& trace) {
     AnalysisResult result;
     result.steps = analyzeStepBreakdown(trace);
     result.syncPoints = analyzeSyncPoints(trace);
+    result.copyOverlap = analyzeCopyOverlap(trace);
+    result.glue = analyzeGlueOverhead(trace);
     return result;
 }
 

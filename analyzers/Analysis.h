@@ -1,5 +1,7 @@
 #pragma once
 // Analysis: the facade that runs every single-run analyzer over one TraceModel.
+#include "analyzers/CopyOverlap.h"
+#include "analyzers/GlueOverhead.h"
 #include "analyzers/StepBreakdown.h"
 #include "analyzers/SyncPoints.h"
 #include "profiler/core/TraceModel.h"
@@ -9,6 +11,8 @@ namespace glueprof {
 struct AnalysisResult {
     StepBreakdownResult steps;
     SyncPointsResult syncPoints;
+    CopyOverlapResult copyOverlap;
+    GlueOverheadResult glue;
 };
 
 AnalysisResult analyze(const TraceModel& trace);

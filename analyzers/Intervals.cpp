@@ -60,6 +60,16 @@ TimestampNs totalLength(const IntervalSet& set) {
     return total;
 }
 
+IntervalSet clippedTo(const IntervalSet& set, const Interval& window) {
+    auto it = std::upper_bound(set.begin(), set.end(), window.start,
+                               [](TimestampNs t, const Interval& i) { return t < i.end; });
+    IntervalSet out;
+    for (; it != set.end() && it->start < window.end; ++it) {
+        out.push_back(Interval{std::max(it->start, window.start), std::min(it->end, window.end)});
+    }
+    return out;
+}
+
 TimestampNs coveredLength(const Interval& interval, const IntervalSet& set) {
     // The first set interval that ends after interval.start.
     auto it = std::upper_bound(set.begin(), set.end(), interval.start,

@@ -24,6 +24,8 @@ IntervalSet intersectionOf(const IntervalSet& a, const IntervalSet& b);
 // The parts of `a` not in `b`; both normalized. O(|a| + |b|).
 IntervalSet differenceOf(const IntervalSet& a, const IntervalSet& b);
 TimestampNs totalLength(const IntervalSet& set);
+// The part of the normalized `set` inside `window`. O(log |set| + intervals inside).
+IntervalSet clippedTo(const IntervalSet& set, const Interval& window);
 // The part of `interval` covered by the normalized `set`. O(log |set| + covered intervals).
 TimestampNs coveredLength(const Interval& interval, const IntervalSet& set);
 

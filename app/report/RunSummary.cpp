@@ -7,6 +7,15 @@ namespace glueprof {
 
 namespace {
 double mib(std::int64_t bytes) { return static_cast<double>(bytes) / (1024.0 * 1024.0); }
+
+nlohmann::json glueJson(const GlueOverheadResult& glue) {
+    nlohmann::json parts = nlohmann::json::object();
+    if (glue.medianMsPerPart.empty()) return parts;
+    for (std::size_t p = 0; p < kGluePartCount; ++p) {
+        parts[toString(static_cast<GluePart>(p))] = glue.medianMsPerPart[p];
+    }
+    return parts;
+}
 }  // namespace
 
 std::string renderRunSummary(const RunSummary& run, const AnalysisResult& a, const std::string& db,
@@ -20,6 +29,10 @@ std::string renderRunSummary(const RunSummary& run, const AnalysisResult& a, con
     out += fmt::format("  {:<24} {:>10.3f}\n", "optimizer_ms (median)", a.steps.medianOptimizerMs);
     if (process.peakRssBytes > 0) {
         out += fmt::format("  {:<24} {:>10.1f}\n", "peak host memory (MiB)", mib(process.peakRssBytes));
+    }
+    out += "  where a step's time goes (median ms; math > glue > copy > sync wait > idle):\n";
+    for (std::size_t p = 0; p < kGluePartCount; ++p) {
+        out += fmt::format("    {:<22} {:>10.3f}\n", toString(static_cast<GluePart>(p)), a.glue.medianMsPerPart[p]);
     }
     out += fmt::format("  {:<24} {:>10g}\n", "sync points per step", a.syncPoints.medianPerStep);
     for (const SyncGroup& g : a.syncPoints.byOp) {
@@ -50,6 +63,8 @@ std::string renderRunSummaryJson(const RunSummary& run, const AnalysisResult& a,
                         {"backward_ms", a.steps.medianBackwardMs},
                         {"optimizer_ms", a.steps.medianOptimizerMs},
                         {"peak_rss_mib", mib(process.peakRssBytes)},
+                        {"glue_breakdown_ms", glueJson(a.glue)},
+                        {"non_math_share", a.glue.medianNonMathShare},
                         {"sync_points_per_step", a.syncPoints.medianPerStep},
                         {"sync_points_by_op", byOp},
                         {"steps", steps}};

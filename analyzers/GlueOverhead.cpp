@@ -1,0 +1,178 @@
+#include "analyzers/GlueOverhead.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <optional>
+
+#include "analyzers/Intervals.h"
+#include "analyzers/Statistics.h"
+
+namespace glueprof {
+
+const char* toString(GluePart part) {
+    switch (part) {
+        case GluePart::kMath: return "math";
+        case GluePart::kGlue: return "glue";
+        case GluePart::kOptimizer: return "optimizer";
+        case GluePart::kData: return "data";
+        case GluePart::kPipeline: return "pipeline";
+        case GluePart::kCopy: return "copy";
+        case GluePart::kSyncWait: return "sync_wait";
+        case GluePart::kIdle: return "idle";
+        case GluePart::kCount: break;
+    }
+    return "unknown";
+}
+
+bool isMathKernelName(const std::string& name) {
+    std::string lower(name.size(), ' ');
+    std::transform(name.begin(), name.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const char* marker : {"gemm", "cutlass", "matmul", "flash", "fmha", "attention", "sdpa"}) {
+        if (lower.find(marker) != std::string::npos) return true;
+    }
+    return false;
+}
+
+namespace {
+
+std::optional<GluePart> partOfCategory(Category category) {
+    switch (category) {
+        case Category::kMath: return GluePart::kMath;
+        case Category::kGlue: return GluePart::kGlue;
+        case Category::kOptimizer: return GluePart::kOptimizer;
+        case Category::kData: return GluePart::kData;
+        case Category::kPipeline: return GluePart::kPipeline;
+        case Category::kCopy: return GluePart::kCopy;
+        case Category::kSync: return GluePart::kSyncWait;
+        case Category::kNone:
+        case Category::kPhase: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+bool isDeviceLane(const Lane& lane) {
+    return lane.kind == LaneKind::kCudaStream || lane.kind == LaneKind::kCopyStream;
+}
+
+// The part an event is an activity of, or none.
+std::optional<GluePart> activityPart(const TraceModel& trace, const Lane& lane, const Event& e,
+                                     bool fromKernels) {
+    switch (e.kind) {
+        case EventKind::kWait:
+        case EventKind::kSync: return GluePart::kSyncWait;
+        case EventKind::kMemcpy:
+        case EventKind::kMemset:
+            if (fromKernels && !isDeviceLane(lane) && lane.kind != LaneKind::kHostThread) return std::nullopt;
+            return GluePart::kCopy;
+        case EventKind::kKernel: {
+            auto part = partOfCategory(e.category);
+            if (part) return part;
+            return isMathKernelName(trace.name(e.name)) ? GluePart::kMath : GluePart::kGlue;
+        }
+        case EventKind::kOp:
+        case EventKind::kRange:
+            if (fromKernels) return std::nullopt;  // host work: the device timeline decides
+            if (lane.kind != LaneKind::kHostThread && lane.kind != LaneKind::kCopyStream) return std::nullopt;
+            return partOfCategory(e.category);
+        case EventKind::kRuntime:
+        case EventKind::kMarker: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+struct Segment {
+    TimestampNs start;
+    TimestampNs end;
+    GluePart part;
+};
+
+// Disjoint segments of one lane labelled by the innermost activity. Events arrive sorted by start,
+// longest first; a child that outlives its parent is clipped to it.
+std::vector<Segment> innermostSegments(const TraceModel& trace, const Lane& lane,
+                                       const std::vector<Event>& events, bool fromKernels) {
+    std::vector<Segment> segments;
+    struct Open {
+        TimestampNs end;
+        GluePart part;
+    };
+    std::vector<Open> stack;
+    TimestampNs cursor = 0;
+    auto emit = [&](TimestampNs end, GluePart part) {
+        if (end > cursor) segments.push_back(Segment{cursor, end, part});
+        cursor = std::max(cursor, end);
+    };
+    for (const Event& e : events) {
+        auto part = activityPart(trace, lane, e, fromKernels);
+        if (!part || e.endNs <= e.startNs) continue;
+        while (!stack.empty() && stack.back().end <= e.startNs) {
+            emit(stack.back().end, stack.back().part);
+            stack.pop_back();
+        }
+        if (!stack.empty()) emit(e.startNs, stack.back().part);
+        cursor = std::max(cursor, e.startNs);
+        TimestampNs end = stack.empty() ? e.endNs : std::min(e.endNs, stack.back().end);
+        stack.push_back(Open{end, *part});
+    }
+    while (!stack.empty()) {
+        emit(stack.back().end, stack.back().part);
+        stack.pop_back();
+    }
+    return segments;
+}
+
+}  // namespace
+
+GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace) {
+    GlueOverheadResult result;
+    for (std::size_t i = 0; i < trace.lanes().size() && !result.fromKernels; ++i) {
+        for (const Event& e : trace.eventsOnLane(i)) {
+            if (e.kind == EventKind::kKernel) {
+                result.fromKernels = true;
+                break;
+            }
+        }
+    }
+    // All lanes' segments, by part, sorted by start.
+    std::array<std::vector<Interval>, kGluePartCount> byPart;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        for (const Segment& s : innermostSegments(trace, trace.lanes()[i], trace.eventsOnLane(i), result.fromKernels)) {
+            byPart[static_cast<std::size_t>(s.part)].push_back(Interval{s.start, s.end});
+        }
+    }
+    std::array<IntervalSet, kGluePartCount> unions;
+    for (std::size_t p = 0; p < kGluePartCount; ++p) unions[p] = unionOf(std::move(byPart[p]));
+
+    std::vector<std::vector<double>> msPerPart(kGluePartCount);
+    std::vector<double> nonMathShare;
+    for (const StepInfo& s : trace.steps()) {
+        if (s.warmup || s.endNs <= s.startNs) continue;
+        GlueStep step;
+        step.step = s.step;
+        step.wallNs = s.endNs - s.startNs;
+        const Interval window{s.startNs, s.endNs};
+        IntervalSet covered;
+        TimestampNs assigned = 0;
+        for (std::size_t p = 0; p < static_cast<std::size_t>(GluePart::kIdle); ++p) {
+            IntervalSet mine = differenceOf(clippedTo(unions[p], window), covered);
+            step.partNs[p] = totalLength(mine);
+            assigned += step.partNs[p];
+            std::vector<Interval> merged(covered.begin(), covered.end());
+            merged.insert(merged.end(), mine.begin(), mine.end());
+            covered = unionOf(std::move(merged));
+        }
+        step.partNs[static_cast<std::size_t>(GluePart::kIdle)] = step.wallNs - assigned;
+        for (std::size_t p = 0; p < kGluePartCount; ++p) {
+            msPerPart[p].push_back(static_cast<double>(step.partNs[p]) / 1e6);
+        }
+        nonMathShare.push_back(1.0 - static_cast<double>(step.part(GluePart::kMath)) /
+                                         static_cast<double>(step.wallNs));
+        result.steps.push_back(step);
+    }
+    for (std::size_t p = 0; p < kGluePartCount; ++p) result.medianMsPerPart.push_back(median(msPerPart[p]));
+    result.medianNonMathShare = median(nonMathShare);
+    return result;
+}
+
+}  // namespace glueprof

@@ -1,0 +1,46 @@
+#pragma once
+// Glue-code overhead: each measured step's wall time split into parts that sum to it, by priority
+// math > glue (glue, optimizer, data, pipeline, in that order) > copy > sync wait > idle.
+//
+// Each lane is first cut into disjoint segments labelled by its innermost activity (an op inside a
+// glue range inside an autograd node counts as the op's category; a wait inside an op counts as
+// waiting). Activities: on a trace with kernels (GPU), the kernels, copies and memsets of device lanes
+// plus sync/wait events anywhere; otherwise (CPU runs), the ops, categorized ranges (not phases),
+// copies and waits of host-thread and copy lanes. Kernels without a category are classified by name:
+// GEMM / attention kernels are math, the rest glue. Then, within the step's window, each part is the
+// union of its segments over all lanes less what a higher-priority part already covers; idle is what
+// remains.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "profiler/core/TraceModel.h"
+
+namespace glueprof {
+
+// The parts, in priority order; the index is the part's slot in GlueStep::partNs.
+enum class GluePart : std::size_t { kMath, kGlue, kOptimizer, kData, kPipeline, kCopy, kSyncWait, kIdle, kCount };
+const char* toString(GluePart part);
+constexpr std::size_t kGluePartCount = static_cast<std::size_t>(GluePart::kCount);
+
+struct GlueStep {
+    std::int32_t step = 0;
+    TimestampNs wallNs = 0;
+    std::vector<TimestampNs> partNs = std::vector<TimestampNs>(kGluePartCount, 0);  // sums to wallNs
+    TimestampNs part(GluePart p) const { return partNs[static_cast<std::size_t>(p)]; }
+};
+
+struct GlueOverheadResult {
+    std::vector<GlueStep> steps;          // measured steps, in step order
+    std::vector<double> medianMsPerPart;  // per part, median over measured steps
+    bool fromKernels = false;             // parts come from the device timeline (GPU trace)
+    // Median share of the step spent outside math (glue parts + copy + sync wait + idle).
+    double medianNonMathShare = 0.0;
+};
+
+GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace);
+
+// GEMM and attention kernels by name (cutlass, gemm, sgemm, matmul, flash, fmha, attention, sdpa).
+bool isMathKernelName(const std::string& name);
+
+}  // namespace glueprof

@@ -1,0 +1,124 @@
+// The interval toolkit, copy/compute overlap and the glue-overhead split on hand-built traces whose
+// answers are worked out in the comments.
+#include <gtest/gtest.h>
+
+#include "analyzers/CopyOverlap.h"
+#include "analyzers/GlueOverhead.h"
+#include "analyzers/Intervals.h"
+
+namespace glueprof {
+namespace {
+
+TEST(IntervalsTest, UnionIntersectionDifferenceAndCoverage) {
+    IntervalSet a = unionOf({{5, 10}, {0, 3}, {2, 4}, {10, 12}, {20, 20}});
+    ASSERT_EQ(a.size(), 2u);  // [0,4) and [5,12); the empty one is dropped, touching ones merge
+    EXPECT_EQ(a[0].end, 4);
+    EXPECT_EQ(a[1].start, 5);
+    EXPECT_EQ(a[1].end, 12);
+    IntervalSet b = unionOf({{3, 6}, {8, 9}});
+    EXPECT_EQ(totalLength(intersectionOf(a, b)), 1 + 1 + 1);   // [3,4) [5,6) [8,9)
+    EXPECT_EQ(totalLength(differenceOf(a, b)), 3 + 2 + 3);     // [0,3) [6,8) [9,12)
+    EXPECT_EQ(coveredLength({2, 9}, a), 2 + 4);                // [2,4) and [5,9)
+    EXPECT_EQ(totalLength(clippedTo(a, {3, 6})), 1 + 1);
+}
+
+// Copies on lane "copy" against compute (top-level ops) on lane "main", step 1 = [0, 100):
+//   main: op [0, 40), op [60, 100) with a wait [80, 100) inside it (blocked, not computing).
+//   copy: A [10, 30) fully hidden (ratio 1); B [30, 50) half hidden ([30, 40) under the op);
+//         C [85, 95) inside the wait: exposed, pageable host-to-host.
+// Totals: copy time 20 + 20 + 10 = 50, covered 20 + 10 + 0 = 30, ratio 0.6, exposed 20.
+TraceModel copiesAgainstCompute() {
+    TraceModelBuilder b;
+    std::size_t main = b.addLane(LaneKind::kHostThread, "main");
+    std::size_t copy = b.addLane(LaneKind::kCopyStream, "copy engine");
+    b.addStep(StepInfo{1, 0, 100, false, 1, 0.0, 0});
+    b.addEvent(main, EventKind::kOp, Category::kMath, "aten::mm", 0, 40, 1);
+    b.addEvent(main, EventKind::kOp, Category::kMath, "autograd node", 60, 100, 1);
+    b.addEvent(main, EventKind::kWait, Category::kSync, "wait_reload", 80, 100, 1);
+    auto addCopy = [&](const char* name, TimestampNs start, TimestampNs end, MemoryKind src, MemoryKind dst) {
+        Event& e = b.addEvent(copy, EventKind::kMemcpy, Category::kCopy, name, start, end, 1);
+        e.bytes = 1000;
+        e.srcKind = src;
+        e.dstKind = dst;
+    };
+    addCopy("offload", 10, 30, MemoryKind::kDevice, MemoryKind::kPinned);
+    addCopy("offload", 30, 50, MemoryKind::kDevice, MemoryKind::kPinned);
+    addCopy("reload", 85, 95, MemoryKind::kPageable, MemoryKind::kPageable);
+    return std::move(b).build();
+}
+
+TEST(CopyOverlapTest, HiddenHalfHiddenAndExposedCopies) {
+    CopyOverlapResult r = analyzeCopyOverlap(copiesAgainstCompute());
+    EXPECT_FALSE(r.computeFromKernels);
+    EXPECT_EQ(r.total.copies, 3);
+    EXPECT_EQ(r.total.copyNs, 50);
+    EXPECT_EQ(r.total.overlappedNs, 30);
+    EXPECT_DOUBLE_EQ(r.total.overlapRatio(), 0.6);
+    EXPECT_EQ(r.total.exposedNs(), 20);
+    EXPECT_DOUBLE_EQ(r.byName.at("offload").overlapRatio(), 30.0 / 40.0);
+    EXPECT_DOUBLE_EQ(r.byName.at("reload").overlapRatio(), 0.0);
+    EXPECT_EQ(r.byDirection.at("DtoH").copies, 2);
+    EXPECT_EQ(r.byDirection.at("HtoH").copyNs, 10);
+    EXPECT_EQ(r.byHostMemory.at("pinned").copyNs, 40);
+    EXPECT_EQ(r.byHostMemory.at("pageable").copies, 1);  // counted once although both ends are pageable
+}
+
+// Step 1 = [0, 100) on a CPU trace:
+//   main: op math [0, 40) containing a glue range [10, 20) (so [10, 20) is glue, innermost);
+//         op math [45, 70) containing a wait [50, 60);
+//         optimizer range [85, 95).
+//   copy: memcpy [65, 80): [65, 70) is under math, so copy gets [70, 80).
+// math = 10 + 20 + 5 + 10 = 45, glue 10, optimizer 10, copy 10, sync_wait 10, idle = 100 - 85 = 15.
+TEST(GlueOverheadTest, PartsFollowPriorityAndSumToTheStepWallTime) {
+    TraceModelBuilder b;
+    std::size_t main = b.addLane(LaneKind::kHostThread, "main");
+    std::size_t copy = b.addLane(LaneKind::kCopyStream, "copy engine");
+    b.addStep(StepInfo{0, -50, -10, true, 0, 0.0, 0});  // warm-up: not in the result
+    b.addStep(StepInfo{1, 0, 100, false, 1, 0.0, 0});
+    b.addEvent(main, EventKind::kRange, Category::kPhase, "step", 0, 100, 1);
+    b.addEvent(main, EventKind::kOp, Category::kMath, "aten::linear", 0, 40, 1);
+    b.addEvent(main, EventKind::kRange, Category::kGlue, "build_packed_mask", 10, 20, 1);
+    b.addEvent(main, EventKind::kOp, Category::kMath, "autograd node", 45, 70, 1);
+    b.addEvent(main, EventKind::kWait, Category::kSync, "wait_reload", 50, 60, 1);
+    b.addEvent(main, EventKind::kRange, Category::kOptimizer, "optimizer", 85, 95, 1);
+    b.addEvent(copy, EventKind::kMemcpy, Category::kCopy, "reload", 65, 80, 1);
+    GlueOverheadResult r = analyzeGlueOverhead(std::move(b).build());
+    ASSERT_EQ(r.steps.size(), 1u);
+    const GlueStep& s = r.steps[0];
+    EXPECT_EQ(s.part(GluePart::kMath), 45);
+    EXPECT_EQ(s.part(GluePart::kGlue), 10);
+    EXPECT_EQ(s.part(GluePart::kOptimizer), 10);
+    EXPECT_EQ(s.part(GluePart::kCopy), 10);
+    EXPECT_EQ(s.part(GluePart::kSyncWait), 10);
+    EXPECT_EQ(s.part(GluePart::kIdle), 15);
+    TimestampNs sum = 0;
+    for (TimestampNs part : s.partNs) sum += part;
+    EXPECT_EQ(sum, s.wallNs);
+    EXPECT_NEAR(r.medianNonMathShare, 0.55, 1e-12);
+}
+
+// A GPU trace: kernels decide, host ops do not. Stream: gemm [0, 50), "elementwise_kernel" [50, 60)
+// (glue by name), a cudaStreamSynchronize-like sync record on the host [70, 90).
+// math 50, glue 10, sync_wait 20, idle 20.
+TEST(GlueOverheadTest, KernelsWithoutCategoryAreClassifiedByName) {
+    TraceModelBuilder b;
+    std::size_t host = b.addLane(LaneKind::kHostThread, "main");
+    std::size_t stream = b.addLane(LaneKind::kCudaStream, "stream 7", 0, 7);
+    b.addStep(StepInfo{1, 0, 100, false, 1, 0.0, 0});
+    b.addEvent(host, EventKind::kOp, Category::kMath, "aten::mm", 0, 100, 1);  // host: ignored
+    b.addEvent(stream, EventKind::kKernel, Category::kNone, "ampere_sgemm_128x64_nn", 0, 50, 1);
+    b.addEvent(stream, EventKind::kKernel, Category::kNone, "vectorized_elementwise_kernel", 50, 60, 1);
+    b.addEvent(host, EventKind::kSync, Category::kSync, "cudaStreamSynchronize", 70, 90, 1);
+    GlueOverheadResult r = analyzeGlueOverhead(std::move(b).build());
+    ASSERT_TRUE(r.fromKernels);
+    const GlueStep& s = r.steps.at(0);
+    EXPECT_EQ(s.part(GluePart::kMath), 50);
+    EXPECT_EQ(s.part(GluePart::kGlue), 10);
+    EXPECT_EQ(s.part(GluePart::kSyncWait), 20);
+    EXPECT_EQ(s.part(GluePart::kIdle), 20);
+    EXPECT_TRUE(isMathKernelName("flash_fwd_kernel"));
+    EXPECT_FALSE(isMathKernelName("index_select_kernel"));
+}
+
+}  // namespace
+}  // namespace glueprof
