@@ -8,6 +8,8 @@ AnalysisResult analyze(const TraceModel& trace) {
     result.syncPoints = analyzeSyncPoints(trace);
     result.copyOverlap = analyzeCopyOverlap(trace);
     result.glue = analyzeGlueOverhead(trace);
+    result.repeated = analyzeRepeatedWork(trace);
+    result.findings = advise(AdvisorInput{&trace, &result.repeated, &result.copyOverlap});
     return result;
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "analyzers/AbComparison.h"
+#include "analyzers/Analysis.h"
 #include "analyzers/CopyOverlap.h"
 #include "analyzers/SyncPoints.h"
 #include "app/cli/Commands.h"
@@ -116,7 +117,9 @@ int runAb(const AbOptions& o) {
         entry.comparison = compareRuns(toggles[i]->name, toggles[i]->primaryMetric, baseline, optimized);
         entry.baselineSyncs = analyzeSyncPoints(baseline);
         entry.optimizedSyncs = analyzeSyncPoints(optimized);
-        entry.baselineOverlap = analyzeCopyOverlap(baseline);
+        AnalysisResult baselineAnalysis = analyze(baseline);
+        entry.baselineOverlap = baselineAnalysis.copyOverlap;
+        entry.baselineFindings = baselineAnalysis.findings;
         entry.optimizedOverlap = analyzeCopyOverlap(optimized);
         for (const TraceModel* model : {&baseline, &optimized}) {
             entry.diagnostics.insert(entry.diagnostics.end(), model->diagnostics().begin(),

@@ -12,5 +12,6 @@ void registerAbCommand(CLI::App& app, Action& action);
 void registerRunCommand(CLI::App& app, Action& action);
 void registerListCommand(CLI::App& app, Action& action);
 void registerDoctorCommand(CLI::App& app, Action& action);
+void registerAdviseCommand(CLI::App& app, Action& action);
 
 }  // namespace glueprof::cli

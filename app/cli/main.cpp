@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
     cli::registerAbCommand(app, action);
     cli::registerRunCommand(app, action);
     cli::registerListCommand(app, action);
+    cli::registerAdviseCommand(app, action);
     cli::registerDoctorCommand(app, action);
     try {
         app.parse(argc, argv);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "app/report/Findings.h"
 #include "profiler/core/Error.h"
 
 namespace glueprof {
@@ -201,6 +202,7 @@ std::string renderAbMarkdown(const AbReport& report) {
             md += fmt::format("| `{}` | {:g} | {:g} |\n", op, perStep(entry.baselineSyncs, op),
                               perStep(entry.optimizedSyncs, op));
         }
+        md += "\n### Advisor on the baseline run\n\n" + renderFindingsMarkdown(entry.baselineFindings);
         if (!entry.diagnostics.empty()) {
             md += "\n### Diagnostics\n\n";
             for (const Diagnostic& d : entry.diagnostics) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analyzers/AbComparison.h"
+#include "analyzers/Advisor.h"
 #include "analyzers/CopyOverlap.h"
 #include "analyzers/SyncPoints.h"
 
@@ -16,6 +17,7 @@ struct AbReportEntry {
     SyncPointsResult optimizedSyncs;
     CopyOverlapResult baselineOverlap;
     CopyOverlapResult optimizedOverlap;
+    std::vector<Finding> baselineFindings;  // the advisor on the baseline run
     std::vector<Diagnostic> diagnostics;  // of both runs
 };
 

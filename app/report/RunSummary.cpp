@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "app/report/Findings.h"
+
 namespace glueprof {
 
 namespace {
@@ -41,6 +43,7 @@ std::string renderRunSummary(const RunSummary& run, const AnalysisResult& a, con
     for (const SyncGroup& g : a.syncPoints.byRange) {
         out += fmt::format("    in range {:<31} {:>8} in all\n", g.key, g.count);
     }
+    out += "  advisor:\n" + renderFindingsText(a.findings);
     out += fmt::format("database: {}\n", db);
     return out;
 }
@@ -67,6 +70,7 @@ std::string renderRunSummaryJson(const RunSummary& run, const AnalysisResult& a,
                         {"non_math_share", a.glue.medianNonMathShare},
                         {"sync_points_per_step", a.syncPoints.medianPerStep},
                         {"sync_points_by_op", byOp},
+                        {"findings", findingsJson(a.findings)},
                         {"steps", steps}};
     return j.dump(2);
 }

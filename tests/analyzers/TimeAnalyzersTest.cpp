@@ -2,9 +2,11 @@
 // answers are worked out in the comments.
 #include <gtest/gtest.h>
 
+#include "analyzers/Advisor.h"
 #include "analyzers/CopyOverlap.h"
 #include "analyzers/GlueOverhead.h"
 #include "analyzers/Intervals.h"
+#include "analyzers/RepeatedWork.h"
 
 namespace glueprof {
 namespace {
@@ -118,6 +120,67 @@ TEST(GlueOverheadTest, KernelsWithoutCategoryAreClassifiedByName) {
     EXPECT_EQ(s.part(GluePart::kIdle), 20);
     EXPECT_TRUE(isMathKernelName("flash_fwd_kernel"));
     EXPECT_FALSE(isMathKernelName("index_select_kernel"));
+}
+
+}  // namespace
+}  // namespace glueprof
+
+namespace glueprof {
+namespace {
+
+// Step 1 with 2 micro-batches and 3 layers: build_packed_mask runs in every layer of both micro-batches
+// (6 runs of 2 ns, each with one would-sync op inside) -> repeated, avoidable 12 x (1 - 2/6) = 8 ns.
+// A load_batch-like glue range that runs once per micro-batch is not repeated.
+TEST(RepeatedWorkTest, PerLayerRebuildsBeyondOncePerMicroBatchAreFound) {
+    TraceModelBuilder b;
+    std::size_t main = b.addLane(LaneKind::kHostThread, "main");
+    b.addStep(StepInfo{1, 0, 1000, false, 1, 0.0, 0});
+    TimestampNs t = 0;
+    for (std::int32_t mb = 0; mb < 2; ++mb) {
+        b.addEvent(main, EventKind::kRange, Category::kGlue, "prepare", t, t + 5, 1).microbatch = mb;
+        t += 10;
+        for (std::int32_t layer = 0; layer < 3; ++layer) {
+            b.addEvent(main, EventKind::kRange, Category::kGlue, "build_packed_mask", t, t + 2, 1, layer).microbatch = mb;
+            b.addEvent(main, EventKind::kOp, Category::kGlue, "aten::item", t, t + 1, 1, layer).flags = kFlagWouldSync;
+            t += 10;
+        }
+    }
+    TraceModel trace = std::move(b).build();
+    RepeatedWorkResult r = analyzeRepeatedWork(trace);
+    ASSERT_EQ(r.repeated.size(), 1u);
+    EXPECT_EQ(r.repeated[0].name, "build_packed_mask");
+    EXPECT_EQ(r.repeated[0].ops, "aten::item");
+    EXPECT_EQ(r.repeated[0].runsPerStep, 6.0);
+    EXPECT_EQ(r.repeated[0].layersPerStep, 3.0);
+    EXPECT_EQ(r.repeated[0].microbatchesPerStep, 2.0);
+    EXPECT_DOUBLE_EQ(r.repeated[0].avoidableMsPerStep, 8e-6);
+    EXPECT_EQ(r.repeated[0].syncOpsPerRun, 1.0);
+
+    CopyOverlapResult noCopies = analyzeCopyOverlap(trace);
+    std::vector<Finding> findings = advise(AdvisorInput{&trace, &r, &noCopies});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].toggle, "packed_cache");
+}
+
+// Four pipeline workers over [0, 100): busy 100, 50, 50, 40 (forward/backward ranges). Mean 60,
+// max 100: imbalance -> roundpipe, saving 100 x (1 - 60/100) = 40 ns per (one) step.
+TEST(AdvisorTest, UnevenPipelineStagesPointToRoundPipe) {
+    TraceModelBuilder b;
+    b.addStep(StepInfo{1, 0, 100, false, 1, 0.0, 0});
+    const TimestampNs busy[] = {100, 50, 50, 40};
+    for (int w = 0; w < 4; ++w) {
+        std::size_t lane = b.addLane(LaneKind::kPipelineWorker, "worker " + std::to_string(w));
+        b.addEvent(lane, EventKind::kRange, Category::kPhase, "forward", 0, busy[w] / 2, 1);
+        b.addEvent(lane, EventKind::kRange, Category::kPhase, "backward", busy[w] / 2, busy[w], 1);
+    }
+    TraceModel trace = std::move(b).build();
+    RepeatedWorkResult none;
+    CopyOverlapResult noCopies;
+    std::vector<Finding> findings = advise(AdvisorInput{&trace, &none, &noCopies});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].rule, "stage_imbalance");
+    EXPECT_EQ(findings[0].toggle, "roundpipe");
+    EXPECT_NEAR(findings[0].savingMsPerStep, 40e-6, 1e-12);
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -200,6 +201,34 @@ TEST_F(CliTest, PublishedShapeTooLargeForThisMachineIsRefusedBeforeAnythingIsWri
     EXPECT_FALSE(fs::exists(path("big.sqlite")));
     Result badScale = run("ab --preset gpt-oss-20b --scale 0 --opt packed_cache --db " + path("big.sqlite"));
     EXPECT_EQ(badScale.exitCode, 1);
+}
+
+// The advisor on baseline traces recorded by the real trainer names the toggle that addresses each
+// pattern, and stays quiet once the toggle is on.
+TEST_F(CliTest, AdvisorNamesTheToggleForEachBaselinePattern) {
+    auto togglesFound = [&](const std::string& runArgs) {
+        const std::string db = path("advise.sqlite");
+        fs::remove(db);
+        Result r = run("run --steps 2 --warmup 1 --db " + db + " " + runArgs);
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        Result advice = run("advise --json --db " + db);
+        EXPECT_EQ(advice.exitCode, 0) << advice.err;
+        const nlohmann::json parsed = nlohmann::json::parse(advice.out);
+        std::vector<std::string> toggles;
+        for (const nlohmann::json& f : parsed["findings"]) {
+            toggles.push_back(f["toggle"]);
+            EXPECT_GT(f["saving_ms_per_step"].get<double>(), 0.0) << f["rule"];
+        }
+        return toggles;
+    };
+    using List = std::vector<std::string>;
+    EXPECT_EQ(togglesFound("--preset tiny"), List{"packed_cache"});
+    List moe = togglesFound("--preset moe-tiny");
+    EXPECT_NE(std::find(moe.begin(), moe.end(), "moe_group_once"), moe.end());
+    List offload = togglesFound("--preset tiny --opt offload --opt packed_cache");
+    EXPECT_EQ(offload, List{"double_buffer"});
+    EXPECT_EQ(togglesFound("--preset moe-tiny --opt moe_group_once --opt packed_vectorized"), List{"moe_sync_free"});
+    EXPECT_TRUE(togglesFound("--preset moe-tiny --opt moe_sync_free --opt packed_vectorized").empty());
 }
 
 TEST_F(CliTest, TableOutputNamesTheDatabaseAndReport) {

@@ -1,0 +1,172 @@
+#include "analyzers/Advisor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "analyzers/Intervals.h"
+#include "profiler/core/TraceNames.h"
+
+namespace glueprof {
+
+namespace {
+
+constexpr double kNsPerMs = 1e6;
+
+void repeatedRanges(const AdvisorInput& in, std::vector<Finding>& findings) {
+    for (const RepeatedRange& r : in.repeated->repeated) {
+        Finding f;
+        if (r.name == names::kMaskBuild) {
+            f.rule = "repeated_packed_metadata";
+            f.toggle = "packed_cache";
+        } else if (r.name == names::kMoeRouting) {
+            continue;  // the routing rule below looks at its host reads instead
+        } else {
+            f.rule = "repeated_glue";
+        }
+        f.savingMsPerStep = r.avoidableMsPerStep;
+        f.evidence = fmt::format(
+            "{} runs {:g} times per step in {:g} layers for {:g} micro-batch(es), {:.3f} ms per step; "
+            "building it once per micro-batch saves about {:.3f} ms per step ({:g} sync op(s) per run)",
+            r.name, r.runsPerStep, r.layersPerStep, r.microbatchesPerStep, r.msPerStep,
+            r.avoidableMsPerStep, r.syncOpsPerRun);
+        if (f.rule == "repeated_packed_metadata" && r.syncOpsPerRun > 0) {
+            f.evidence += "; packed_vectorized also removes the host reads";
+        }
+        findings.push_back(f);
+    }
+}
+
+void routingReads(const AdvisorInput& in, std::vector<Finding>& findings) {
+    const TraceModel& trace = *in.trace;
+    auto routing = trace.findName(names::kMoeRouting);
+    if (!routing) return;
+    auto bincount = trace.findName("aten::bincount");
+    const std::set<std::int32_t> measured = trace.measuredSteps();
+    std::int64_t runs = 0;
+    std::int64_t syncOps = 0;
+    TimestampNs avoidableNs = 0;  // all but the longest sync of each routing pass
+    TimestampNs bincountNs = 0;   // syncs hidden in bincount
+    for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
+        const std::vector<Event>& events = trace.eventsOnLane(lane);
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            const Event& r = events[i];
+            if (r.kind != EventKind::kRange || r.name != *routing || measured.count(r.step) == 0) continue;
+            ++runs;
+            std::vector<TimestampNs> syncs;
+            for (std::size_t j = i + 1; j < events.size() && events[j].startNs < r.endNs; ++j) {
+                const Event& e = events[j];
+                // The op observer flags one op per sync, whatever its nesting.
+                if (e.kind == EventKind::kOp && (e.flags & kFlagWouldSync) != 0 && e.endNs <= r.endNs) {
+                    syncs.push_back(e.durationNs());
+                    if (bincount && e.name == *bincount) bincountNs += e.durationNs();
+                }
+                if (e.kind == EventKind::kSync || e.kind == EventKind::kWait) syncs.push_back(e.durationNs());
+            }
+            syncOps += static_cast<std::int64_t>(syncs.size());
+            if (syncs.size() > 1) {
+                std::sort(syncs.begin(), syncs.end());
+                for (std::size_t k = 0; k + 1 < syncs.size(); ++k) avoidableNs += syncs[k];
+            }
+        }
+    }
+    if (runs == 0 || measured.empty()) return;
+    const double steps = static_cast<double>(measured.size());
+    const double perPass = static_cast<double>(syncOps) / static_cast<double>(runs);
+    Finding f;
+    if (perPass > 2.0) {  // more than grouping once costs (a bincount and its copy)
+        f.rule = "per_expert_routing_reads";
+        f.toggle = "moe_group_once";
+        f.savingMsPerStep = static_cast<double>(avoidableNs) / kNsPerMs / steps;
+        f.evidence = fmt::format(
+            "MoE routing makes {:.1f} host-synchronizing reads per layer pass ({:g} per step over {:g} "
+            "routing passes); grouping the tokens once needs one per pass and saves about {:.3f} ms per "
+            "step on this device (more on a GPU, where each read waits for the queue)",
+            perPass, static_cast<double>(syncOps) / steps, static_cast<double>(runs) / steps,
+            f.savingMsPerStep);
+    } else if (bincountNs > 0) {
+        f.rule = "bincount_hidden_read";
+        f.toggle = "moe_sync_free";
+        f.savingMsPerStep = static_cast<double>(bincountNs) / kNsPerMs / steps;
+        f.evidence = fmt::format(
+            "MoE routing counts tokens per expert with bincount, whose output size is read on the host "
+            "({:.3f} ms per step here); counting with scatter_add_ on the device leaves one explicit read",
+            f.savingMsPerStep);
+    } else {
+        return;
+    }
+    findings.push_back(f);
+}
+
+void exposedReloads(const AdvisorInput& in, std::vector<Finding>& findings) {
+    auto it = in.copies->byName.find(names::kReload);
+    if (it == in.copies->byName.end() || it->second.copies == 0 || in.copies->measuredSteps == 0) return;
+    const CopyTotals& reloads = it->second;
+    if (reloads.overlapRatio() >= 0.5) return;
+    Finding f;
+    f.rule = "exposed_reloads";
+    f.toggle = "double_buffer";
+    f.savingMsPerStep = static_cast<double>(reloads.exposedNs()) / kNsPerMs /
+                        static_cast<double>(in.copies->measuredSteps);
+    f.evidence = fmt::format(
+        "checkpoint reloads overlap compute only {:.0f}% of their time; {:.3f} ms per step of copy is "
+        "exposed, which double buffering (or prefetch) can hide under the previous layer's backward",
+        100.0 * reloads.overlapRatio(), f.savingMsPerStep);
+    findings.push_back(f);
+}
+
+void stageImbalance(const AdvisorInput& in, std::vector<Finding>& findings) {
+    const TraceModel& trace = *in.trace;
+    std::vector<TimestampNs> busy;
+    TimestampNs first = 0;
+    TimestampNs last = 0;
+    bool any = false;
+    for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
+        const Lane& l = trace.lanes()[lane];
+        if (l.kind != LaneKind::kPipelineWorker && l.kind != LaneKind::kSimulatedWorker) continue;
+        std::vector<Interval> work;
+        for (const Event& e : trace.eventsOnLane(lane)) {
+            const std::string& name = trace.name(e.name);
+            if (name == names::kForward || name == names::kBackward || name == names::kRecompute) {
+                work.push_back({e.startNs, e.endNs});
+                first = any ? std::min(first, e.startNs) : e.startNs;
+                last = any ? std::max(last, e.endNs) : e.endNs;
+                any = true;
+            }
+        }
+        busy.push_back(totalLength(unionOf(std::move(work))));
+    }
+    if (busy.size() < 2 || !any) return;
+    const double maxBusy = static_cast<double>(*std::max_element(busy.begin(), busy.end()));
+    double mean = 0.0;
+    for (TimestampNs b : busy) mean += static_cast<double>(b);
+    mean /= static_cast<double>(busy.size());
+    if (maxBusy <= 0 || mean / maxBusy > 1.0 / 1.1) return;
+    const double steps = std::max<double>(1.0, static_cast<double>(trace.measuredSteps().size()));
+    Finding f;
+    f.rule = "stage_imbalance";
+    f.toggle = "roundpipe";
+    f.savingMsPerStep = static_cast<double>(last - first) * (1.0 - mean / maxBusy) / kNsPerMs / steps;
+    f.evidence = fmt::format(
+        "pipeline workers are busy {:.0f}% of the busiest one on average: stages bound to workers are "
+        "uneven; dealing stages round-robin (RoundPipe) can recover about {:.3f} ms per step",
+        100.0 * mean / maxBusy, f.savingMsPerStep);
+    findings.push_back(f);
+}
+
+}  // namespace
+
+std::vector<Finding> advise(const AdvisorInput& in) {
+    std::vector<Finding> findings;
+    repeatedRanges(in, findings);
+    routingReads(in, findings);
+    exposedReloads(in, findings);
+    stageImbalance(in, findings);
+    std::sort(findings.begin(), findings.end(),
+              [](const Finding& a, const Finding& b) { return a.savingMsPerStep > b.savingMsPerStep; });
+    return findings;
+}
+
+}  // namespace glueprof

@@ -1,0 +1,57 @@
+// glueprof advise: the advisor's findings on one recorded run (a baseline, usually).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "analyzers/Analysis.h"
+#include "app/cli/Commands.h"
+#include "app/report/Findings.h"
+#include "profiler/core/Error.h"
+#include "profiler/core/TraceReader.h"
+
+namespace glueprof::cli {
+
+namespace {
+
+struct AdviseOptions {
+    std::string db = "runs.sqlite";
+    RunId run = 0;  // 0 = the latest run
+    bool json = false;
+};
+
+int adviseRun(const AdviseOptions& o) {
+    TraceReader reader(o.db);
+    RunId run = o.run;
+    if (run == 0) {
+        std::vector<RunSummary> runs = reader.listRuns();
+        if (runs.empty()) throw inputError(fmt::format("'{}' holds no runs: record one with `glueprof run`", o.db));
+        run = runs.back().id;
+    }
+    TraceModel model = reader.loadRun(run);
+    AnalysisResult analysis = analyze(model);
+    if (o.json) {
+        nlohmann::json j = {{"db", o.db}, {"run", run}, {"label", model.run().label},
+                            {"findings", findingsJson(analysis.findings)}};
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::cout << fmt::format("advisor, run {} ({}, preset {}):\n", run, model.run().label,
+                                 model.run().preset)
+                  << renderFindingsText(analysis.findings);
+    }
+    return 0;
+}
+
+}  // namespace
+
+void registerAdviseCommand(CLI::App& app, Action& action) {
+    auto options = std::make_shared<AdviseOptions>();
+    CLI::App* command = app.add_subcommand(
+        "advise", "which toggle would help a recorded run, and how much time per step it could save");
+    command->add_option("--db", options->db, "trace database")->capture_default_str();
+    command->add_option("--run", options->run, "run id (default: the latest run)");
+    command->add_flag("--json", options->json, "print JSON");
+    command->callback([options, &action] { action = [options] { return adviseRun(*options); }; });
+}
+
+}  // namespace glueprof::cli

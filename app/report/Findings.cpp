@@ -1,0 +1,44 @@
+#include "app/report/Findings.h"
+
+#include <fmt/format.h>
+
+namespace glueprof {
+
+namespace {
+std::string toggleText(const Finding& f) {
+    return f.toggle.empty() ? "no toggle yet" : "try `" + f.toggle + "`";
+}
+}  // namespace
+
+std::string renderFindingsText(const std::vector<Finding>& findings) {
+    if (findings.empty()) return "  no glue pattern found that a toggle addresses\n";
+    std::string out;
+    for (const Finding& f : findings) {
+        out += fmt::format("  [{}] {}: up to {:.3f} ms per step\n    {}\n", f.rule, toggleText(f),
+                           f.savingMsPerStep, f.evidence);
+    }
+    return out;
+}
+
+std::string renderFindingsMarkdown(const std::vector<Finding>& findings) {
+    if (findings.empty()) return "No glue pattern found that a toggle addresses.\n";
+    std::string md;
+    for (const Finding& f : findings) {
+        md += fmt::format("- **{}** ({}, up to {:.3f} ms per step): {}\n", f.rule, toggleText(f),
+                          f.savingMsPerStep, f.evidence);
+    }
+    return md;
+}
+
+nlohmann::json findingsJson(const std::vector<Finding>& findings) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const Finding& f : findings) {
+        j.push_back({{"rule", f.rule},
+                     {"toggle", f.toggle},
+                     {"saving_ms_per_step", f.savingMsPerStep},
+                     {"evidence", f.evidence}});
+    }
+    return j;
+}
+
+}  // namespace glueprof

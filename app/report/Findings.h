@@ -1,0 +1,17 @@
+#pragma once
+// The advisor's findings as text, Markdown and JSON, shared by `advise`, `run`, the A/B report and
+// (later) the GUI.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "analyzers/Advisor.h"
+
+namespace glueprof {
+
+std::string renderFindingsText(const std::vector<Finding>& findings);      // indented lines
+std::string renderFindingsMarkdown(const std::vector<Finding>& findings);  // a list
+nlohmann::json findingsJson(const std::vector<Finding>& findings);
+
+}  // namespace glueprof
