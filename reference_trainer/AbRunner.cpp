@@ -88,13 +88,16 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
     TrainConfig baselineConfig = base;
     baselineConfig.optimizations = baselineSettings(toggle, base.optimizations);
     TrainConfig optimizedConfig = base;
-    optimizedConfig.optimizations = optimizedSettings(toggle, base.optimizations);
+    optimizedConfig.optimizations = schedule.aaControl ? baselineConfig.optimizations
+                                                       : optimizedSettings(toggle, base.optimizations);
     checkFitsInMemory(base, 2);
 
     TraceWriter& writer = tracer.writer();
     AbRuns runs;
     runs.baseline = writer.beginRun(runInfo(baselineConfig, toggle.name + ":baseline", {}));
-    runs.optimized = writer.beginRun(runInfo(optimizedConfig, toggle.name + ":optimized", {toggle.name}));
+    runs.optimized = writer.beginRun(runInfo(optimizedConfig, toggle.name + ":optimized",
+                                              schedule.aaControl ? std::vector<std::string>{}
+                                                                 : std::vector<std::string>{toggle.name}));
     RunsGuard guard(writer, {runs.baseline, runs.optimized});
 
     Arm baseline{"baseline", runs.baseline, Trainer(baselineConfig, &tracer)};

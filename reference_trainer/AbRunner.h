@@ -16,6 +16,9 @@ struct AbSchedule {
     int warmup = 2;   // steps per arm before measuring, excluded from statistics
     int steps = 4;    // measured steps per block
     int repeats = 3;  // blocks per arm
+    // A/A control: the "optimized" arm runs without the toggle too, so the comparison shows the
+    // noise floor and `check` must fail on it.
+    bool aaControl = false;
 };
 
 struct AbRuns {

@@ -33,6 +33,7 @@ struct AbOptions {
     bool all = false;
     int repeats = 3;
     std::string report;  // "" = beside the database
+    bool aaControl = false;
 };
 
 struct SkippedToggle {
@@ -86,7 +87,7 @@ int runAb(const AbOptions& o) {
     std::vector<SkippedToggle> skipped;
     const std::vector<const Toggle*> toggles = chosenToggles(o, config, skipped);
     checkFitsInMemory(config, 2);
-    AbSchedule schedule{o.trainer.warmup, o.trainer.steps, o.repeats};
+    AbSchedule schedule{o.trainer.warmup, o.trainer.steps, o.repeats, o.aaControl};
 
     TraceWriter writer(o.trainer.db);
     HostTracer tracer(writer);
@@ -147,6 +148,9 @@ void registerAbCommand(CLI::App& app, Action& action) {
     command->add_flag("--all", options->all, "compare every available toggle");
     command->add_option("--repeats", options->repeats, "interleaved blocks per arm")
         ->capture_default_str()->check(CLI::Range(1, 1000));
+    command->add_flag("--aa", options->aaControl,
+                      "A/A control: run the optimized arm without the toggle (the noise floor; "
+                      "`check` fails on it)");
     command->add_option("--report", options->report,
                         "Markdown report path (default: beside the database, NAME-report.md)");
     command->callback([options, &action] { action = [options] { return runAb(*options); }; });

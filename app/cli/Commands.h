@@ -13,5 +13,6 @@ void registerRunCommand(CLI::App& app, Action& action);
 void registerListCommand(CLI::App& app, Action& action);
 void registerDoctorCommand(CLI::App& app, Action& action);
 void registerAdviseCommand(CLI::App& app, Action& action);
+void registerCheckCommand(CLI::App& app, Action& action);
 
 }  // namespace glueprof::cli

@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     cli::registerRunCommand(app, action);
     cli::registerListCommand(app, action);
     cli::registerAdviseCommand(app, action);
+    cli::registerCheckCommand(app, action);
     cli::registerDoctorCommand(app, action);
     try {
         app.parse(argc, argv);

@@ -231,6 +231,38 @@ TEST_F(CliTest, AdvisorNamesTheToggleForEachBaselinePattern) {
     EXPECT_TRUE(togglesFound("--preset moe-tiny --opt moe_sync_free --opt packed_vectorized").empty());
 }
 
+// The CI gate: the checked-in baseline passes on a fresh A/B of every toggle on tiny; an A/A run
+// (the toggle forced off) fails with exit 3 and a JUnit failure; a malformed baseline exits 2.
+TEST_F(CliTest, CheckGatePassesOnTinyAndFailsWhenAToggleIsForcedOff) {
+    const std::string baseline = std::string(GLUEPROF_SOURCE_DIR) + "/assets/baselines/cpu-tiny.json";
+    const std::string db = path("gate.sqlite");
+    Result ab = run("ab --preset tiny --all --steps 2 --warmup 1 --repeats 2 --db " + db);
+    ASSERT_EQ(ab.exitCode, 0) << ab.err;
+    Result pass = run("check --db " + db + " --baseline " + baseline + " --junit " + path("pass.xml"));
+    EXPECT_EQ(pass.exitCode, 0) << pass.out << pass.err;
+    EXPECT_NE(pass.out.find("checks passed"), std::string::npos) << pass.out;
+    EXPECT_EQ(slurp(path("pass.xml")).find("<failure"), std::string::npos);
+
+    const std::string aa = path("aa.sqlite");
+    Result control = run("ab --preset tiny --all --aa --steps 1 --warmup 1 --repeats 1 --db " + aa);
+    ASSERT_EQ(control.exitCode, 0) << control.err;
+    Result fail = run("check --db " + aa + " --baseline " + baseline + " --junit " + path("fail.xml"));
+    EXPECT_EQ(fail.exitCode, 3) << fail.out << fail.err;
+    EXPECT_NE(fail.out.find("counter mask_builds_per_step"), std::string::npos);
+    EXPECT_NE(fail.out.find("FAILED"), std::string::npos);
+    const std::string junit = slurp(path("fail.xml"));
+    EXPECT_NE(junit.find("<failure message=\"expected 8 -&gt; 1, measured 8 -&gt; 8\""), std::string::npos) << junit;
+
+    {
+        std::ofstream bad(path("bad.json"));
+        bad << "{\"format\": \"glueprof-baseline-1\", \"preset\": \"tiny\", \"toggles\": {\"packed_cache\": "
+               "{\"counters\": {\"mask_builds_per_step\": {\"baseline\": \"eight\", \"optimized\": 1}}}}}";
+    }
+    Result malformed = run("check --db " + db + " --baseline " + path("bad.json"));
+    EXPECT_EQ(malformed.exitCode, 2);
+    EXPECT_NE(malformed.err.find("mask_builds_per_step.baseline must be a number"), std::string::npos) << malformed.err;
+}
+
 TEST_F(CliTest, TableOutputNamesTheDatabaseAndReport) {
     Result r = run("ab --preset tiny --opt packed_cache --steps 1 --warmup 0 --repeats 1 --db " + path("t.sqlite"));
     ASSERT_EQ(r.exitCode, 0) << r.err;

@@ -1,0 +1,76 @@
+#include "analyzers/RegressionGate.h"
+
+#include <fmt/format.h>
+
+#include <cmath>
+
+namespace glueprof {
+
+std::vector<GateCheck> evaluateGate(const GateBaseline& baseline,
+                                    const std::map<std::string, AbComparison>& comparisons) {
+    std::vector<GateCheck> checks;
+    for (const auto& [toggle, expect] : baseline.toggles) {
+        auto found = comparisons.find(toggle);
+        if (found == comparisons.end()) {
+            checks.push_back(GateCheck{toggle, "comparison", "an A/B in the database", "none", false});
+            continue;
+        }
+        const AbComparison& c = found->second;
+        for (const auto& [name, want] : expect.counters) {
+            const CounterComparison* got = c.counter(name);
+            GateCheck check{toggle, "counter " + name, fmt::format("{:g} -> {:g}", want.baseline, want.optimized),
+                            "missing", false};
+            if (got != nullptr) {
+                check.measured = fmt::format("{:g} -> {:g}", got->baseline, got->optimized);
+                check.passed = got->baselineConstant && got->optimizedConstant &&
+                               got->baseline == want.baseline && got->optimized == want.optimized;
+                if (!got->baselineConstant || !got->optimizedConstant) check.measured += " (varies per step)";
+            }
+            checks.push_back(check);
+        }
+        for (const auto& [metric, floor] : expect.minSpeedup) {
+            const MetricComparison* got = c.metric(metric);
+            GateCheck check{toggle, "speedup " + metric, fmt::format("95% CI low >= {:.2f}x", floor), "missing", false};
+            if (got != nullptr) {
+                check.measured = fmt::format("{:.3f}x [{:.3f}, {:.3f}]", got->speedup, got->speedupLow, got->speedupHigh);
+                check.passed = got->speedupLow >= floor;
+            }
+            checks.push_back(check);
+        }
+        if (expect.lossEqual) {
+            checks.push_back(GateCheck{toggle, "loss", "bit-identical", c.lossEqual ? "bit-identical" : "differs",
+                                       c.lossEqual});
+        }
+    }
+    return checks;
+}
+
+bool allPassed(const std::vector<GateCheck>& checks) {
+    for (const GateCheck& c : checks) {
+        if (!c.passed) return false;
+    }
+    return true;
+}
+
+GateBaseline baselineFrom(const std::string& preset, const std::string& device,
+                          const std::map<std::string, AbComparison>& comparisons) {
+    GateBaseline baseline;
+    baseline.preset = preset;
+    baseline.device = device;
+    for (const auto& [toggle, c] : comparisons) {
+        ToggleExpectation expect;
+        for (const CounterComparison& k : c.counters) {
+            if (k.baselineConstant && k.optimizedConstant) {
+                expect.counters[k.name] = CounterExpectation{k.baseline, k.optimized};
+            }
+        }
+        if (const MetricComparison* m = c.metric(c.primaryMetric)) {
+            expect.minSpeedup[c.primaryMetric] = std::floor(0.8 * m->speedupLow * 100.0) / 100.0;
+        }
+        expect.lossEqual = c.lossEqual;
+        baseline.toggles[toggle] = expect;
+    }
+    return baseline;
+}
+
+}  // namespace glueprof

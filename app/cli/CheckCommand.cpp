@@ -1,0 +1,123 @@
+// glueprof check: the CI regression gate over the A/B runs in a database.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "analyzers/AbComparison.h"
+#include "analyzers/RegressionGate.h"
+#include "app/cli/Commands.h"
+#include "app/report/AbReport.h"
+#include "app/report/GateReport.h"
+#include "optimizations/ToggleRegistry.h"
+#include "profiler/core/Error.h"
+#include "profiler/core/TraceReader.h"
+
+namespace glueprof::cli {
+
+namespace {
+
+struct CheckOptions {
+    std::string db = "runs.sqlite";
+    std::string baseline;
+    std::string junit;
+    bool update = false;
+};
+
+const std::string kBaselineSuffix = ":baseline";
+const std::string kOptimizedSuffix = ":optimized";
+
+bool endsWith(const std::string& text, const std::string& suffix) {
+    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+struct AbPair {
+    RunSummary baseline;
+    RunSummary optimized;
+};
+
+// The latest A/B of each toggle: its newest optimized run and the newest baseline run before it.
+std::map<std::string, AbPair> latestPairs(const std::vector<RunSummary>& runs) {
+    std::map<std::string, AbPair> pairs;
+    for (const RunSummary& optimized : runs) {
+        if (!endsWith(optimized.label, kOptimizedSuffix) || optimized.displayStatus() != "complete") continue;
+        const std::string toggle = optimized.label.substr(0, optimized.label.size() - kOptimizedSuffix.size());
+        for (const RunSummary& baseline : runs) {
+            if (baseline.id < optimized.id && baseline.label == toggle + kBaselineSuffix &&
+                baseline.displayStatus() == "complete") {
+                pairs[toggle] = AbPair{baseline, optimized};  // runs are in id order: the last one wins
+            }
+        }
+    }
+    return pairs;
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw inputError(fmt::format("cannot read baseline '{}': check the path", path));
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+std::map<std::string, AbComparison> compareAll(const TraceReader& reader, const std::map<std::string, AbPair>& pairs,
+                                               const std::string& preset) {
+    std::map<std::string, AbComparison> comparisons;
+    for (const auto& [toggle, pair] : pairs) {
+        if (pair.optimized.preset != preset) continue;
+        const Toggle* known = findToggle(toggle);
+        const std::string primary = known != nullptr ? known->primaryMetric : "step_ms";
+        comparisons[toggle] = compareRuns(toggle, primary, reader.loadRun(pair.baseline.id),
+                                          reader.loadRun(pair.optimized.id));
+    }
+    return comparisons;
+}
+
+int check(const CheckOptions& o) {
+    TraceReader reader(o.db);
+    const std::vector<RunSummary> runs = reader.listRuns();
+    const std::map<std::string, AbPair> pairs = latestPairs(runs);
+    if (pairs.empty()) {
+        throw inputError(fmt::format("'{}' holds no complete A/B runs: record them with `glueprof ab`", o.db));
+    }
+    if (o.update) {
+        const std::string preset = std::prev(pairs.end())->second.optimized.preset;
+        GateBaseline baseline = baselineFrom(preset, std::prev(pairs.end())->second.optimized.device,
+                                             compareAll(reader, pairs, preset));
+        writeFileAtomically(o.baseline, renderGateBaseline(baseline));
+        std::cout << fmt::format("wrote baseline '{}': {} toggle(s) on preset {}\n", o.baseline,
+                                 baseline.toggles.size(), preset);
+        return 0;
+    }
+    const GateBaseline baseline = parseGateBaseline(slurp(o.baseline), o.baseline);
+    for (const auto& [toggle, pair] : pairs) {
+        if (baseline.toggles.count(toggle) != 0 && pair.optimized.preset != baseline.preset) {
+            throw inputError(fmt::format(
+                "the latest A/B of '{}' in '{}' ran preset '{}' but the baseline is for '{}': run "
+                "`glueprof ab --preset {}` or check against a baseline for '{}'",
+                toggle, o.db, pair.optimized.preset, baseline.preset, baseline.preset, pair.optimized.preset));
+        }
+    }
+    const std::vector<GateCheck> checks = evaluateGate(baseline, compareAll(reader, pairs, baseline.preset));
+    std::cout << renderGateTable(checks);
+    if (!o.junit.empty()) writeFileAtomically(o.junit, renderGateJunit(checks));
+    return allPassed(checks) ? static_cast<int>(ExitCode::kOk) : static_cast<int>(ExitCode::kRegression);
+}
+
+}  // namespace
+
+void registerCheckCommand(CLI::App& app, Action& action) {
+    auto options = std::make_shared<CheckOptions>();
+    CLI::App* command = app.add_subcommand(
+        "check", "CI gate: fail (exit 3) when the latest A/Bs in a database no longer meet a baseline");
+    command->add_option("--db", options->db, "trace database with `glueprof ab` runs")->capture_default_str();
+    command->add_option("--baseline", options->baseline, "baseline JSON (assets/baselines/*.json)")->required();
+    command->add_option("--junit", options->junit, "also write the checks as JUnit XML here");
+    command->add_flag("--update-baseline", options->update,
+                      "write the baseline from the database's latest A/Bs instead of checking");
+    command->callback([options, &action] { action = [options] { return check(*options); }; });
+}
+
+}  // namespace glueprof::cli

@@ -1,0 +1,133 @@
+#include "app/report/GateReport.h"
+
+#include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
+
+#include "profiler/core/Error.h"
+
+namespace glueprof {
+
+namespace {
+
+constexpr const char* kFormat = "glueprof-baseline-1";
+
+[[noreturn]] void malformed(const std::string& path, const std::string& what) {
+    throw inputError(fmt::format("baseline '{}' is malformed: {}; fix it or write a new one with "
+                                 "`glueprof check --update-baseline`",
+                                 path, what));
+}
+
+double number(const nlohmann::json& j, const std::string& path, const std::string& where) {
+    if (!j.is_number()) malformed(path, where + " must be a number");
+    return j.get<double>();
+}
+
+}  // namespace
+
+GateBaseline parseGateBaseline(const std::string& text, const std::string& path) {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) malformed(path, "not a JSON object");
+    if (j.value("format", "") != kFormat) malformed(path, fmt::format("\"format\" must be \"{}\"", kFormat));
+    if (!j.contains("preset") || !j["preset"].is_string()) malformed(path, "\"preset\" must be a string");
+    if (!j.contains("toggles") || !j["toggles"].is_object() || j["toggles"].empty()) {
+        malformed(path, "\"toggles\" must be a non-empty object");
+    }
+    GateBaseline b;
+    b.preset = j["preset"].get<std::string>();
+    b.device = j.value("device", "cpu");
+    for (const auto& [toggle, t] : j["toggles"].items()) {
+        const std::string where = "toggles." + toggle;
+        if (!t.is_object()) malformed(path, where + " must be an object");
+        ToggleExpectation e;
+        if (t.contains("counters")) {
+            if (!t["counters"].is_object()) malformed(path, where + ".counters must be an object");
+            for (const auto& [name, c] : t["counters"].items()) {
+                const std::string at = where + ".counters." + name;
+                if (!c.is_object() || !c.contains("baseline") || !c.contains("optimized")) {
+                    malformed(path, at + " needs \"baseline\" and \"optimized\"");
+                }
+                e.counters[name] = CounterExpectation{number(c["baseline"], path, at + ".baseline"),
+                                                      number(c["optimized"], path, at + ".optimized")};
+            }
+        }
+        if (t.contains("min_speedup")) {
+            if (!t["min_speedup"].is_object()) malformed(path, where + ".min_speedup must be an object");
+            for (const auto& [metric, floor] : t["min_speedup"].items()) {
+                e.minSpeedup[metric] = number(floor, path, where + ".min_speedup." + metric);
+            }
+        }
+        if (t.contains("loss_equal")) {
+            if (!t["loss_equal"].is_boolean()) malformed(path, where + ".loss_equal must be true or false");
+            e.lossEqual = t["loss_equal"].get<bool>();
+        }
+        b.toggles[toggle] = e;
+    }
+    return b;
+}
+
+std::string renderGateBaseline(const GateBaseline& b) {
+    nlohmann::json toggles = nlohmann::json::object();
+    for (const auto& [toggle, e] : b.toggles) {
+        nlohmann::json counters = nlohmann::json::object();
+        for (const auto& [name, c] : e.counters) counters[name] = {{"baseline", c.baseline}, {"optimized", c.optimized}};
+        nlohmann::json speedups = nlohmann::json::object();
+        for (const auto& [metric, floor] : e.minSpeedup) speedups[metric] = floor;
+        toggles[toggle] = {{"counters", counters}, {"min_speedup", speedups}, {"loss_equal", e.lossEqual}};
+    }
+    nlohmann::json j = {{"format", kFormat}, {"preset", b.preset}, {"device", b.device}, {"toggles", toggles}};
+    return j.dump(2) + "\n";
+}
+
+std::string renderGateTable(const std::vector<GateCheck>& checks) {
+    std::string out = fmt::format("{:<18} {:<38} {:<24} {:<30} {}\n", "toggle", "check", "expected", "measured", "result");
+    int failed = 0;
+    for (const GateCheck& c : checks) {
+        out += fmt::format("{:<18} {:<38} {:<24} {:<30} {}\n", c.toggle, c.check, c.expected, c.measured,
+                           c.passed ? "pass" : "FAIL");
+        if (!c.passed) ++failed;
+    }
+    out += failed == 0 ? fmt::format("\nall {} checks passed\n", checks.size())
+                       : fmt::format("\n{} of {} checks FAILED: a toggle no longer saves what the baseline says\n",
+                                     failed, checks.size());
+    return out;
+}
+
+std::string xmlEscape(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+        switch (c) {
+            case '&': out += "&amp;"; break;
+            case '<': out += "&lt;"; break;
+            case '>': out += "&gt;"; break;
+            case '"': out += "&quot;"; break;
+            case '\'': out += "&apos;"; break;
+            default: out += c;
+        }
+    }
+    return out;
+}
+
+std::string renderGateJunit(const std::vector<GateCheck>& checks) {
+    int failures = 0;
+    for (const GateCheck& c : checks) failures += c.passed ? 0 : 1;
+    std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+    xml += fmt::format("<testsuites name=\"glueprof check\" tests=\"{}\" failures=\"{}\">\n", checks.size(), failures);
+    xml += fmt::format("  <testsuite name=\"glueprof check\" tests=\"{}\" failures=\"{}\">\n", checks.size(), failures);
+    for (const GateCheck& c : checks) {
+        xml += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", xmlEscape("glueprof." + c.toggle),
+                           xmlEscape(c.check));
+        if (c.passed) {
+            xml += "/>\n";
+        } else {
+            xml += fmt::format(">\n      <failure message=\"{}\">expected {}, measured {}</failure>\n    </testcase>\n",
+                               xmlEscape("expected " + c.expected + ", measured " + c.measured),
+                               xmlEscape(c.expected), xmlEscape(c.measured));
+        }
+    }
+    xml += "  </testsuite>\n</testsuites>\n";
+    return xml;
+}
+
+}  // namespace glueprof
