@@ -14,5 +14,6 @@ void registerListCommand(CLI::App& app, Action& action);
 void registerDoctorCommand(CLI::App& app, Action& action);
 void registerAdviseCommand(CLI::App& app, Action& action);
 void registerCheckCommand(CLI::App& app, Action& action);
+void registerExportCommand(CLI::App& app, Action& action);
 
 }  // namespace glueprof::cli

@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
     cli::registerListCommand(app, action);
     cli::registerAdviseCommand(app, action);
     cli::registerCheckCommand(app, action);
+    cli::registerExportCommand(app, action);
     cli::registerDoctorCommand(app, action);
     try {
         app.parse(argc, argv);

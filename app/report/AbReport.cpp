@@ -214,6 +214,10 @@ std::string renderAbMarkdown(const AbReport& report) {
 }
 
 void writeFileAtomically(const std::string& path, const std::string& contents) {
+    writeFileAtomically(path, [&](std::ostream& out) { out << contents; });
+}
+
+void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
     const std::string temporary = path + ".tmp";
     {
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
@@ -222,7 +226,7 @@ void writeFileAtomically(const std::string& path, const std::string& contents) {
                                          "writable, or choose another path",
                                          path));
         }
-        out << contents;
+        write(out);
         out.flush();
         if (!out) {
             std::remove(temporary.c_str());
@@ -233,7 +237,7 @@ void writeFileAtomically(const std::string& path, const std::string& contents) {
     std::filesystem::rename(temporary, path, ec);
     if (ec) {
         std::remove(temporary.c_str());
-        throw inputError(fmt::format("cannot move the finished report to '{}': {}", path, ec.message()));
+        throw inputError(fmt::format("cannot move the finished file to '{}': {}", path, ec.message()));
     }
 }
 

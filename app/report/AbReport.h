@@ -1,6 +1,8 @@
 #pragma once
 // The A/B report model shared by the CLI and (later) the GUI, and its three renderings:
 // the console verdict table, JSON (`ab --json`) and a Markdown report file.
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -44,5 +46,7 @@ std::string renderAbMarkdown(const AbReport& report);
 // Writes `contents` to `path` through a temporary file renamed on success, so a failed write
 // never leaves a file that looks complete. Throws an input error naming the path.
 void writeFileAtomically(const std::string& path, const std::string& contents);
+// The same for contents streamed by `write` (large exports).
+void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 
 }  // namespace glueprof
