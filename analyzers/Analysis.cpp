@@ -9,6 +9,9 @@ AnalysisResult analyze(const TraceModel& trace) {
     result.copyOverlap = analyzeCopyOverlap(trace);
     result.glue = analyzeGlueOverhead(trace);
     result.repeated = analyzeRepeatedWork(trace);
+    result.idle = analyzeIdleBreakdown(trace);
+    result.launches = analyzeLaunchStats(trace);
+    result.bubbles = analyzeBubbles(trace);
     result.findings = advise(AdvisorInput{&trace, &result.repeated, &result.copyOverlap});
     return result;
 }

@@ -3,6 +3,9 @@
 #include "analyzers/Advisor.h"
 #include "analyzers/CopyOverlap.h"
 #include "analyzers/GlueOverhead.h"
+#include "analyzers/IdleBreakdown.h"
+#include "analyzers/LaunchStats.h"
+#include "analyzers/PipelineBubbles.h"
 #include "analyzers/RepeatedWork.h"
 #include "analyzers/StepBreakdown.h"
 #include "analyzers/SyncPoints.h"
@@ -16,6 +19,9 @@ struct AnalysisResult {
     CopyOverlapResult copyOverlap;
     GlueOverheadResult glue;
     RepeatedWorkResult repeated;
+    std::vector<StreamIdle> idle;  // device streams (GPU traces)
+    LaunchStatsResult launches;    // GPU traces
+    BubbleResult bubbles;          // worker lanes (pipelines)
     std::vector<Finding> findings;  // the advisor's, largest saving first
 };
 

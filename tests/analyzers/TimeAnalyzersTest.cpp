@@ -185,3 +185,88 @@ TEST(AdvisorTest, UnevenPipelineStagesPointToRoundPipe) {
 
 }  // namespace
 }  // namespace glueprof
+
+#include "analyzers/PipelineBubbles.h"
+
+namespace glueprof {
+namespace {
+
+// GPipe-like, 4 workers, one micro-batch, unit 10 ns: forward of stage s on worker s at [s, s+1),
+// backward (2 units) from the last stage down: worker 3 [4, 6), 2 [6, 8), 1 [8, 10), 0 [10, 12).
+// makespan 12, busy 3 per worker, capacity 48 -> bubble 36, ratio 0.75.
+// fill = 0+1+2+3 = 6; switch (window from the warm-up forward's end to the first backward) =
+// 0+3+6+9 = 18; drain (last backward end to 12) = 0+2+4+6 = 12; intra = 36-6-18-12 = 0.
+TEST(PipelineBubblesTest, FourWorkerGanttWithKnownBubbleAndBreakdown) {
+    TraceModelBuilder b;
+    for (int w = 0; w < 4; ++w) {
+        std::size_t lane = b.addLane(LaneKind::kSimulatedWorker, "worker " + std::to_string(w));
+        b.addEvent(lane, EventKind::kRange, Category::kPhase, "forward", 10 * w, 10 * (w + 1), 0, w).microbatch = 0;
+        const TimestampNs bwd = 10 * (4 + 2 * (3 - w));
+        b.addEvent(lane, EventKind::kRange, Category::kPhase, "backward", bwd, bwd + 20, 0, w).microbatch = 0;
+    }
+    BubbleResult r = analyzeBubbles(std::move(b).build(), /*hasWarmupPhase=*/true);
+    EXPECT_EQ(r.workers, 4u);
+    EXPECT_EQ(r.makespanNs, 120);
+    EXPECT_EQ(r.bubbleNs, 360);
+    EXPECT_DOUBLE_EQ(r.ratio, 0.75);
+    EXPECT_EQ(r.fillNs, 60);
+    EXPECT_EQ(r.switchNs, 180);
+    EXPECT_EQ(r.drainNs, 120);
+    EXPECT_EQ(r.intraNs, 0);
+    EXPECT_DOUBLE_EQ(r.share(r.switchNs), 180.0 / 480.0);
+}
+
+TEST(PipelineBubblesTest, TracesWithoutWorkersHaveNoBubbleResult) {
+    TraceModelBuilder b;
+    std::size_t lane = b.addLane(LaneKind::kHostThread, "main");
+    b.addEvent(lane, EventKind::kRange, Category::kPhase, "forward", 0, 10, 0);
+    EXPECT_EQ(analyzeBubbles(std::move(b).build()).workers, 0u);
+}
+
+}  // namespace
+}  // namespace glueprof
+
+#include "analyzers/IdleBreakdown.h"
+#include "analyzers/LaunchStats.h"
+
+namespace glueprof {
+namespace {
+
+// One stream on GPU 0, step 1, ns:
+//   k1 [100, 200) launched [10, 20) (corr 1)
+//   k2 [210, 300) launched [50, 60): gap 10 < 30 and launched long before k1 ended -> kernel wait 10
+//   k3 [400, 450) launched [350, 360): launch after k2 ended (300)               -> host wait 100
+//   k4 [500, 510) launched [380, 400): gap 50 >= 30, launched before k3 ended     -> other 50
+// Launch delay = kernel start - launch end: 80, 150, 40, 100 -> median 90 ns = 0.09 µs;
+// k4 (10 ns) is shorter than its launch (20 ns).
+TEST(IdleBreakdownTest, GapsAreHostKernelOrOtherWaitAsHtaClassifiesThem) {
+    TraceModelBuilder b;
+    std::size_t host = b.addLane(LaneKind::kHostThread, "main");
+    std::size_t stream = b.addLane(LaneKind::kCudaStream, "stream 7", 0, 7);
+    b.addStep(StepInfo{1, 0, 1000, false, 1, 0.0, 0});
+    const TimestampNs kernels[4][4] = {{100, 200, 10, 20}, {210, 300, 50, 60}, {400, 450, 350, 360}, {500, 510, 380, 400}};
+    for (int k = 0; k < 4; ++k) {
+        b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", kernels[k][2], kernels[k][3], 1)
+            .correlation = k + 1;
+        b.addEvent(stream, EventKind::kKernel, Category::kNone, "kernel", kernels[k][0], kernels[k][1], 1).correlation = k + 1;
+    }
+    TraceModel trace = std::move(b).build();
+    std::vector<StreamIdle> idle = analyzeIdleBreakdown(trace);
+    ASSERT_EQ(idle.size(), 1u);
+    EXPECT_EQ(idle[0].busyNs, 100 + 90 + 50 + 10);
+    EXPECT_EQ(idle[0].kernelWaitNs, 10);
+    EXPECT_EQ(idle[0].hostWaitNs, 100);
+    EXPECT_EQ(idle[0].otherNs, 50);
+    EXPECT_EQ(idle[0].gaps, 3);
+
+    LaunchStatsResult launches = analyzeLaunchStats(trace);
+    EXPECT_EQ(launches.kernels, 4);
+    EXPECT_EQ(launches.pairedWithLaunch, 4);
+    EXPECT_DOUBLE_EQ(launches.launchesPerStep, 4.0);
+    EXPECT_DOUBLE_EQ(launches.medianLaunchDelayUs, 0.09);
+    EXPECT_DOUBLE_EQ(launches.maxLaunchDelayUs, 0.15);
+    EXPECT_EQ(launches.shorterThanLaunch, 1);
+}
+
+}  // namespace
+}  // namespace glueprof

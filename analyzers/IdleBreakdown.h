@@ -1,0 +1,29 @@
+#pragma once
+// Idle breakdown of device streams, as Holistic Trace Analysis defines it (HTA,
+// hta/analyzers/breakdown_analysis.py, _analyze_idle_time_for_stream): on each stream, kernels in
+// start order; the gap before kernel i is kernel_i.start − kernel_{i−1}.end and is
+//   host wait   when kernel i's launch (its runtime event, by correlation id) started after kernel
+//               i−1 ended: the host did not enqueue work fast enough;
+//   kernel wait otherwise, when the gap is under the threshold (HTA's consecutive_kernel_delay,
+//               30 ns by default): the overhead of back-to-back launches;
+//   other       otherwise (stream/event synchronization, delayed launches, no launch recorded).
+// Copies and memsets count as work on the stream too. CPU runs have no device streams: no result.
+#include <string>
+#include <vector>
+
+#include "profiler/core/TraceModel.h"
+
+namespace glueprof {
+
+struct StreamIdle {
+    std::string lane;
+    TimestampNs busyNs = 0;
+    TimestampNs hostWaitNs = 0;
+    TimestampNs kernelWaitNs = 0;
+    TimestampNs otherNs = 0;
+    std::int64_t gaps = 0;
+};
+
+std::vector<StreamIdle> analyzeIdleBreakdown(const TraceModel& trace, TimestampNs kernelWaitThresholdNs = 30);
+
+}  // namespace glueprof

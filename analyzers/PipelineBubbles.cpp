@@ -1,0 +1,125 @@
+#include "analyzers/PipelineBubbles.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "analyzers/Intervals.h"
+#include "profiler/core/TraceNames.h"
+
+namespace glueprof {
+
+namespace {
+
+enum class WorkKind { kForward, kRecompute, kBackward };
+
+struct Work {
+    WorkKind kind;
+    TimestampNs start;
+    TimestampNs end;
+    std::int32_t microbatch;
+    std::int32_t stage;  // the layer tag of the range: the (virtual) stage it runs
+};
+
+bool isWorker(const Lane& lane) {
+    return lane.kind == LaneKind::kPipelineWorker || lane.kind == LaneKind::kSimulatedWorker;
+}
+
+}  // namespace
+
+BubbleResult analyzeBubbles(const TraceModel& trace) {
+    const bool roundPipe = trace.run().configJson.find("\"schedule\":\"roundpipe\"") != std::string::npos;
+    return analyzeBubbles(trace, !roundPipe);
+}
+
+BubbleResult analyzeBubbles(const TraceModel& trace, bool hasWarmupPhase) {
+    BubbleResult r;
+    auto forward = trace.findName(names::kForward);
+    auto recompute = trace.findName(names::kRecompute);
+    auto backward = trace.findName(names::kBackward);
+    std::vector<std::vector<Work>> work;
+    std::vector<std::string> laneNames;
+    TimestampNs origin = std::numeric_limits<TimestampNs>::max();
+    TimestampNs last = std::numeric_limits<TimestampNs>::min();
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        if (!isWorker(trace.lanes()[i])) continue;
+        std::vector<Work> items;
+        for (const Event& e : trace.eventsOnLane(i)) {
+            if (e.kind != EventKind::kRange || e.endNs <= e.startNs) continue;
+            WorkKind kind;
+            if (forward && e.name == *forward) kind = WorkKind::kForward;
+            else if (recompute && e.name == *recompute) kind = WorkKind::kRecompute;
+            else if (backward && e.name == *backward) kind = WorkKind::kBackward;
+            else continue;
+            items.push_back(Work{kind, e.startNs, e.endNs, e.microbatch, e.layer});
+            origin = std::min(origin, e.startNs);
+            last = std::max(last, e.endNs);
+        }
+        work.push_back(std::move(items));
+        laneNames.push_back(trace.lanes()[i].name);
+    }
+    r.workers = work.size();
+    if (r.workers == 0 || last <= origin) return r;
+    r.makespanNs = last - origin;
+    const auto p = static_cast<std::int64_t>(r.workers);
+    TimestampNs busyTotal = 0;
+    for (std::size_t w = 0; w < work.size(); ++w) {
+        std::vector<Work>& items = work[w];
+        std::vector<Interval> intervals;
+        for (const Work& x : items) intervals.push_back({x.start, x.end});
+        const TimestampNs busy = totalLength(unionOf(intervals));
+        busyTotal += busy;
+        r.perWorker.push_back(WorkerBusy{laneNames[w], busy});
+        if (items.empty()) continue;
+        std::sort(items.begin(), items.end(), [](const Work& a, const Work& b) {
+            return a.start != b.start ? a.start < b.start : a.end < b.end;
+        });
+        r.fillNs += items.front().start - origin;
+
+        TimestampNs firstBackward = std::numeric_limits<TimestampNs>::max();
+        TimestampNs lastBackwardEnd = std::numeric_limits<TimestampNs>::min();
+        for (const Work& x : items) {
+            if (x.kind == WorkKind::kBackward) {
+                firstBackward = std::min(firstBackward, x.start);
+                lastBackwardEnd = std::max(lastBackwardEnd, x.end);
+            }
+        }
+        if (firstBackward != std::numeric_limits<TimestampNs>::max()) {
+            // Forward operations (microbatch, stage) that end before the first backward.
+            std::map<std::pair<std::int32_t, std::int32_t>, TimestampNs> opEnd;
+            for (const Work& x : items) {
+                if (x.kind != WorkKind::kForward) continue;
+                auto& end = opEnd[{x.microbatch, x.stage}];
+                end = std::max(end, x.end);
+            }
+            std::vector<TimestampNs> ends;
+            for (const auto& [key, end] : opEnd) {
+                if (end <= firstBackward) ends.push_back(end);
+            }
+            std::sort(ends.begin(), ends.end());
+            if (!ends.empty()) {
+                const std::int64_t warmupCount = hasWarmupPhase ? p - static_cast<std::int64_t>(w) : 0;
+                const TimestampNs warmupEnd =
+                    warmupCount <= 0 ? ends.back()
+                                     : ends[static_cast<std::size_t>(std::min<std::int64_t>(warmupCount, ends.size()) - 1)];
+                std::vector<Interval> inside;
+                for (const Work& x : items) {
+                    if (x.end > warmupEnd && x.start < firstBackward) {
+                        inside.push_back({std::max(x.start, warmupEnd), std::min(x.end, firstBackward)});
+                    }
+                }
+                r.switchNs += std::max<TimestampNs>(firstBackward - warmupEnd - totalLength(unionOf(inside)), 0);
+            }
+        } else {
+            lastBackwardEnd = items.back().end;
+            for (const Work& x : items) lastBackwardEnd = std::max(lastBackwardEnd, x.end);
+        }
+        r.drainNs += last - lastBackwardEnd;
+    }
+    r.bubbleNs = std::max<TimestampNs>(r.makespanNs * p - busyTotal, 0);
+    r.ratio = static_cast<double>(r.bubbleNs) / (static_cast<double>(r.makespanNs) * static_cast<double>(p));
+    r.intraNs = std::max<TimestampNs>(r.bubbleNs - r.fillNs - r.switchNs - r.drainNs, 0);
+    return r;
+}
+
+}  // namespace glueprof

@@ -1,0 +1,43 @@
+#pragma once
+// Pipeline bubbles over worker lanes (pipeline workers, or simulated workers), as the RoundPipe
+// artifact's pp-simulate defines them (ITcarrot/RoundPipe-artifact, pp-simulate/simulator.py,
+// compute_bubble_stats and compute_bubble_breakdown):
+//   t = 0 at the first worker event; makespan = the last end; busy_w = |∪ forward, recompute,
+//   backward ranges of worker w|; bubble = P × makespan − Σ busy_w; ratio = bubble / (P × makespan).
+//   fill   = Σ_w idle from t = 0 to w's first operation;
+//   switch = Σ_w idle between the end of w's warm-up forwards (its (P − w)-th forward operation,
+//            counting only forwards that end before its first backward) and its first backward,
+//            less the busy time inside that window; schedules without a warm-up phase (RoundPipe)
+//            anchor the window at the last forward before the first backward instead;
+//   drain  = Σ_w idle from w's last backward end to the makespan;
+//   intra  = max(bubble − fill − switch − drain, 0).
+#include <cstdint>
+#include <vector>
+
+#include "profiler/core/TraceModel.h"
+
+namespace glueprof {
+
+struct WorkerBusy {
+    std::string lane;
+    TimestampNs busyNs = 0;
+};
+
+struct BubbleResult {
+    std::size_t workers = 0;  // 0: the trace has no worker lanes
+    TimestampNs makespanNs = 0;
+    TimestampNs bubbleNs = 0;
+    double ratio = 0.0;
+    TimestampNs fillNs = 0, switchNs = 0, drainNs = 0, intraNs = 0;
+    std::vector<WorkerBusy> perWorker;
+    double share(TimestampNs part) const {
+        const double capacity = static_cast<double>(makespanNs) * static_cast<double>(workers);
+        return capacity > 0 ? static_cast<double>(part) / capacity : 0.0;
+    }
+};
+
+// hasWarmupPhase: false for RoundPipe (read from the run's config `"schedule": "roundpipe"`).
+BubbleResult analyzeBubbles(const TraceModel& trace);
+BubbleResult analyzeBubbles(const TraceModel& trace, bool hasWarmupPhase);
+
+}  // namespace glueprof
