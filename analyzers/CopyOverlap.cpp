@@ -1,5 +1,6 @@
 #include "analyzers/CopyOverlap.h"
 
+#include <algorithm>
 #include <unordered_map>
 
 #include "analyzers/Intervals.h"
@@ -72,31 +73,47 @@ double CopyOverlapResult::exposedMsPerStep() const {
                              : 0.0;
 }
 
+namespace {
+
+// Per lane, the union of compute on the other lanes of its device.
+std::vector<IntervalSet> computeOnOtherLanes(const TraceModel& trace, bool fromKernels) {
+    std::unordered_map<std::int64_t, std::vector<std::pair<std::size_t, IntervalSet>>> computeByDevice;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        const Lane& lane = trace.lanes()[i];
+        IntervalSet compute = laneCompute(trace.eventsOnLane(i), lane, fromKernels);
+        if (!compute.empty()) computeByDevice[lane.device].emplace_back(i, std::move(compute));
+    }
+    std::vector<IntervalSet> others(trace.lanes().size());
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        bool hasCopies = false;
+        for (const Event& e : trace.eventsOnLane(i)) {
+            if (e.kind == EventKind::kMemcpy) {
+                hasCopies = true;
+                break;
+            }
+        }
+        if (!hasCopies) continue;
+        std::vector<Interval> merged;
+        for (const auto& [laneIndex, set] : computeByDevice[trace.lanes()[i].device]) {
+            if (laneIndex != i) merged.insert(merged.end(), set.begin(), set.end());
+        }
+        others[i] = unionOf(std::move(merged));
+    }
+    return others;
+}
+
+}  // namespace
+
 CopyOverlapResult analyzeCopyOverlap(const TraceModel& trace) {
     CopyOverlapResult result;
     const std::set<std::int32_t> measured = trace.measuredSteps();
     result.measuredSteps = measured.size();
     result.computeFromKernels = hasKernels(trace);
-
-    // Compute per device, per lane, so "other lanes" can leave the copy's own lane out.
-    std::unordered_map<std::int64_t, std::vector<std::pair<std::size_t, IntervalSet>>> computeByDevice;
+    const std::vector<IntervalSet> compute = computeOnOtherLanes(trace, result.computeFromKernels);
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
-        const Lane& lane = trace.lanes()[i];
-        IntervalSet compute = laneCompute(trace.eventsOnLane(i), lane, result.computeFromKernels);
-        if (!compute.empty()) computeByDevice[lane.device].emplace_back(i, std::move(compute));
-    }
-
-    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
-        const Lane& lane = trace.lanes()[i];
-        // The union of compute on the device's other lanes.
-        std::vector<Interval> others;
-        for (const auto& [laneIndex, set] : computeByDevice[lane.device]) {
-            if (laneIndex != i) others.insert(others.end(), set.begin(), set.end());
-        }
-        const IntervalSet compute = unionOf(std::move(others));
         for (const Event& e : trace.eventsOnLane(i)) {
             if (e.kind != EventKind::kMemcpy || measured.count(e.step) == 0) continue;
-            const TimestampNs covered = coveredLength(Interval{e.startNs, e.endNs}, compute);
+            const TimestampNs covered = coveredLength(Interval{e.startNs, e.endNs}, compute[i]);
             add(result.total, e, covered);
             add(result.byName[trace.name(e.name)], e, covered);
             add(result.byDirection[copyDirection(e.srcKind, e.dstKind)], e, covered);
@@ -107,6 +124,23 @@ CopyOverlapResult analyzeCopyOverlap(const TraceModel& trace) {
         }
     }
     return result;
+}
+
+std::vector<CopySpan> copySpans(const TraceModel& trace, std::int32_t step) {
+    const std::vector<IntervalSet> compute = computeOnOtherLanes(trace, hasKernels(trace));
+    std::vector<CopySpan> spans;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        for (const Event& e : trace.eventsOnLane(i)) {
+            if (e.kind != EventKind::kMemcpy || e.step != step) continue;
+            CopySpan span{trace.name(e.name), e.startNs, e.endNs, {}};
+            for (const Interval& c : clippedTo(compute[i], Interval{e.startNs, e.endNs})) {
+                span.covered.emplace_back(c.start, c.end);
+            }
+            spans.push_back(std::move(span));
+        }
+    }
+    std::sort(spans.begin(), spans.end(), [](const CopySpan& a, const CopySpan& b) { return a.startNs < b.startNs; });
+    return spans;
 }
 
 }  // namespace glueprof

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "profiler/core/TraceModel.h"
 
@@ -36,6 +38,16 @@ struct CopyOverlapResult {
 };
 
 CopyOverlapResult analyzeCopyOverlap(const TraceModel& trace);
+
+// One copy and the parts of it that compute covered (for overlap strips).
+struct CopySpan {
+    std::string name;
+    TimestampNs startNs = 0;
+    TimestampNs endNs = 0;
+    std::vector<std::pair<TimestampNs, TimestampNs>> covered;  // sorted, inside [start, end)
+};
+// The copies of one step, in start order.
+std::vector<CopySpan> copySpans(const TraceModel& trace, std::int32_t step);
 
 // "DtoH" etc. from the memory kinds of a copy; host = pageable or pinned.
 std::string copyDirection(MemoryKind src, MemoryKind dst);

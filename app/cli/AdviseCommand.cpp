@@ -6,6 +6,7 @@
 
 #include "analyzers/Analysis.h"
 #include "app/cli/Commands.h"
+#include "app/cli/RunSelection.h"
 #include "app/report/Findings.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceReader.h"
@@ -22,12 +23,7 @@ struct AdviseOptions {
 
 int adviseRun(const AdviseOptions& o) {
     TraceReader reader(o.db);
-    RunId run = o.run;
-    if (run == 0) {
-        std::vector<RunSummary> runs = reader.listRuns();
-        if (runs.empty()) throw inputError(fmt::format("'{}' holds no runs: record one with `glueprof run`", o.db));
-        run = runs.back().id;
-    }
+    const RunId run = chooseRun(reader, o.run, o.db);
     TraceModel model = reader.loadRun(run);
     AnalysisResult analysis = analyze(model);
     if (o.json) {

@@ -9,6 +9,7 @@
 #include "analyzers/AbComparison.h"
 #include "analyzers/RegressionGate.h"
 #include "app/cli/Commands.h"
+#include "app/cli/RunSelection.h"
 #include "app/report/AbReport.h"
 #include "app/report/GateReport.h"
 #include "optimizations/ToggleRegistry.h"
@@ -25,34 +26,6 @@ struct CheckOptions {
     std::string junit;
     bool update = false;
 };
-
-const std::string kBaselineSuffix = ":baseline";
-const std::string kOptimizedSuffix = ":optimized";
-
-bool endsWith(const std::string& text, const std::string& suffix) {
-    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-struct AbPair {
-    RunSummary baseline;
-    RunSummary optimized;
-};
-
-// The latest A/B of each toggle: its newest optimized run and the newest baseline run before it.
-std::map<std::string, AbPair> latestPairs(const std::vector<RunSummary>& runs) {
-    std::map<std::string, AbPair> pairs;
-    for (const RunSummary& optimized : runs) {
-        if (!endsWith(optimized.label, kOptimizedSuffix) || optimized.displayStatus() != "complete") continue;
-        const std::string toggle = optimized.label.substr(0, optimized.label.size() - kOptimizedSuffix.size());
-        for (const RunSummary& baseline : runs) {
-            if (baseline.id < optimized.id && baseline.label == toggle + kBaselineSuffix &&
-                baseline.displayStatus() == "complete") {
-                pairs[toggle] = AbPair{baseline, optimized};  // runs are in id order: the last one wins
-            }
-        }
-    }
-    return pairs;
-}
 
 std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -78,7 +51,7 @@ std::map<std::string, AbComparison> compareAll(const TraceReader& reader, const 
 int check(const CheckOptions& o) {
     TraceReader reader(o.db);
     const std::vector<RunSummary> runs = reader.listRuns();
-    const std::map<std::string, AbPair> pairs = latestPairs(runs);
+    const std::map<std::string, AbPair> pairs = latestAbPairs(runs);
     if (pairs.empty()) {
         throw inputError(fmt::format("'{}' holds no complete A/B runs: record them with `glueprof ab`", o.db));
     }

@@ -15,5 +15,6 @@ void registerDoctorCommand(CLI::App& app, Action& action);
 void registerAdviseCommand(CLI::App& app, Action& action);
 void registerCheckCommand(CLI::App& app, Action& action);
 void registerExportCommand(CLI::App& app, Action& action);
+void registerReportCommand(CLI::App& app, Action& action);
 
 }  // namespace glueprof::cli

@@ -8,6 +8,7 @@
 
 #include "analyzers/Analysis.h"
 #include "app/cli/Commands.h"
+#include "app/cli/RunSelection.h"
 #include "app/report/AbReport.h"
 #include "app/report/ChromeTrace.h"
 #include "app/report/CsvExport.h"
@@ -32,12 +33,7 @@ std::string stepsPath(const std::string& out) {
 
 int exportRun(const ExportOptions& o) {
     TraceReader reader(o.db);
-    RunId run = o.run;
-    if (run == 0) {
-        std::vector<RunSummary> runs = reader.listRuns();
-        if (runs.empty()) throw inputError(fmt::format("'{}' holds no runs: record one with `glueprof run`", o.db));
-        run = runs.back().id;
-    }
+    const RunId run = chooseRun(reader, o.run, o.db);
     TraceModel model = reader.loadRun(run);
     if (o.format == "chrome") {
         writeFileAtomically(o.out, [&](std::ostream& file) { writeChromeTrace(model, file); });

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
     cli::registerAdviseCommand(app, action);
     cli::registerCheckCommand(app, action);
     cli::registerExportCommand(app, action);
+    cli::registerReportCommand(app, action);
     cli::registerDoctorCommand(app, action);
     try {
         app.parse(argc, argv);

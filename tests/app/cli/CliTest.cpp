@@ -307,6 +307,27 @@ TEST_F(CliTest, ExportWritesANestedChromeTraceAndCsvOfARealRun) {
     EXPECT_EQ(run("export --db " + db + " --format svg --out " + path("x")).exitCode, 1);
 }
 
+TEST_F(CliTest, ReportOfTheLatestAbInEveryFormat) {
+    const std::string db = path("rep.sqlite");
+    ASSERT_EQ(run("ab --preset tiny --opt double_buffer --steps 1 --warmup 1 --repeats 1 --db " + db).exitCode, 0);
+    for (const char* format : {"html", "md", "json"}) {
+        Result r = run(std::string("report --db ") + db + " --format " + format + " --out " + path(std::string("r.") + format));
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+        EXPECT_NE(r.out.find("runs 1 vs 2"), std::string::npos) << r.out;
+    }
+    const std::string html = slurp(path("r.html"));
+    EXPECT_NE(html.find("Before / after: <code>double_buffer</code>"), std::string::npos);
+    EXPECT_NE(html.find("Copy/compute overlap"), std::string::npos);
+    const nlohmann::json j = nlohmann::json::parse(slurp(path("r.json")));
+    EXPECT_EQ(j["runs"].size(), 2u);
+    EXPECT_TRUE(j["comparison"]["loss_equal"].get<bool>());
+    Result single = run("report --db " + db + " --runs 2 --format md --out " + path("one.md"));
+    EXPECT_EQ(single.exitCode, 0) << single.err;
+    EXPECT_EQ(run("report --db " + db + " --runs 1,x --out " + path("bad.html")).exitCode, 1);
+    EXPECT_EQ(run("report --db " + db + " --runs 9 --out " + path("none.html")).exitCode, 2);
+    EXPECT_FALSE(fs::exists(path("none.html")));
+}
+
 TEST_F(CliTest, TableOutputNamesTheDatabaseAndReport) {
     Result r = run("ab --preset tiny --opt packed_cache --steps 1 --warmup 0 --repeats 1 --db " + path("t.sqlite"));
     ASSERT_EQ(r.exitCode, 0) << r.err;

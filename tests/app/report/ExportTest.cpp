@@ -119,3 +119,41 @@ TEST(GateReportTest, JunitEscapesAndMalformedBaselinesNameTheField) {
 
 }  // namespace
 }  // namespace glueprof
+
+#include "app/report/TraceReport.h"
+
+namespace glueprof {
+namespace {
+
+// Trace-derived text stays text in every rendering: a kernel, a range and a label named like markup.
+TEST(TraceReportTest, TraceTextIsEscapedInHtmlAndMarkdown) {
+    RunSummary run;
+    run.id = 3;
+    run.label = "<img src=x onerror=alert(1)>";
+    run.preset = "tiny";
+    TraceModelBuilder b(run);
+    std::size_t host = b.addLane(LaneKind::kHostThread, "<b>main</b>");
+    b.addStep(StepInfo{1, 0, 100, false, 1, 0.0, 0});
+    b.addEvent(host, EventKind::kOp, Category::kMath, "<script>alert('x')</script>", 0, 50, 1, 0).flags = kFlagWouldSync;
+    b.addEvent(host, EventKind::kRange, Category::kGlue, "build_packed_mask", 50, 60, 1, 0);
+    b.addEvent(host, EventKind::kRange, Category::kGlue, "build_packed_mask", 60, 70, 1, 1);
+    b.addDiagnostic(Diagnostic{"dropped", 2, "<script>lost</script>"});
+    TraceModel trace = std::move(b).build();
+    const TraceReport report = buildTraceReport({&trace});
+    const std::string html = renderReportHtml(report);
+    EXPECT_EQ(html.find("<script"), std::string::npos);
+    EXPECT_EQ(html.find("<img"), std::string::npos);
+    EXPECT_NE(html.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
+    EXPECT_NE(html.find("&lt;script&gt;lost&lt;/script&gt;"), std::string::npos);  // diagnostics shown
+    EXPECT_NE(html.find("<svg"), std::string::npos);                               // charts inline
+    EXPECT_EQ(html.find("http"), std::string::npos);                               // nothing fetched
+    const std::string md = renderReportMarkdown(report);
+    EXPECT_NE(md.find("`<img src=x onerror=alert(1)>`"), std::string::npos);  // in a code span
+    EXPECT_EQ(htmlEscape("a&b<c>\"'"), "a&amp;b&lt;c&gt;&quot;&#39;");
+    const nlohmann::json j = nlohmann::json::parse(renderReportJson(report));
+    EXPECT_EQ(j["runs"][0]["label"], run.label);
+    EXPECT_EQ(j["runs"][0]["findings"][0]["toggle"], "packed_cache");
+}
+
+}  // namespace
+}  // namespace glueprof

@@ -1,0 +1,93 @@
+// glueprof report: the trace report of one run or of an A/B pair, as HTML, Markdown or JSON.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "app/cli/Commands.h"
+#include "app/cli/RunSelection.h"
+#include "app/report/AbReport.h"
+#include "app/report/TraceReport.h"
+#include "profiler/core/Error.h"
+#include "profiler/core/TraceReader.h"
+
+namespace glueprof::cli {
+
+namespace {
+
+struct ReportOptions {
+    std::string db = "runs.sqlite";
+    std::string runs;  // "A,B", "A" or "" (the latest A/B, else the latest run)
+    std::string format = "html";
+    std::string out;
+};
+
+std::vector<RunId> parseRuns(const std::string& text) {
+    std::vector<RunId> ids;
+    std::stringstream list(text);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+        try {
+            std::size_t used = 0;
+            const long long id = std::stoll(item, &used);
+            if (used != item.size() || id <= 0) throw std::invalid_argument(item);
+            ids.push_back(id);
+        } catch (const std::logic_error&) {
+            throw usageError(fmt::format("bad --runs '{}': give one run id or two, BASELINE,OPTIMIZED (see `glueprof list`)", text));
+        }
+    }
+    if (ids.empty() || ids.size() > 2) {
+        throw usageError(fmt::format("bad --runs '{}': give one run id or two, BASELINE,OPTIMIZED", text));
+    }
+    return ids;
+}
+
+int report(const ReportOptions& o) {
+    TraceReader reader(o.db);
+    std::vector<RunId> ids;
+    if (!o.runs.empty()) {
+        ids = parseRuns(o.runs);
+    } else {
+        const auto pairs = latestAbPairs(reader.listRuns());
+        if (!pairs.empty()) {
+            // The newest A/B in the database.
+            const AbPair* newest = nullptr;
+            for (const auto& [toggle, pair] : pairs) {
+                if (newest == nullptr || pair.optimized.id > newest->optimized.id) newest = &pair;
+            }
+            ids = {newest->baseline.id, newest->optimized.id};
+        } else {
+            ids = {chooseRun(reader, 0, o.db)};
+        }
+    }
+    std::vector<TraceModel> models;
+    for (RunId id : ids) models.push_back(reader.loadRun(id));
+    std::vector<const TraceModel*> traces;
+    for (const TraceModel& m : models) traces.push_back(&m);
+    const TraceReport built = buildTraceReport(traces);
+    std::string text;
+    if (o.format == "html") text = renderReportHtml(built);
+    else if (o.format == "md") text = renderReportMarkdown(built);
+    else text = renderReportJson(built);
+    writeFileAtomically(o.out, text);
+    std::cout << fmt::format("wrote {} ({} of run{} {})\n", o.out, o.format, ids.size() > 1 ? "s" : "",
+                             ids.size() > 1 ? fmt::format("{} vs {}", ids[0], ids[1]) : std::to_string(ids[0]));
+    return 0;
+}
+
+}  // namespace
+
+void registerReportCommand(CLI::App& app, Action& action) {
+    auto options = std::make_shared<ReportOptions>();
+    CLI::App* command = app.add_subcommand("report", "the trace report of a run or an A/B pair: html, md or json");
+    command->add_option("--db", options->db, "trace database")->capture_default_str();
+    command->add_option("--runs", options->runs, "RUN or BASELINE,OPTIMIZED (default: the latest A/B, else the latest run)");
+    command->add_option("--format", options->format, "html (self-contained, inline SVG), md or json")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"html", "md", "json"}));
+    command->add_option("--out", options->out, "output file")->required();
+    command->callback([options, &action] { action = [options] { return report(*options); }; });
+}
+
+}  // namespace glueprof::cli
