@@ -110,17 +110,33 @@ CopyOverlapResult analyzeCopyOverlap(const TraceModel& trace) {
     result.measuredSteps = measured.size();
     result.computeFromKernels = hasKernels(trace);
     const std::vector<IntervalSet> compute = computeOnOtherLanes(trace, result.computeFromKernels);
+    // Aggregated by name id and by memory-kind pair first; names are built once at the end.
+    std::unordered_map<StringId, CopyTotals> byNameId;
+    std::map<std::pair<MemoryKind, MemoryKind>, CopyTotals> byKinds;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        CopyTotals lane;
         for (const Event& e : trace.eventsOnLane(i)) {
             if (e.kind != EventKind::kMemcpy || measured.count(e.step) == 0) continue;
             const TimestampNs covered = coveredLength(Interval{e.startNs, e.endNs}, compute[i]);
             add(result.total, e, covered);
-            add(result.byName[trace.name(e.name)], e, covered);
-            add(result.byDirection[copyDirection(e.srcKind, e.dstKind)], e, covered);
-            if (isHostMemory(e.srcKind)) add(result.byHostMemory[toString(e.srcKind)], e, covered);
-            if (isHostMemory(e.dstKind) && e.dstKind != e.srcKind) {
-                add(result.byHostMemory[toString(e.dstKind)], e, covered);
-            }
+            add(lane, e, covered);
+            add(byNameId[e.name], e, covered);
+            add(byKinds[{e.srcKind, e.dstKind}], e, covered);
+        }
+        if (lane.copies > 0) result.byLane[trace.lanes()[i].name] = lane;
+    }
+    auto merge = [](CopyTotals& into, const CopyTotals& from) {
+        into.copies += from.copies;
+        into.bytes += from.bytes;
+        into.copyNs += from.copyNs;
+        into.overlappedNs += from.overlappedNs;
+    };
+    for (const auto& [name, totals] : byNameId) merge(result.byName[trace.name(name)], totals);
+    for (const auto& [kinds, totals] : byKinds) {
+        merge(result.byDirection[copyDirection(kinds.first, kinds.second)], totals);
+        if (isHostMemory(kinds.first)) merge(result.byHostMemory[toString(kinds.first)], totals);
+        if (isHostMemory(kinds.second) && kinds.second != kinds.first) {
+            merge(result.byHostMemory[toString(kinds.second)], totals);
         }
     }
     return result;

@@ -30,6 +30,7 @@ struct CopyOverlapResult {
     std::map<std::string, CopyTotals> byName;        // offload, reload, ...
     std::map<std::string, CopyTotals> byDirection;   // DtoH, HtoD, DtoD, HtoH
     std::map<std::string, CopyTotals> byHostMemory;  // pinned, pageable (copies touching the host)
+    std::map<std::string, CopyTotals> byLane;        // per copy lane (stream / copy engine), by lane name
     std::size_t measuredSteps = 0;
     bool computeFromKernels = false;  // false: compute = top-level host ops (CPU run)
 

@@ -4,6 +4,7 @@
 #include <array>
 #include <cctype>
 #include <optional>
+#include <unordered_map>
 
 #include "analyzers/Intervals.h"
 #include "analyzers/Statistics.h"
@@ -56,8 +57,25 @@ bool isDeviceLane(const Lane& lane) {
     return lane.kind == LaneKind::kCudaStream || lane.kind == LaneKind::kCopyStream;
 }
 
+// Kernel names classified once per name id (a trace has few distinct names, many kernels).
+class KernelClasses {
+public:
+    explicit KernelClasses(const TraceModel& trace) : m_trace(trace) {}
+    GluePart of(StringId name) {
+        auto it = m_byName.find(name);
+        if (it != m_byName.end()) return it->second;
+        const GluePart part = isMathKernelName(m_trace.name(name)) ? GluePart::kMath : GluePart::kGlue;
+        m_byName.emplace(name, part);
+        return part;
+    }
+
+private:
+    const TraceModel& m_trace;
+    std::unordered_map<StringId, GluePart> m_byName;
+};
+
 // The part an event is an activity of, or none.
-std::optional<GluePart> activityPart(const TraceModel& trace, const Lane& lane, const Event& e,
+std::optional<GluePart> activityPart(KernelClasses& kernels, const Lane& lane, const Event& e,
                                      bool fromKernels) {
     switch (e.kind) {
         case EventKind::kWait:
@@ -69,7 +87,7 @@ std::optional<GluePart> activityPart(const TraceModel& trace, const Lane& lane, 
         case EventKind::kKernel: {
             auto part = partOfCategory(e.category);
             if (part) return part;
-            return isMathKernelName(trace.name(e.name)) ? GluePart::kMath : GluePart::kGlue;
+            return kernels.of(e.name);
         }
         case EventKind::kOp:
         case EventKind::kRange:
@@ -90,7 +108,7 @@ struct Segment {
 
 // Disjoint segments of one lane labelled by the innermost activity. Events arrive sorted by start,
 // longest first; a child that outlives its parent is clipped to it.
-std::vector<Segment> innermostSegments(const TraceModel& trace, const Lane& lane,
+std::vector<Segment> innermostSegments(KernelClasses& kernels, const Lane& lane,
                                        const std::vector<Event>& events, bool fromKernels) {
     std::vector<Segment> segments;
     struct Open {
@@ -104,7 +122,7 @@ std::vector<Segment> innermostSegments(const TraceModel& trace, const Lane& lane
         cursor = std::max(cursor, end);
     };
     for (const Event& e : events) {
-        auto part = activityPart(trace, lane, e, fromKernels);
+        auto part = activityPart(kernels, lane, e, fromKernels);
         if (!part || e.endNs <= e.startNs) continue;
         while (!stack.empty() && stack.back().end <= e.startNs) {
             emit(stack.back().end, stack.back().part);
@@ -134,11 +152,19 @@ GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace) {
             }
         }
     }
-    // All lanes' segments, by part, sorted by start.
+    // All lanes' segments, by part, sorted by start: each lane's come sorted, so lanes are merged.
     std::array<std::vector<Interval>, kGluePartCount> byPart;
+    KernelClasses kernels(trace);
+    auto byStart = [](const Interval& a, const Interval& b) { return a.start < b.start; };
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
-        for (const Segment& s : innermostSegments(trace, trace.lanes()[i], trace.eventsOnLane(i), result.fromKernels)) {
+        std::array<std::size_t, kGluePartCount> laneBegin{};
+        for (std::size_t p = 0; p < kGluePartCount; ++p) laneBegin[p] = byPart[p].size();
+        for (const Segment& s : innermostSegments(kernels, trace.lanes()[i], trace.eventsOnLane(i), result.fromKernels)) {
             byPart[static_cast<std::size_t>(s.part)].push_back(Interval{s.start, s.end});
+        }
+        for (std::size_t p = 0; p < kGluePartCount; ++p) {
+            auto middle = byPart[p].begin() + static_cast<std::ptrdiff_t>(laneBegin[p]);
+            std::inplace_merge(byPart[p].begin(), middle, byPart[p].end(), byStart);
         }
     }
     std::array<IntervalSet, kGluePartCount> unions;

@@ -12,6 +12,7 @@ bool isDeviceWork(const Event& e) {
 
 std::vector<StreamIdle> analyzeIdleBreakdown(const TraceModel& trace, TimestampNs threshold) {
     std::unordered_map<std::int64_t, TimestampNs> launchStart;  // correlation -> runtime start
+    launchStart.reserve(trace.eventCount() / 4);
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         for (const Event& e : trace.eventsOnLane(i)) {
             if (e.kind == EventKind::kRuntime && e.correlation != 0) launchStart[e.correlation] = e.startNs;

@@ -8,8 +8,11 @@ IntervalSet unionOf(std::vector<Interval> intervals) {
     intervals.erase(std::remove_if(intervals.begin(), intervals.end(),
                                    [](const Interval& i) { return i.end <= i.start; }),
                     intervals.end());
-    std::sort(intervals.begin(), intervals.end(),
-              [](const Interval& a, const Interval& b) { return a.start < b.start; });
+    auto byStart = [](const Interval& a, const Interval& b) { return a.start < b.start; };
+    // Intervals from one lane arrive sorted: skip the sort then (a linear check).
+    if (!std::is_sorted(intervals.begin(), intervals.end(), byStart)) {
+        std::sort(intervals.begin(), intervals.end(), byStart);
+    }
     IntervalSet merged;
     for (const Interval& i : intervals) {
         if (!merged.empty() && i.start <= merged.back().end) {

@@ -11,6 +11,7 @@ namespace glueprof {
 LaunchStatsResult analyzeLaunchStats(const TraceModel& trace) {
     const std::set<std::int32_t> measured = trace.measuredSteps();
     std::unordered_map<std::int64_t, const Event*> launches;
+    launches.reserve(trace.eventCount() / 4);
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         for (const Event& e : trace.eventsOnLane(i)) {
             if (e.kind == EventKind::kRuntime && e.correlation != 0) launches[e.correlation] = &e;

@@ -63,6 +63,7 @@ TEST(CopyOverlapTest, HiddenHalfHiddenAndExposedCopies) {
     EXPECT_EQ(r.byDirection.at("HtoH").copyNs, 10);
     EXPECT_EQ(r.byHostMemory.at("pinned").copyNs, 40);
     EXPECT_EQ(r.byHostMemory.at("pageable").copies, 1);  // counted once although both ends are pageable
+    EXPECT_EQ(r.byLane.at("copy engine").copyNs, 50);
 }
 
 // Step 1 = [0, 100) on a CPU trace:
