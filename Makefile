@@ -21,6 +21,7 @@ build: configure
 run: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target glueprof
 	$(GLUEPROF) ab --all --preset small --db runs.sqlite --report glueprof-report.md
+	$(GLUEPROF) report --db runs.sqlite --out glueprof-report.html
 
 test: build
 	ctest --test-dir $(BUILD_DIR) -j $(JOBS) --output-on-failure
