@@ -24,6 +24,23 @@ if(GLUEPROF_WITH_NVTX)
   endif()
 endif()
 
+# The desktop app: Dear ImGui 1.86 (with its GLFW and OpenGL 3 backends), GLFW 3.3 and OpenGL, all from
+# Debian (libimgui-dev, libglfw3-dev, libstb-dev). Without them the rest still builds.
+if(GLUEPROF_GUI)
+  find_package(PkgConfig REQUIRED)
+  pkg_check_modules(IMGUI IMPORTED_TARGET imgui)
+  pkg_check_modules(STB IMPORTED_TARGET stb)  # stb_image_write for screenshots
+  find_package(glfw3 3.3 QUIET)
+  set(OpenGL_GL_PREFERENCE GLVND)
+  find_package(OpenGL QUIET)
+  if(IMGUI_FOUND AND STB_FOUND AND glfw3_FOUND AND OpenGL_FOUND)
+    message(STATUS "glueprof: building glueprof-gui (ImGui ${IMGUI_VERSION})")
+  else()
+    message(STATUS "glueprof: glueprof-gui skipped: ImGui, stb, GLFW 3.3 or OpenGL not found (scripts/bootstrap.sh installs them)")
+    set(GLUEPROF_GUI OFF)
+  endif()
+endif()
+
 if(GLUEPROF_BUILD_TESTS)
   find_package(GTest REQUIRED)
   include(GoogleTest)

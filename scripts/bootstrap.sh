@@ -13,6 +13,8 @@ packages=(
   nlohmann-json3-dev
   libcli11-dev
   libfmt-dev
+  libimgui-dev libglfw3-dev libstb-dev  # glueprof-gui: Dear ImGui 1.86 with its GLFW/OpenGL 3 backends
+  xvfb xauth libgl1-mesa-dri            # the GUI test draws in a virtual X display with Mesa's OpenGL
 )
 
 missing=()

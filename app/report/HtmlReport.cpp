@@ -1,35 +1,15 @@
 // The HTML rendering of the trace report: one self-contained file, charts as inline SVG, no scripts
-// and no network. Colours match the GUI's (one palette, below).
+// and no network. Colours come from Palette.h, shared with the GUI.
 #include <fmt/format.h>
 
 #include <algorithm>
 
+#include "app/report/Palette.h"
 #include "app/report/TraceReport.h"
 
 namespace glueprof {
 
 namespace {
-
-const char* partColour(GluePart part) {
-    switch (part) {
-        case GluePart::kMath: return "#4F81BD";
-        case GluePart::kGlue: return "#F79646";
-        case GluePart::kOptimizer: return "#9BBB59";
-        case GluePart::kData: return "#8064A2";
-        case GluePart::kPipeline: return "#4BACC6";
-        case GluePart::kCopy: return "#2C9C8F";
-        case GluePart::kSyncWait: return "#C0504D";
-        case GluePart::kIdle: return "#D9D9D9";
-        case GluePart::kCount: break;
-    }
-    return "#000000";
-}
-
-const char* kindColour(const std::string& kind) {
-    if (kind == "forward") return "#4F81BD";
-    if (kind == "recompute") return "#F79646";
-    return "#C0504D";
-}
 
 constexpr int kChartWidth = 760;
 constexpr int kLabelWidth = 170;
@@ -45,10 +25,10 @@ std::string phaseBars(const AbComparison& c) {
     for (const MetricComparison& m : c.metrics) {
         const double scale = (kChartWidth - kLabelWidth - 230) / top;
         svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n", y + 24, htmlEscape(m.name));
-        svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"#7F7F7F\"><title>baseline {:.3f} ms</title></rect>\n",
-                           kLabelWidth, y, std::max(1.0, m.baseline * scale), m.baseline);
-        svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"#4F81BD\"><title>optimized {:.3f} ms</title></rect>\n",
-                           kLabelWidth, y + 18, std::max(1.0, m.optimized * scale), m.optimized);
+        svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"{}\"><title>baseline {:.3f} ms</title></rect>\n",
+                           kLabelWidth, y, std::max(1.0, m.baseline * scale), cssColour(kBaselineColour), m.baseline);
+        svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"{}\"><title>optimized {:.3f} ms</title></rect>\n",
+                           kLabelWidth, y + 18, std::max(1.0, m.optimized * scale), cssColour(kOptimizedColour), m.optimized);
         svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{:.3f} / {:.3f} ms &#8594; {:.3f}x [{:.3f}, {:.3f}]</text>\n",
                            kLabelWidth + std::max(m.baseline, m.optimized) * scale + 6, y + 24, m.baseline, m.optimized,
                            m.speedup, m.speedupLow, m.speedupHigh);
@@ -61,7 +41,7 @@ std::string legend() {
     std::string html = "<p class=\"legend\">";
     for (std::size_t p = 0; p < kGluePartCount; ++p) {
         const auto part = static_cast<GluePart>(p);
-        html += fmt::format("<span><i style=\"background:{}\"></i>{}</span> ", partColour(part), toString(part));
+        html += fmt::format("<span><i style=\"background:{}\"></i>{}</span> ", cssColour(partColour(part)), toString(part));
     }
     return html + "</p>\n";
 }
@@ -82,7 +62,7 @@ std::string glueBars(const ReportRun& r, TimestampNs widest) {
             if (w <= 0) continue;
             const auto part = static_cast<GluePart>(p);
             svg += fmt::format("<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"14\" fill=\"{}\"><title>{} {:.3f} ms</title></rect>\n",
-                               x, y, w, partColour(part), toString(part), static_cast<double>(s.partNs[p]) / 1e6);
+                               x, y, w, cssColour(partColour(part)), toString(part), static_cast<double>(s.partNs[p]) / 1e6);
             x += w;
         }
         svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{:.2f} ms</text>\n", x + 4, y + 12,
@@ -104,7 +84,8 @@ std::string syncByLayer(const ReportRun& r) {
     for (const SyncGroup& g : groups) {
         const double w = static_cast<double>(g.count) * (kChartWidth - kLabelWidth - 60) / static_cast<double>(top);
         svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n", y + 12, htmlEscape(g.key));
-        svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"14\" fill=\"#C0504D\"/>\n", kLabelWidth, y, w);
+        svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"14\" fill=\"{}\"/>\n", kLabelWidth, y, w,
+                           cssColour(kSyncColour));
         svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{}</text>\n", kLabelWidth + w + 4, y + 12, g.count);
         y += rowHeight;
     }
@@ -119,12 +100,12 @@ std::string overlapStrip(const ReportRun& r) {
                                   "<rect x=\"5\" y=\"4\" width=\"{}\" height=\"26\" fill=\"#F2F2F2\"/>\n",
                                   kChartWidth, r.stripStep, kChartWidth - 10);
     for (const CopySpan& c : r.stripCopies) {
-        svg += fmt::format("<rect x=\"{:.2f}\" y=\"4\" width=\"{:.2f}\" height=\"26\" fill=\"#C0504D\"><title>{} {:.3f} ms (exposed part red)</title></rect>\n",
-                           x(c.startNs), std::max(0.5, x(c.endNs) - x(c.startNs)), htmlEscape(c.name),
+        svg += fmt::format("<rect x=\"{:.2f}\" y=\"4\" width=\"{:.2f}\" height=\"26\" fill=\"{}\"><title>{} {:.3f} ms (exposed part red)</title></rect>\n",
+                           x(c.startNs), std::max(0.5, x(c.endNs) - x(c.startNs)), cssColour(kExposedColour), htmlEscape(c.name),
                            static_cast<double>(c.endNs - c.startNs) / 1e6);
         for (const auto& [start, end] : c.covered) {
-            svg += fmt::format("<rect x=\"{:.2f}\" y=\"4\" width=\"{:.2f}\" height=\"26\" fill=\"#2C9C8F\"/>\n", x(start),
-                               std::max(0.5, x(end) - x(start)));
+            svg += fmt::format("<rect x=\"{:.2f}\" y=\"4\" width=\"{:.2f}\" height=\"26\" fill=\"{}\"/>\n", x(start),
+                               std::max(0.5, x(end) - x(start)), cssColour(kCoveredColour));
         }
     }
     svg += fmt::format("<text x=\"5\" y=\"44\" class=\"value\">step {}: {:.2f} ms; copies green where compute covered them, red where exposed</text>\n",
@@ -152,7 +133,7 @@ std::string gantt(const ReportRun& r) {
     for (const GanttBar& b : r.gantt) {
         svg += fmt::format("<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"16\" fill=\"{}\" stroke=\"#000\" stroke-width=\"0.2\"><title>{}</title></rect>\n",
                            kLabelWidth + static_cast<double>(b.startNs - start) * scale, 2 + rowHeight * static_cast<int>(b.worker),
-                           std::max(0.5, static_cast<double>(b.endNs - b.startNs) * scale), kindColour(b.kind), htmlEscape(b.kind));
+                           std::max(0.5, static_cast<double>(b.endNs - b.startNs) * scale), cssColour(pipelineKindColour(b.kind)), htmlEscape(b.kind));
     }
     return svg + "</svg>\n";
 }

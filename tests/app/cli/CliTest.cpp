@@ -328,6 +328,39 @@ TEST_F(CliTest, ReportOfTheLatestAbInEveryFormat) {
     EXPECT_FALSE(fs::exists(path("none.html")));
 }
 
+#ifdef GLUEPROF_GUI_BINARY
+// The real glueprof-gui in a virtual X display (xvfb-run, from Debian): it opens the database an A/B
+// wrote, draws, saves a screenshot that is not blank, and the dashboard numbers it dumps are the ones
+// `glueprof ab --json` printed for the same runs.
+TEST_F(CliTest, GuiUnderXvfbShowsTheSameNumbersAsTheCli) {
+    const std::string db = path("gui.sqlite");
+    Result ab = run("ab --preset tiny --opt packed_cache --json --steps 2 --warmup 1 --repeats 1 --db " + db);
+    ASSERT_EQ(ab.exitCode, 0) << ab.err;
+    const std::string command = "xvfb-run -a -s '-screen 0 1600x1000x24' " + std::string(GLUEPROF_GUI_BINARY) +
+                                " --db " + db + " --frames 6 --screenshot " + path("gui.png") + " --dump-state " +
+                                path("state.json") + " >" + path("gui.out") + " 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0) << slurp(path("gui.out"));
+    // A blank 1600x1000 frame compresses to a few KiB; the dashboard's text and bars do not.
+    EXPECT_GT(fs::file_size(path("gui.png")), 30000u);
+    const nlohmann::json state = nlohmann::json::parse(slurp(path("state.json")));
+    const nlohmann::json cli = nlohmann::json::parse(ab.out)["comparisons"][0];
+    EXPECT_EQ(state["selected"]["baseline"], cli["runs"]["baseline"]);
+    EXPECT_EQ(state["selected"]["optimized"], cli["runs"]["optimized"]);
+    for (const nlohmann::json& shown : state["dashboard"]["comparison"]["metrics"]) {
+        bool matched = false;
+        for (const nlohmann::json& printed : cli["metrics"]) {
+            if (printed["name"] != shown["name"]) continue;
+            EXPECT_EQ(printed["baseline"], shown["baseline"]) << shown["name"];
+            EXPECT_EQ(printed["optimized"], shown["optimized"]) << shown["name"];
+            EXPECT_EQ(printed["speedup_ci"], shown["speedup_ci"]) << shown["name"];
+            matched = true;
+        }
+        EXPECT_TRUE(matched) << shown["name"];
+    }
+    EXPECT_TRUE(state["errors"].empty());
+}
+#endif
+
 TEST_F(CliTest, TableOutputNamesTheDatabaseAndReport) {
     Result r = run("ab --preset tiny --opt packed_cache --steps 1 --warmup 0 --repeats 1 --db " + path("t.sqlite"));
     ASSERT_EQ(r.exitCode, 0) << r.err;

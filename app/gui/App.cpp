@@ -1,0 +1,86 @@
+#include "app/gui/App.h"
+
+#include <imgui.h>
+
+#include <nlohmann/json.hpp>
+
+namespace glueprof::gui {
+
+App::App(ViewState view) : m_view(std::move(view)), m_panels(makePanels()) {
+    for (const auto& panel : m_panels) {
+        if (m_view.panelOpen.count(panel->name()) == 0) m_view.panelOpen[panel->name()] = panel->openByDefault();
+    }
+}
+
+void App::frame() {
+    m_workspace.poll();
+    drawMenu();
+    Actions actions;
+    PanelContext context{m_workspace, m_view, actions, m_log};
+    for (const auto& panel : m_panels) {
+        bool& open = m_view.panelOpen[panel->name()];
+        if (!open) continue;
+        const ImGuiViewport* viewport = ImGui::GetMainViewport();
+        const Panel::Placement at = panel->defaultPlacement();
+        ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + at.x * viewport->WorkSize.x,
+                                       viewport->WorkPos.y + at.y * viewport->WorkSize.y),
+                                ImGuiCond_FirstUseEver);
+        ImGui::SetNextWindowSize(ImVec2(at.width * viewport->WorkSize.x, at.height * viewport->WorkSize.y),
+                                 ImGuiCond_FirstUseEver);
+        if (ImGui::Begin(panel->name(), &open)) panel->draw(context);
+        ImGui::End();
+    }
+    drawToasts();
+    for (auto& action : actions.pending) action(m_workspace);
+}
+
+void App::drawMenu() {
+    if (!ImGui::BeginMainMenuBar()) return;
+    if (ImGui::BeginMenu("View")) {
+        for (const auto& panel : m_panels) ImGui::MenuItem(panel->name(), nullptr, &m_view.panelOpen[panel->name()]);
+        ImGui::EndMenu();
+    }
+    if (m_workspace.loading()) ImGui::TextUnformatted("  loading and analyzing...");
+    ImGui::EndMainMenuBar();
+}
+
+void App::drawToasts() {
+    const std::vector<LogEntry> errors = m_log.recentErrors(6.0);
+    if (errors.empty()) return;
+    const ImGuiViewport* viewport = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + viewport->WorkSize.x - 10, viewport->WorkPos.y + 10),
+                            ImGuiCond_Always, ImVec2(1.0F, 0.0F));
+    ImGui::SetNextWindowBgAlpha(0.9F);
+    if (ImGui::Begin("##toasts", nullptr,
+                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
+                         ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav)) {
+        for (const LogEntry& e : errors) {
+            ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0F, 0.45F, 0.4F, 1.0F));
+            ImGui::TextWrapped("%s", e.text.c_str());
+            ImGui::PopStyleColor();
+        }
+    }
+    ImGui::End();
+}
+
+std::string App::dumpState() const {
+    nlohmann::json panels = nlohmann::json::array();
+    for (const auto& [name, open] : m_view.panelOpen) {
+        if (open) panels.push_back(name);
+    }
+    nlohmann::json j = {{"db", m_workspace.path()},
+                        {"open_panels", panels},
+                        {"selected", {{"baseline", m_workspace.selectedBaseline()}, {"optimized", m_workspace.selectedOptimized()}}},
+                        {"loading", m_workspace.loading()}};
+    if (const TraceReport* report = m_workspace.report()) {
+        j["dashboard"] = nlohmann::json::parse(renderReportJson(*report));
+    }
+    nlohmann::json errors = nlohmann::json::array();
+    for (const LogEntry& e : m_log.entries()) {
+        if (e.level == LogEntry::Level::kError) errors.push_back(e.text);
+    }
+    j["errors"] = errors;
+    return j.dump(2);
+}
+
+}  // namespace glueprof::gui

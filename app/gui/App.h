@@ -1,0 +1,34 @@
+#pragma once
+// The application: owns the log, the workspace, the view state and the panels, and draws one frame.
+// main.cpp is the GLFW + OpenGL 3 shell around it; tests drive it in a headless ImGui context.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "app/gui/Panel.h"
+
+namespace glueprof::gui {
+
+class App {
+public:
+    explicit App(ViewState view = {});
+    void frame();  // between ImGui::NewFrame() and ImGui::Render()
+    Workspace& workspace() { return m_workspace; }
+    const ViewState& view() const { return m_view; }
+    ViewState& view() { return m_view; }
+    Log& log() { return m_log; }
+    // JSON of what is shown: open panels, selected runs, the dashboard's numbers.
+    std::string dumpState() const;
+    const std::vector<std::unique_ptr<Panel>>& panels() const { return m_panels; }
+
+private:
+    void drawMenu();
+    void drawToasts();
+
+    Log m_log;
+    Workspace m_workspace{m_log};
+    ViewState m_view;
+    std::vector<std::unique_ptr<Panel>> m_panels;
+};
+
+}  // namespace glueprof::gui

@@ -1,0 +1,94 @@
+#include "app/gui/Workspace.h"
+
+#include <fmt/format.h>
+
+#include <exception>
+
+#include "profiler/core/TraceReader.h"
+
+namespace glueprof::gui {
+
+namespace {
+bool endsWith(const std::string& text, const std::string& suffix) {
+    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+}  // namespace
+
+Workspace::~Workspace() { cancel(); }
+
+bool Workspace::open(const std::string& path) {
+    try {
+        TraceReader reader(path);
+        std::vector<RunSummary> runs = reader.listRuns();
+        cancel();
+        m_path = path;
+        m_runs = std::move(runs);
+        m_report.reset();
+        m_traces.clear();
+        m_log.info(fmt::format("opened {} ({} runs)", path, m_runs.size()));
+    } catch (const std::exception& e) {
+        m_log.error(fmt::format("cannot open {}: {}", path, e.what()));
+        return false;
+    }
+    // The newest A/B pair (TOGGLE:baseline then TOGGLE:optimized), else the newest run.
+    for (auto it = m_runs.rbegin(); it != m_runs.rend(); ++it) {
+        if (!endsWith(it->label, ":optimized")) continue;
+        const std::string toggle = it->label.substr(0, it->label.size() - std::string(":optimized").size());
+        for (auto base = it; base != m_runs.rend(); ++base) {
+            if (base->label == toggle + ":baseline") {
+                select(base->id, it->id);
+                return true;
+            }
+        }
+    }
+    if (!m_runs.empty()) select(m_runs.back().id, 0);
+    return true;
+}
+
+void Workspace::select(RunId baseline, RunId optimized) {
+    if (m_path.empty()) return;
+    cancel();
+    m_baseline = baseline;
+    m_optimized = optimized;
+    auto cancelled = std::make_shared<std::atomic<bool>>(false);
+    m_cancelled = cancelled;
+    const std::string path = m_path;
+    m_pending = std::async(std::launch::async, [path, baseline, optimized, cancelled] {
+        Loaded loaded;
+        try {
+            TraceReader reader(path);
+            loaded.traces.push_back(reader.loadRun(baseline));
+            if (optimized != 0 && !*cancelled) loaded.traces.push_back(reader.loadRun(optimized));
+            if (*cancelled) return loaded;
+            std::vector<const TraceModel*> traces;
+            for (const TraceModel& t : loaded.traces) traces.push_back(&t);
+            loaded.report = std::make_unique<TraceReport>(buildTraceReport(traces));
+        } catch (const std::exception& e) {
+            loaded.error = e.what();
+        }
+        return loaded;
+    });
+    m_log.info(optimized != 0 ? fmt::format("loading runs {} vs {}", baseline, optimized)
+                              : fmt::format("loading run {}", baseline));
+}
+
+void Workspace::poll() {
+    if (!m_pending.valid() || m_pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+    Loaded loaded = m_pending.get();
+    if (*m_cancelled) return;
+    if (!loaded.error.empty()) {
+        m_log.error(fmt::format("cannot load the selected runs: {}", loaded.error));
+        return;
+    }
+    m_traces = std::move(loaded.traces);
+    m_report = std::move(loaded.report);
+    m_log.info("analysis ready");
+}
+
+void Workspace::cancel() {
+    if (m_cancelled) *m_cancelled = true;
+    if (m_pending.valid()) m_pending.wait();  // the loader stops at its next check; drop its result
+    m_pending = {};
+}
+
+}  // namespace glueprof::gui

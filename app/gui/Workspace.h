@@ -1,0 +1,62 @@
+#pragma once
+// The workspace: the open trace database, its runs, the selected baseline/optimized pair and what the
+// analyzers say about it (a TraceReport, the same model the HTML report renders, so the numbers agree).
+// Loading and analysis run on a background thread; poll() moves finished work in. Panels only read it.
+#include <atomic>
+#include <future>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "app/gui/Log.h"
+#include "app/report/TraceReport.h"
+#include "profiler/core/TraceModel.h"
+
+namespace glueprof::gui {
+
+class Workspace {
+public:
+    explicit Workspace(Log& log) : m_log(log) {}
+    ~Workspace();
+
+    // Opens `path` and lists its runs; false (with the reason in the log and a toast) when it is not
+    // a glueprof database. Selects the newest A/B pair, else the newest run.
+    bool open(const std::string& path);
+    bool isOpen() const { return !m_path.empty(); }
+    const std::string& path() const { return m_path; }
+    const std::vector<RunSummary>& runs() const { return m_runs; }
+
+    // Loads and analyzes `baseline` (and `optimized` unless 0) in the background.
+    void select(RunId baseline, RunId optimized);
+    RunId selectedBaseline() const { return m_baseline; }
+    RunId selectedOptimized() const { return m_optimized; }
+
+    // Call once per frame: takes in a finished load.
+    void poll();
+    bool loading() const { return m_pending.valid(); }
+    void cancel();
+
+    // The analysis of the selection; null until loaded.
+    const TraceReport* report() const { return m_report.get(); }
+    const std::vector<TraceModel>& traces() const { return m_traces; }
+
+private:
+    struct Loaded {
+        std::vector<TraceModel> traces;
+        std::unique_ptr<TraceReport> report;
+        std::string error;
+    };
+
+    Log& m_log;
+    std::string m_path;
+    std::vector<RunSummary> m_runs;
+    RunId m_baseline = 0;
+    RunId m_optimized = 0;
+    std::future<Loaded> m_pending;
+    std::shared_ptr<std::atomic<bool>> m_cancelled;
+    std::vector<TraceModel> m_traces;
+    std::unique_ptr<TraceReport> m_report;
+};
+
+}  // namespace glueprof::gui

@@ -1,0 +1,156 @@
+// glueprof-gui: the GLFW + OpenGL 3 shell around App. Sleeps while minimized; saves the view state
+// and ImGui's window layout on exit. For tests and CI: --db, --frames N, --screenshot OUT.png,
+// --dump-state FILE render N frames headlessly under Xvfb and write what was shown.
+#include <GLFW/glfw3.h>
+#include <backends/imgui_impl_glfw.h>
+#include <backends/imgui_impl_opengl3.h>
+#include <imgui.h>
+
+#include <stb/stb_image_write.h>
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "app/gui/App.h"
+
+namespace {
+
+std::filesystem::path configDir() {
+    const char* xdg = std::getenv("XDG_CONFIG_HOME");
+    const char* home = std::getenv("HOME");
+    std::filesystem::path base = xdg != nullptr ? xdg : (home != nullptr ? std::filesystem::path(home) / ".config" : ".");
+    return base / "glueprof";
+}
+
+std::string slurp(const std::filesystem::path& path) {
+    std::ifstream in(path);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+bool writeScreenshot(const std::string& path, int width, int height) {
+    std::vector<unsigned char> pixels(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 4);
+    glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
+    stbi_flip_vertically_on_write(1);
+    return stbi_write_png(path.c_str(), width, height, 4, pixels.data(), width * 4) != 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    CLI::App cli{"glueprof-gui: visual A/B profiling of the glue code around the math kernels"};
+    std::string db;
+    std::string screenshot;
+    std::string dumpState;
+    int frames = 0;
+    int width = 1600;
+    int height = 1000;
+    cli.add_option("--db", db, "trace database to open");
+    cli.add_option("--frames", frames, "render this many frames, then exit (0 = run until closed)");
+    cli.add_option("--screenshot", screenshot, "save the last frame as PNG");
+    cli.add_option("--dump-state", dumpState, "write JSON of what is shown (panels, selection, dashboard numbers)");
+    cli.add_option("--size", width, "window width")->capture_default_str();
+    CLI11_PARSE(cli, argc, argv);
+
+    glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "glueprof-gui: GLFW error %d: %s\n", code, text); });
+    if (glfwInit() == 0) {
+        std::fprintf(stderr, "glueprof-gui: no display (GLFW could not initialize): set DISPLAY, or run under xvfb-run\n");
+        return 2;
+    }
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
+    glfwWindowHint(GLFW_CONTEXT_VERSION_MINOR, 3);
+    glfwWindowHint(GLFW_OPENGL_PROFILE, GLFW_OPENGL_CORE_PROFILE);
+    GLFWwindow* window = glfwCreateWindow(width, height, "glueprof", nullptr, nullptr);
+    if (window == nullptr) {
+        std::fprintf(stderr, "glueprof-gui: cannot create an OpenGL 3.3 window on this display\n");
+        glfwTerminate();
+        return 2;
+    }
+    glfwMakeContextCurrent(window);
+    glfwSwapInterval(1);
+
+    IMGUI_CHECKVERSION();
+    ImGui::CreateContext();
+    const std::filesystem::path config = configDir();
+    std::filesystem::create_directories(config);
+    const std::string iniPath = (config / "imgui.ini").string();
+    ImGui::GetIO().IniFilename = frames > 0 ? nullptr : iniPath.c_str();  // tests start from the default layout
+    float xscale = 1.0F;
+    float yscale = 1.0F;
+    glfwGetWindowContentScale(window, &xscale, &yscale);  // high-DPI: scale fonts and sizes
+    ImGui::GetStyle().ScaleAllSizes(xscale);
+    ImGui::GetIO().FontGlobalScale = xscale;
+    ImGui::StyleColorsDark();
+    ImGui_ImplGlfw_InitForOpenGL(window, true);
+    ImGui_ImplOpenGL3_Init("#version 330");
+
+    glueprof::gui::ViewState view = frames > 0 ? glueprof::gui::ViewState{}
+                                               : glueprof::gui::ViewState::fromJson(slurp(config / "view.json"));
+    glueprof::gui::App app(view);
+    if (!db.empty()) {
+        app.view().pathField = db;
+        app.workspace().open(db);
+    }
+
+    int frame = 0;
+    while (glfwWindowShouldClose(window) == 0) {
+        glfwPollEvents();
+        if (glfwGetWindowAttrib(window, GLFW_ICONIFIED) != 0) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            continue;
+        }
+        // Headless runs wait for the analysis before their last frames, so the dump shows it.
+        if (frames > 0 && frame == frames - 2) {
+            while (app.workspace().loading()) {
+                app.workspace().poll();
+                std::this_thread::sleep_for(std::chrono::milliseconds(10));
+            }
+        }
+        ImGui_ImplOpenGL3_NewFrame();
+        ImGui_ImplGlfw_NewFrame();
+        ImGui::NewFrame();
+        app.frame();
+        ImGui::Render();
+        int fbWidth = 0;
+        int fbHeight = 0;
+        glfwGetFramebufferSize(window, &fbWidth, &fbHeight);
+        glViewport(0, 0, fbWidth, fbHeight);
+        glClearColor(0.10F, 0.10F, 0.11F, 1.0F);
+        glClear(GL_COLOR_BUFFER_BIT);
+        ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
+        ++frame;
+        if (frames > 0 && frame >= frames) {
+            if (!screenshot.empty() && !writeScreenshot(screenshot, fbWidth, fbHeight)) {
+                std::fprintf(stderr, "glueprof-gui: cannot write the screenshot %s\n", screenshot.c_str());
+            }
+            glfwSwapBuffers(window);
+            break;
+        }
+        glfwSwapBuffers(window);
+    }
+    if (!dumpState.empty()) {
+        std::ofstream out(dumpState);
+        out << app.dumpState() << "\n";
+    }
+    if (frames == 0) {
+        std::ofstream out(config / "view.json");
+        out << app.view().toJson() << "\n";
+    }
+    ImGui_ImplOpenGL3_Shutdown();
+    ImGui_ImplGlfw_Shutdown();
+    ImGui::DestroyContext();
+    glfwDestroyWindow(window);
+    glfwTerminate();
+    return 0;
+}

@@ -1,0 +1,38 @@
+// Diagnostics: anything the capture lost or skipped, per selected run, shown prominently.
+#include <imgui.h>
+
+#include "app/gui/Panel.h"
+
+namespace glueprof::gui {
+
+namespace {
+
+class DiagnosticsPanel : public Panel {
+public:
+    const char* name() const override { return "Diagnostics"; }
+
+    Placement defaultPlacement() const override { return {0.0F, 0.5F, 0.34F, 0.2F}; }
+
+    void draw(PanelContext& c) override {
+        const TraceReport* report = c.workspace.report();
+        if (report == nullptr) return;
+        bool any = false;
+        for (const ReportRun& r : report->runs) {
+            for (const Diagnostic& d : r.diagnostics) {
+                any = true;
+                ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0F, 0.4F, 0.35F, 1.0F));
+                ImGui::TextWrapped("run %lld: %s = %lld", static_cast<long long>(r.run.id), d.name.c_str(),
+                                   static_cast<long long>(d.value));
+                ImGui::PopStyleColor();
+                ImGui::TextWrapped("  %s", d.detail.c_str());
+            }
+        }
+        if (!any) ImGui::TextUnformatted("Nothing lost: no diagnostics in the selected runs.");
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Panel> makeDiagnosticsPanel() { return std::make_unique<DiagnosticsPanel>(); }
+
+}  // namespace glueprof::gui

@@ -1,0 +1,20 @@
+// The one place panels are registered, in the order their windows are drawn.
+#include "app/gui/Panel.h"
+
+namespace glueprof::gui {
+
+std::unique_ptr<Panel> makeRunsPanel();
+std::unique_ptr<Panel> makeDashboardPanel();
+std::unique_ptr<Panel> makeDiagnosticsPanel();
+std::unique_ptr<Panel> makeLogPanel();
+
+std::vector<std::unique_ptr<Panel>> makePanels() {
+    std::vector<std::unique_ptr<Panel>> panels;
+    panels.push_back(makeRunsPanel());
+    panels.push_back(makeDashboardPanel());
+    panels.push_back(makeDiagnosticsPanel());
+    panels.push_back(makeLogPanel());
+    return panels;
+}
+
+}  // namespace glueprof::gui

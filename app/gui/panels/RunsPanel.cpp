@@ -1,0 +1,86 @@
+// Runs: open a database (path field, recent files), list its runs, pick A (baseline) and B.
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <fmt/format.h>
+
+#include "app/gui/Panel.h"
+
+namespace glueprof::gui {
+
+namespace {
+
+class RunsPanel : public Panel {
+public:
+    const char* name() const override { return "Runs"; }
+
+    Placement defaultPlacement() const override { return {0.0F, 0.0F, 0.34F, 0.5F}; }
+
+    void draw(PanelContext& c) override {
+        ImGui::SetNextItemWidth(-80.0F);
+        ImGui::InputText("##db", &c.view.pathField);
+        ImGui::SameLine();
+        if (ImGui::Button("Open") && !c.view.pathField.empty()) {
+            c.view.rememberDatabase(c.view.pathField);
+            c.actions.openDatabase(c.view.pathField);
+        }
+        if (!c.view.recentDatabases.empty() && ImGui::BeginCombo("recent", c.workspace.path().c_str())) {
+            for (const std::string& path : c.view.recentDatabases) {
+                if (ImGui::Selectable(path.c_str())) {
+                    c.view.pathField = path;
+                    c.actions.openDatabase(path);
+                }
+            }
+            ImGui::EndCombo();
+        }
+        if (!c.workspace.isOpen()) {
+            ImGui::TextWrapped("Open a database written by `glueprof ab` or `glueprof run` (runs.sqlite).");
+            return;
+        }
+        ImGui::Text("%zu runs in %s", c.workspace.runs().size(), c.workspace.path().c_str());
+        ImGui::TextDisabled("A = baseline, B = optimized; click A then B, or use the buttons.");
+        const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
+                                      ImGuiTableFlags_Resizable;
+        if (!ImGui::BeginTable("runs", 7, flags)) return;
+        ImGui::TableSetupScrollFreeze(0, 1);
+        for (const char* column : {"id", "label", "preset", "device", "status", "steps", "use as"}) ImGui::TableSetupColumn(column);
+        ImGui::TableHeadersRow();
+        ImGuiListClipper clipper;
+        clipper.Begin(static_cast<int>(c.workspace.runs().size()));
+        while (clipper.Step()) {
+            for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
+                const RunSummary& r = c.workspace.runs()[static_cast<std::size_t>(row)];
+                const bool isA = r.id == c.workspace.selectedBaseline();
+                const bool isB = r.id == c.workspace.selectedOptimized();
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::Text("%lld%s", static_cast<long long>(r.id), isA ? " (A)" : isB ? " (B)" : "");
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(r.label.c_str());
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(r.preset.c_str());
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(r.device.c_str());
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(r.displayStatus().c_str());
+                ImGui::TableNextColumn();
+                ImGui::Text("%lld", static_cast<long long>(r.stepCount));
+                ImGui::TableNextColumn();
+                ImGui::PushID(row);
+                if (ImGui::SmallButton("A")) c.actions.selectRuns(r.id, c.workspace.selectedOptimized() == r.id ? 0 : c.workspace.selectedOptimized());
+                ImGui::SameLine();
+                if (ImGui::SmallButton("B") && c.workspace.selectedBaseline() != r.id) {
+                    c.actions.selectRuns(c.workspace.selectedBaseline(), r.id);
+                }
+                ImGui::PopID();
+            }
+        }
+        ImGui::EndTable();
+    }
+};
+
+}  // namespace
+
+std::unique_ptr<Panel> makeRunsPanel() { return std::make_unique<RunsPanel>(); }
+
+}  // namespace glueprof::gui
