@@ -1,6 +1,7 @@
 #pragma once
 // What the user is looking at, kept apart from the data (Workspace): which panels are open, the path
 // field, recent databases. Saved between sessions as JSON beside ImGui's window layout (imgui.ini).
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -11,8 +12,14 @@ struct ViewState {
     std::map<std::string, bool> panelOpen;  // panel name -> shown
     std::string pathField;                  // the Runs panel's database path
     std::vector<std::string> recentDatabases;  // newest first, at most 8
-    int selectedBaselineRow = -1;
-    int selectedOptimizedRow = -1;
+    // Timeline: the visible range in ns from the aligned step's start, the step runs are aligned at
+    // (-1: the first measured step), the selected event (trace, lane, event index; -1 = none).
+    double timelineFromNs = 0.0;
+    double timelineToNs = 0.0;  // 0 = not set yet: show the aligned step
+    int alignStep = -1;
+    int selectedTrace = -1;
+    int selectedLane = -1;
+    std::int64_t selectedEvent = -1;
 
     void rememberDatabase(const std::string& path);
     std::string toJson() const;

@@ -25,6 +25,7 @@ bool Workspace::open(const std::string& path) {
         m_runs = std::move(runs);
         m_report.reset();
         m_traces.clear();
+        m_timelines.clear();
         m_log.info(fmt::format("opened {} ({} runs)", path, m_runs.size()));
     } catch (const std::exception& e) {
         m_log.error(fmt::format("cannot open {}: {}", path, e.what()));
@@ -63,6 +64,7 @@ void Workspace::select(RunId baseline, RunId optimized) {
             std::vector<const TraceModel*> traces;
             for (const TraceModel& t : loaded.traces) traces.push_back(&t);
             loaded.report = std::make_unique<TraceReport>(buildTraceReport(traces));
+            for (const TraceModel& t : loaded.traces) loaded.timelines.push_back(buildTimelineIndex(t));
         } catch (const std::exception& e) {
             loaded.error = e.what();
         }
@@ -82,6 +84,7 @@ void Workspace::poll() {
     }
     m_traces = std::move(loaded.traces);
     m_report = std::move(loaded.report);
+    m_timelines = std::move(loaded.timelines);
     m_log.info("analysis ready");
 }
 

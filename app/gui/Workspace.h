@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "app/gui/Log.h"
+#include "app/gui/widgets/TimelineLod.h"
 #include "app/report/TraceReport.h"
 #include "profiler/core/TraceModel.h"
 
@@ -40,11 +41,13 @@ public:
     // The analysis of the selection; null until loaded.
     const TraceReport* report() const { return m_report.get(); }
     const std::vector<TraceModel>& traces() const { return m_traces; }
+    const std::vector<TimelineIndex>& timelines() const { return m_timelines; }  // one per trace
 
 private:
     struct Loaded {
         std::vector<TraceModel> traces;
         std::unique_ptr<TraceReport> report;
+        std::vector<TimelineIndex> timelines;
         std::string error;
     };
 
@@ -57,6 +60,7 @@ private:
     std::shared_ptr<std::atomic<bool>> m_cancelled;
     std::vector<TraceModel> m_traces;
     std::unique_ptr<TraceReport> m_report;
+    std::vector<TimelineIndex> m_timelines;
 };
 
 }  // namespace glueprof::gui

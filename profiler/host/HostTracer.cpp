@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include <vector>
+
 namespace glueprof {
 
 namespace {
@@ -19,7 +21,9 @@ struct ThreadLaneCache {
     LaneId lane = 0;
 };
 
-thread_local ThreadLaneCache t_lane;
+// Every lane this thread has in any run: A/B arms alternate runs on one thread, and each run must keep
+// one lane per thread (and kind), not a new one at every switch.
+thread_local std::vector<ThreadLaneCache> t_lanes;
 thread_local Tags t_tags;
 thread_local std::string t_threadName;
 
@@ -34,20 +38,21 @@ void HostTracer::setRun(RunId run) { m_run.store(run, std::memory_order_release)
 
 LaneId HostTracer::laneForThisThread(LaneKind kind) {
     RunId current = run();
-    if (t_lane.instance == m_instance && t_lane.run == current && t_lane.kind == kind) {
-        return t_lane.lane;
+    for (const ThreadLaneCache& cached : t_lanes) {
+        if (cached.instance == m_instance && cached.run == current && cached.kind == kind) return cached.lane;
     }
     std::int64_t tid = osThreadId();
     std::string name =
         t_threadName.empty() ? fmt::format("host thread {}", tid) : t_threadName;
-    t_lane = ThreadLaneCache{m_instance, current, kind, m_writer.addLane(current, kind, name, -1, tid)};
-    return t_lane.lane;
+    t_lanes.push_back(ThreadLaneCache{m_instance, current, kind, m_writer.addLane(current, kind, name, -1, tid)});
+    return t_lanes.back().lane;
 }
 
 void HostTracer::nameThisThread(const std::string& name) { t_threadName = name; }
 
 void HostTracer::record(Event event) {
     if (event.run == 0) event.run = run();
+    if (event.run == 0) return;  // no run yet (e.g. a model being built before its first step): not traced
     if (event.lane == 0) event.lane = laneForThisThread();
     m_writer.record(event);
 }

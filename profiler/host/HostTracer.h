@@ -36,7 +36,7 @@ public:
     static void nameThisThread(const std::string& name);
 
     StringId intern(std::string_view text) { return m_writer.intern(text); }
-    void record(Event event);  // fills run and lane when zero
+    void record(Event event);  // fills run and lane when zero; dropped while no run is set
 
     StepCounters& counters() { return m_counters; }
     // Writes the step record and this step's counters, then resets the counters.

@@ -70,7 +70,7 @@ class DashboardPanel : public Panel {
 public:
     const char* name() const override { return "A/B dashboard"; }
 
-    Placement defaultPlacement() const override { return {0.34F, 0.0F, 0.66F, 1.0F}; }
+    Placement defaultPlacement() const override { return {0.34F, 0.0F, 0.66F, 0.55F}; }
 
     void draw(PanelContext& c) override {
         const TraceReport* report = c.workspace.report();

@@ -361,6 +361,18 @@ TEST_F(CliTest, GuiUnderXvfbShowsTheSameNumbersAsTheCli) {
 }
 #endif
 
+// Interleaved A/B blocks switch runs on one thread many times: each run keeps one lane per thread
+// (and one copy-engine lane with offload), and nothing is recorded outside a run.
+TEST_F(CliTest, EachRunKeepsOneLanePerThreadAcrossInterleavedBlocks) {
+    const std::string db = path("lanes.sqlite");
+    ASSERT_EQ(run("ab --preset tiny --opt offload --steps 1 --warmup 1 --repeats 3 --db " + db).exitCode, 0);
+    TraceReader reader(db);
+    const std::vector<RunSummary> runs = reader.listRuns();
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(reader.loadRun(runs[0].id).lanes().size(), 1u);  // baseline: the trainer thread
+    EXPECT_EQ(reader.loadRun(runs[1].id).lanes().size(), 2u);  // offload: and the copy engine
+}
+
 TEST_F(CliTest, TableOutputNamesTheDatabaseAndReport) {
     Result r = run("ab --preset tiny --opt packed_cache --steps 1 --warmup 0 --repeats 1 --db " + path("t.sqlite"));
     ASSERT_EQ(r.exitCode, 0) << r.err;
