@@ -26,7 +26,7 @@ struct PanelContext {
     const Workspace& workspace;
     ViewState& view;
     Actions& actions;
-    const Log& log;
+    Log& log;  // panels may log (exports); the workspace stays read-only
 };
 
 class Panel {

@@ -11,7 +11,7 @@ class DiagnosticsPanel : public Panel {
 public:
     const char* name() const override { return "Diagnostics"; }
 
-    Placement defaultPlacement() const override { return {0.0F, 0.5F, 0.34F, 0.2F}; }
+    Placement defaultPlacement() const override { return {0.0F, 0.65F, 0.34F, 0.1F}; }
 
     void draw(PanelContext& c) override {
         const TraceReport* report = c.workspace.report();

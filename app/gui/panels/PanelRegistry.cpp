@@ -6,7 +6,9 @@ namespace glueprof::gui {
 std::unique_ptr<Panel> makeRunsPanel();
 std::unique_ptr<Panel> makeDashboardPanel();
 std::unique_ptr<Panel> makeTimelinePanel();
+std::unique_ptr<Panel> makeSyncPointsPanel();
 std::unique_ptr<Panel> makeDiagnosticsPanel();
+std::unique_ptr<Panel> makeExportPanel();
 std::unique_ptr<Panel> makeLogPanel();
 
 std::vector<std::unique_ptr<Panel>> makePanels() {
@@ -14,7 +16,9 @@ std::vector<std::unique_ptr<Panel>> makePanels() {
     panels.push_back(makeRunsPanel());
     panels.push_back(makeDashboardPanel());
     panels.push_back(makeTimelinePanel());
+    panels.push_back(makeSyncPointsPanel());
     panels.push_back(makeDiagnosticsPanel());
+    panels.push_back(makeExportPanel());
     panels.push_back(makeLogPanel());
     return panels;
 }

@@ -14,7 +14,7 @@ class RunsPanel : public Panel {
 public:
     const char* name() const override { return "Runs"; }
 
-    Placement defaultPlacement() const override { return {0.0F, 0.0F, 0.34F, 0.5F}; }
+    Placement defaultPlacement() const override { return {0.0F, 0.0F, 0.34F, 0.4F}; }
 
     void draw(PanelContext& c) override {
         ImGui::SetNextItemWidth(-80.0F);
