@@ -56,9 +56,12 @@ struct Arm {
                const ProgressCallback& progress) {
         tracer.setRun(run);
         for (int i = 0; i < count; ++i) {
-            trainer.step(nextStep++, warmup, block);
+            const StepResult result = trainer.step(nextStep++, warmup, block);
             ++done;
-            if (progress) progress(name, done, total);
+            if (progress) {
+                progress(StepProgress{name, done, total, warmup, result.loss,
+                                      static_cast<double>(result.endNs - result.startNs) / 1e6});
+            }
         }
     }
 };

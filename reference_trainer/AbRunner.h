@@ -26,8 +26,17 @@ struct AbRuns {
     RunId optimized = 0;
 };
 
-// Called after every step: which arm ("baseline"/"optimized"/"run"), steps done, steps in total.
-using ProgressCallback = std::function<void(const std::string& arm, int done, int total)>;
+// After every step: which arm ("baseline"/"optimized"/"run"), steps done and in total, and the step.
+struct StepProgress {
+    std::string arm;
+    int done = 0;
+    int total = 0;
+    bool warmup = false;
+    double loss = 0.0;
+    double stepMs = 0.0;
+};
+// May throw to stop the run (the runs are then marked failed).
+using ProgressCallback = std::function<void(const StepProgress& progress)>;
 
 AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSchedule& schedule,
                        HostTracer& tracer, const ProgressCallback& progress = {});

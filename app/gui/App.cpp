@@ -14,9 +14,10 @@ App::App(ViewState view) : m_view(std::move(view)), m_panels(makePanels()) {
 
 void App::frame() {
     m_workspace.poll();
+    if (m_runner.takeFinished() && m_workspace.isOpen()) m_workspace.open(m_workspace.path());  // show the new runs
     drawMenu();
     Actions actions;
-    PanelContext context{m_workspace, m_view, actions, m_log};
+    PanelContext context{m_workspace, m_runner, m_view, actions, m_log};
     for (const auto& panel : m_panels) {
         bool& open = m_view.panelOpen[panel->name()];
         if (!open) continue;
@@ -32,6 +33,7 @@ void App::frame() {
     }
     drawToasts();
     for (auto& action : actions.pending) action(m_workspace);
+    for (auto& action : actions.runs) action(m_runner);
 }
 
 void App::drawMenu() {
@@ -41,6 +43,7 @@ void App::drawMenu() {
         ImGui::EndMenu();
     }
     if (m_workspace.loading()) ImGui::TextUnformatted("  loading and analyzing...");
+    if (m_runner.running()) ImGui::Text("  running %s: step %d/%d", m_runner.current().c_str(), m_runner.done(), m_runner.total());
     ImGui::EndMainMenuBar();
 }
 
@@ -71,7 +74,8 @@ std::string App::dumpState() const {
     nlohmann::json j = {{"db", m_workspace.path()},
                         {"open_panels", panels},
                         {"selected", {{"baseline", m_workspace.selectedBaseline()}, {"optimized", m_workspace.selectedOptimized()}}},
-                        {"loading", m_workspace.loading()}};
+                        {"loading", m_workspace.loading()},
+                        {"running", m_runner.running()}};
     if (const TraceReport* report = m_workspace.report()) {
         j["dashboard"] = nlohmann::json::parse(renderReportJson(*report));
     }

@@ -17,6 +17,7 @@ public:
     const ViewState& view() const { return m_view; }
     ViewState& view() { return m_view; }
     Log& log() { return m_log; }
+    RunController& runner() { return m_runner; }
     // JSON of what is shown: open panels, selected runs, the dashboard's numbers.
     std::string dumpState() const;
     const std::vector<std::unique_ptr<Panel>>& panels() const { return m_panels; }
@@ -27,6 +28,7 @@ private:
 
     Log m_log;
     Workspace m_workspace{m_log};
+    RunController m_runner{m_log};
     ViewState m_view;
     std::vector<std::unique_ptr<Panel>> m_panels;
 };

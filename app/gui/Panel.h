@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/RunController.h"
 #include "app/gui/ViewState.h"
 #include "app/gui/Workspace.h"
 
@@ -14,6 +15,13 @@ namespace glueprof::gui {
 
 struct Actions {
     std::vector<std::function<void(Workspace&)>> pending;
+    std::vector<std::function<void(RunController&)>> runs;
+    void startRun(const RunRequest& request) {
+        runs.push_back([request](RunController& r) { r.start(request); });
+    }
+    void cancelRun() {
+        runs.push_back([](RunController& r) { r.cancel(); });
+    }
     void openDatabase(const std::string& path) {
         pending.push_back([path](Workspace& w) { w.open(path); });
     }
@@ -24,6 +32,7 @@ struct Actions {
 
 struct PanelContext {
     const Workspace& workspace;
+    const RunController& runner;
     ViewState& view;
     Actions& actions;
     Log& log;  // panels may log (exports); the workspace stays read-only

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include <exception>
+#include <filesystem>
 
 #include "profiler/core/TraceReader.h"
+#include "profiler/core/TraceWriter.h"
 
 namespace glueprof::gui {
 
@@ -18,6 +20,11 @@ Workspace::~Workspace() { cancel(); }
 
 bool Workspace::open(const std::string& path) {
     try {
+        if (!std::filesystem::exists(path)) {
+            // A new database: the Run panel writes its A/Bs here.
+            TraceWriter(path).close();
+            m_log.info(fmt::format("created the new database {}", path));
+        }
         TraceReader reader(path);
         std::vector<RunSummary> runs = reader.listRuns();
         cancel();

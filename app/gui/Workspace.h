@@ -21,8 +21,9 @@ public:
     explicit Workspace(Log& log) : m_log(log) {}
     ~Workspace();
 
-    // Opens `path` and lists its runs; false (with the reason in the log and a toast) when it is not
-    // a glueprof database. Selects the newest A/B pair, else the newest run.
+    // Opens `path` (creating an empty database when there is no file) and lists its runs; false (with
+    // the reason in the log and a toast) when it is not a glueprof database. Selects the newest A/B
+    // pair, else the newest run.
     bool open(const std::string& path);
     bool isOpen() const { return !m_path.empty(); }
     const std::string& path() const { return m_path; }

@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -21,6 +22,7 @@
 #include <vector>
 
 #include "app/gui/App.h"
+#include "app/gui/Script.h"
 
 namespace {
 
@@ -53,6 +55,7 @@ int main(int argc, char** argv) {
     std::string db;
     std::string screenshot;
     std::string dumpState;
+    std::string scriptPath;
     int frames = 0;
     int width = 1600;
     int height = 1000;
@@ -60,6 +63,7 @@ int main(int argc, char** argv) {
     cli.add_option("--frames", frames, "render this many frames, then exit (0 = run until closed)");
     cli.add_option("--screenshot", screenshot, "save the last frame as PNG");
     cli.add_option("--dump-state", dumpState, "write JSON of what is shown (panels, selection, dashboard numbers)");
+    cli.add_option("--script", scriptPath, "run these actions (open, select, show, align, run, wait) before the frames");
     cli.add_option("--size", width, "window width")->capture_default_str();
     CLI11_PARSE(cli, argc, argv);
 
@@ -103,8 +107,20 @@ int main(int argc, char** argv) {
         app.workspace().open(db);
     }
 
+    std::unique_ptr<glueprof::gui::Script> script;
+    if (!scriptPath.empty()) {
+        try {
+            script = std::make_unique<glueprof::gui::Script>(glueprof::gui::Script::load(scriptPath));
+        } catch (const std::exception& e) {
+            app.log().error(e.what());
+        }
+    }
     int frame = 0;
     while (glfwWindowShouldClose(window) == 0) {
+        // A script holds the frame count until it has run to its end (its runs may take a while).
+        const bool scripting = script != nullptr && script->step(app);
+        if (scripting && frames > 0 && frame >= frames - 2) frame = frames - 3;
+        if (scripting) std::this_thread::sleep_for(std::chrono::milliseconds(10));
         glfwPollEvents();
         if (glfwGetWindowAttrib(window, GLFW_ICONIFIED) != 0) {
             std::this_thread::sleep_for(std::chrono::milliseconds(50));

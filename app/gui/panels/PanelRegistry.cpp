@@ -5,6 +5,7 @@ namespace glueprof::gui {
 
 std::unique_ptr<Panel> makeRunsPanel();
 std::unique_ptr<Panel> makeDashboardPanel();
+std::unique_ptr<Panel> makeRunPanel();
 std::unique_ptr<Panel> makeTimelinePanel();
 std::unique_ptr<Panel> makeSyncPointsPanel();
 std::unique_ptr<Panel> makeDiagnosticsPanel();
@@ -15,6 +16,7 @@ std::vector<std::unique_ptr<Panel>> makePanels() {
     std::vector<std::unique_ptr<Panel>> panels;
     panels.push_back(makeRunsPanel());
     panels.push_back(makeDashboardPanel());
+    panels.push_back(makeRunPanel());
     panels.push_back(makeTimelinePanel());
     panels.push_back(makeSyncPointsPanel());
     panels.push_back(makeDiagnosticsPanel());

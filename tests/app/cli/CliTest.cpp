@@ -359,6 +359,30 @@ TEST_F(CliTest, GuiUnderXvfbShowsTheSameNumbersAsTheCli) {
     }
     EXPECT_TRUE(state["errors"].empty());
 }
+
+// The app runs an A/B of packed_cache on tiny itself (through --script), into a new database; its
+// screenshot is not blank and its dashboard numbers equal the CLI's report of the same database.
+TEST_F(CliTest, GuiScriptRunsAnAbWhoseNumbersMatchTheCliReport) {
+    const std::string db = path("scripted.sqlite");
+    {
+        std::ofstream script(path("ab.script"));
+        script << "open " << db << "\nshow Run A/B\nrun tiny packed_cache 2 1 2\nwait\nshow Timeline\n";
+    }
+    const std::string command = "xvfb-run -a -s '-screen 0 1600x1000x24' " + std::string(GLUEPROF_GUI_BINARY) +
+                                " --frames 6 --script " + path("ab.script") + " --screenshot " + path("s.png") +
+                                " --dump-state " + path("s.json") + " >" + path("s.out") + " 2>&1";
+    ASSERT_EQ(std::system(command.c_str()), 0) << slurp(path("s.out"));
+    EXPECT_GT(fs::file_size(path("s.png")), 30000u);
+    const nlohmann::json state = nlohmann::json::parse(slurp(path("s.json")));
+    EXPECT_TRUE(state["errors"].empty()) << state["errors"];
+    ASSERT_TRUE(state.contains("dashboard")) << state.dump();
+    Result report = run("report --db " + db + " --runs 1,2 --format json --out " + path("cli.json"));
+    ASSERT_EQ(report.exitCode, 0) << report.err;
+    const nlohmann::json cli = nlohmann::json::parse(slurp(path("cli.json")));
+    EXPECT_EQ(state["dashboard"]["comparison"], cli["comparison"]);
+    EXPECT_EQ(state["dashboard"]["runs"][0]["glue_breakdown_ms"], cli["runs"][0]["glue_breakdown_ms"]);
+    EXPECT_EQ(state["dashboard"]["runs"][1]["findings"], cli["runs"][1]["findings"]);
+}
 #endif
 
 // Interleaved A/B blocks switch runs on one thread many times: each run keeps one lane per thread

@@ -1,0 +1,32 @@
+#pragma once
+// The test script of `glueprof-gui --script FILE`: one action per line, run between frames.
+//   open PATH                 open a database
+//   select BASELINE [OPTIMIZED]  select runs by id
+//   show PANEL NAME           open a panel (its window title)
+//   align STEP                align the timeline at a step
+//   run PRESET TOGGLE[,TOGGLE...] [STEPS WARMUP REPEATS]   start an A/B into the open database
+//   wait                      wait until the run and the analysis are done
+// '#' starts a comment. A bad line is an error in the log, and the script goes on.
+#include <string>
+#include <vector>
+
+namespace glueprof::gui {
+
+class App;
+
+class Script {
+public:
+    static Script load(const std::string& path);  // throws std::runtime_error naming the file
+    explicit Script(std::vector<std::string> lines) : m_lines(std::move(lines)) {}
+
+    // Runs lines until one says to wait or the script ends; true while lines remain.
+    bool step(App& app);
+    bool waiting(App& app) const;
+
+private:
+    std::vector<std::string> m_lines;
+    std::size_t m_next = 0;
+    bool m_waiting = false;
+};
+
+}  // namespace glueprof::gui
