@@ -66,6 +66,8 @@ std::string writeAbDatabase(const fs::path& dir) {
         const RunId run = writer.beginRun(info);
         const LaneId host = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
         const LaneId copy = writer.addLane(run, LaneKind::kCopyStream, "copy engine", -1, 2);
+        const LaneId workers[] = {writer.addLane(run, LaneKind::kSimulatedWorker, "worker 0", 0, 0),
+                                  writer.addLane(run, LaneKind::kSimulatedWorker, "worker 1", 1, 1)};
         for (std::int32_t step = 0; step < 3; ++step) {
             const TimestampNs t = step * 1000;
             auto add = [&](LaneId lane, EventKind kind, Category category, const char* name, TimestampNs start,
@@ -88,6 +90,10 @@ std::string writeAbDatabase(const fs::path& dir) {
             add(host, EventKind::kOp, Category::kGlue, "aten::item", 20, 30, kFlagWouldSync | kFlagHostRead);
             add(host, EventKind::kOp, Category::kMath, "aten::mm", 200, 800, 0);
             add(copy, EventKind::kMemcpy, Category::kCopy, "reload", 300, 400, 0);
+            for (LaneId worker : workers) {  // a two-worker pipeline, so the Gantt draws too
+                add(worker, EventKind::kRange, Category::kPhase, "forward", 100 + 50 * (worker - workers[0]), 300, 0);
+                add(worker, EventKind::kRange, Category::kPhase, "backward", 400, 700 - 100 * (worker - workers[0]), 0);
+            }
             writer.recordStep(StepRecord{run, StepInfo{step, t, t + 900, step == 0, step == 0 ? 0 : 1, 1.5, 128}});
         }
         writer.endRun(run, RunStatus::kComplete);
@@ -133,6 +139,7 @@ TEST_F(GuiSmokeTest, EveryPanelDrawsFramesOverARealDatabaseWithoutImguiErrors) {
     EXPECT_EQ(state["dashboard"]["runs"].size(), 2u);
     EXPECT_TRUE(state["dashboard"]["comparison"]["loss_equal"].get<bool>());
     EXPECT_TRUE(state["errors"].empty());
+    EXPECT_EQ(state["dashboard"]["runs"][0]["bubbles"]["workers"], 2);
 }
 
 TEST_F(GuiSmokeTest, AForeignFileOpensToAClearMessageNotACrash) {
