@@ -9,6 +9,7 @@
 #include "app/cli/RunSelection.h"
 #include "app/report/AbReport.h"
 #include "app/report/TraceReport.h"
+#include "optimizations/ToggleRegistry.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceReader.h"
 
@@ -65,7 +66,9 @@ int report(const ReportOptions& o) {
     for (RunId id : ids) models.push_back(reader.loadRun(id));
     std::vector<const TraceModel*> traces;
     for (const TraceModel& m : models) traces.push_back(&m);
-    const TraceReport built = buildTraceReport(traces);
+    const std::string toggle = toggleFromLabel(models.back().run().label);
+    const Toggle* known = findToggle(toggle);
+    const TraceReport built = buildTraceReport(traces, toggle, known != nullptr ? known->primaryMetric : "step_ms");
     std::string text;
     if (o.format == "html") text = renderReportHtml(built);
     else if (o.format == "md") text = renderReportMarkdown(built);

@@ -5,6 +5,7 @@
 #include <exception>
 #include <filesystem>
 
+#include "optimizations/ToggleRegistry.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceWriter.h"
 
@@ -70,7 +71,10 @@ void Workspace::select(RunId baseline, RunId optimized) {
             if (*cancelled) return loaded;
             std::vector<const TraceModel*> traces;
             for (const TraceModel& t : loaded.traces) traces.push_back(&t);
-            loaded.report = std::make_unique<TraceReport>(buildTraceReport(traces));
+            const std::string toggle = toggleFromLabel(loaded.traces.back().run().label);
+            const Toggle* known = findToggle(toggle);
+            loaded.report = std::make_unique<TraceReport>(
+                buildTraceReport(traces, toggle, known != nullptr ? known->primaryMetric : "step_ms"));
             for (const TraceModel& t : loaded.traces) loaded.timelines.push_back(buildTimelineIndex(t));
         } catch (const std::exception& e) {
             loaded.error = e.what();

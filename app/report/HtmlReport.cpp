@@ -168,8 +168,10 @@ std::string renderReportHtml(const TraceReport& report) {
     if (report.comparison) {
         const AbComparison& c = *report.comparison;
         html += fmt::format("<h2>Before / after: <code>{}</code></h2>\n<p>Grey: baseline (run {}), blue: optimized (run {}); "
-                            "medians of the measured steps, speedup with its bootstrap 95% interval. Loss {} at every step.</p>\n",
-                            htmlEscape(c.toggle), c.baselineRun, c.optimizedRun, c.lossEqual ? "bit-identical" : "<b>differs</b>");
+                            "medians of the measured steps, speedup with its bootstrap 95% interval. Verdict on {}: <b>{}</b>. "
+                            "Loss {} at every step.</p>\n",
+                            htmlEscape(c.toggle), c.baselineRun, c.optimizedRun, htmlEscape(c.primaryMetric),
+                            toString(c.verdict()), c.lossEqual ? "bit-identical" : "<b>differs</b>");
         html += phaseBars(c);
     }
     for (const ReportRun& r : report.runs) {

@@ -13,11 +13,6 @@ namespace glueprof {
 
 namespace {
 
-std::string toggleFromLabel(const std::string& label) {
-    auto colon = label.rfind(':');
-    return colon == std::string::npos ? label : label.substr(0, colon);
-}
-
 ReportRun buildRun(const TraceModel& trace) {
     ReportRun r;
     r.run = trace.run();
@@ -119,12 +114,18 @@ std::string htmlEscape(const std::string& text) {
     return out;
 }
 
-TraceReport buildTraceReport(const std::vector<const TraceModel*>& traces, const std::string& toggle) {
+std::string toggleFromLabel(const std::string& label) {
+    auto colon = label.rfind(':');
+    return colon == std::string::npos ? label : label.substr(0, colon);
+}
+
+TraceReport buildTraceReport(const std::vector<const TraceModel*>& traces, const std::string& toggle,
+                             const std::string& primaryMetric) {
     TraceReport report;
     for (const TraceModel* trace : traces) report.runs.push_back(buildRun(*trace));
     if (traces.size() == 2) {
         const std::string name = toggle.empty() ? toggleFromLabel(traces[1]->run().label) : toggle;
-        report.comparison = compareRuns(name, "step_ms", *traces[0], *traces[1]);
+        report.comparison = compareRuns(name, primaryMetric, *traces[0], *traces[1]);
     }
     return report;
 }
@@ -140,6 +141,8 @@ std::string renderReportJson(const TraceReport& report) {
                                {"speedup", m.speedup}, {"speedup_ci", {m.speedupLow, m.speedupHigh}}});
         }
         j["comparison"] = {{"toggle", report.comparison->toggle}, {"metrics", metrics},
+                           {"primary_metric", report.comparison->primaryMetric},
+                           {"verdict", toString(report.comparison->verdict())},
                            {"loss_equal", report.comparison->lossEqual}};
     }
     return j.dump(2) + "\n";
@@ -165,7 +168,8 @@ std::string renderReportMarkdown(const TraceReport& report) {
             md += fmt::format("| {} | {:.3f} | {:.3f} | {:.3f}x [{:.3f}, {:.3f}] |\n", m.name, m.baseline, m.optimized,
                               m.speedup, m.speedupLow, m.speedupHigh);
         }
-        md += fmt::format("\nLoss {} at every step.\n", c.lossEqual ? "bit-identical" : "DIFFERS");
+        md += fmt::format("\nVerdict on {}: {}. Loss {} at every step.\n", c.primaryMetric, toString(c.verdict()),
+                          c.lossEqual ? "bit-identical" : "DIFFERS");
     }
     for (const ReportRun& r : report.runs) {
         const AnalysisResult& a = r.analysis;

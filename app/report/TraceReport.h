@@ -37,8 +37,13 @@ struct TraceReport {
     std::optional<AbComparison> comparison;  // with two runs
 };
 
-// `traces`: one run, or baseline and optimized. `toggle` names the comparison ("" = from the labels).
-TraceReport buildTraceReport(const std::vector<const TraceModel*>& traces, const std::string& toggle = "");
+// `traces`: one run, or baseline and optimized. `toggle` names the comparison ("" = from the labels);
+// `primaryMetric` is the metric its verdict is about (the toggle's, from the registry, for callers
+// that know it).
+TraceReport buildTraceReport(const std::vector<const TraceModel*>& traces, const std::string& toggle = "",
+                             const std::string& primaryMetric = "step_ms");
+// The toggle an A/B run's label names ("packed_cache:optimized" -> "packed_cache").
+std::string toggleFromLabel(const std::string& label);
 
 std::string renderReportMarkdown(const TraceReport& report);
 std::string renderReportJson(const TraceReport& report);

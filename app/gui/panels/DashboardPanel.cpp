@@ -81,12 +81,13 @@ public:
         }
         if (report->comparison) {
             const AbComparison& cmp = *report->comparison;
-            const MetricComparison* step = cmp.metric("step_ms");
+            const MetricComparison* primary = cmp.metric(cmp.primaryMetric);
             ImGui::Text("%s: runs %lld (A, baseline) vs %lld (B, optimized)", cmp.toggle.c_str(),
                         static_cast<long long>(cmp.baselineRun), static_cast<long long>(cmp.optimizedRun));
-            if (step != nullptr) {
-                ImGui::Text("Verdict (step time): %s, %.3fx [%.3f, %.3f]; loss %s", toString(cmp.verdict()), step->speedup,
-                            step->speedupLow, step->speedupHigh, cmp.lossEqual ? "bit-identical" : "DIFFERS");
+            if (primary != nullptr) {
+                ImGui::Text("Verdict (%s): %s, %.3fx [%.3f, %.3f]; loss %s", cmp.primaryMetric.c_str(), toString(cmp.verdict()),
+                            primary->speedup, primary->speedupLow, primary->speedupHigh,
+                            cmp.lossEqual ? "bit-identical" : "DIFFERS");
             }
             double top = 0.0;
             for (const MetricComparison& m : cmp.metrics) top = std::max({top, m.baseline, m.optimized});

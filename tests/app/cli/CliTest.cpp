@@ -321,6 +321,7 @@ TEST_F(CliTest, ReportOfTheLatestAbInEveryFormat) {
     const nlohmann::json j = nlohmann::json::parse(slurp(path("r.json")));
     EXPECT_EQ(j["runs"].size(), 2u);
     EXPECT_TRUE(j["comparison"]["loss_equal"].get<bool>());
+    EXPECT_EQ(j["comparison"]["primary_metric"], "backward_ms");  // the toggle's, from the registry
     Result single = run("report --db " + db + " --runs 2 --format md --out " + path("one.md"));
     EXPECT_EQ(single.exitCode, 0) << single.err;
     EXPECT_EQ(run("report --db " + db + " --runs 1,x --out " + path("bad.html")).exitCode, 1);
