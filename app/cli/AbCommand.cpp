@@ -116,11 +116,13 @@ int runAb(const AbOptions& o) {
         TraceModel optimized = reader.loadRun(runs[i].optimized);
         AbReportEntry entry;
         entry.comparison = compareRuns(toggles[i]->name, toggles[i]->primaryMetric, baseline, optimized);
-        entry.baselineSyncs = analyzeSyncPoints(baseline);
-        entry.optimizedSyncs = analyzeSyncPoints(optimized);
+        // The whole analysis of the baseline (the advisor needs it); of the optimized run, what the
+        // report shows.
         AnalysisResult baselineAnalysis = analyze(baseline);
-        entry.baselineOverlap = baselineAnalysis.copyOverlap;
-        entry.baselineFindings = baselineAnalysis.findings;
+        entry.baselineSyncs = std::move(baselineAnalysis.syncPoints);
+        entry.baselineOverlap = std::move(baselineAnalysis.copyOverlap);
+        entry.baselineFindings = std::move(baselineAnalysis.findings);
+        entry.optimizedSyncs = analyzeSyncPoints(optimized);
         entry.optimizedOverlap = analyzeCopyOverlap(optimized);
         for (const TraceModel* model : {&baseline, &optimized}) {
             entry.diagnostics.insert(entry.diagnostics.end(), model->diagnostics().begin(),

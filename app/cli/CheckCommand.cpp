@@ -10,6 +10,7 @@
 #include "analyzers/RegressionGate.h"
 #include "app/cli/Commands.h"
 #include "app/cli/RunSelection.h"
+#include "app/report/AbPairs.h"
 #include "app/report/AbReport.h"
 #include "app/report/GateReport.h"
 #include "optimizations/ToggleRegistry.h"

@@ -7,6 +7,7 @@
 
 #include "app/cli/Commands.h"
 #include "app/cli/RunSelection.h"
+#include "app/report/AbPairs.h"
 #include "app/report/AbReport.h"
 #include "app/report/TraceReport.h"
 #include "optimizations/ToggleRegistry.h"
@@ -50,13 +51,7 @@ int report(const ReportOptions& o) {
     if (!o.runs.empty()) {
         ids = parseRuns(o.runs);
     } else {
-        const auto pairs = latestAbPairs(reader.listRuns());
-        if (!pairs.empty()) {
-            // The newest A/B in the database.
-            const AbPair* newest = nullptr;
-            for (const auto& [toggle, pair] : pairs) {
-                if (newest == nullptr || pair.optimized.id > newest->optimized.id) newest = &pair;
-            }
+        if (const std::optional<AbPair> newest = newestAbPair(reader.listRuns())) {
             ids = {newest->baseline.id, newest->optimized.id};
         } else {
             ids = {chooseRun(reader, 0, o.db)};

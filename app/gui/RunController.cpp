@@ -28,7 +28,8 @@ RunController::~RunController() {
 }
 
 bool RunController::cudaAvailable(std::string& why) {
-    if (torch::cuda::is_available()) return true;
+    static const bool available = torch::cuda::is_available();  // asked every frame: ask the driver once
+    if (available) return true;
     why = "this libtorch has no CUDA or no GPU is visible (build against a CUDA libtorch with TORCH_DIR)";
     return false;
 }

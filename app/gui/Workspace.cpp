@@ -5,17 +5,12 @@
 #include <exception>
 #include <filesystem>
 
+#include "app/report/AbPairs.h"
 #include "optimizations/ToggleRegistry.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceWriter.h"
 
 namespace glueprof::gui {
-
-namespace {
-bool endsWith(const std::string& text, const std::string& suffix) {
-    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-}  // namespace
 
 Workspace::~Workspace() { cancel(); }
 
@@ -39,16 +34,10 @@ bool Workspace::open(const std::string& path) {
         m_log.error(fmt::format("cannot open {}: {}", path, e.what()));
         return false;
     }
-    // The newest A/B pair (TOGGLE:baseline then TOGGLE:optimized), else the newest run.
-    for (auto it = m_runs.rbegin(); it != m_runs.rend(); ++it) {
-        if (!endsWith(it->label, ":optimized")) continue;
-        const std::string toggle = it->label.substr(0, it->label.size() - std::string(":optimized").size());
-        for (auto base = it; base != m_runs.rend(); ++base) {
-            if (base->label == toggle + ":baseline") {
-                select(base->id, it->id);
-                return true;
-            }
-        }
+    // The newest A/B pair, else the newest run.
+    if (const std::optional<AbPair> newest = newestAbPair(m_runs)) {
+        select(newest->baseline.id, newest->optimized.id);
+        return true;
     }
     if (!m_runs.empty()) select(m_runs.back().id, 0);
     return true;

@@ -115,6 +115,7 @@ int main(int argc, char** argv) {
             app.log().error(e.what());
         }
     }
+    int exitCode = 0;
     int frame = 0;
     while (glfwWindowShouldClose(window) == 0) {
         // A script holds the frame count until it has run to its end (its runs may take a while).
@@ -148,7 +149,8 @@ int main(int argc, char** argv) {
         ++frame;
         if (frames > 0 && frame >= frames) {
             if (!screenshot.empty() && !writeScreenshot(screenshot, fbWidth, fbHeight)) {
-                std::fprintf(stderr, "glueprof-gui: cannot write the screenshot %s\n", screenshot.c_str());
+                std::fprintf(stderr, "glueprof-gui: cannot write the screenshot %s: check the directory\n", screenshot.c_str());
+                exitCode = 2;
             }
             glfwSwapBuffers(window);
             break;
@@ -168,5 +170,5 @@ int main(int argc, char** argv) {
     ImGui::DestroyContext();
     glfwDestroyWindow(window);
     glfwTerminate();
-    return 0;
+    return exitCode;
 }

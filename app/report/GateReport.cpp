@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/report/Escape.h"
 #include "profiler/core/Error.h"
 
 namespace glueprof {
@@ -93,22 +94,6 @@ std::string renderGateTable(const std::vector<GateCheck>& checks) {
     return out;
 }
 
-std::string xmlEscape(const std::string& text) {
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&apos;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
-
 std::string renderGateJunit(const std::vector<GateCheck>& checks) {
     int failures = 0;
     for (const GateCheck& c : checks) failures += c.passed ? 0 : 1;
@@ -116,14 +101,14 @@ std::string renderGateJunit(const std::vector<GateCheck>& checks) {
     xml += fmt::format("<testsuites name=\"glueprof check\" tests=\"{}\" failures=\"{}\">\n", checks.size(), failures);
     xml += fmt::format("  <testsuite name=\"glueprof check\" tests=\"{}\" failures=\"{}\">\n", checks.size(), failures);
     for (const GateCheck& c : checks) {
-        xml += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", xmlEscape("glueprof." + c.toggle),
-                           xmlEscape(c.check));
+        xml += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", escapeMarkup("glueprof." + c.toggle),
+                           escapeMarkup(c.check));
         if (c.passed) {
             xml += "/>\n";
         } else {
             xml += fmt::format(">\n      <failure message=\"{}\">expected {}, measured {}</failure>\n    </testcase>\n",
-                               xmlEscape("expected " + c.expected + ", measured " + c.measured),
-                               xmlEscape(c.expected), xmlEscape(c.measured));
+                               escapeMarkup("expected " + c.expected + ", measured " + c.measured),
+                               escapeMarkup(c.expected), escapeMarkup(c.measured));
         }
     }
     xml += "  </testsuite>\n</testsuites>\n";

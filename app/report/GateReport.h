@@ -15,7 +15,4 @@ std::string renderGateBaseline(const GateBaseline& baseline);
 std::string renderGateTable(const std::vector<GateCheck>& checks);
 std::string renderGateJunit(const std::vector<GateCheck>& checks);
 
-// &, <, >, " and ' as XML entities.
-std::string xmlEscape(const std::string& text);
-
 }  // namespace glueprof

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "app/report/Escape.h"
 #include "app/report/Palette.h"
 #include "app/report/TraceReport.h"
 
@@ -24,7 +25,7 @@ std::string phaseBars(const AbComparison& c) {
     int y = 5;
     for (const MetricComparison& m : c.metrics) {
         const double scale = (kChartWidth - kLabelWidth - 230) / top;
-        svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n", y + 24, htmlEscape(m.name));
+        svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n", y + 24, escapeMarkup(m.name));
         svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"{}\"><title>baseline {:.3f} ms</title></rect>\n",
                            kLabelWidth, y, std::max(1.0, m.baseline * scale), cssColour(kBaselineColour), m.baseline);
         svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"{}\"><title>optimized {:.3f} ms</title></rect>\n",
@@ -83,7 +84,7 @@ std::string syncByLayer(const ReportRun& r) {
     int y = 2;
     for (const SyncGroup& g : groups) {
         const double w = static_cast<double>(g.count) * (kChartWidth - kLabelWidth - 60) / static_cast<double>(top);
-        svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n", y + 12, htmlEscape(g.key));
+        svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n", y + 12, escapeMarkup(g.key));
         svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"14\" fill=\"{}\"/>\n", kLabelWidth, y, w,
                            cssColour(kSyncColour));
         svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{}</text>\n", kLabelWidth + w + 4, y + 12, g.count);
@@ -101,7 +102,7 @@ std::string overlapStrip(const ReportRun& r) {
                                   kChartWidth, r.stripStep, kChartWidth - 10);
     for (const CopySpan& c : r.stripCopies) {
         svg += fmt::format("<rect x=\"{:.2f}\" y=\"4\" width=\"{:.2f}\" height=\"26\" fill=\"{}\"><title>{} {:.3f} ms (exposed part red)</title></rect>\n",
-                           x(c.startNs), std::max(0.5, x(c.endNs) - x(c.startNs)), cssColour(kExposedColour), htmlEscape(c.name),
+                           x(c.startNs), std::max(0.5, x(c.endNs) - x(c.startNs)), cssColour(kExposedColour), escapeMarkup(c.name),
                            static_cast<double>(c.endNs - c.startNs) / 1e6);
         for (const auto& [start, end] : c.covered) {
             svg += fmt::format("<rect x=\"{:.2f}\" y=\"4\" width=\"{:.2f}\" height=\"26\" fill=\"{}\"/>\n", x(start),
@@ -128,12 +129,12 @@ std::string gantt(const ReportRun& r) {
                                   rowHeight * static_cast<int>(r.workers.size()) + 4);
     for (std::size_t w = 0; w < r.workers.size(); ++w) {
         svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n", 2 + rowHeight * static_cast<int>(w) + 13,
-                           htmlEscape(r.workers[w]));
+                           escapeMarkup(r.workers[w]));
     }
     for (const GanttBar& b : r.gantt) {
         svg += fmt::format("<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"16\" fill=\"{}\" stroke=\"#000\" stroke-width=\"0.2\"><title>{}</title></rect>\n",
                            kLabelWidth + static_cast<double>(b.startNs - start) * scale, 2 + rowHeight * static_cast<int>(b.worker),
-                           std::max(0.5, static_cast<double>(b.endNs - b.startNs) * scale), cssColour(pipelineKindColour(b.kind)), htmlEscape(b.kind));
+                           std::max(0.5, static_cast<double>(b.endNs - b.startNs) * scale), cssColour(pipelineKindColour(b.kind)), escapeMarkup(b.kind));
     }
     return svg + "</svg>\n";
 }
@@ -152,8 +153,8 @@ std::string renderReportHtml(const TraceReport& report) {
     TimestampNs widest = 0;
     for (const ReportRun& r : report.runs) {
         html += fmt::format("<li>run {} <code>{}</code>: preset <code>{}</code> on <code>{}</code>, {}</li>\n", r.run.id,
-                            htmlEscape(r.run.label), htmlEscape(r.run.preset), htmlEscape(r.run.device),
-                            htmlEscape(r.run.displayStatus()));
+                            escapeMarkup(r.run.label), escapeMarkup(r.run.preset), escapeMarkup(r.run.device),
+                            escapeMarkup(r.run.displayStatus()));
         for (const GlueStep& s : r.analysis.glue.steps) widest = std::max(widest, s.wallNs);
     }
     html += "</ul>\n";
@@ -161,7 +162,7 @@ std::string renderReportHtml(const TraceReport& report) {
         if (r.diagnostics.empty()) continue;
         html += fmt::format("<div class=\"diagnostics\"><strong>Run {} lost or skipped something:</strong><ul>\n", r.run.id);
         for (const Diagnostic& d : r.diagnostics) {
-            html += fmt::format("<li><code>{}</code> = {}: {}</li>\n", htmlEscape(d.name), d.value, htmlEscape(d.detail));
+            html += fmt::format("<li><code>{}</code> = {}: {}</li>\n", escapeMarkup(d.name), d.value, escapeMarkup(d.detail));
         }
         html += "</ul></div>\n";
     }
@@ -170,13 +171,13 @@ std::string renderReportHtml(const TraceReport& report) {
         html += fmt::format("<h2>Before / after: <code>{}</code></h2>\n<p>Grey: baseline (run {}), blue: optimized (run {}); "
                             "medians of the measured steps, speedup with its bootstrap 95% interval. Verdict on {}: <b>{}</b>. "
                             "Loss {} at every step.</p>\n",
-                            htmlEscape(c.toggle), c.baselineRun, c.optimizedRun, htmlEscape(c.primaryMetric),
+                            escapeMarkup(c.toggle), c.baselineRun, c.optimizedRun, escapeMarkup(c.primaryMetric),
                             toString(c.verdict()), c.lossEqual ? "bit-identical" : "<b>differs</b>");
         html += phaseBars(c);
     }
     for (const ReportRun& r : report.runs) {
         const AnalysisResult& a = r.analysis;
-        html += fmt::format("<h2>Run {} <code>{}</code></h2>\n", r.run.id, htmlEscape(r.run.label));
+        html += fmt::format("<h2>Run {} <code>{}</code></h2>\n", r.run.id, escapeMarkup(r.run.label));
         html += "<h3>Where each step's time goes</h3>\n" + legend() + glueBars(r, widest);
         html += "<h3>Sync points per layer (measured steps)</h3>\n" + syncByLayer(r);
         if (a.copyOverlap.total.copies > 0) {
@@ -197,9 +198,9 @@ std::string renderReportHtml(const TraceReport& report) {
         if (a.findings.empty()) html += "<p>No glue pattern found that a toggle addresses.</p>\n";
         html += "<ul>\n";
         for (const Finding& f : a.findings) {
-            html += fmt::format("<li><b>{}</b> ({}, up to {:.3f} ms per step): {}</li>\n", htmlEscape(f.rule),
-                                f.toggle.empty() ? "no toggle yet" : "try <code>" + htmlEscape(f.toggle) + "</code>",
-                                f.savingMsPerStep, htmlEscape(f.evidence));
+            html += fmt::format("<li><b>{}</b> ({}, up to {:.3f} ms per step): {}</li>\n", escapeMarkup(f.rule),
+                                f.toggle.empty() ? "no toggle yet" : "try <code>" + escapeMarkup(f.toggle) + "</code>",
+                                f.savingMsPerStep, escapeMarkup(f.evidence));
         }
         html += "</ul>\n";
     }

@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "app/report/AbPairs.h"
 #include "app/report/Findings.h"
 #include "profiler/core/TraceNames.h"
 
@@ -97,27 +98,6 @@ nlohmann::json runJson(const ReportRun& r) {
 }
 
 }  // namespace
-
-std::string htmlEscape(const std::string& text) {
-    std::string out;
-    out.reserve(text.size());
-    for (char c : text) {
-        switch (c) {
-            case '&': out += "&amp;"; break;
-            case '<': out += "&lt;"; break;
-            case '>': out += "&gt;"; break;
-            case '"': out += "&quot;"; break;
-            case '\'': out += "&#39;"; break;
-            default: out += c;
-        }
-    }
-    return out;
-}
-
-std::string toggleFromLabel(const std::string& label) {
-    auto colon = label.rfind(':');
-    return colon == std::string::npos ? label : label.substr(0, colon);
-}
 
 TraceReport buildTraceReport(const std::vector<const TraceModel*>& traces, const std::string& toggle,
                              const std::string& primaryMetric) {

@@ -42,14 +42,10 @@ struct TraceReport {
 // that know it).
 TraceReport buildTraceReport(const std::vector<const TraceModel*>& traces, const std::string& toggle = "",
                              const std::string& primaryMetric = "step_ms");
-// The toggle an A/B run's label names ("packed_cache:optimized" -> "packed_cache").
-std::string toggleFromLabel(const std::string& label);
+
 
 std::string renderReportMarkdown(const TraceReport& report);
 std::string renderReportJson(const TraceReport& report);
 std::string renderReportHtml(const TraceReport& report);
-
-// &, <, >, " and ' as entities: trace-derived text stays text.
-std::string htmlEscape(const std::string& text);
 
 }  // namespace glueprof

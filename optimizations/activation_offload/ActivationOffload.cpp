@@ -62,7 +62,7 @@ bool ActivationOffloader::offload(std::int64_t layer, const at::Tensor& x) {
                 tags.microbatch, deviceMemoryKind(m_device),
                 m_device.is_cuda() ? MemoryKind::kPinned : MemoryKind::kPageable};
     // The input is complete once the compute queued so far has run.
-    m_engine->copy(std::move(job), m_engine->markCompute());
+    slot.offloadDone = m_engine->copy(std::move(job), m_engine->markCompute());
     slot.offloaded = true;
     slot.reloadIssued = false;
     slot.reloadDone.reset();
@@ -146,6 +146,8 @@ at::Tensor ActivationOffloader::reloaded(std::int64_t layer) {
     const bool issuedHere = !slot.reloadIssued;
     if (issuedHere && !issueReload(layer)) issueReload(layer);  // retry after a fallback
     const bool blocked = m_engine->computeWaits(slot.reloadDone);
+    // The copy queue is in order, so the offload has run; waiting on it rethrows its failure, if any.
+    m_engine->computeWaits(slot.offloadDone);
     if (m_tracer != nullptr && m_engine->computeIsHostThread() && (blocked || issuedHere)) {
         Event wait;
         wait.kind = EventKind::kWait;
@@ -172,6 +174,7 @@ void ActivationOffloader::afterBackward(std::int64_t layer) {
     m_lastUse[static_cast<std::size_t>(slot.buffer)] = m_engine->markCompute();
     slot.offloaded = false;
     slot.reloadIssued = false;
+    slot.offloadDone.reset();
     slot.reloadDone.reset();
 }
 

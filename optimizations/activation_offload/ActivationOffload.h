@@ -83,6 +83,7 @@ private:
         bool offloaded = false;    // holds the current micro-batch's input
         bool reloadIssued = false;
         int buffer = 0;            // device buffer chosen at forward time
+        CopyEventPtr offloadDone;  // waited on with the reload, so a failed offload is not lost
         CopyEventPtr reloadDone;
     };
 

@@ -120,6 +120,7 @@ TEST(GateReportTest, JunitEscapesAndMalformedBaselinesNameTheField) {
 }  // namespace
 }  // namespace glueprof
 
+#include "app/report/Escape.h"
 #include "app/report/TraceReport.h"
 
 namespace glueprof {
@@ -149,7 +150,7 @@ TEST(TraceReportTest, TraceTextIsEscapedInHtmlAndMarkdown) {
     EXPECT_EQ(html.find("http"), std::string::npos);                               // nothing fetched
     const std::string md = renderReportMarkdown(report);
     EXPECT_NE(md.find("`<img src=x onerror=alert(1)>`"), std::string::npos);  // in a code span
-    EXPECT_EQ(htmlEscape("a&b<c>\"'"), "a&amp;b&lt;c&gt;&quot;&#39;");
+    EXPECT_EQ(escapeMarkup("a&b<c>\"'"), "a&amp;b&lt;c&gt;&quot;&#39;");
     const nlohmann::json j = nlohmann::json::parse(renderReportJson(report));
     EXPECT_EQ(j["runs"][0]["label"], run.label);
     EXPECT_EQ(j["runs"][0]["findings"][0]["toggle"], "packed_cache");
