@@ -28,6 +28,7 @@ test: build
 
 bench: build
 	$(BUILD_DIR)/bench/glueprof_bench
+	@if [ -x $(BUILD_DIR)/app/gui/glueprof-gui ]; then bench/gui_frame_time.sh $(BUILD_DIR); fi
 
 clean:
 	rm -rf build

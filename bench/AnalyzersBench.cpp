@@ -3,6 +3,8 @@
 // streams), 10 million events. Targets (issue 4): every analyzer together <= 3 s on one core, and
 // the report of such a run (load from SQLite + analyze + render HTML) <= 10 s.
 #include <benchmark/benchmark.h>
+
+#include <cstdlib>
 #include <unistd.h>
 
 #include <filesystem>
@@ -111,7 +113,11 @@ GLUEPROF_ANALYZER_BENCH(Bubbles, analyzeBubbles(model))
 #undef GLUEPROF_ANALYZER_BENCH
 
 void BM_HtmlReportOf10MEventRun(benchmark::State& state) {
-    const auto db = std::filesystem::temp_directory_path() / ("glueprof-bench-report-" + std::to_string(getpid()) + ".sqlite");
+    // GLUEPROF_BENCH_KEEP_DB=PATH keeps the database (bench/gui_frame_time.sh opens it in the real app).
+    const char* keep = std::getenv("GLUEPROF_BENCH_KEEP_DB");
+    const auto db = keep != nullptr ? std::filesystem::path(keep)
+                                    : std::filesystem::temp_directory_path() /
+                                          ("glueprof-bench-report-" + std::to_string(getpid()) + ".sqlite");
     std::filesystem::remove(db);
     RunId run = 0;
     {
@@ -153,7 +159,9 @@ void BM_HtmlReportOf10MEventRun(benchmark::State& state) {
         benchmark::DoNotOptimize(html.data());
         state.counters["events"] = static_cast<double>(model.eventCount());
     }
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + suffix);
+    if (keep == nullptr) {
+        for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + suffix);
+    }
 }
 BENCHMARK(BM_HtmlReportOf10MEventRun)->Unit(benchmark::kMillisecond)->Iterations(1)->UseRealTime();
 

@@ -15,6 +15,7 @@ packages=(
   libfmt-dev
   libimgui-dev libglfw3-dev libstb-dev  # glueprof-gui: Dear ImGui 1.86 with its GLFW/OpenGL 3 backends
   xvfb xauth libgl1-mesa-dri            # the GUI test draws in a virtual X display with Mesa's OpenGL
+  fonts-dejavu-core                     # glueprof-gui's default font (assets/fonts/README.md)
 )
 
 missing=()

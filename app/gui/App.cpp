@@ -13,7 +13,7 @@ App::App(ViewState view) : m_view(std::move(view)), m_panels(makePanels()) {
 }
 
 void App::frame() {
-    m_workspace.poll();
+    if (m_workspace.poll()) m_frameStats.reset();
     if (m_runner.takeFinished() && m_workspace.isOpen()) m_workspace.open(m_workspace.path());  // show the new runs
     drawMenu();
     Actions actions;
@@ -40,6 +40,9 @@ void App::drawMenu() {
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("View")) {
         for (const auto& panel : m_panels) ImGui::MenuItem(panel->name(), nullptr, &m_view.panelOpen[panel->name()]);
+        ImGui::Separator();
+        const FrameSummary frames = m_frameStats.summary();
+        ImGui::TextDisabled("frame: median %.2f ms, p95 %.2f ms (CPU, %zu frames)", frames.medianMs, frames.p95Ms, frames.frames);
         ImGui::EndMenu();
     }
     if (m_workspace.loading()) ImGui::TextUnformatted("  loading and analyzing...");
@@ -75,7 +78,13 @@ std::string App::dumpState() const {
                         {"open_panels", panels},
                         {"selected", {{"baseline", m_workspace.selectedBaseline()}, {"optimized", m_workspace.selectedOptimized()}}},
                         {"loading", m_workspace.loading()},
-                        {"running", m_runner.running()}};
+                        {"running", m_runner.running()},
+                        {"font", m_fontPath}};
+    std::size_t events = 0;
+    for (const TraceModel& t : m_workspace.traces()) events += t.eventCount();
+    j["events_loaded"] = events;
+    const FrameSummary frames = m_frameStats.summary();
+    j["frame_ms"] = {{"frames", frames.frames}, {"median", frames.medianMs}, {"p95", frames.p95Ms}, {"max", frames.maxMs}};
     if (const TraceReport* report = m_workspace.report()) {
         j["dashboard"] = nlohmann::json::parse(renderReportJson(*report));
     }

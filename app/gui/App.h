@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "app/gui/FrameStats.h"
 #include "app/gui/Panel.h"
 
 namespace glueprof::gui {
@@ -21,6 +22,8 @@ public:
     // JSON of what is shown: open panels, selected runs, the dashboard's numbers.
     std::string dumpState() const;
     const std::vector<std::unique_ptr<Panel>>& panels() const { return m_panels; }
+    FrameStats& frameStats() { return m_frameStats; }
+    void setFontPath(std::string path) { m_fontPath = std::move(path); }
 
 private:
     void drawMenu();
@@ -31,6 +34,8 @@ private:
     RunController m_runner{m_log};
     ViewState m_view;
     std::vector<std::unique_ptr<Panel>> m_panels;
+    FrameStats m_frameStats;
+    std::string m_fontPath;  // "" = ImGui's built-in font
 };
 
 }  // namespace glueprof::gui

@@ -48,6 +48,8 @@ bool Script::step(App& app) {
         } else if (verb == "align") {
             words >> app.view().alignStep;
             app.view().timelineToNs = app.view().timelineFromNs;  // re-home on the next frame
+        } else if (verb == "highlight") {
+            std::getline(words >> std::ws, app.view().highlightName);
         } else if (verb == "run") {
             RunRequest request;
             std::string toggles;

@@ -4,6 +4,7 @@
 //   select BASELINE [OPTIMIZED]  select runs by id
 //   show PANEL NAME           open a panel (its window title)
 //   align STEP                align the timeline at a step
+//   highlight NAME            outline NAME's events in the timeline (as a click in the step diff)
 //   run PRESET TOGGLE[,TOGGLE...] [STEPS WARMUP REPEATS]   start an A/B into the open database
 //   wait                      wait until the run and the analysis are done
 // '#' starts a comment. A bad line is an error in the log, and the script goes on.

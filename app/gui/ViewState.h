@@ -20,6 +20,7 @@ struct ViewState {
     int selectedTrace = -1;
     int selectedLane = -1;
     std::int64_t selectedEvent = -1;
+    std::string highlightName;  // the step diff's chosen name, outlined in both runs ("" = none)
 
     void rememberDatabase(const std::string& path);
     std::string toJson() const;

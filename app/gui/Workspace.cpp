@@ -74,18 +74,19 @@ void Workspace::select(RunId baseline, RunId optimized) {
                               : fmt::format("loading run {}", baseline));
 }
 
-void Workspace::poll() {
-    if (!m_pending.valid() || m_pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return;
+bool Workspace::poll() {
+    if (!m_pending.valid() || m_pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
     Loaded loaded = m_pending.get();
-    if (*m_cancelled) return;
+    if (*m_cancelled) return false;
     if (!loaded.error.empty()) {
         m_log.error(fmt::format("cannot load the selected runs: {}", loaded.error));
-        return;
+        return false;
     }
     m_traces = std::move(loaded.traces);
     m_report = std::move(loaded.report);
     m_timelines = std::move(loaded.timelines);
     m_log.info("analysis ready");
+    return true;
 }
 
 void Workspace::cancel() {

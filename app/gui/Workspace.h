@@ -34,9 +34,10 @@ public:
     RunId selectedBaseline() const { return m_baseline; }
     RunId selectedOptimized() const { return m_optimized; }
 
-    // Call once per frame: takes in a finished load.
-    void poll();
+    // Call once per frame: takes in a finished load (true when one came in).
+    bool poll();
     bool loading() const { return m_pending.valid(); }
+    void waitForLoad() const { if (m_pending.valid()) m_pending.wait(); }  // blocks; poll() still takes it in
     void cancel();
 
     // The analysis of the selection; null until loaded.

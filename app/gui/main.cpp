@@ -11,6 +11,7 @@
 #include <CLI/CLI.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <memory>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "app/gui/App.h"
+#include "app/gui/Fonts.h"
 #include "app/gui/Script.h"
 
 namespace {
@@ -93,15 +95,15 @@ int main(int argc, char** argv) {
     float xscale = 1.0F;
     float yscale = 1.0F;
     glfwGetWindowContentScale(window, &xscale, &yscale);  // high-DPI: scale fonts and sizes
-    ImGui::GetStyle().ScaleAllSizes(xscale);
-    ImGui::GetIO().FontGlobalScale = xscale;
     ImGui::StyleColorsDark();
+    ImGui::GetStyle().ScaleAllSizes(xscale);
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 
     glueprof::gui::ViewState view = frames > 0 ? glueprof::gui::ViewState{}
                                                : glueprof::gui::ViewState::fromJson(slurp(config / "view.json"));
     glueprof::gui::App app(view);
+    app.setFontPath(glueprof::gui::loadDefaultFont(std::round(15.0F * xscale), app.log()));  // rasterized at the DPI scale
     if (!db.empty()) {
         app.view().pathField = db;
         app.workspace().open(db);
@@ -118,9 +120,8 @@ int main(int argc, char** argv) {
     int exitCode = 0;
     int frame = 0;
     while (glfwWindowShouldClose(window) == 0) {
-        // A script holds the frame count until it has run to its end (its runs may take a while).
+        // --frames counts the frames drawn after the script has run to its end (its runs may take a while).
         const bool scripting = script != nullptr && script->step(app);
-        if (scripting && frames > 0 && frame >= frames - 2) frame = frames - 3;
         if (scripting) std::this_thread::sleep_for(std::chrono::milliseconds(10));
         glfwPollEvents();
         if (glfwGetWindowAttrib(window, GLFW_ICONIFIED) != 0) {
@@ -128,12 +129,8 @@ int main(int argc, char** argv) {
             continue;
         }
         // Headless runs wait for the analysis before their last frames, so the dump shows it.
-        if (frames > 0 && frame == frames - 2) {
-            while (app.workspace().loading()) {
-                app.workspace().poll();
-                std::this_thread::sleep_for(std::chrono::milliseconds(10));
-            }
-        }
+        if (frames > 0 && frame == frames - 2) app.workspace().waitForLoad();  // the next frame takes it in
+        const auto frameStart = std::chrono::steady_clock::now();
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
         ImGui::NewFrame();
@@ -146,7 +143,8 @@ int main(int argc, char** argv) {
         glClearColor(0.10F, 0.10F, 0.11F, 1.0F);
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        ++frame;
+        app.frameStats().record(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frameStart).count());
+        if (!scripting) ++frame;
         if (frames > 0 && frame >= frames) {
             if (!screenshot.empty() && !writeScreenshot(screenshot, fbWidth, fbHeight)) {
                 std::fprintf(stderr, "glueprof-gui: cannot write the screenshot %s: check the directory\n", screenshot.c_str());

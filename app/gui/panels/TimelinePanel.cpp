@@ -1,14 +1,19 @@
 // Timeline: every lane of the selected runs (host threads, copy engine / streams, workers), A above B,
 // aligned at a chosen step, with one zoom for both. Mouse wheel zooms around the cursor, drag pans,
 // keys: W/S zoom, A/D pan, Home shows the aligned step. Spans under 3 px fold into boxes with a count
-// (TimelineLod); sync points are red markers; hover shows an event, click selects it.
+// (TimelineLod); sync points are red markers; hover shows an event, click selects it. A white line marks
+// where each run's aligned step ends; the step diff below lists what changed by name (analyzers/StepDiff)
+// and outlines the chosen name's events in both runs.
 #include <imgui.h>
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <tuple>
 
+#include "analyzers/StepDiff.h"
 #include "app/gui/Panel.h"
 #include "app/gui/widgets/Charts.h"
 #include "app/report/Palette.h"
@@ -39,21 +44,13 @@ std::uint32_t eventColour(const Event& e) {
 
 // The start of the step runs are aligned at, per trace.
 TimestampNs alignmentOf(const TraceModel& trace, int step) {
-    const std::set<std::int32_t> measured = trace.measuredSteps();
-    const std::int32_t wanted = step >= 0 ? step : (measured.empty() ? 0 : *measured.begin());
-    for (const StepInfo& s : trace.steps()) {
-        if (s.step == wanted) return s.startNs;
-    }
-    return trace.steps().empty() ? 0 : trace.steps().front().startNs;
+    const StepInfo* s = alignedStep(trace, step);
+    return s != nullptr ? s->startNs : 0;
 }
 
 TimestampNs stepLength(const TraceModel& trace, int step) {
-    const std::set<std::int32_t> measured = trace.measuredSteps();
-    const std::int32_t wanted = step >= 0 ? step : (measured.empty() ? 0 : *measured.begin());
-    for (const StepInfo& s : trace.steps()) {
-        if (s.step == wanted) return s.endNs - s.startNs;
-    }
-    return 1000000;
+    const StepInfo* s = alignedStep(trace, step);
+    return s != nullptr ? s->endNs - s->startNs : 1000000;
 }
 
 class TimelinePanel : public Panel {
@@ -76,6 +73,11 @@ public:
         ImGui::SameLine();
         ImGui::TextDisabled("wheel: zoom  drag: pan  W/S A/D Home");
 
+        // Lanes scroll in their own child (the wheel zooms there, it does not scroll); the selection
+        // and, for an A/B pair, the step diff stay visible below.
+        const float below = ImGui::GetTextLineHeightWithSpacing() * (traces.size() == 2 ? 14.0F : 3.0F);
+        ImGui::BeginChild("lanes", ImVec2(0.0F, std::max(120.0F, ImGui::GetContentRegionAvail().y - below)), false,
+                          ImGuiWindowFlags_NoScrollWithMouse);
         const ImVec2 origin = ImGui::GetCursorScreenPos();
         const float width = std::max(100.0F, ImGui::GetContentRegionAvail().x - kNameWidth);
         float height = 0.0F;
@@ -98,6 +100,9 @@ public:
             const TraceModel& trace = traces[t];
             const TimestampNs align = alignmentOf(trace, v.alignStep);
             const char* arm = traces.size() == 2 ? (t == 0 ? "A" : "B") : "";
+            const std::optional<StringId> highlight =
+                v.highlightName.empty() ? std::nullopt : trace.findName(v.highlightName);
+            const float blockTop = y;
             visibleItems(timelines[t], align + static_cast<TimestampNs>(from), align + static_cast<TimestampNs>(to), width,
                          kMinPixels, m_items);
             std::vector<float> laneTop(timelines[t].lanes.size());
@@ -107,6 +112,12 @@ public:
                 draw->AddText(ImVec2(origin.x, y), ImGui::GetColorU32(ImGuiCol_Text),
                               fmt::format("{} {}", arm, lane.name).c_str());
                 y += kRowHeight * static_cast<float>(timelines[t].lanes[l].levels.size()) + kLaneGap;
+            }
+            // The aligned step's end: where each run's step finishes, so A against B reads at a glance.
+            const double endX = (static_cast<double>(stepLength(trace, v.alignStep)) - from) / (to - from) * width;
+            if (endX >= 0.0 && endX <= width) {
+                const float x = origin.x + kNameWidth + static_cast<float>(endX);
+                draw->AddLine(ImVec2(x, blockTop), ImVec2(x, y), IM_COL32(255, 255, 255, 160), 1.5F);
             }
             y += kLaneGap * 2;
             for (const DrawItem& item : m_items) {
@@ -126,6 +137,7 @@ public:
                                       item.event == v.selectedEvent;
                 draw->AddRectFilled(a, b, imColour(eventColour(e)));
                 if (selected) draw->AddRect(a, b, IM_COL32(255, 255, 255, 255), 0.0F, 0, 2.0F);
+                if (highlight && e.name == *highlight) draw->AddRect(a, b, IM_COL32(255, 215, 0, 255), 0.0F, 0, 2.0F);
                 if ((e.flags & kFlagWouldSync) != 0) {
                     draw->AddTriangleFilled(ImVec2(a.x, a.y), ImVec2(a.x + 5, a.y), ImVec2(a.x, a.y + 5), imColour(kSyncColour));
                 }
@@ -148,7 +160,9 @@ public:
         }
         if (!hoveredLabel.empty()) ImGui::SetTooltip("%s", hoveredLabel.c_str());
         (void)hoveredEvent;
+        ImGui::EndChild();
         showSelection(traces, v);
+        if (traces.size() == 2) showStepDiff(traces, v);
     }
 
 private:
@@ -175,7 +189,7 @@ private:
             v.timelineFromNs += shift;
             v.timelineToNs += shift;
         }
-        if (ImGui::IsWindowFocused()) {
+        if (ImGui::IsWindowFocused(ImGuiFocusedFlags_RootAndChildWindows)) {
             if (ImGui::IsKeyPressed(ImGui::GetKeyIndex(ImGuiKey_Home))) v.timelineToNs = v.timelineFromNs;  // re-home next frame
             if (ImGui::IsKeyDown(static_cast<int>('W'))) zoom(0.95, 0.5);
             if (ImGui::IsKeyDown(static_cast<int>('S'))) zoom(1.05, 0.5);
@@ -209,7 +223,58 @@ private:
         ImGui::TextUnformatted(("Selected: " + describe(trace, events[static_cast<std::size_t>(v.selectedEvent)])).c_str());
     }
 
+    // The step-aligned diff of A and B: what changed in the aligned step, name by name; a click
+    // highlights that name's events in both runs. Recomputed only when the runs or the step change.
+    void showStepDiff(const std::vector<TraceModel>& traces, ViewState& v) {
+        const std::tuple<const TraceModel*, const TraceModel*, int> key{&traces[0], &traces[1], v.alignStep};
+        if (key != m_diffKey) {
+            m_diff = diffSteps(traces[0], traces[1], v.alignStep);
+            m_diffKey = key;
+        }
+        ImGui::Separator();
+        ImGui::Text("Step diff: A step %d %.2f ms, B step %d %.2f ms (%+.2f ms). Click a row to outline its events.",
+                    m_diff.stepA, static_cast<double>(m_diff.lengthA) / 1e6, m_diff.stepB,
+                    static_cast<double>(m_diff.lengthB) / 1e6, static_cast<double>(m_diff.lengthB - m_diff.lengthA) / 1e6);
+        if (!v.highlightName.empty()) {
+            ImGui::SameLine();
+            if (ImGui::SmallButton("clear highlight")) v.highlightName.clear();
+        }
+        const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY;
+        if (!ImGui::BeginTable("stepdiff", 6, flags, ImVec2(0.0F, 9.0F * ImGui::GetTextLineHeightWithSpacing()))) return;
+        ImGui::TableSetupScrollFreeze(0, 1);
+        for (const char* column : {"name", "count A", "count B", "ms A", "ms B", "B - A ms"}) ImGui::TableSetupColumn(column);
+        ImGui::TableHeadersRow();
+        ImGuiListClipper clipper;
+        clipper.Begin(static_cast<int>(m_diff.names.size()));
+        while (clipper.Step()) {
+            for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
+                const NameDelta& d = m_diff.names[static_cast<std::size_t>(row)];
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::PushID(row);
+                if (ImGui::Selectable(d.name.c_str(), d.name == v.highlightName, ImGuiSelectableFlags_SpanAllColumns)) {
+                    v.highlightName = d.name == v.highlightName ? std::string() : d.name;
+                }
+                ImGui::PopID();
+                ImGui::TableNextColumn();
+                ImGui::Text("%lld", static_cast<long long>(d.countA));
+                ImGui::TableNextColumn();
+                ImGui::Text("%lld", static_cast<long long>(d.countB));
+                ImGui::TableNextColumn();
+                ImGui::Text("%.3f", static_cast<double>(d.nsA) / 1e6);
+                ImGui::TableNextColumn();
+                ImGui::Text("%.3f", static_cast<double>(d.nsB) / 1e6);
+                ImGui::TableNextColumn();
+                const double delta = d.deltaMs();
+                ImGui::TextColored(delta < 0 ? ImVec4(0.4F, 0.85F, 0.4F, 1.0F) : ImVec4(1.0F, 0.5F, 0.4F, 1.0F), "%+.3f", delta);
+            }
+        }
+        ImGui::EndTable();
+    }
+
     std::vector<DrawItem> m_items;  // reused between frames
+    std::tuple<const TraceModel*, const TraceModel*, int> m_diffKey{nullptr, nullptr, 0};
+    StepDiff m_diff;
 };
 
 }  // namespace

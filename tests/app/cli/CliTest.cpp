@@ -359,6 +359,9 @@ TEST_F(CliTest, GuiUnderXvfbShowsTheSameNumbersAsTheCli) {
         EXPECT_TRUE(matched) << shown["name"];
     }
     EXPECT_TRUE(state["errors"].empty());
+    EXPECT_GT(state["frame_ms"]["frames"], 0);  // the app timed the frames it drew with the analysis shown
+    EXPECT_GT(state["events_loaded"], 1000);
+    EXPECT_NE(state["font"], "");               // a TrueType font, not ImGui's bitmap one
 }
 
 // The app runs an A/B of packed_cache on tiny itself (through --script), into a new database; its

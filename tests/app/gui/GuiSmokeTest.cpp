@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "app/gui/App.h"
+#include "app/gui/Fonts.h"
 #include "profiler/core/TraceWriter.h"
 
 namespace glueprof::gui {
@@ -126,6 +127,7 @@ TEST_F(GuiSmokeTest, EveryPanelDrawsFramesOverARealDatabaseWithoutImguiErrors) {
     App app;
     ASSERT_TRUE(app.workspace().open(writeAbDatabase(m_dir)));
     for (const auto& panel : app.panels()) app.view().panelOpen[panel->name()] = true;
+    app.view().highlightName = "build_packed_mask";  // the step diff's outline draws too
     imgui.frame(app);  // while loading
     waitForAnalysis(app.workspace());
     ASSERT_NE(app.workspace().report(), nullptr);
@@ -163,6 +165,50 @@ TEST_F(GuiSmokeTest, TheImguiErrorCheckCatchesAMissingEnd) {
     ImGui::ErrorCheckEndFrameRecover(recordImguiError);
     ImGui::Render();
     EXPECT_FALSE(g_imguiErrors.empty());
+}
+
+TEST(FrameStatsTest, MedianP95AndMaxOverTheLastFrames) {
+    FrameStats stats;
+    EXPECT_EQ(stats.summary().frames, 0u);
+    for (int i = 1; i <= 100; ++i) stats.record(i);
+    FrameSummary s = stats.summary();
+    EXPECT_EQ(s.frames, 100u);
+    EXPECT_DOUBLE_EQ(s.medianMs, 50.0);  // sorted[49]
+    EXPECT_DOUBLE_EQ(s.p95Ms, 95.0);     // sorted[94]
+    EXPECT_DOUBLE_EQ(s.maxMs, 100.0);
+    for (int i = 0; i < 600; ++i) stats.record(1.0);  // the window keeps the last 600
+    EXPECT_DOUBLE_EQ(stats.summary().maxMs, 1.0);
+}
+
+// A file that is not a font is refused with a message naming it (ImGui would assert on it), and the
+// next candidate, Debian's DejaVu Sans, is loaded and rasterizes.
+TEST_F(GuiSmokeTest, AFontThatIsNotAFontIsRefusedAndTheNextOneLoads) {
+    const fs::path bogus = m_dir / "bogus.ttf";
+    std::ofstream(bogus) << "not a font";
+    ::setenv("GLUEPROF_FONT", bogus.c_str(), 1);
+    EXPECT_EQ(fontCandidates().front(), bogus.string());
+    ImGui::CreateContext();
+    Log log;
+    const std::string used = loadDefaultFont(16.0F, log);
+    ::unsetenv("GLUEPROF_FONT");
+    unsigned char* pixels = nullptr;
+    int width = 0;
+    int height = 0;
+    ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
+    const bool dejavu = fs::exists("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
+    const float size = ImGui::GetIO().FontDefault != nullptr ? ImGui::GetIO().FontDefault->FontSize : 0.0F;
+    ImGui::DestroyContext();
+    const std::vector<LogEntry> entries = log.entries();
+    ASSERT_FALSE(entries.empty());
+    EXPECT_EQ(entries.front().level, LogEntry::Level::kError);
+    EXPECT_NE(entries.front().text.find("bogus.ttf is not a TrueType"), std::string::npos);
+    if (dejavu) {  // scripts/bootstrap.sh installs it
+        EXPECT_EQ(used, "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
+        EXPECT_FLOAT_EQ(size, 16.0F);
+        EXPECT_GT(width, 0);
+    } else {
+        EXPECT_EQ(used, "");
+    }
 }
 
 TEST(ViewStateTest, RoundTripsAndToleratesGarbage) {
