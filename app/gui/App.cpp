@@ -45,7 +45,11 @@ void App::drawMenu() {
         ImGui::TextDisabled("frame: median %.2f ms, p95 %.2f ms (CPU, %zu frames)", frames.medianMs, frames.p95Ms, frames.frames);
         ImGui::EndMenu();
     }
-    if (m_workspace.loading()) ImGui::TextUnformatted("  loading and analyzing...");
+    if (m_workspace.loading()) {
+        const Workspace::Progress p = m_workspace.progress();
+        ImGui::ProgressBar(p.fraction, ImVec2(220.0F, 0.0F), p.stage);
+        if (ImGui::SmallButton("Cancel loading")) m_workspace.cancel();
+    }
     if (m_runner.running()) ImGui::Text("  running %s: step %d/%d", m_runner.current().c_str(), m_runner.done(), m_runner.total());
     ImGui::EndMainMenuBar();
 }

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <exception>
 #include <filesystem>
 
@@ -12,7 +13,18 @@
 
 namespace glueprof::gui {
 
-Workspace::~Workspace() { cancel(); }
+Workspace::~Workspace() {
+    cancel();
+    for (std::future<Loaded>& f : m_abandoned) f.wait();
+}
+
+const char* const Workspace::kStages[] = {"reading run A", "reading run B", "analyzing", "indexing the timeline", "done"};
+
+Workspace::Progress Workspace::progress() const {
+    if (!m_stage) return {};
+    const int stage = std::min(m_stage->load(), kStageCount - 1);
+    return {static_cast<float>(stage) / static_cast<float>(kStageCount - 1), kStages[stage]};
+}
 
 bool Workspace::open(const std::string& path) {
     try {
@@ -49,14 +61,18 @@ void Workspace::select(RunId baseline, RunId optimized) {
     m_baseline = baseline;
     m_optimized = optimized;
     auto cancelled = std::make_shared<std::atomic<bool>>(false);
+    auto stage = std::make_shared<std::atomic<int>>(0);
     m_cancelled = cancelled;
+    m_stage = stage;
     const std::string path = m_path;
-    m_pending = std::async(std::launch::async, [path, baseline, optimized, cancelled] {
+    m_pending = std::async(std::launch::async, [path, baseline, optimized, cancelled, stage] {
         Loaded loaded;
         try {
             TraceReader reader(path);
             loaded.traces.push_back(reader.loadRun(baseline));
+            *stage = 1;
             if (optimized != 0 && !*cancelled) loaded.traces.push_back(reader.loadRun(optimized));
+            *stage = 2;
             if (*cancelled) return loaded;
             std::vector<const TraceModel*> traces;
             for (const TraceModel& t : loaded.traces) traces.push_back(&t);
@@ -64,7 +80,10 @@ void Workspace::select(RunId baseline, RunId optimized) {
             const Toggle* known = findToggle(toggle);
             loaded.report = std::make_unique<TraceReport>(
                 buildTraceReport(traces, toggle, known != nullptr ? known->primaryMetric : "step_ms"));
+            *stage = 3;
+            if (*cancelled) return loaded;
             for (const TraceModel& t : loaded.traces) loaded.timelines.push_back(buildTimelineIndex(t));
+            *stage = 4;
         } catch (const std::exception& e) {
             loaded.error = e.what();
         }
@@ -75,6 +94,9 @@ void Workspace::select(RunId baseline, RunId optimized) {
 }
 
 bool Workspace::poll() {
+    m_abandoned.erase(std::remove_if(m_abandoned.begin(), m_abandoned.end(),
+                                     [](std::future<Loaded>& f) { return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready; }),
+                      m_abandoned.end());
     if (!m_pending.valid() || m_pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
     Loaded loaded = m_pending.get();
     if (*m_cancelled) return false;
@@ -91,7 +113,12 @@ bool Workspace::poll() {
 
 void Workspace::cancel() {
     if (m_cancelled) *m_cancelled = true;
-    if (m_pending.valid()) m_pending.wait();  // the loader stops at its next check; drop its result
+    // The loader stops at its next check; its result is dropped. It is not waited for here, so the UI
+    // stays responsive: poll() and the destructor reap it.
+    if (m_pending.valid()) {
+        m_abandoned.push_back(std::move(m_pending));
+        m_log.info("loading cancelled");
+    }
     m_pending = {};
 }
 

@@ -38,7 +38,12 @@ public:
     bool poll();
     bool loading() const { return m_pending.valid(); }
     void waitForLoad() const { if (m_pending.valid()) m_pending.wait(); }  // blocks; poll() still takes it in
-    void cancel();
+    void cancel();  // drops the load in flight without blocking
+    struct Progress {
+        float fraction = 0.0F;
+        const char* stage = "";
+    };
+    Progress progress() const;  // of the load in flight
 
     // The analysis of the selection; null until loaded.
     const TraceReport* report() const { return m_report.get(); }
@@ -60,6 +65,10 @@ private:
     RunId m_optimized = 0;
     std::future<Loaded> m_pending;
     std::shared_ptr<std::atomic<bool>> m_cancelled;
+    std::shared_ptr<std::atomic<int>> m_stage;  // index into kStages, written by the loader
+    std::vector<std::future<Loaded>> m_abandoned;  // cancelled loads still finishing
+    static constexpr int kStageCount = 5;
+    static const char* const kStages[kStageCount];
     std::vector<TraceModel> m_traces;
     std::unique_ptr<TraceReport> m_report;
     std::vector<TimelineIndex> m_timelines;

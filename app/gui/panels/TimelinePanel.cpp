@@ -82,7 +82,10 @@ public:
         const float width = std::max(100.0F, ImGui::GetContentRegionAvail().x - kNameWidth);
         float height = 0.0F;
         for (const TimelineIndex& index : timelines) {
-            for (const LodLane& lane : index.lanes) height += kRowHeight * static_cast<float>(lane.levels.size()) + kLaneGap;
+            for (std::size_t l = 0; l < index.lanes.size(); ++l) {
+                if (l == 0 || index.lanes[l].group != index.lanes[l - 1].group) height += kRowHeight;  // group header
+                height += kRowHeight * static_cast<float>(index.lanes[l].levels.size()) + kLaneGap;
+            }
             height += kLaneGap * 2;
         }
         ImGui::InvisibleButton("canvas", ImVec2(width + kNameWidth, std::max(height, 50.0F)));
@@ -107,10 +110,18 @@ public:
                          kMinPixels, m_items);
             std::vector<float> laneTop(timelines[t].lanes.size());
             for (std::size_t l = 0; l < timelines[t].lanes.size(); ++l) {
+                const std::string& group = timelines[t].lanes[l].group;
+                if (l == 0 || group != timelines[t].lanes[l - 1].group) {  // a header per device group
+                    draw->AddLine(ImVec2(origin.x, y + 1), ImVec2(origin.x + kNameWidth + width, y + 1),
+                                  ImGui::GetColorU32(ImGuiCol_Separator));
+                    draw->AddText(ImVec2(origin.x, y + 1), ImGui::GetColorU32(ImGuiCol_TextDisabled),
+                                  fmt::format("{} {}", arm, group).c_str());
+                    y += kRowHeight;
+                }
                 laneTop[l] = y;
                 const Lane& lane = trace.lanes()[timelines[t].lanes[l].laneIndex];
                 draw->AddText(ImVec2(origin.x, y), ImGui::GetColorU32(ImGuiCol_Text),
-                              fmt::format("{} {}", arm, lane.name).c_str());
+                              fmt::format("  {}", lane.name).c_str());
                 y += kRowHeight * static_cast<float>(timelines[t].lanes[l].levels.size()) + kLaneGap;
             }
             // The aligned step's end: where each run's step finishes, so A against B reads at a glance.

@@ -5,6 +5,31 @@
 
 namespace glueprof::gui {
 
+namespace {
+
+int groupRank(const Lane& lane) {
+    switch (lane.kind) {
+        case LaneKind::kHostThread: return 0;
+        case LaneKind::kCopyStream: return lane.device < 0 ? 0 : 1;
+        case LaneKind::kCudaStream: return 1;
+        case LaneKind::kPipelineWorker: return 2;
+        case LaneKind::kSimulatedWorker: return 3;
+    }
+    return 4;
+}
+
+}  // namespace
+
+std::string laneGroup(const Lane& lane) {
+    switch (groupRank(lane)) {
+        case 0: return "host";
+        case 1: return "GPU " + std::to_string(lane.device);
+        case 2: return "pipeline workers";
+        case 3: return "simulated workers";
+        default: return "other";
+    }
+}
+
 TimelineIndex buildTimelineIndex(const TraceModel& trace) {
     TimelineIndex index;
     index.first = std::numeric_limits<TimestampNs>::max();
@@ -14,6 +39,7 @@ TimelineIndex buildTimelineIndex(const TraceModel& trace) {
         if (events.empty()) continue;
         LodLane lane;
         lane.laneIndex = laneIndex;
+        lane.group = laneGroup(trace.lanes()[laneIndex]);
         std::vector<TimestampNs> openEnds;  // the ends of the enclosing events
         for (std::size_t i = 0; i < events.size(); ++i) {
             const Event& e = events[i];
@@ -34,6 +60,14 @@ TimelineIndex buildTimelineIndex(const TraceModel& trace) {
         index.lanes.push_back(std::move(lane));
     }
     if (index.lanes.empty()) index.first = index.last = 0;
+    std::stable_sort(index.lanes.begin(), index.lanes.end(), [&](const LodLane& a, const LodLane& b) {
+        const Lane& la = trace.lanes()[a.laneIndex];
+        const Lane& lb = trace.lanes()[b.laneIndex];
+        const int ra = groupRank(la);
+        const int rb = groupRank(lb);
+        if (ra != rb) return ra < rb;
+        return ra == 1 && la.device < lb.device;  // GPUs by number; otherwise the trace's order
+    });
     return index;
 }
 

@@ -6,6 +6,7 @@
 // first visible event by binary search and, inside a folded box, jumps to the next pixel by binary
 // search too, so a frame costs about (pixels x depth x log n), not the number of events.
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "profiler/core/TraceModel.h"
@@ -20,6 +21,7 @@ struct LodLevel {
 
 struct LodLane {
     std::size_t laneIndex = 0;
+    std::string group;             // laneGroup() of the lane: the header it is drawn under
     std::vector<LodLevel> levels;  // by depth, 0 = outermost
 };
 
@@ -29,6 +31,11 @@ struct TimelineIndex {
     TimestampNs last = 0;
 };
 
+// Lanes are grouped by where they run, in this order: "host" (threads and the CPU copy worker),
+// "GPU N" (its CUDA and copy streams), "pipeline workers", "simulated workers".
+std::string laneGroup(const Lane& lane);
+
+// Lanes with events, ordered by group (then device, then their order in the trace).
 TimelineIndex buildTimelineIndex(const TraceModel& trace);
 
 struct DrawItem {

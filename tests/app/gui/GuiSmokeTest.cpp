@@ -144,6 +144,26 @@ TEST_F(GuiSmokeTest, EveryPanelDrawsFramesOverARealDatabaseWithoutImguiErrors) {
     EXPECT_EQ(state["dashboard"]["runs"][0]["bubbles"]["workers"], 2);
 }
 
+// Cancelling a load returns at once (the loader is reaped later) and a new selection still loads.
+TEST_F(GuiSmokeTest, ACancelledLoadIsDroppedAndTheNextOneLoads) {
+    Log log;
+    Workspace workspace(log);
+    ASSERT_TRUE(workspace.open(writeAbDatabase(m_dir)));
+    ASSERT_TRUE(workspace.loading());
+    workspace.cancel();
+    EXPECT_FALSE(workspace.loading());
+    EXPECT_EQ(workspace.report(), nullptr);
+    workspace.select(2, 0);
+    EXPECT_GE(workspace.progress().fraction, 0.0F);
+    waitForAnalysis(workspace);
+    ASSERT_NE(workspace.report(), nullptr);
+    EXPECT_EQ(workspace.traces().size(), 1u);
+    EXPECT_EQ(workspace.traces()[0].run().id, 2);
+    bool said = false;
+    for (const LogEntry& e : log.entries()) said = said || e.text == "loading cancelled";
+    EXPECT_TRUE(said);
+}
+
 TEST_F(GuiSmokeTest, AForeignFileOpensToAClearMessageNotACrash) {
     HeadlessImgui imgui;
     App app;

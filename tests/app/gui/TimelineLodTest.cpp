@@ -53,5 +53,26 @@ TEST(TimelineLodTest, NarrowEventsFoldIntoCountedBoxesAndZoomingInUnfoldsThem) {
     EXPECT_EQ(single, 10u);  // the children starting at 100, 110, ..., 190
 }
 
+// Lanes are drawn grouped by where they run: host first, then GPUs by number, then workers; a lane
+// with no events is left out.
+TEST(TimelineLodTest, LanesAreGroupedHostThenGpusThenWorkers) {
+    TraceModelBuilder b;
+    const std::size_t worker = b.addLane(LaneKind::kPipelineWorker, "worker 0", 0, 0);
+    const std::size_t gpu1 = b.addLane(LaneKind::kCudaStream, "stream 7", 1, 7);
+    const std::size_t host = b.addLane(LaneKind::kHostThread, "main", -1, 1);
+    const std::size_t gpu0copy = b.addLane(LaneKind::kCopyStream, "copy stream", 0, 9);
+    const std::size_t cpuCopy = b.addLane(LaneKind::kCopyStream, "copy engine", -1, 2);
+    b.addLane(LaneKind::kHostThread, "idle thread", -1, 3);
+    for (std::size_t lane : {worker, gpu1, host, gpu0copy, cpuCopy}) {
+        b.addEvent(lane, EventKind::kRange, Category::kPhase, "x", 0, 10);
+    }
+    const TraceModel trace = std::move(b).build();
+    const TimelineIndex index = buildTimelineIndex(trace);
+    std::vector<std::string> order;
+    for (const LodLane& lane : index.lanes) order.push_back(lane.group + "/" + trace.lanes()[lane.laneIndex].name);
+    EXPECT_EQ(order, (std::vector<std::string>{"host/main", "host/copy engine", "GPU 0/copy stream", "GPU 1/stream 7",
+                                               "pipeline workers/worker 0"}));
+}
+
 }  // namespace
 }  // namespace glueprof::gui
