@@ -1,7 +1,7 @@
 #pragma once
-// One clock for every event: int64 nanoseconds on a monotonic timeline.
-// NOTE(cupti): when CUPTI is active, host events must read CUPTI's timestamp instead
-// (profiler/cupti installs it); until then the steady clock is the source.
+// One clock for every event: int64 nanoseconds on one timeline. By default the steady clock; while
+// CUPTI captures, profiler/cupti installs CUPTI's timestamp (cuptiGetTimestamp) as the source, so host
+// ranges, aten ops and device records share one timeline.
 #include <cstdint>
 
 namespace glueprof {
@@ -10,7 +10,11 @@ using TimestampNs = std::int64_t;
 
 class Clock {
 public:
+    using Source = TimestampNs (*)();
     static TimestampNs nowNs();
+    // Installs `source` (nullptr: the steady clock again). Returns the previous one.
+    static Source useSource(Source source);
+    static TimestampNs steadyNs();
 };
 
 }  // namespace glueprof

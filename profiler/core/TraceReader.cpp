@@ -125,7 +125,7 @@ TraceModel TraceReader::loadRun(RunId run) const {
     }
 
     SqliteStatement diagnostics =
-        m_db->prepare("SELECT name, value, detail FROM diagnostics WHERE run_id = ?1 ORDER BY id");
+        m_db->prepare("SELECT name, SUM(value), MIN(detail) FROM diagnostics WHERE run_id = ?1 GROUP BY name ORDER BY MIN(id)");
     diagnostics.bind(1, static_cast<std::int64_t>(run));
     while (diagnostics.step()) {
         builder.addDiagnostic(

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/LossDiagnostics.h"
 #include "profiler/core/Sqlite.h"
 #include "profiler/core/TraceSchema.h"
 
@@ -126,7 +127,7 @@ void TraceWriter::endRun(RunId run, RunStatus status) {
     auto dropped = m_droppedByRun.find(run);
     if (dropped != m_droppedByRun.end()) {
         m_pending.diagnostics.push_back(
-            DiagnosticRecord{run, "writer_dropped_events", dropped->second,
+            DiagnosticRecord{run, loss::kWriterDroppedEvents, dropped->second,
                              "the writer queue was full; raise WriterOptions::maxQueuedEvents"});
         m_droppedByRun.erase(dropped);
     }

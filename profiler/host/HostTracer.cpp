@@ -41,11 +41,26 @@ LaneId HostTracer::laneForThisThread(LaneKind kind) {
     for (const ThreadLaneCache& cached : t_lanes) {
         if (cached.instance == m_instance && cached.run == current && cached.kind == kind) return cached.lane;
     }
-    std::int64_t tid = osThreadId();
-    std::string name =
-        t_threadName.empty() ? fmt::format("host thread {}", tid) : t_threadName;
-    t_lanes.push_back(ThreadLaneCache{m_instance, current, kind, m_writer.addLane(current, kind, name, -1, tid)});
-    return t_lanes.back().lane;
+    const std::int64_t tid = osThreadId();
+    std::string name = t_threadName.empty() ? fmt::format("host thread {}", tid) : t_threadName;
+    LaneId lane = 0;
+    if (kind == LaneKind::kHostThread) {
+        std::lock_guard<std::mutex> lock(m_threadLanesMutex);
+        auto [it, added] = m_threadLanes.try_emplace({current, tid}, 0);
+        if (added) it->second = m_writer.addLane(current, kind, name, -1, tid);
+        lane = it->second;  // a device capture may have made it first
+    } else {
+        lane = m_writer.addLane(current, kind, name, -1, tid);
+    }
+    t_lanes.push_back(ThreadLaneCache{m_instance, current, kind, lane});
+    return lane;
+}
+
+LaneId HostTracer::laneForOsThread(RunId run, std::int64_t tid) {
+    std::lock_guard<std::mutex> lock(m_threadLanesMutex);
+    auto [it, added] = m_threadLanes.try_emplace({run, tid}, 0);
+    if (added) it->second = m_writer.addLane(run, LaneKind::kHostThread, fmt::format("host thread {}", tid), -1, tid);
+    return it->second;
 }
 
 void HostTracer::nameThisThread(const std::string& name) { t_threadName = name; }
@@ -58,6 +73,7 @@ void HostTracer::record(Event event) {
 }
 
 void HostTracer::endStep(const StepRecord& step) {
+    if (DeviceCapture* capture = deviceCapture()) capture->flush(step.info.step);
     for (std::size_t i = 0; i < static_cast<std::size_t>(Counter::kCount); ++i) {
         auto counter = static_cast<Counter>(i);
         m_writer.recordCounter(CounterRecord{step.run, step.info.step, counterName(counter),

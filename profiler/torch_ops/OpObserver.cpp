@@ -97,6 +97,11 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
         ++t_state.openSyncs;
     }
     if (isFunction) ++t_state.openFunctions;
+    if (DeviceCapture* capture = self->m_tracer.deviceCapture()) {
+        const Tags tags = HostTracer::currentTags();
+        capture->enterOp(fn.handle(), OpContext{name.id, tags.step, tags.layer, tags.microbatch,
+                                                tags.category != Category::kNone ? tags.category : Category::kMath});
+    }
     t_state.frames.push_back(Frame{Clock::nowNs(), name, isFunction, countedSync});
     return nullptr;
 }
@@ -107,6 +112,7 @@ void OpObserver::onEnd(const at::RecordFunction& fn, at::ObserverContext* /*cont
     if (self == nullptr || t_state.instance != self->m_instance || t_state.frames.empty()) return;
     Frame frame = t_state.frames.back();
     t_state.frames.pop_back();
+    if (DeviceCapture* capture = self->m_tracer.deviceCapture()) capture->exitOp();
     if (frame.isFunction) --t_state.openFunctions;
     if (frame.countedSync) --t_state.openSyncs;
 

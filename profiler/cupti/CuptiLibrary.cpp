@@ -1,0 +1,130 @@
+#include "profiler/cupti/CuptiLibrary.h"
+
+#include <dlfcn.h>
+#include <link.h>
+
+#include <fmt/format.h>
+
+#include <climits>
+#include <cstdlib>
+#include <filesystem>
+#include <utility>
+
+namespace glueprof::cupti {
+
+namespace {
+
+// The directory of a CUDA libtorch already loaded in this process (libc10_cuda.so), or "".
+std::string cudaTorchDir() {
+    void* handle = dlopen("libc10_cuda.so", RTLD_LAZY | RTLD_NOLOAD);
+    if (handle == nullptr) return "";
+    char origin[PATH_MAX] = {};
+    const bool found = dlinfo(handle, RTLD_DI_ORIGIN, origin) == 0;
+    dlclose(handle);
+    return found ? std::string(origin) : std::string();
+}
+
+template <typename F>
+bool resolve(void* handle, const char* name, F& slot, std::string& missing) {
+    slot = reinterpret_cast<F>(dlsym(handle, name));
+    if (slot == nullptr && missing.empty()) missing = name;
+    return slot != nullptr;
+}
+
+}  // namespace
+
+std::vector<std::string> CuptiLibrary::candidates() {
+    if (const char* explicitPath = std::getenv("GLUEPROF_CUPTI_PATH"); explicitPath != nullptr && *explicitPath != '\0') {
+        return {explicitPath};
+    }
+    std::vector<std::string> paths;
+    auto addToolkit = [&](const std::string& root) {
+        for (const char* dir : {"/lib64", "/extras/CUPTI/lib64", "/lib", "/targets/x86_64-linux/lib"}) {
+            paths.push_back(root + dir + "/libcupti.so");
+        }
+    };
+    if (const char* cudaHome = std::getenv("CUDA_HOME"); cudaHome != nullptr && *cudaHome != '\0') addToolkit(cudaHome);
+    addToolkit("/usr/local/cuda");
+    if (const std::string torchDir = cudaTorchDir(); !torchDir.empty()) {
+        for (const char* rel : {"/libcupti.so", "/../../nvidia/cuda_cupti/lib/libcupti.so.13",
+                                "/../../nvidia/cuda_cupti/lib/libcupti.so.12"}) {
+            paths.push_back(torchDir + rel);
+        }
+    }
+    for (const char* name : {"libcupti.so", "libcupti.so.13", "libcupti.so.12"}) paths.emplace_back(name);
+    return paths;
+}
+
+CuptiLibrary CuptiLibrary::load() {
+    CuptiLibrary lib;
+    const bool explicitPath = std::getenv("GLUEPROF_CUPTI_PATH") != nullptr && *std::getenv("GLUEPROF_CUPTI_PATH") != '\0';
+    std::string lastError;
+    for (const std::string& path : candidates()) {
+        void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (handle == nullptr) {
+            const char* error = dlerror();
+            lastError = error != nullptr ? error : "unknown error";
+            continue;
+        }
+        std::string missing;
+        CuptiFunctions& f = lib.m_fn;
+        resolve(handle, "cuptiGetVersion", f.getVersion, missing);
+        resolve(handle, "cuptiGetResultString", f.getResultString, missing);
+        resolve(handle, "cuptiActivityEnable", f.activityEnable, missing);
+        resolve(handle, "cuptiActivityDisable", f.activityDisable, missing);
+        resolve(handle, "cuptiActivityRegisterCallbacks", f.activityRegisterCallbacks, missing);
+        resolve(handle, "cuptiActivityFlushAll", f.activityFlushAll, missing);
+        resolve(handle, "cuptiActivityGetNextRecord", f.activityGetNextRecord, missing);
+        resolve(handle, "cuptiActivityGetNumDroppedRecords", f.activityGetNumDroppedRecords, missing);
+        resolve(handle, "cuptiGetTimestamp", f.getTimestamp, missing);
+        resolve(handle, "cuptiActivityPushExternalCorrelationId", f.pushExternalCorrelationId, missing);
+        resolve(handle, "cuptiActivityPopExternalCorrelationId", f.popExternalCorrelationId, missing);
+        resolve(handle, "cuptiGetCallbackName", f.getCallbackName, missing);
+        resolve(handle, "cuptiSetThreadIdType", f.setThreadIdType, missing);
+        resolve(handle, "cuptiFinalize", f.finalize, missing);
+        if (!missing.empty()) {
+            lastError = fmt::format("{} lacks {} (too old a CUPTI)", path, missing);
+            dlclose(handle);
+            lib.m_fn = {};
+            continue;
+        }
+        lib.m_handle = handle;
+        lib.m_path = path;
+        return lib;
+    }
+    lib.m_error = explicitPath
+                      ? fmt::format("GLUEPROF_CUPTI_PATH={} cannot be loaded ({}): point it at libcupti.so of the "
+                                    "CUDA toolkit (e.g. /usr/local/cuda/lib64/libcupti.so) or unset it",
+                                    std::getenv("GLUEPROF_CUPTI_PATH"), lastError)
+                      : fmt::format("libcupti not found ({}): install the CUDA toolkit's CUPTI, or set "
+                                    "GLUEPROF_CUPTI_PATH or CUDA_HOME",
+                                    lastError);
+    return lib;
+}
+
+CuptiLibrary::CuptiLibrary(CuptiLibrary&& other) noexcept { *this = std::move(other); }
+
+CuptiLibrary& CuptiLibrary::operator=(CuptiLibrary&& other) noexcept {
+    if (this != &other) {
+        if (m_handle != nullptr) dlclose(m_handle);
+        m_handle = std::exchange(other.m_handle, nullptr);
+        m_path = std::move(other.m_path);
+        m_error = std::move(other.m_error);
+        m_fn = std::exchange(other.m_fn, {});
+    }
+    return *this;
+}
+
+// CUPTI cannot be unloaded safely once it has attached to a CUDA context; only a library that never
+// got that far (here: the handle is kept for the process's lifetime after a session started) is closed.
+CuptiLibrary::~CuptiLibrary() = default;
+
+std::string CuptiLibrary::describe(CUptiResult result) const {
+    const char* text = nullptr;
+    if (m_fn.getResultString != nullptr && m_fn.getResultString(result, &text) == CUPTI_SUCCESS && text != nullptr) {
+        return text;
+    }
+    return fmt::format("CUPTI result {}", static_cast<int>(result));
+}
+
+}  // namespace glueprof::cupti

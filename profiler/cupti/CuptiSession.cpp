@@ -1,0 +1,184 @@
+#include "profiler/cupti/CuptiSession.h"
+
+#include <dlfcn.h>
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "profiler/cupti/CuptiLibrary.h"
+
+namespace glueprof::cupti {
+
+std::atomic<CuptiSession*> CuptiSession::s_active{nullptr};
+
+namespace {
+
+struct KindToEnable {
+    CUpti_ActivityKind kind;
+    const char* name;
+    bool required;  // false: an older CUPTI may not offer it (noted, not fatal)
+};
+
+// CUDA_EVENT is enabled on its own: since CUDA 12.9 it is no longer part of SYNCHRONIZATION.
+constexpr KindToEnable kKinds[] = {
+    {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, "CONCURRENT_KERNEL", true},
+    {CUPTI_ACTIVITY_KIND_MEMCPY, "MEMCPY", true},
+    {CUPTI_ACTIVITY_KIND_MEMSET, "MEMSET", true},
+    {CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, "SYNCHRONIZATION", true},
+    {CUPTI_ACTIVITY_KIND_CUDA_EVENT, "CUDA_EVENT", false},
+    {CUPTI_ACTIVITY_KIND_RUNTIME, "RUNTIME", true},
+    {CUPTI_ACTIVITY_KIND_DRIVER, "DRIVER", true},
+    {CUPTI_ACTIVITY_KIND_MARKER, "MARKER", false},
+    {CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION, "EXTERNAL_CORRELATION", true},
+    {CUPTI_ACTIVITY_KIND_OVERHEAD, "OVERHEAD", false},
+};
+
+}  // namespace
+
+CuptiSession::CuptiSession(std::unique_ptr<CuptiLibrary> library, CaptureEnvironment env)
+    : m_library(std::move(library)), m_handler(std::move(env)) {
+    for (std::size_t i = 0; i < kBuffersUpFront; ++i) {
+        m_owned.push_back(std::make_unique<std::uint8_t[]>(kBufferBytes));
+        m_free.push_back(m_owned.back().get());
+    }
+}
+
+std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, CaptureStatus& status) {
+    status = CaptureStatus{};
+    status.headerVersion = CUPTI_API_VERSION;
+    auto library = std::make_unique<CuptiLibrary>(CuptiLibrary::load());
+    if (!library->ok()) {
+        status.reason = library->error();
+        return nullptr;
+    }
+    status.libraryPath = library->path();
+    const CuptiFunctions& fn = library->fn();
+    fn.getVersion(&status.runtimeVersion);
+    if (status.runtimeVersion < status.headerVersion) {
+        status.reason = fmt::format(
+            "{} is CUPTI API {}, older than the headers this build used ({}): its records would be misread; "
+            "rebuild on this machine against its CUDA toolkit (scripts/gpu-check.sh does)",
+            library->path(), status.runtimeVersion, status.headerVersion);
+        return nullptr;
+    }
+    if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL); driver == nullptr) {
+        const char* error = dlerror();
+        status.reason = fmt::format("no NVIDIA driver ({}): install the driver to capture GPU activity",
+                                    error != nullptr ? error : "libcuda.so.1 not found");
+        return nullptr;
+    }
+    CuptiSession* expected = nullptr;
+    std::unique_ptr<CuptiSession> session(new CuptiSession(std::move(library), std::move(env)));
+    if (!s_active.compare_exchange_strong(expected, session.get())) {
+        status.reason = "another CUPTI capture is already running in this process";
+        return nullptr;
+    }
+    const CuptiFunctions& f = session->m_library->fn();
+    auto fail = [&](const std::string& what, CUptiResult result) {
+        status.reason = fmt::format("{} failed: {}", what, session->m_library->describe(result));
+        for (int kind : session->m_enabledKinds) f.activityDisable(static_cast<CUpti_ActivityKind>(kind));
+        session->m_enabledKinds.clear();
+        s_active.store(nullptr);
+        return nullptr;
+    };
+    if (CUptiResult r = f.activityRegisterCallbacks(&requestTrampoline, &completeTrampoline); r != CUPTI_SUCCESS) {
+        return fail("cuptiActivityRegisterCallbacks", r);
+    }
+    if (CUptiResult r = f.setThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM); r != CUPTI_SUCCESS) {
+        return fail("cuptiSetThreadIdType(SYSTEM)", r);
+    }
+    for (const KindToEnable& k : kKinds) {
+        const CUptiResult r = f.activityEnable(k.kind);
+        if (r == CUPTI_SUCCESS) {
+            session->m_enabledKinds.push_back(static_cast<int>(k.kind));
+        } else if (k.required) {
+            return fail(fmt::format("cuptiActivityEnable({})", k.name), r);
+        } else {
+            status.notes.push_back(fmt::format("{} not captured: {}", k.name, session->m_library->describe(r)));
+        }
+    }
+    Clock::useSource(&clockTrampoline);
+    status.active = true;
+    return session;
+}
+
+CuptiSession::~CuptiSession() {
+    if (s_active.load() != this) return;  // never started
+    const CuptiFunctions& f = m_library->fn();
+    f.activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    for (int kind : m_enabledKinds) f.activityDisable(static_cast<CUpti_ActivityKind>(kind));
+    f.activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    Clock::useSource(nullptr);
+    m_handler.finish();
+    s_active.store(nullptr);
+    // libcupti stays loaded: unloading it once it has attached to a CUDA context is not safe.
+}
+
+void CuptiSession::enterOp(std::uint64_t externalId, const OpContext& op) {
+    m_handler.noteOp(externalId, op);
+    m_library->fn().pushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, externalId);
+}
+
+void CuptiSession::exitOp() {
+    std::uint64_t popped = 0;
+    m_library->fn().popExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &popped);
+}
+
+void CuptiSession::flush(std::int32_t step) {
+    m_library->fn().activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // completes every buffer now
+    m_handler.resolve(step);
+}
+
+std::uint8_t* CuptiSession::takeBuffer() {
+    std::lock_guard<std::mutex> lock(m_buffersMutex);
+    if (m_free.empty()) {
+        if (m_owned.size() >= kBufferCap) return nullptr;
+        m_owned.push_back(std::make_unique<std::uint8_t[]>(kBufferBytes));
+        return m_owned.back().get();
+    }
+    std::uint8_t* buffer = m_free.back();
+    m_free.pop_back();
+    return buffer;
+}
+
+void CuptiSession::giveBack(std::uint8_t* buffer) {
+    std::lock_guard<std::mutex> lock(m_buffersMutex);
+    m_free.push_back(buffer);
+}
+
+void CuptiSession::completed(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer, std::size_t validSize) {
+    const CuptiFunctions& f = m_library->fn();
+    CUpti_Activity* record = nullptr;
+    while (validSize > 0 && f.activityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
+        m_handler.handle(*record);
+    }
+    std::size_t dropped = 0;
+    if (f.activityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS) {
+        m_handler.noteDropped(dropped);
+    }
+    giveBack(buffer);
+}
+
+void CuptiSession::requestTrampoline(std::uint8_t** buffer, std::size_t* size, std::size_t* maxRecords) {
+    CuptiSession* self = s_active.load(std::memory_order_acquire);
+    *maxRecords = 0;  // as many as fit
+    *buffer = self != nullptr ? self->takeBuffer() : nullptr;
+    *size = *buffer != nullptr ? kBufferBytes : 0;
+    if (*buffer == nullptr && self != nullptr) self->m_handler.noteBufferRefused();
+}
+
+void CuptiSession::completeTrampoline(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer, std::size_t /*size*/,
+                                      std::size_t validSize) {
+    CuptiSession* self = s_active.load(std::memory_order_acquire);
+    if (self != nullptr && buffer != nullptr) self->completed(context, streamId, buffer, validSize);
+}
+
+TimestampNs CuptiSession::clockTrampoline() {
+    CuptiSession* self = s_active.load(std::memory_order_acquire);
+    std::uint64_t now = 0;
+    if (self == nullptr || self->m_library->fn().getTimestamp(&now) != CUPTI_SUCCESS) return Clock::steadyNs();
+    return static_cast<TimestampNs>(now);
+}
+
+}  // namespace glueprof::cupti

@@ -1,0 +1,38 @@
+// profiler/cupti built with cupti.h: probe and start the real capture.
+#include "profiler/cupti/GpuCapture.h"
+
+#include <dlfcn.h>
+
+#include <fmt/format.h>
+
+#include "profiler/cupti/CuptiLibrary.h"
+#include "profiler/cupti/CuptiSession.h"
+
+namespace glueprof::cupti {
+
+CaptureStatus probeCapture() {
+    CaptureStatus status;
+    status.headerVersion = CUPTI_API_VERSION;
+    CuptiLibrary library = CuptiLibrary::load();
+    if (!library.ok()) {
+        status.reason = library.error();
+        return status;
+    }
+    status.libraryPath = library.path();
+    library.fn().getVersion(&status.runtimeVersion);
+    if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL); driver == nullptr) {
+        const char* error = dlerror();
+        status.reason = fmt::format("no NVIDIA driver ({}): install the driver to capture GPU activity",
+                                    error != nullptr ? error : "libcuda.so.1 not found");
+        return status;
+    }
+    status.reason = fmt::format("{} (CUPTI API {}) and the driver are present; capture starts with a CUDA run",
+                                library.path(), status.runtimeVersion);
+    return status;
+}
+
+std::unique_ptr<DeviceCapture> startCapture(CaptureEnvironment env, CaptureStatus& status) {
+    return CuptiSession::start(std::move(env), status);
+}
+
+}  // namespace glueprof::cupti

@@ -1,0 +1,24 @@
+// profiler/cupti built without cupti.h (no CUDA toolkit at build time): the capture cannot run, and
+// says so.
+#include "profiler/cupti/GpuCapture.h"
+
+namespace glueprof::cupti {
+
+namespace {
+constexpr const char* kReason =
+    "glueprof was built without CUPTI headers (cupti.h not found under CUDA_HOME or /usr/local/cuda): "
+    "install the CUDA toolkit and rebuild";
+}  // namespace
+
+CaptureStatus probeCapture() {
+    CaptureStatus status;
+    status.reason = kReason;
+    return status;
+}
+
+std::unique_ptr<DeviceCapture> startCapture(CaptureEnvironment /*env*/, CaptureStatus& status) {
+    status = probeCapture();
+    return nullptr;
+}
+
+}  // namespace glueprof::cupti

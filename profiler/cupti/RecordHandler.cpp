@@ -1,0 +1,419 @@
+#include "profiler/cupti/RecordHandler.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+
+#include "profiler/core/LossDiagnostics.h"
+#include "profiler/cupti/ActivityLayouts.h"
+
+namespace glueprof::cupti {
+
+namespace {
+
+MemoryKind memoryKind(std::uint8_t kind) {
+    switch (kind) {
+        case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return MemoryKind::kPageable;
+        case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return MemoryKind::kPinned;
+        case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
+        case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
+        case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return MemoryKind::kDevice;
+        default: return MemoryKind::kUnknown;
+    }
+}
+
+const char* copyName(std::uint8_t copyKind) {
+    switch (copyKind) {
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "memcpy HtoD";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "memcpy DtoH";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "memcpy DtoD";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "memcpy HtoH";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "memcpy PtoP";
+        default: return "memcpy";
+    }
+}
+
+const char* syncName(CUpti_ActivitySynchronizationType type) {
+    switch (type) {
+        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return "cudaEventSynchronize";
+        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return "cudaStreamWaitEvent";
+        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return "cudaStreamSynchronize";
+        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return "cudaDeviceSynchronize";
+        default: return "synchronize";
+    }
+}
+
+std::string overheadName(CUpti_ActivityOverheadKind kind) {
+    switch (static_cast<std::uint32_t>(kind)) {
+        case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER: return "cupti overhead: driver compiler";
+        case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH: return "cupti overhead: buffer flush";
+        case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION: return "cupti overhead: instrumentation";
+        case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE: return "cupti overhead: resource";
+        default: return fmt::format("cupti overhead: kind {}", static_cast<std::uint32_t>(kind));
+    }
+}
+
+constexpr const char* kOwnNvtxDomain = "glueprof";  // profiler/host ScopedRange's domain
+
+}  // namespace
+
+RecordHandler::RecordHandler(CaptureEnvironment env) : m_env(std::move(env)) {}
+
+void RecordHandler::noteOp(std::uint64_t externalId, const OpContext& op) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_ops[externalId] = op;
+}
+
+void RecordHandler::lose(const char* name, std::int64_t count) {
+    m_counts.losses[name] += count;
+    m_unwrittenLosses[name] += count;
+}
+
+void RecordHandler::noteDropped(std::size_t records) {
+    if (records == 0) return;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    lose(loss::kCuptiDroppedRecords, static_cast<std::int64_t>(records));
+}
+
+void RecordHandler::noteBufferRefused() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    lose(loss::kCuptiBufferLimit);
+}
+
+void RecordHandler::handle(const CUpti_Activity& record) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    ++m_counts.records;
+    auto timed = [&](std::uint64_t start, std::uint64_t end) {
+        if (start == 0 && end == 0) {
+            lose(loss::kCuptiZeroTimestamps);
+            return false;
+        }
+        return true;
+    };
+    switch (record.kind) {
+        case CUPTI_ACTIVITY_KIND_KERNEL:
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+            const auto& r = reinterpret_cast<const KernelRecord&>(record);
+            if (!timed(r.start, r.end)) return;
+            DeviceRecord d;
+            d.kind = EventKind::kKernel;
+            d.name = r.name != nullptr ? r.name : "kernel";
+            d.start = static_cast<TimestampNs>(r.start);
+            d.end = static_cast<TimestampNs>(r.end);
+            d.device = r.deviceId;
+            d.stream = r.streamId;
+            d.correlation = r.correlationId;
+            m_device.push_back(std::move(d));
+            return;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY: {
+            const auto& r = reinterpret_cast<const MemcpyRecord&>(record);
+            if (!timed(r.start, r.end)) return;
+            DeviceRecord d;
+            d.kind = EventKind::kMemcpy;
+            d.name = copyName(r.copyKind);
+            d.start = static_cast<TimestampNs>(r.start);
+            d.end = static_cast<TimestampNs>(r.end);
+            d.device = r.deviceId;
+            d.stream = r.streamId;
+            d.correlation = r.correlationId;
+            d.bytes = static_cast<std::int64_t>(r.bytes);
+            d.src = memoryKind(r.srcKind);
+            d.dst = memoryKind(r.dstKind);
+            // A synchronous device->host copy, or an "async" one into pageable memory (which CUDA
+            // performs synchronously), blocks the calling thread until the data is there.
+            const bool async = (r.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
+            d.blocksHost = r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH && (!async || d.dst == MemoryKind::kPageable);
+            m_device.push_back(std::move(d));
+            return;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMSET: {
+            const auto& r = reinterpret_cast<const MemsetRecord&>(record);
+            if (!timed(r.start, r.end)) return;
+            DeviceRecord d;
+            d.kind = EventKind::kMemset;
+            d.name = "memset";
+            d.start = static_cast<TimestampNs>(r.start);
+            d.end = static_cast<TimestampNs>(r.end);
+            d.device = r.deviceId;
+            d.stream = r.streamId;
+            d.correlation = r.correlationId;
+            d.bytes = static_cast<std::int64_t>(r.bytes);
+            d.dst = memoryKind(static_cast<std::uint8_t>(r.memoryKind));
+            m_device.push_back(std::move(d));
+            return;
+        }
+        case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
+            const auto& r = reinterpret_cast<const SyncRecordLayout&>(record);
+            if (!timed(r.start, r.end)) return;
+            m_syncs.push_back(SyncRecord{r.type, static_cast<TimestampNs>(r.start), static_cast<TimestampNs>(r.end),
+                                         r.streamId, r.correlationId});
+            return;
+        }
+        case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
+            const auto& r = reinterpret_cast<const CudaEventRecord&>(record);
+            m_events.push_back(EventMark{0, r.streamId, r.correlationId, 0});  // placed at its API call
+            return;
+        }
+        case CUPTI_ACTIVITY_KIND_RUNTIME:
+        case CUPTI_ACTIVITY_KIND_DRIVER: {
+            const auto& r = reinterpret_cast<const ApiRecord&>(record);
+            if (!timed(r.start, r.end)) return;
+            auto& calls = record.kind == CUPTI_ACTIVITY_KIND_DRIVER ? m_driverApi : m_api;
+            calls[r.correlationId] = ApiCall{static_cast<std::int64_t>(r.threadId), static_cast<TimestampNs>(r.start),
+                                             static_cast<TimestampNs>(r.end), static_cast<std::uint32_t>(r.cbid),
+                                             record.kind == CUPTI_ACTIVITY_KIND_DRIVER};
+            ++m_counts.apiCalls;
+            return;
+        }
+        case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
+            const auto& r = reinterpret_cast<const ExternalCorrelationRecord&>(record);
+            if (r.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) m_external[r.correlationId] = r.externalId;
+            return;
+        }
+        case CUPTI_ACTIVITY_KIND_MARKER: {
+            const auto& r = reinterpret_cast<const MarkerRecord&>(record);
+            if (r.domain != nullptr && std::string(r.domain) == kOwnNvtxDomain) return;  // already a host range
+            const std::int64_t tid = r.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? r.objectId.pt.threadId : 0;
+            const auto at = static_cast<TimestampNs>(r.timestamp);
+            if ((r.flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0) {
+                m_openMarkers[r.id] = MarkerStart{r.name != nullptr ? r.name : "nvtx range", tid, at};
+            } else if ((r.flags & CUPTI_ACTIVITY_FLAG_MARKER_END) != 0) {
+                auto open = m_openMarkers.find(r.id);
+                if (open == m_openMarkers.end()) {
+                    lose(loss::kCuptiUnpairedMarkers);
+                    return;
+                }
+                m_nvtx.push_back(NvtxRange{open->second.name, open->second.tid, open->second.start, at});
+                m_openMarkers.erase(open);
+            } else if ((r.flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) != 0) {
+                m_nvtx.push_back(NvtxRange{r.name != nullptr ? r.name : "nvtx mark", tid, at, at});
+            }
+            return;
+        }
+        case CUPTI_ACTIVITY_KIND_OVERHEAD: {
+            const auto& r = reinterpret_cast<const OverheadRecord&>(record);
+            if (!timed(r.start, r.end)) return;
+            m_overheads.push_back(
+                Overhead{overheadName(r.overheadKind), static_cast<TimestampNs>(r.start), static_cast<TimestampNs>(r.end)});
+            return;
+        }
+        default:
+            lose(loss::kCuptiUnknownKinds);
+            return;
+    }
+}
+
+const RecordHandler::ApiCall* RecordHandler::callOf(std::uint32_t correlation) const {
+    if (auto it = m_api.find(correlation); it != m_api.end()) return &it->second;
+    if (auto it = m_driverApi.find(correlation); it != m_driverApi.end()) return &it->second;
+    return nullptr;
+}
+
+StringId RecordHandler::intern(const std::string& text) { return m_env.writer->intern(text); }
+
+LaneId RecordHandler::streamLane(RunId run, std::uint32_t device, std::uint32_t stream) {
+    auto [it, added] = m_streamLanes.try_emplace({run, device, stream}, 0);
+    if (added) {
+        it->second = m_env.writer->addLane(run, LaneKind::kCudaStream, fmt::format("GPU {} stream {}", device, stream),
+                                           device, stream);
+    }
+    return it->second;
+}
+
+LaneId RecordHandler::namedLane(RunId run, const std::string& name) {
+    auto [it, added] = m_namedLanes.try_emplace({run, name}, 0);
+    if (added) it->second = m_env.writer->addLane(run, LaneKind::kHostThread, name, -1, -1);
+    return it->second;
+}
+
+void RecordHandler::tagFromOp(Event& e, std::uint32_t correlation, std::int32_t flushedStep, Category fallback) {
+    e.category = fallback;
+    e.step = flushedStep;
+    auto external = m_external.find(correlation);
+    if (external == m_external.end()) return;
+    auto op = m_ops.find(external->second);
+    if (op == m_ops.end()) return;
+    e.step = op->second.step != kNoTag ? op->second.step : flushedStep;
+    e.layer = op->second.layer;
+    e.microbatch = op->second.microbatch;
+    if (fallback != Category::kSync && fallback != Category::kCopy && op->second.category != Category::kNone) {
+        e.category = op->second.category;
+    }
+    ++m_counts.attributedToOps;
+}
+
+void RecordHandler::resolve(std::int32_t flushedStep) {
+    const RunId run = m_env.currentRun ? m_env.currentRun() : 0;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (run == 0) {  // nothing to attach to (before the first run): drop quietly, it is not traced
+        m_device.clear();
+        m_syncs.clear();
+        m_events.clear();
+        m_nvtx.clear();
+        m_overheads.clear();
+        m_api.clear();
+        m_driverApi.clear();
+        m_external.clear();
+        m_ops.clear();
+        return;
+    }
+    TraceWriter& writer = *m_env.writer;
+    std::unordered_map<std::uint32_t, std::uint32_t> streamDevice;  // for CUDA events, which carry no device
+    auto hostLane = [&](std::int64_t tid) { return m_env.laneOfThread ? m_env.laneOfThread(run, tid) : namedLane(run, "host"); };
+
+    for (const auto* calls : {&m_api, &m_driverApi}) {
+      for (const auto& [correlation, call] : *calls) {
+        Event e;
+        e.run = run;
+        e.lane = hostLane(call.tid);
+        e.kind = EventKind::kRuntime;
+        e.name = intern(m_env.apiName ? m_env.apiName(call.driver, call.cbid)
+                                      : fmt::format("{} api {}", call.driver ? "driver" : "runtime", call.cbid));
+        e.startNs = call.start;
+        e.endNs = call.end;
+        e.correlation = correlation;
+        tagFromOp(e, correlation, flushedStep, Category::kNone);
+        writer.record(e);
+      }
+    }
+    for (const DeviceRecord& d : m_device) {
+        streamDevice[d.stream] = d.device;
+        Event e;
+        e.run = run;
+        e.lane = streamLane(run, d.device, d.stream);
+        e.kind = d.kind;
+        e.name = intern(d.name);
+        e.startNs = d.start;
+        e.endNs = d.end;
+        e.correlation = d.correlation;
+        e.bytes = d.bytes;
+        e.srcKind = d.src;
+        e.dstKind = d.dst;
+        tagFromOp(e, d.correlation, flushedStep, d.kind == EventKind::kKernel ? Category::kMath : Category::kCopy);
+        const ApiCall* call = callOf(d.correlation);
+        if (call == nullptr) lose(loss::kCuptiUnmatched);
+        if (d.kind == EventKind::kKernel) ++m_counts.kernels;
+        if (d.kind == EventKind::kMemcpy) ++m_counts.memcpys;
+        if (d.kind == EventKind::kMemset) ++m_counts.memsets;
+        writer.record(e);
+        if (d.blocksHost && call != nullptr) {
+            // The host was blocked for the whole API call: a sync point on the calling thread.
+            Event s = e;
+            s.lane = hostLane(call->tid);
+            s.kind = EventKind::kSync;
+            s.name = intern("blocking DtoH copy");
+            s.startNs = call->start;
+            s.endNs = call->end;
+            s.srcKind = d.src;
+            s.dstKind = d.dst;
+            tagFromOp(s, d.correlation, flushedStep, Category::kSync);
+            ++m_counts.blockingCopies;
+            writer.record(s);
+        }
+    }
+    for (const SyncRecord& sync : m_syncs) {
+        Event e;
+        e.run = run;
+        e.name = intern(syncName(sync.type));
+        e.startNs = sync.start;
+        e.endNs = sync.end;
+        e.correlation = sync.correlation;
+        const ApiCall* call = callOf(sync.correlation);
+        if (sync.type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) {
+            // The device waits, not the host: a wait on the stream.
+            e.kind = EventKind::kWait;
+            e.lane = streamLane(run, streamDevice.count(sync.stream) != 0 ? streamDevice[sync.stream] : 0, sync.stream);
+        } else {
+            e.kind = EventKind::kSync;
+            e.lane = call != nullptr ? hostLane(call->tid) : namedLane(run, "CUDA syncs (thread unknown)");
+            ++m_counts.syncs;
+        }
+        if (call == nullptr) lose(loss::kCuptiUnmatched);
+        tagFromOp(e, sync.correlation, flushedStep, Category::kSync);
+        writer.record(e);
+    }
+    for (const EventMark& mark : m_events) {
+        const ApiCall* call = callOf(mark.correlation);
+        if (call == nullptr) {
+            lose(loss::kCuptiUnmatched);
+            continue;
+        }
+        Event e;
+        e.run = run;
+        e.lane = streamLane(run, streamDevice.count(mark.stream) != 0 ? streamDevice[mark.stream] : 0, mark.stream);
+        e.kind = EventKind::kMarker;
+        e.name = intern("cudaEventRecord");
+        e.startNs = e.endNs = call->end;
+        e.correlation = mark.correlation;
+        tagFromOp(e, mark.correlation, flushedStep, Category::kNone);
+        writer.record(e);
+    }
+    for (const NvtxRange& r : m_nvtx) {
+        Event e;
+        e.run = run;
+        e.lane = hostLane(r.tid);
+        e.kind = r.end == r.start ? EventKind::kMarker : EventKind::kRange;
+        e.category = Category::kNone;
+        e.name = intern(r.name);
+        e.startNs = r.start;
+        e.endNs = r.end;
+        e.step = flushedStep;
+        ++m_counts.markers;
+        writer.record(e);
+    }
+    for (const Overhead& o : m_overheads) {
+        Event e;
+        e.run = run;
+        e.lane = namedLane(run, "CUPTI overhead");
+        e.kind = EventKind::kRange;
+        e.category = Category::kNone;
+        e.name = intern(o.name);
+        e.startNs = o.start;
+        e.endNs = o.end;
+        e.step = flushedStep;
+        writer.record(e);
+    }
+    writeDiagnostics(run);
+    m_device.clear();
+    m_syncs.clear();
+    m_events.clear();
+    m_nvtx.clear();
+    m_overheads.clear();
+    m_api.clear();
+    m_driverApi.clear();
+    m_external.clear();
+    m_ops.clear();
+}
+
+void RecordHandler::writeDiagnostics(RunId run) {
+    static const std::map<std::string, const char*> kMeaning = {
+        {loss::kCuptiDroppedRecords, "CUPTI dropped records because its buffers were full: the device timeline has gaps"},
+        {loss::kCuptiBufferLimit, "glueprof refused a CUPTI buffer at its memory cap: records were dropped"},
+        {loss::kCuptiUnknownKinds, "records of kinds glueprof does not handle: update glueprof for this CUPTI"},
+        {loss::kCuptiZeroTimestamps, "records with start = end = 0 were skipped"},
+        {loss::kCuptiUnmatched, "device records whose launching API call was not captured: their host side is unknown"},
+        {loss::kCuptiUnpairedMarkers, "NVTX range ends without a start (or starts without an end at the capture's end)"},
+    };
+    for (const auto& [name, count] : m_unwrittenLosses) {
+        auto meaning = kMeaning.find(name);
+        m_env.writer->recordDiagnostic(DiagnosticRecord{run, name, count, meaning != kMeaning.end() ? meaning->second : ""});
+    }
+    m_unwrittenLosses.clear();
+}
+
+void RecordHandler::finish() {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (!m_openMarkers.empty()) lose(loss::kCuptiUnpairedMarkers, static_cast<std::int64_t>(m_openMarkers.size()));
+        m_openMarkers.clear();
+    }
+    resolve(kNoTag);
+}
+
+CaptureCounts RecordHandler::counts() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_counts;
+}
+
+}  // namespace glueprof::cupti

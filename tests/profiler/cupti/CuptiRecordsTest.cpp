@@ -1,0 +1,295 @@
+// CUPTI record handling without a GPU: zero-filled real CUPTI records (FakeCuptiRecords) go through the
+// production RecordHandler into a real SQLite store, read back with TraceReader.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+
+#include "profiler/core/LossDiagnostics.h"
+#include "profiler/core/TraceReader.h"
+#include "profiler/cupti/CuptiLibrary.h"
+#include "profiler/cupti/RecordHandler.h"
+#include "profiler/cupti/testing/FakeCuptiRecords.h"
+#include "profiler/host/HostTracer.h"
+
+namespace glueprof::cupti {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uint32_t kTid = 4242;
+constexpr std::uint32_t kLaunchKernel = 211;  // runtime cbid, named by the test's apiName
+
+class CuptiRecordsTest : public ::testing::Test {
+protected:
+    void SetUp() override {
+        m_dir = fs::temp_directory_path() /
+                ("glueprof-cupti-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+        fs::remove_all(m_dir);
+        fs::create_directories(m_dir);
+        m_db = (m_dir / "trace.sqlite").string();
+        m_writer = std::make_unique<TraceWriter>(m_db);
+        m_tracer = std::make_unique<HostTracer>(*m_writer);
+        m_run = m_writer->beginRun(RunInfo{});
+        m_tracer->setRun(m_run);
+        CaptureEnvironment env;
+        env.writer = m_writer.get();
+        env.currentRun = [this] { return m_tracer->run(); };
+        env.laneOfThread = [this](RunId run, std::int64_t tid) { return m_tracer->laneForOsThread(run, tid); };
+        env.apiName = [](bool driver, std::uint32_t cbid) {
+            if (driver) return std::string("cuLaunchKernel");
+            return std::string(cbid == kLaunchKernel ? "cudaLaunchKernel" : "cudaMemcpy");
+        };
+        m_handler = std::make_unique<RecordHandler>(env);
+    }
+    void TearDown() override {
+        m_handler.reset();
+        m_tracer.reset();
+        m_writer.reset();
+        fs::remove_all(m_dir);
+    }
+    TraceModel finishAndRead() {
+        m_writer->recordStep(StepRecord{m_run, StepInfo{3, 0, 100000, false, 1, 0.0, 0}});
+        m_writer->endRun(m_run, RunStatus::kComplete);
+        m_writer->close();
+        return TraceReader(m_db).loadRun(m_run);
+    }
+    static const Event* find(const TraceModel& t, EventKind kind, const std::string& name, const Lane** laneOut = nullptr) {
+        for (std::size_t l = 0; l < t.lanes().size(); ++l) {
+            for (const Event& e : t.eventsOnLane(l)) {
+                if (e.kind == kind && t.name(e.name) == name) {
+                    if (laneOut != nullptr) *laneOut = &t.lanes()[l];
+                    return &e;
+                }
+            }
+        }
+        return nullptr;
+    }
+
+    fs::path m_dir;
+    std::string m_db;
+    std::unique_ptr<TraceWriter> m_writer;
+    std::unique_ptr<HostTracer> m_tracer;
+    std::unique_ptr<RecordHandler> m_handler;
+    RunId m_run = 0;
+};
+
+TEST_F(CuptiRecordsTest, EveryKindBecomesAnEventOnItsLane) {
+    FakeCuptiRecords r;
+    r.addRuntime(kLaunchKernel, 1000, 1100, 1, kTid);
+    r.addKernel("ampere_sgemm_128x64_nn", 1200, 2000, 1, 7, 0);
+    r.addDriver(0, 1010, 1090, 1, kTid);
+    r.addRuntime(1, 2100, 2300, 2, kTid);
+    r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 4096, 2150, 2250, 2, CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
+                CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, true, 9, 0);
+    r.addRuntime(1, 2400, 2500, 3, kTid);
+    r.addMemset(512, 2410, 2420, 3, 7, 0);
+    r.addRuntime(1, 2600, 2700, 4, kTid);
+    r.addCudaEvent(4, 7);
+    r.addRuntime(1, 2800, 3000, 5, kTid);
+    r.addSync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 2810, 2990, 5, 7);
+    r.addRuntime(1, 3100, 3110, 6, kTid);
+    r.addSync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 3105, 3108, 6, 9);
+    r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_START, 900, 77, "user range", "", kTid);
+    r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_END, 3200, 77, "", "", kTid);
+    r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 1500, 78, "user mark", "", kTid);
+    r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_START, 950, 79, "layer", "glueprof", kTid);  // our own: skipped
+    r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_END, 960, 79, "", "glueprof", kTid);
+    r.addOverhead(CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH, 3300, 3400);
+    r.feed(*m_handler);
+    m_handler->resolve(3);
+    const CaptureCounts c = m_handler->counts();
+    EXPECT_EQ(c.records, static_cast<std::int64_t>(r.size()));
+    EXPECT_EQ(c.kernels, 1);
+    EXPECT_EQ(c.memcpys, 1);
+    EXPECT_EQ(c.memsets, 1);
+    EXPECT_EQ(c.syncs, 1);  // the stream wait is a device wait, not a host sync
+    EXPECT_EQ(c.apiCalls, 7);
+    EXPECT_TRUE(c.losses.empty());
+
+    const TraceModel t = finishAndRead();
+    const Lane* lane = nullptr;
+    const Event* kernel = find(t, EventKind::kKernel, "ampere_sgemm_128x64_nn", &lane);
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_EQ(lane->kind, LaneKind::kCudaStream);
+    EXPECT_EQ(lane->name, "GPU 0 stream 7");
+    EXPECT_EQ(kernel->correlation, 1);
+    EXPECT_EQ(kernel->step, 3);  // no op known: the flushed step
+    EXPECT_EQ(kernel->category, Category::kMath);
+    const Event* copy = find(t, EventKind::kMemcpy, "memcpy HtoD", &lane);
+    ASSERT_NE(copy, nullptr);
+    EXPECT_EQ(lane->name, "GPU 0 stream 9");
+    EXPECT_EQ(copy->bytes, 4096);
+    EXPECT_EQ(copy->srcKind, MemoryKind::kPinned);
+    EXPECT_EQ(copy->dstKind, MemoryKind::kDevice);
+    EXPECT_EQ(copy->category, Category::kCopy);
+    ASSERT_NE(find(t, EventKind::kMemset, "memset"), nullptr);
+    const Event* launch = find(t, EventKind::kRuntime, "cudaLaunchKernel", &lane);
+    ASSERT_NE(launch, nullptr);
+    EXPECT_EQ(lane->kind, LaneKind::kHostThread);
+    EXPECT_EQ(lane->threadOrStream, kTid);
+    ASSERT_NE(find(t, EventKind::kRuntime, "cuLaunchKernel"), nullptr);
+    const Event* sync = find(t, EventKind::kSync, "cudaStreamSynchronize", &lane);
+    ASSERT_NE(sync, nullptr);
+    EXPECT_EQ(lane->threadOrStream, kTid);  // on the thread that called it
+    EXPECT_EQ(sync->durationNs(), 180);
+    EXPECT_EQ(sync->category, Category::kSync);
+    const Event* wait = find(t, EventKind::kWait, "cudaStreamWaitEvent", &lane);
+    ASSERT_NE(wait, nullptr);
+    EXPECT_EQ(lane->name, "GPU 0 stream 9");
+    const Event* mark = find(t, EventKind::kMarker, "cudaEventRecord", &lane);
+    ASSERT_NE(mark, nullptr);
+    EXPECT_EQ(mark->startNs, 2700);  // at the end of its cudaEventRecord call
+    const Event* user = find(t, EventKind::kRange, "user range", &lane);
+    ASSERT_NE(user, nullptr);
+    EXPECT_EQ(lane->threadOrStream, kTid);
+    EXPECT_EQ(user->durationNs(), 2300);
+    EXPECT_NE(find(t, EventKind::kMarker, "user mark"), nullptr);
+    EXPECT_EQ(find(t, EventKind::kRange, "layer"), nullptr);  // glueprof's own NVTX domain is not duplicated
+    EXPECT_NE(find(t, EventKind::kRange, "cupti overhead: buffer flush", &lane), nullptr);
+    EXPECT_EQ(lane->name, "CUPTI overhead");
+    EXPECT_TRUE(t.diagnostics().empty());
+}
+
+// A kernel and a copy launched inside an aten op (external correlation = the op's handle) take the
+// op's step, layer, micro-batch and category; the launch lands on the op's thread lane, inside it.
+TEST_F(CuptiRecordsTest, DeviceRecordsAreAttributedToTheOpThatLaunchedThem) {
+    const std::uint64_t opHandle = 0xABCDEF;
+    const LaneId thread = m_tracer->laneForOsThread(m_run, kTid);
+    Event op;
+    op.run = m_run;
+    op.lane = thread;
+    op.kind = EventKind::kOp;
+    op.category = Category::kGlue;
+    op.name = m_writer->intern("aten::index_select");
+    op.startNs = 900;
+    op.endNs = 1500;
+    op.step = 5;
+    op.layer = 2;
+    op.microbatch = 1;
+    op.correlation = static_cast<std::int64_t>(opHandle);
+    m_writer->record(op);
+    m_handler->noteOp(opHandle, OpContext{op.name, 5, 2, 1, Category::kGlue});
+
+    FakeCuptiRecords r;
+    r.addExternalCorrelation(11, opHandle);
+    r.addRuntime(kLaunchKernel, 1000, 1100, 11, kTid);
+    r.addKernel("index_select_kernel", 1150, 1300, 11);
+    r.addExternalCorrelation(12, opHandle);
+    r.addRuntime(1, 1200, 1450, 12, kTid);
+    r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 8, 1300, 1310, 12, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
+                CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, false);
+    r.feed(*m_handler);
+    m_handler->resolve(9);
+    EXPECT_EQ(m_handler->counts().attributedToOps, 5);  // launch, kernel, memcpy call, memcpy, its sync
+    EXPECT_EQ(m_handler->counts().blockingCopies, 1);
+
+    const TraceModel t = finishAndRead();
+    const Event* kernel = find(t, EventKind::kKernel, "index_select_kernel");
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_EQ(kernel->step, 5);
+    EXPECT_EQ(kernel->layer, 2);
+    EXPECT_EQ(kernel->microbatch, 1);
+    EXPECT_EQ(kernel->category, Category::kGlue);
+    const Lane* lane = nullptr;
+    const Event* launch = find(t, EventKind::kRuntime, "cudaLaunchKernel", &lane);
+    ASSERT_NE(launch, nullptr);
+    EXPECT_EQ(lane->id, thread);  // the op's own lane
+    EXPECT_GE(launch->startNs, op.startNs);
+    EXPECT_LE(launch->endNs, op.endNs);
+    // The blocking device->host copy is a sync point over its API call, on the op's thread, tagged
+    // with the op's layer: what the sync-point analyzer attributes to aten::index_select.
+    const Event* blocked = find(t, EventKind::kSync, "blocking DtoH copy", &lane);
+    ASSERT_NE(blocked, nullptr);
+    EXPECT_EQ(lane->id, thread);
+    EXPECT_EQ(blocked->startNs, 1200);
+    EXPECT_EQ(blocked->endNs, 1450);
+    EXPECT_EQ(blocked->layer, 2);
+    EXPECT_EQ(blocked->category, Category::kSync);
+}
+
+// Launch -> kernel on one clock: the host side read the same timestamps CUPTI stamps records with
+// (here a fake timestamp source installed as CuptiSession installs cuptiGetTimestamp).
+TEST_F(CuptiRecordsTest, OneClockLaunchPrecedesItsKernelInTheRecordedTrace) {
+    static std::atomic<TimestampNs> fakeCuptiNow{5000};
+    const Clock::Source previous = Clock::useSource([] { return fakeCuptiNow.fetch_add(100); });
+    const TimestampNs hostStart = Clock::nowNs();  // 5000
+    const TimestampNs hostEnd = Clock::nowNs();    // 5100
+    Clock::useSource(previous);
+    EXPECT_EQ(hostStart, 5000);
+    EXPECT_EQ(hostEnd, 5100);
+
+    FakeCuptiRecords r;
+    for (std::uint32_t i = 0; i < 50; ++i) {
+        const std::uint64_t t = 5000 + 40 * i;
+        r.addRuntime(kLaunchKernel, t, t + 10, 100 + i, kTid);
+        r.addKernel("k", t + 15 + (i % 7), t + 60, 100 + i);  // queued behind earlier kernels
+    }
+    r.feed(*m_handler);
+    m_handler->resolve(3);
+    const TraceModel t = finishAndRead();
+    std::map<std::int64_t, TimestampNs> launchStart;
+    std::size_t kernels = 0;
+    for (std::size_t l = 0; l < t.lanes().size(); ++l) {
+        for (const Event& e : t.eventsOnLane(l)) {
+            if (e.kind == EventKind::kRuntime) launchStart[e.correlation] = e.startNs;
+        }
+    }
+    for (std::size_t l = 0; l < t.lanes().size(); ++l) {
+        for (const Event& e : t.eventsOnLane(l)) {
+            if (e.kind != EventKind::kKernel) continue;
+            ++kernels;
+            ASSERT_EQ(launchStart.count(e.correlation), 1u);
+            EXPECT_LT(launchStart[e.correlation], e.startNs) << "correlation " << e.correlation;
+        }
+    }
+    EXPECT_EQ(kernels, 50u);
+}
+
+// Everything lost is counted into the diagnostics table, summed per name across flushes.
+TEST_F(CuptiRecordsTest, LostRecordsAreCountedNotDropped) {
+    FakeCuptiRecords first;
+    first.addKernel("no launch seen", 100, 200, 999);             // unmatched correlation
+    first.addKernel("zero", 0, 0, 1);                              // start = end = 0
+    first.addOtherKind(CUPTI_ACTIVITY_KIND_PC_SAMPLING);            // a kind glueprof does not handle
+    first.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_END, 50, 5, "", "", kTid);  // end without start
+    first.feed(*m_handler);
+    m_handler->noteDropped(7);
+    m_handler->noteDropped(0);
+    m_handler->noteBufferRefused();
+    m_handler->resolve(1);
+    FakeCuptiRecords second;
+    second.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_START, 300, 6, "never closed", "", kTid);
+    second.feed(*m_handler);
+    m_handler->noteDropped(3);
+    m_handler->finish();
+
+    const std::map<std::string, std::int64_t> expected = {
+        {loss::kCuptiUnmatched, 1},      {loss::kCuptiZeroTimestamps, 1}, {loss::kCuptiUnknownKinds, 1},
+        {loss::kCuptiUnpairedMarkers, 2}, {loss::kCuptiDroppedRecords, 10}, {loss::kCuptiBufferLimit, 1}};
+    EXPECT_EQ(m_handler->counts().losses, expected);
+    const TraceModel t = finishAndRead();
+    std::map<std::string, std::int64_t> stored;
+    for (const Diagnostic& d : t.diagnostics()) {
+        stored[d.name] = d.value;
+        EXPECT_TRUE(loss::isLoss(d.name)) << d.name;
+        EXPECT_FALSE(d.detail.empty()) << d.name;
+    }
+    EXPECT_EQ(stored, expected);
+}
+
+TEST(CuptiLibraryTest, ABadExplicitPathGivesTheDocumentedMessage) {
+    ::setenv("GLUEPROF_CUPTI_PATH", "/nonexistent/libcupti.so", 1);
+    EXPECT_EQ(CuptiLibrary::candidates(), std::vector<std::string>{"/nonexistent/libcupti.so"});
+    const CuptiLibrary lib = CuptiLibrary::load();
+    ::unsetenv("GLUEPROF_CUPTI_PATH");
+    EXPECT_FALSE(lib.ok());
+    EXPECT_EQ(lib.error().rfind("GLUEPROF_CUPTI_PATH=/nonexistent/libcupti.so cannot be loaded (", 0), 0u) << lib.error();
+    EXPECT_NE(lib.error().find("or unset it"), std::string::npos);
+    const std::vector<std::string> searched = CuptiLibrary::candidates();
+    EXPECT_EQ(searched.back(), "libcupti.so.12");  // the loader path comes last
+}
+
+}  // namespace
+}  // namespace glueprof::cupti
