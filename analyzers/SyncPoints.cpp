@@ -41,14 +41,38 @@ SyncPointsResult analyzeSyncPoints(const TraceModel& trace) {
         result.perStep[step] = 0;
         result.hostReadsPerStep[step] = 0;
     }
+    for (std::int32_t step : measuredSteps) {
+        result.hostSyncsPerStep[step] = 0;
+        result.blockedNsPerStep[step] = 0;
+    }
     for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
-        std::vector<const Event*> openRanges;  // a stack: events are sorted parents first
+        std::vector<const Event*> openRanges;  // stacks: events are sorted parents first
+        std::vector<const Event*> openOps;
+        const bool hostLane = trace.lanes()[lane].kind == LaneKind::kHostThread;
         for (const Event& e : trace.eventsOnLane(lane)) {
             while (!openRanges.empty() && openRanges.back()->endNs <= e.startNs) openRanges.pop_back();
+            while (!openOps.empty() && openOps.back()->endNs <= e.startNs) openOps.pop_back();
             if (e.kind == EventKind::kRange) {
                 openRanges.push_back(&e);
                 continue;
             }
+            if (e.kind == EventKind::kSync && hostLane) {
+                result.hostSyncsCaptured = true;
+                if (measuredSteps.count(e.step) == 0) continue;
+                SyncPoint p;
+                p.step = e.step;
+                p.layer = e.layer;
+                p.op = openOps.empty() ? trace.name(e.name) : trace.name(openOps.back()->name);
+                p.range = openRanges.empty() ? std::string() : trace.name(openRanges.back()->name);
+                p.startNs = e.startNs;
+                p.durationNs = e.durationNs();
+                p.hostRead = true;
+                ++result.hostSyncsPerStep[p.step];
+                result.blockedNsPerStep[p.step] += p.durationNs;
+                result.hostSyncs.push_back(std::move(p));
+                continue;
+            }
+            if (e.kind == EventKind::kOp) openOps.push_back(&e);
             if ((e.flags & kFlagWouldSync) == 0 || measuredSteps.count(e.step) == 0) continue;
             SyncPoint p;
             p.step = e.step;
@@ -69,6 +93,15 @@ SyncPointsResult analyzeSyncPoints(const TraceModel& trace) {
     std::vector<double> counts;
     for (const auto& [step, count] : result.perStep) counts.push_back(static_cast<double>(count));
     result.medianPerStep = median(counts);
+    if (result.hostSyncsCaptured) {
+        result.hostSyncsByOp = groupBy(result.hostSyncs, opKey);
+        std::vector<double> syncs;
+        std::vector<double> blocked;
+        for (const auto& [step, count] : result.hostSyncsPerStep) syncs.push_back(static_cast<double>(count));
+        for (const auto& [step, ns] : result.blockedNsPerStep) blocked.push_back(static_cast<double>(ns) / 1e6);
+        result.medianHostSyncsPerStep = median(syncs);
+        result.medianSyncBlockedMs = median(blocked);
+    }
     return result;
 }
 

@@ -27,6 +27,7 @@ struct SyncGroup {
 };
 
 struct SyncPointsResult {
+    // CPU view: ops that would block the host on CUDA (flagged by the op observer).
     std::vector<SyncPoint> points;  // measured (non-warm-up) steps only, in time order per lane
     std::map<std::int32_t, std::int64_t> perStep;           // step -> sync points
     std::map<std::int32_t, std::int64_t> hostReadsPerStep;  // step -> host reads
@@ -34,6 +35,17 @@ struct SyncPointsResult {
     std::vector<SyncGroup> byLayer;  // key "layer N" or "outside layers"
     std::vector<SyncGroup> byRange;
     double medianPerStep = 0.0;
+
+    // GPU view: the host really blocked (CUPTI synchronization records and blocking device->host
+    // copies, on the calling thread's lane). `op` is the aten op around it, `range` the innermost range,
+    // durationNs the blocked time. Empty, with `hostSyncsCaptured` false, when no GPU was captured.
+    bool hostSyncsCaptured = false;
+    std::vector<SyncPoint> hostSyncs;
+    std::map<std::int32_t, std::int64_t> hostSyncsPerStep;
+    std::map<std::int32_t, TimestampNs> blockedNsPerStep;
+    std::vector<SyncGroup> hostSyncsByOp;  // sorted by count
+    double medianHostSyncsPerStep = 0.0;
+    double medianSyncBlockedMs = 0.0;  // per step
 };
 
 SyncPointsResult analyzeSyncPoints(const TraceModel& trace);

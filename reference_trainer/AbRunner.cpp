@@ -25,7 +25,7 @@ std::string environmentJson(const TrainConfig& config) {
         {"intra_op_threads", at::get_num_threads()},
         {"flush_denormal", true},
         {"device", config.device},
-        {"cupti", "not captured (host tracing only)"},
+        {"gpu_capture", config.gpuCapture},
     };
     return j.dump();
 }

@@ -20,6 +20,7 @@
 #include "profiler/core/TraceWriter.h"
 #include "profiler/host/HostTracer.h"
 #include "profiler/torch_ops/OpObserver.h"
+#include "reference_trainer/CaptureScope.h"
 #include "reference_trainer/AbRunner.h"
 #include "reference_trainer/Presets.h"
 
@@ -83,7 +84,7 @@ void storeMetrics(TraceWriter& writer, const AbComparison& c) {
 }
 
 int runAb(const AbOptions& o) {
-    const TrainConfig config = o.trainer.resolve();
+    TrainConfig config = o.trainer.resolve();
     std::vector<SkippedToggle> skipped;
     const std::vector<const Toggle*> toggles = chosenToggles(o, config, skipped);
     checkFitsInMemory(config, 2);
@@ -92,7 +93,11 @@ int runAb(const AbOptions& o) {
     TraceWriter writer(o.trainer.db);
     HostTracer tracer(writer);
     std::vector<AbRuns> runs;
+    std::string gpuCapture;
     {
+        CaptureScope capture(config, tracer);
+        gpuCapture = config.gpuCapture = capture.summary();
+        std::cerr << "GPU capture: " << gpuCapture << "\n";
         OpObserver observer(tracer);
         for (const Toggle* toggle : toggles) {
             runs.push_back(runAbComparison(config, *toggle, schedule, tracer,
@@ -105,6 +110,7 @@ int runAb(const AbOptions& o) {
     AbReport report;
     report.preset = config.preset;
     report.device = config.device;
+    report.gpuCapture = gpuCapture;
     report.db = o.trainer.db;
     report.warmup = schedule.warmup;
     report.steps = schedule.steps;

@@ -15,6 +15,7 @@
 #include "app/report/GateReport.h"
 #include "optimizations/ToggleRegistry.h"
 #include "profiler/core/Error.h"
+#include "profiler/core/LossDiagnostics.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof::cli {
@@ -26,7 +27,23 @@ struct CheckOptions {
     std::string baseline;
     std::string junit;
     bool update = false;
+    bool allowLoss = false;
 };
+
+// Runs of the compared pairs whose capture lost something (LossDiagnostics): "run N: name = value".
+std::vector<std::string> lossesIn(const TraceReader& reader, const std::map<std::string, AbPair>& pairs,
+                                  const std::string& preset) {
+    std::vector<std::string> losses;
+    for (const auto& [toggle, pair] : pairs) {
+        if (pair.optimized.preset != preset) continue;
+        for (const RunSummary* run : {&pair.baseline, &pair.optimized}) {
+            for (const Diagnostic& d : reader.loadDiagnostics(run->id)) {
+                if (loss::isLoss(d.name)) losses.push_back(fmt::format("run {} ({}): {} = {}", run->id, run->label, d.name, d.value));
+            }
+        }
+    }
+    return losses;
+}
 
 std::string slurp(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
@@ -77,6 +94,15 @@ int check(const CheckOptions& o) {
     const std::vector<GateCheck> checks = evaluateGate(baseline, compareAll(reader, pairs, baseline.preset));
     std::cout << renderGateTable(checks);
     if (!o.junit.empty()) writeFileAtomically(o.junit, renderGateJunit(checks));
+    // A capture that lost records measured something else than what ran: the gate cannot vouch for it.
+    const std::vector<std::string> losses = lossesIn(reader, pairs, baseline.preset);
+    for (const std::string& l : losses) std::cout << "capture loss: " << l << "\n";
+    if (!losses.empty() && !o.allowLoss) {
+        std::cout << fmt::format("FAIL: {} capture loss(es) in the compared runs: rerun (see the diagnostics), or pass "
+                                 "--allow-loss to accept them\n",
+                                 losses.size());
+        return static_cast<int>(ExitCode::kRegression);
+    }
     return allPassed(checks) ? static_cast<int>(ExitCode::kOk) : static_cast<int>(ExitCode::kRegression);
 }
 
@@ -89,6 +115,8 @@ void registerCheckCommand(CLI::App& app, Action& action) {
     command->add_option("--db", options->db, "trace database with `glueprof ab` runs")->capture_default_str();
     command->add_option("--baseline", options->baseline, "baseline JSON (assets/baselines/*.json)")->required();
     command->add_option("--junit", options->junit, "also write the checks as JUnit XML here");
+    command->add_flag("--allow-loss", options->allowLoss,
+                      "do not fail when the capture lost records (diagnostics such as cupti_dropped_records)");
     command->add_flag("--update-baseline", options->update,
                       "write the baseline from the database's latest A/Bs instead of checking");
     command->callback([options, &action] { action = [options] { return check(*options); }; });

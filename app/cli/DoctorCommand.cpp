@@ -1,5 +1,4 @@
 // glueprof doctor: what this build and machine can capture, and why not when it cannot.
-#include <dlfcn.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -12,39 +11,12 @@
 
 #include "app/cli/Commands.h"
 #include "profiler/core/TraceSchema.h"
+#include "profiler/cupti/GpuCapture.h"
 #include "profiler/host/ScopedRange.h"
 
 namespace glueprof::cli {
 
 namespace {
-
-std::vector<std::string> cuptiCandidates() {
-    std::vector<std::string> paths;
-    if (const char* explicitPath = std::getenv("GLUEPROF_CUPTI_PATH")) paths.push_back(explicitPath);
-    if (const char* cudaHome = std::getenv("CUDA_HOME")) {
-        paths.push_back(std::string(cudaHome) + "/lib64/libcupti.so");
-        paths.push_back(std::string(cudaHome) + "/extras/CUPTI/lib64/libcupti.so");
-    }
-    paths.push_back("/usr/local/cuda/lib64/libcupti.so");
-    paths.push_back("/usr/local/cuda/extras/CUPTI/lib64/libcupti.so");
-    paths.push_back("libcupti.so");  // the loader path
-    return paths;
-}
-
-std::string probeCupti() {
-    std::string lastError;
-    for (const std::string& path : cuptiCandidates()) {
-        if (void* handle = dlopen(path.c_str(), RTLD_LAZY | RTLD_LOCAL)) {
-            dlclose(handle);
-            return fmt::format("library found at {}; GPU activity capture is not part of this "
-                               "build yet (host ranges and aten ops only)",
-                               path);
-        }
-        const char* error = dlerror();
-        lastError = error != nullptr ? error : "unknown";
-    }
-    return "not found (" + lastError + "); set GLUEPROF_CUPTI_PATH or CUDA_HOME";
-}
 
 int doctor() {
     std::cout << fmt::format("glueprof trace schema   v{}\n", kTraceSchemaVersion);
@@ -58,7 +30,23 @@ int doctor() {
     std::cout << fmt::format("NVTX ranges             {}\n",
                              nvtxEnabled() ? "pushed (NVTX3 headers found at build time)"
                                            : "off (no NVTX3 headers at build time)");
-    std::cout << fmt::format("CUPTI                   {}\n", probeCupti());
+    // GPU capture: which piece is missing, in the order that matters (CUPTI, driver, a GPU for libtorch).
+    const cupti::CaptureStatus probe = cupti::probeCapture();
+    std::cout << fmt::format("CUPTI library           {}\n",
+                             probe.libraryPath.empty()
+                                 ? "not loaded: " + probe.reason
+                                 : fmt::format("{} (CUPTI API {}; built with {})", probe.libraryPath,
+                                               probe.runtimeVersion, probe.headerVersion));
+    std::string capture;
+    if (probe.libraryPath.empty() || probe.reason.rfind("no NVIDIA driver", 0) == 0) {
+        capture = "off: " + probe.reason;
+    } else if (!cuda) {
+        capture = "off: no GPU visible to this libtorch (a CPU-only build, or no device); runs use --device cpu";
+    } else {
+        capture = "ready: --device cuda runs record kernels, copies, syncs and NVTX with CUPTI";
+    }
+    std::cout << fmt::format("GPU capture             {}\n", capture);
+    std::cout << "                        (host ranges and aten ops are recorded either way)\n";
     return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "profiler/core/TraceWriter.h"
 #include "profiler/host/HostTracer.h"
 #include "profiler/torch_ops/OpObserver.h"
+#include "reference_trainer/CaptureScope.h"
 #include "reference_trainer/AbRunner.h"
 #include "reference_trainer/Presets.h"
 
@@ -36,7 +37,7 @@ struct RunOptions {
 };
 
 int runOnce(const RunOptions& o) {
-    const TrainConfig config = o.trainer.resolve();
+    TrainConfig config = o.trainer.resolve();
     std::vector<const Toggle*> toggles;
     for (const std::string& name : o.toggles) {
         toggles.push_back(&resolveToggle(name, config));
@@ -46,6 +47,9 @@ int runOnce(const RunOptions& o) {
     HostTracer tracer(writer);
     RunId run = 0;
     {
+        CaptureScope capture(config, tracer);
+        config.gpuCapture = capture.summary();
+        std::cerr << "GPU capture: " << config.gpuCapture << "\n";
         OpObserver observer(tracer);
         run = runSingle(config, toggles, o.trainer.warmup, o.trainer.steps, tracer,
                         terminalProgress("run"));
@@ -58,8 +62,9 @@ int runOnce(const RunOptions& o) {
     writer.close();
     TraceModel model = TraceReader(o.trainer.db).loadRun(run);
     AnalysisResult analysis = analyze(model);
-    std::cout << (o.trainer.json ? renderRunSummaryJson(model.run(), analysis, o.trainer.db, process) + "\n"
-                                 : renderRunSummary(model.run(), analysis, o.trainer.db, process));
+    std::cout << (o.trainer.json
+                      ? renderRunSummaryJson(model.run(), analysis, o.trainer.db, process, model.diagnostics()) + "\n"
+                      : renderRunSummary(model.run(), analysis, o.trainer.db, process, model.diagnostics()));
     return 0;
 }
 

@@ -11,6 +11,7 @@
 #include "profiler/core/TraceWriter.h"
 #include "profiler/host/HostTracer.h"
 #include "profiler/torch_ops/OpObserver.h"
+#include "reference_trainer/CaptureScope.h"
 #include "reference_trainer/AbRunner.h"
 #include "reference_trainer/Presets.h"
 
@@ -79,6 +80,9 @@ void RunController::run(RunRequest request) {
         HostTracer tracer(writer);
         AbSchedule schedule{request.warmup, request.steps, request.repeats};
         {
+            CaptureScope capture(config, tracer);  // CUPTI on CUDA runs, as glueprof ab does
+            config.gpuCapture = capture.summary();
+            m_log.info("GPU capture: " + config.gpuCapture);
             OpObserver observer(tracer);
             int before = 0;
             for (const std::string& name : request.toggles) {

@@ -21,6 +21,10 @@ std::string speedupCell(const MetricComparison& m) {
     return fmt::format("{:.3f}x [{:.3f}, {:.3f}]", m.speedup, m.speedupLow, m.speedupHigh);
 }
 
+bool hasHostSyncs(const AbReportEntry& e) {
+    return e.baselineSyncs.hostSyncsCaptured || e.optimizedSyncs.hostSyncsCaptured;
+}
+
 bool hasCopies(const AbReportEntry& e) {
     return e.baselineOverlap.total.copies > 0 || e.optimizedOverlap.total.copies > 0;
 }
@@ -53,6 +57,7 @@ std::string renderAbTable(const AbReport& report) {
     std::string out = fmt::format(
         "glueprof A/B: preset {} on {}, {} block(s) x {} step(s) per arm after {} warm-up step(s)\n",
         report.preset, report.device, report.repeats, report.steps, report.warmup);
+    if (!report.gpuCapture.empty()) out += fmt::format("GPU capture: {}\n", report.gpuCapture);
     for (const AbReportEntry& entry : report.entries) {
         const AbComparison& c = entry.comparison;
         out += fmt::format("\n{} (runs {} vs {})\n", c.toggle, c.baselineRun, c.optimizedRun);
@@ -74,6 +79,12 @@ std::string renderAbTable(const AbReport& report) {
                                b.total.overlapRatio(), o.total.overlapRatio());
             out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}\n", "exposed_copy_ms_per_step",
                                b.exposedMsPerStep(), o.exposedMsPerStep());
+        }
+        if (hasHostSyncs(entry)) {  // the GPU's real syncs (CUPTI), beside the CPU counters above
+            out += fmt::format("  {:<34} {:>12g} {:>12g}\n", "host_syncs_per_step",
+                               entry.baselineSyncs.medianHostSyncsPerStep, entry.optimizedSyncs.medianHostSyncsPerStep);
+            out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}\n", "sync_blocked_ms",
+                               entry.baselineSyncs.medianSyncBlockedMs, entry.optimizedSyncs.medianSyncBlockedMs);
         }
         out += fmt::format("  {:<34} {}\n", "loss",
                            c.lossEqual ? "equal, bit for bit, at every step"
@@ -125,6 +136,12 @@ std::string renderAbJson(const AbReport& report) {
             {"counters", counters},
             {"loss_equal", c.lossEqual},
             {"diagnostics", diagnostics}};
+        if (hasHostSyncs(entry)) {
+            comparison["host_syncs_per_step"] = {{"baseline", entry.baselineSyncs.medianHostSyncsPerStep},
+                                                 {"optimized", entry.optimizedSyncs.medianHostSyncsPerStep}};
+            comparison["sync_blocked_ms"] = {{"baseline", entry.baselineSyncs.medianSyncBlockedMs},
+                                             {"optimized", entry.optimizedSyncs.medianSyncBlockedMs}};
+        }
         if (hasCopies(entry)) {
             comparison["copy_overlap"] = {{"baseline", overlapJson(entry.baselineOverlap)},
                                           {"optimized", overlapJson(entry.optimizedOverlap)}};
@@ -137,6 +154,7 @@ std::string renderAbJson(const AbReport& report) {
     }
     nlohmann::json j = {{"preset", report.preset},
                         {"device", report.device},
+                        {"gpu_capture", report.gpuCapture},
                         {"db", report.db},
                         {"report", report.reportPath},
                         {"schedule",
@@ -152,6 +170,7 @@ std::string renderAbMarkdown(const AbReport& report) {
                       "warm-up step(s). Database: `{}`.\n\n",
                       report.preset, report.device, report.repeats, report.steps, report.warmup,
                       report.db);
+    if (!report.gpuCapture.empty()) md += fmt::format("GPU capture: {}.\n\n", report.gpuCapture);
     md += "| toggle | verdict | primary metric | speedup [95% CI] | loss |\n|---|---|---|---|---|\n";
     for (const AbReportEntry& entry : report.entries) {
         const AbComparison& c = entry.comparison;
@@ -185,6 +204,12 @@ std::string renderAbMarkdown(const AbReport& report) {
                 "| copy/compute overlap ratio | {:.3f} | {:.3f} |\n",
                 b.copyMsPerStep(), o.copyMsPerStep(), b.exposedMsPerStep(), o.exposedMsPerStep(),
                 b.total.overlapRatio(), o.total.overlapRatio());
+        }
+        if (hasHostSyncs(entry)) {
+            md += fmt::format("\nHost syncs captured on the GPU (CUPTI): {:g} -> {:g} per step, blocking {:.3f} -> {:.3f} ms "
+                              "per step.\n",
+                              entry.baselineSyncs.medianHostSyncsPerStep, entry.optimizedSyncs.medianHostSyncsPerStep,
+                              entry.baselineSyncs.medianSyncBlockedMs, entry.optimizedSyncs.medianSyncBlockedMs);
         }
         md += "\n### Sync points per measured step, by op\n\n| op | baseline | optimized |\n|---|---:|---:|\n";
         auto perStep = [](const SyncPointsResult& r, const std::string& op) {

@@ -26,6 +26,7 @@ struct AbReportEntry {
 struct AbReport {
     std::string preset;
     std::string device;
+    std::string gpuCapture;  // CaptureStatus::summary(): capturing with ..., or off and why
     std::string db;
     std::string reportPath;  // "" when no report file was written
     int warmup = 0;

@@ -20,11 +20,23 @@ nlohmann::json glueJson(const GlueOverheadResult& glue) {
 }
 }  // namespace
 
+namespace {
+
+// The run's GPU capture line, from its environment ("" for runs recorded before it was stored).
+std::string gpuCaptureOf(const RunSummary& run) {
+    const nlohmann::json env = nlohmann::json::parse(run.environmentJson, nullptr, false);
+    if (!env.is_object() || !env.contains("gpu_capture") || !env["gpu_capture"].is_string()) return "";
+    return env["gpu_capture"].get<std::string>();
+}
+
+}  // namespace
+
 std::string renderRunSummary(const RunSummary& run, const AnalysisResult& a, const std::string& db,
-                             const ProcessStats& process) {
+                             const ProcessStats& process, const std::vector<Diagnostic>& diagnostics) {
     std::string out = fmt::format("run {} ({}): preset {} on {}, status {}, {} steps ({} measured)\n",
                                   run.id, run.label, run.preset, run.device, run.displayStatus(),
                                   run.stepCount, a.steps.measured.size());
+    if (const std::string capture = gpuCaptureOf(run); !capture.empty()) out += "GPU capture: " + capture + "\n";
     out += fmt::format("  {:<24} {:>10.3f}\n", "step_ms (median)", a.steps.medianWallMs);
     out += fmt::format("  {:<24} {:>10.3f}\n", "forward_ms (median)", a.steps.medianForwardMs);
     out += fmt::format("  {:<24} {:>10.3f}\n", "backward_ms (median)", a.steps.medianBackwardMs);
@@ -43,13 +55,18 @@ std::string renderRunSummary(const RunSummary& run, const AnalysisResult& a, con
     for (const SyncGroup& g : a.syncPoints.byRange) {
         out += fmt::format("    in range {:<31} {:>8} in all\n", g.key, g.count);
     }
+    if (a.syncPoints.hostSyncsCaptured) {
+        out += fmt::format("  {:<24} {:>10g}\n", "host syncs per step (GPU)", a.syncPoints.medianHostSyncsPerStep);
+        out += fmt::format("  {:<24} {:>10.3f}\n", "sync blocked ms per step", a.syncPoints.medianSyncBlockedMs);
+    }
     out += "  advisor:\n" + renderFindingsText(a.findings);
+    for (const Diagnostic& d : diagnostics) out += fmt::format("  diagnostic: {} = {} ({})\n", d.name, d.value, d.detail);
     out += fmt::format("database: {}\n", db);
     return out;
 }
 
 std::string renderRunSummaryJson(const RunSummary& run, const AnalysisResult& a, const std::string& db,
-                                 const ProcessStats& process) {
+                                 const ProcessStats& process, const std::vector<Diagnostic>& diagnostics) {
     nlohmann::json byOp = nlohmann::json::array();
     for (const SyncGroup& g : a.syncPoints.byOp) byOp.push_back({{"op", g.key}, {"count", g.count}});
     nlohmann::json steps = nlohmann::json::array();
@@ -71,7 +88,15 @@ std::string renderRunSummaryJson(const RunSummary& run, const AnalysisResult& a,
                         {"sync_points_per_step", a.syncPoints.medianPerStep},
                         {"sync_points_by_op", byOp},
                         {"findings", findingsJson(a.findings)},
-                        {"steps", steps}};
+                        {"steps", steps},
+                        {"gpu_capture", gpuCaptureOf(run)}};
+    if (a.syncPoints.hostSyncsCaptured) {
+        j["host_syncs_per_step"] = a.syncPoints.medianHostSyncsPerStep;
+        j["sync_blocked_ms"] = a.syncPoints.medianSyncBlockedMs;
+    }
+    nlohmann::json lost = nlohmann::json::array();
+    for (const Diagnostic& d : diagnostics) lost.push_back({{"name", d.name}, {"value", d.value}, {"detail", d.detail}});
+    j["diagnostics"] = lost;
     return j.dump(2);
 }
 

@@ -124,14 +124,20 @@ TraceModel TraceReader::loadRun(RunId run) const {
                            counters.columnInt(2));
     }
 
-    SqliteStatement diagnostics =
-        m_db->prepare("SELECT name, SUM(value), MIN(detail) FROM diagnostics WHERE run_id = ?1 GROUP BY name ORDER BY MIN(id)");
-    diagnostics.bind(1, static_cast<std::int64_t>(run));
-    while (diagnostics.step()) {
-        builder.addDiagnostic(
-            Diagnostic{diagnostics.columnText(0), diagnostics.columnInt(1), diagnostics.columnText(2)});
-    }
+    for (Diagnostic& d : loadDiagnostics(run)) builder.addDiagnostic(d);
     return std::move(builder).build();
+}
+
+std::vector<Diagnostic> TraceReader::loadDiagnostics(RunId run) const {
+    // A capture writes a name's count in several rows as it goes (so a killed run keeps them): summed.
+    SqliteStatement diagnostics = m_db->prepare(
+        "SELECT name, SUM(value), MIN(detail) FROM diagnostics WHERE run_id = ?1 GROUP BY name ORDER BY MIN(id)");
+    diagnostics.bind(1, static_cast<std::int64_t>(run));
+    std::vector<Diagnostic> result;
+    while (diagnostics.step()) {
+        result.push_back(Diagnostic{diagnostics.columnText(0), diagnostics.columnInt(1), diagnostics.columnText(2)});
+    }
+    return result;
 }
 
 }  // namespace glueprof

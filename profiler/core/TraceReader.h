@@ -19,6 +19,8 @@ public:
     std::vector<RunSummary> listRuns() const;
     RunSummary runSummary(RunId run) const;  // throws GlueprofError(kInput) for an unknown id
     TraceModel loadRun(RunId run) const;
+    // The run's diagnostics alone (rows of one name summed), without loading its events.
+    std::vector<Diagnostic> loadDiagnostics(RunId run) const;
 
 private:
     std::unique_ptr<SqliteDb> m_db;

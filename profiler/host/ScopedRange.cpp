@@ -10,6 +10,15 @@ namespace glueprof {
 
 namespace {
 std::int32_t inherit(std::int32_t own, std::int32_t outer) { return own != kNoTag ? own : outer; }
+
+#if GLUEPROF_HAVE_NVTX
+// glueprof's ranges go to their own NVTX domain: Nsight groups them, and glueprof's CUPTI capture
+// skips them (they are already host ranges) while keeping other code's NVTX ranges.
+nvtxDomainHandle_t glueprofDomain() {
+    static const nvtxDomainHandle_t domain = nvtxDomainCreateA("glueprof");
+    return domain;
+}
+#endif
 }  // namespace
 
 ScopedRange::ScopedRange(HostTracer* tracer, std::string_view name, Category category, Tags tags)
@@ -22,7 +31,13 @@ ScopedRange::ScopedRange(HostTracer* tracer, std::string_view name, Category cat
     HostTracer::setCurrentTags(m_tags);
     m_name = m_tracer->intern(name);
 #if GLUEPROF_HAVE_NVTX
-    nvtxRangePushA(std::string(name).c_str());
+    const std::string text(name);
+    nvtxEventAttributes_t attributes{};
+    attributes.version = NVTX_VERSION;
+    attributes.size = NVTX_EVENT_ATTRIB_STRUCT_SIZE;
+    attributes.messageType = NVTX_MESSAGE_TYPE_ASCII;
+    attributes.message.ascii = text.c_str();
+    nvtxDomainRangePushEx(glueprofDomain(), &attributes);
 #endif
     m_startNs = Clock::nowNs();
 }
@@ -36,7 +51,7 @@ ScopedRange::~ScopedRange() {
     event.startNs = m_startNs;
     event.endNs = Clock::nowNs();
 #if GLUEPROF_HAVE_NVTX
-    nvtxRangePop();
+    nvtxDomainRangePop(glueprofDomain());
 #endif
     event.step = m_tags.step;
     event.layer = m_tags.layer;

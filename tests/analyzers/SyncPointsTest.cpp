@@ -64,5 +64,43 @@ TEST(SyncPointsTest, RangeThatEndedBeforeTheOpIsNotItsRange) {
     EXPECT_EQ(r.points[0].range, "");
 }
 
+// GPU view: CUPTI sync events on the host lane, inside aten::item inside build_packed_mask (20 ns
+// blocked) and inside aten::to directly in the layer (30 ns); one on the stream lane is a device wait
+// and is not a host sync; one in the warm-up step is excluded. 2 host syncs, 50 ns blocked in step 1.
+TEST(SyncPointsTest, GpuHostSyncsAreAttributedToTheirOpAndRangeWithBlockedTime) {
+    TraceModelBuilder b;
+    std::size_t lane = b.addLane(LaneKind::kHostThread, "main");
+    std::size_t stream = b.addLane(LaneKind::kCudaStream, "GPU 0 stream 7", 0, 7);
+    b.addStep(StepInfo{0, -100, -1, true, 0, 0.0, 0});
+    b.addStep(StepInfo{1, 0, 200, false, 1, 0.0, 0});
+    b.addEvent(lane, EventKind::kSync, Category::kSync, "cudaStreamSynchronize", -90, -80, 0);
+    b.addEvent(lane, EventKind::kRange, Category::kPhase, names::kLayer, 0, 200, 1, 0);
+    b.addEvent(lane, EventKind::kRange, Category::kGlue, names::kMaskBuild, 10, 60, 1, 0);
+    b.addEvent(lane, EventKind::kOp, Category::kGlue, "aten::item", 20, 50, 1, 0);
+    b.addEvent(lane, EventKind::kSync, Category::kSync, "blocking DtoH copy", 25, 45, 1, 0);
+    b.addEvent(lane, EventKind::kOp, Category::kMath, "aten::to", 100, 140, 1, 0);
+    b.addEvent(lane, EventKind::kSync, Category::kSync, "cudaStreamSynchronize", 105, 135, 1, 0);
+    b.addEvent(stream, EventKind::kSync, Category::kSync, "device side", 100, 140, 1, 0);
+    const SyncPointsResult r = analyzeSyncPoints(std::move(b).build());
+    EXPECT_TRUE(r.hostSyncsCaptured);
+    ASSERT_EQ(r.hostSyncs.size(), 2u);
+    EXPECT_EQ(r.hostSyncs[0].op, "aten::item");
+    EXPECT_EQ(r.hostSyncs[0].range, names::kMaskBuild);
+    EXPECT_EQ(r.hostSyncs[0].durationNs, 20);
+    EXPECT_EQ(r.hostSyncs[1].op, "aten::to");
+    EXPECT_EQ(r.hostSyncs[1].range, names::kLayer);
+    EXPECT_EQ(r.hostSyncsPerStep.at(1), 2);
+    EXPECT_EQ(r.blockedNsPerStep.at(1), 50);
+    EXPECT_DOUBLE_EQ(r.medianHostSyncsPerStep, 2.0);
+    EXPECT_DOUBLE_EQ(r.medianSyncBlockedMs, 50e-6);
+    EXPECT_TRUE(r.points.empty());  // none flagged would-sync: the CPU view is separate
+}
+
+TEST(SyncPointsTest, NoGpuCaptureMeansNoHostSyncNumbers) {
+    const SyncPointsResult r = analyzeSyncPoints(layerWithSyncs());
+    EXPECT_FALSE(r.hostSyncsCaptured);
+    EXPECT_TRUE(r.hostSyncs.empty());
+}
+
 }  // namespace
 }  // namespace glueprof

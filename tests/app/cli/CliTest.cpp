@@ -14,6 +14,7 @@
 #include <sstream>
 #include <string>
 
+#include "profiler/core/Sqlite.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof {
@@ -39,9 +40,9 @@ protected:
 
     std::string path(const std::string& name) const { return (m_dir / name).string(); }
 
-    Result run(const std::string& args) const {
-        std::string command = std::string(GLUEPROF_CLI) + " " + args + " >" + path("out.txt") + " 2>" +
-                              path("err.txt");
+    Result run(const std::string& args, const std::string& environment = "") const {
+        std::string command = environment + (environment.empty() ? "" : " ") + std::string(GLUEPROF_CLI) + " " + args +
+                              " >" + path("out.txt") + " 2>" + path("err.txt");
         int status = std::system(command.c_str());
         Result r;
         r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -422,11 +423,49 @@ TEST_F(CliTest, RunThenListShowsTheRunAndItsSyncPoints) {
     EXPECT_EQ(nlohmann::json::parse(list.out).size(), 1u);
 }
 
+// On these CPU machines doctor names the missing piece: no CUPTI headers at build time, no libcupti,
+// no driver, or no GPU for libtorch; a bad GLUEPROF_CUPTI_PATH gives its documented message.
 TEST_F(CliTest, DoctorReportsTorchAndWhyThereIsNoGpu) {
     Result r = run("doctor");
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("libtorch"), std::string::npos);
-    EXPECT_NE(r.out.find("CUPTI"), std::string::npos);
+    const std::size_t line = r.out.find("GPU capture             off: ");
+    ASSERT_NE(line, std::string::npos) << r.out;
+    const std::string reason = r.out.substr(line, r.out.find('\n', line) - line);
+    bool named = false;
+    for (const char* why : {"built without CUPTI headers", "libcupti not found", "no NVIDIA driver", "no GPU visible"}) {
+        named = named || reason.find(why) != std::string::npos;
+    }
+    EXPECT_TRUE(named) << reason;
+
+    Result bad = run("doctor", "GLUEPROF_CUPTI_PATH=" + path("missing-libcupti.so"));
+    ASSERT_EQ(bad.exitCode, 0) << bad.err;
+    if (bad.out.find("built without CUPTI headers") == std::string::npos) {
+        EXPECT_NE(bad.out.find("GLUEPROF_CUPTI_PATH=" + path("missing-libcupti.so") + " cannot be loaded"), std::string::npos)
+            << bad.out;
+    }
+}
+
+// Any capture loss in the compared runs fails the gate (exit 3) unless --allow-loss; ab on CPU says
+// why there is no GPU capture in its header.
+TEST_F(CliTest, CheckFailsOnCaptureLossUnlessAllowed) {
+    const std::string baseline = std::string(GLUEPROF_SOURCE_DIR) + "/assets/baselines/cpu-tiny.json";
+    const std::string db = path("loss.sqlite");
+    Result ab = run("ab --preset tiny --all --steps 2 --warmup 1 --repeats 2 --db " + db);
+    ASSERT_EQ(ab.exitCode, 0) << ab.err;
+    EXPECT_NE(ab.out.find("GPU capture: off: a CPU run"), std::string::npos) << ab.out;
+    ASSERT_EQ(run("check --db " + db + " --baseline " + baseline).exitCode, 0);
+    {  // a lost-records diagnostic on the newest optimized run, as a CUPTI capture would write it
+        SqliteDb sqlite(db, OpenMode::kReadWriteCreate);
+        sqlite.exec("INSERT INTO diagnostics (run_id, name, value, detail) SELECT MAX(id), 'cupti_dropped_records', "
+                    "12, 'CUPTI dropped records' FROM runs");
+    }
+    Result lost = run("check --db " + db + " --baseline " + baseline);
+    EXPECT_EQ(lost.exitCode, 3) << lost.out << lost.err;
+    EXPECT_NE(lost.out.find("cupti_dropped_records = 12"), std::string::npos) << lost.out;
+    EXPECT_NE(lost.out.find("--allow-loss"), std::string::npos) << lost.out;
+    Result allowed = run("check --allow-loss --db " + db + " --baseline " + baseline);
+    EXPECT_EQ(allowed.exitCode, 0) << allowed.out << allowed.err;
 }
 
 TEST_F(CliTest, UsageErrorsExitOneWithAOneLineMessage) {
