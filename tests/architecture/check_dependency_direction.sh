@@ -37,5 +37,8 @@ rule "optimizations" '#include *[<"]reference_trainer/' \
 rule "profiler/core" '#include *[<"](profiler/(host|torch_ops|cupti)|analyzers)/' \
   "profiler/core depends on nothing else of glueprof"
 
+rule "profiler/cupti" '#include *[<"](profiler/(host|torch_ops)|analyzers)/' \
+  "profiler/cupti depends on profiler/core only (the CLI wires it to HostTracer)"
+
 [ $status -eq 0 ] && echo "dependency direction: ok"
 exit $status

@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# The one script to run on a machine with an NVIDIA GPU and a CUDA libtorch (docs/gpu.md).
+# Configures a headless build against the machine's own CUDA toolkit and libtorch (a Python torch
+# install is found through torch.utils.cmake_prefix_path), runs `glueprof ab --all` on GPU presets
+# sized to finish in about 8 minutes, and writes into OUTDIR: doctor.txt, one database, A/B JSON and
+# Markdown report per case, and summary.md (one page).
+#
+# Usage: scripts/gpu-check.sh OUTDIR [--dry-run]
+#   --dry-run  check the prerequisites and print the plan, build and run nothing (any machine; exit 0)
+# Exit codes: 0 done (or dry run), 2 a prerequisite is missing (the message says which and how to fix),
+# 1 the build or a run failed (its log is in OUTDIR).
+set -uo pipefail
+
+usage() { echo "usage: scripts/gpu-check.sh OUTDIR [--dry-run]" >&2; exit 2; }
+out="" dry=0
+for arg in "$@"; do
+  case "$arg" in
+    --dry-run) dry=1 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -*) echo "gpu-check: unknown option $arg" >&2; usage ;;
+    *) [ -z "$out" ] && out=$arg || usage ;;
+  esac
+done
+[ -n "$out" ] || usage
+repo=$(cd "$(dirname "$0")/.." && pwd)
+python=${PYTHON:-python3}
+missing=()
+fixes=()
+say() { printf '  %-22s %s\n' "$1" "$2"; }
+need() { missing+=("$1"); fixes+=("$2"); say "$1" "MISSING: $2"; }
+
+echo "gpu-check: prerequisites"
+# The driver and a GPU.
+if command -v nvidia-smi >/dev/null 2>&1 && gpus=$(nvidia-smi -L 2>/dev/null) && [ -n "$gpus" ]; then
+  say "NVIDIA GPU" "$(printf '%s' "$gpus" | head -1)$( [ "$(printf '%s\n' "$gpus" | wc -l)" -gt 1 ] && echo " (+ more)")"
+else
+  need "NVIDIA GPU" "nvidia-smi finds no GPU: install the NVIDIA driver on a machine with a GPU"
+fi
+# A CUDA libtorch through Python.
+torch_prefix="" py_prefix="" torch_info=""
+if command -v "$python" >/dev/null 2>&1; then
+  torch_info=$("$python" - 2>/dev/null <<'PY'
+import sys
+try:
+    import torch
+except Exception as e:
+    print("ERR no torch: %s" % e); sys.exit(0)
+print("OK", torch.__version__, torch.version.cuda, torch.cuda.is_available(), torch.utils.cmake_prefix_path, sys.prefix)
+PY
+)
+fi
+case "$torch_info" in
+  OK*)
+    read -r _ torch_version torch_cuda torch_available torch_prefix py_prefix <<<"$torch_info"
+    if [ "$torch_cuda" = "None" ]; then
+      need "CUDA libtorch" "torch $torch_version is a CPU build: pip install a CUDA wheel of torch"
+    elif [ "$torch_available" != "True" ]; then
+      say "CUDA libtorch" "torch $torch_version (CUDA $torch_cuda), but torch.cuda.is_available() is False"
+      need "GPU for torch" "torch sees no GPU: check the driver (nvidia-smi) and CUDA_VISIBLE_DEVICES"
+    else
+      say "CUDA libtorch" "torch $torch_version (CUDA $torch_cuda) at $torch_prefix"
+    fi ;;
+  *) need "CUDA libtorch" "no Python torch ($python): pip install torch (a CUDA wheel), or set PYTHON=/path/to/python" ;;
+esac
+# CUPTI headers: the CUDA toolkit's, or the pip wheel nvidia-cuda-cupti-cuXX beside torch.
+cupti_inc=""
+for dir in "${CUDA_HOME:-}/include" "${CUDA_HOME:-}/extras/CUPTI/include" /usr/local/cuda/include \
+           /usr/local/cuda/extras/CUPTI/include "$py_prefix"/lib/python3*/site-packages/nvidia/cuda_cupti/include; do
+  if [ -n "$dir" ] && [ -f "$dir/cupti.h" ]; then cupti_inc=$dir; break; fi
+done
+cuda_inc=""
+for dir in "${CUDA_HOME:-}/include" /usr/local/cuda/include "$py_prefix"/lib/python3*/site-packages/nvidia/cuda_runtime/include; do
+  if [ -n "$dir" ] && [ -f "$dir/cuda.h" ]; then cuda_inc=$dir; break; fi
+done
+if [ -n "$cupti_inc" ] && [ -n "$cuda_inc" ]; then
+  say "CUPTI headers" "$cupti_inc (cuda.h in $cuda_inc)"
+else
+  need "CUPTI headers" "cupti.h/cuda.h not found: install the CUDA toolkit matching torch's CUDA, or set CUDA_HOME"
+fi
+# Build tools and the libraries glueprof's headless build needs. Looked for in the system and in the
+# Python environment's prefix (conda installs headers there), so a machine without them in /usr can
+# still build with what its Python environment brings.
+command -v cmake >/dev/null 2>&1 && say "cmake" "$(cmake --version | head -1)" || need "cmake" "apt-get install cmake (or pip install cmake)"
+command -v c++ >/dev/null 2>&1 && say "C++ compiler" "$(c++ --version | head -1)" || need "C++ compiler" "apt-get install g++"
+find_header() {  # NAME PATH-UNDER-INCLUDE
+  for dir in /usr/include /usr/local/include "$py_prefix/include" ${CONDA_PREFIX:+"$CONDA_PREFIX/include"}; do
+    [ -n "$dir" ] && [ -e "$dir/$2" ] && { echo "$dir"; return 0; }
+  done
+  return 1
+}
+sqlite_inc=$(find_header sqlite sqlite3.h) && say "SQLite headers" "$sqlite_inc" ||
+  need "SQLite headers" "apt-get install libsqlite3-dev (or conda install sqlite)"
+find_header fmt fmt/format.h >/dev/null && say "fmt" "$(find_header fmt fmt/format.h)" ||
+  need "fmt" "apt-get install libfmt-dev (or conda install -c conda-forge fmt)"
+find_header json nlohmann/json.hpp >/dev/null && say "nlohmann json" "$(find_header json nlohmann/json.hpp)" ||
+  need "nlohmann json" "apt-get install nlohmann-json3-dev (or conda install -c conda-forge nlohmann_json)"
+find_header cli11 CLI/CLI.hpp >/dev/null && say "CLI11" "$(find_header cli11 CLI/CLI.hpp)" ||
+  need "CLI11" "apt-get install libcli11-dev (or conda install -c conda-forge cli11)"
+
+# The plan: each case is a preset and options sized so `ab --all` ends in about two minutes on one
+# H100/H200-class GPU (3 blocks x 3 steps per arm after 2 warm-up steps).
+schedule="--steps 3 --warmup 2 --repeats 3"
+cases=(
+  "qwen3-0.6b|--preset qwen3-0.6b --seq-len 2048|packed sequences on Qwen3-0.6B (LoRA r16)"
+  "llama-3.2-1b|--preset llama-3.2-1b --seq-len 2048|packed sequences on Llama-3.2-1B (LoRA r16)"
+  "gpt-oss-moe|--preset gpt-oss-20b --scale 0.25 --seq-len 1024|MoE routing on gpt-oss-20b shapes at scale 0.25"
+  "offload-heavy|--preset llama-3.2-1b --seq-len 4096 --lora-rank 0|activation offload: full fine-tuning, long sequences"
+)
+build="$out/build"
+echo
+echo "gpu-check: plan"
+echo "  1. configure and build (headless: no GUI, tests or benchmarks) in $build"
+echo "  2. glueprof doctor > $out/doctor.txt"
+n=3
+for c in "${cases[@]}"; do
+  IFS='|' read -r name opts what <<<"$c"
+  echo "  $n. $what: glueprof ab --all --device cuda $opts $schedule --db $out/$name.sqlite"
+  n=$((n + 1))
+done
+echo "  $n. $out/summary.md from the A/B JSON"
+
+if [ "$dry" -eq 1 ]; then
+  echo
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "gpu-check: dry run: ${#missing[@]} prerequisite(s) missing here (${missing[*]}); nothing was built or run"
+  else
+    echo "gpu-check: dry run: every prerequisite is present; nothing was built or run"
+  fi
+  exit 0
+fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "gpu-check: missing: ${missing[*]}" >&2
+  for f in "${fixes[@]}"; do echo "  - $f" >&2; done
+  exit 2
+fi
+
+mkdir -p "$out" || { echo "gpu-check: cannot create $out" >&2; exit 2; }
+echo
+echo "gpu-check: building"
+prefixes="$torch_prefix;$py_prefix${CONDA_PREFIX:+;$CONDA_PREFIX}"
+if ! cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGLUEPROF_GUI=OFF -DGLUEPROF_BUILD_TESTS=OFF \
+      -DGLUEPROF_BUILD_BENCH=OFF -DCMAKE_PREFIX_PATH="$prefixes" -DSQLite3_INCLUDE_DIR="$sqlite_inc" \
+      -DGLUEPROF_CUPTI_INCLUDE_DIR="$cupti_inc" -DCMAKE_CXX_FLAGS="-I$cuda_inc" >"$out/configure.log" 2>&1; then
+  echo "gpu-check: configure failed: see $out/configure.log" >&2; exit 1
+fi
+if ! cmake --build "$build" -j "$(nproc)" --target glueprof >"$out/build.log" 2>&1; then
+  echo "gpu-check: build failed: see $out/build.log" >&2; exit 1
+fi
+glueprof="$build/app/cli/glueprof"
+# libcupti: the toolkit's, else the pip wheel's beside torch.
+if [ -z "${GLUEPROF_CUPTI_PATH:-}" ]; then
+  for lib in "${CUDA_HOME:-/usr/local/cuda}"/lib64/libcupti.so* "${CUDA_HOME:-/usr/local/cuda}"/extras/CUPTI/lib64/libcupti.so* \
+             "$py_prefix"/lib/python3*/site-packages/nvidia/cuda_cupti/lib/libcupti.so*; do
+    [ -f "$lib" ] && { export GLUEPROF_CUPTI_PATH=$lib; break; }
+  done
+fi
+"$glueprof" doctor >"$out/doctor.txt" 2>&1
+cat "$out/doctor.txt"
+
+status=0
+for c in "${cases[@]}"; do
+  IFS='|' read -r name opts what <<<"$c"
+  echo "gpu-check: $what"
+  # shellcheck disable=SC2086
+  if ! timeout 900 "$glueprof" ab --all --device cuda $opts $schedule --json --db "$out/$name.sqlite" \
+        --report "$out/$name.md" >"$out/$name.json" 2>"$out/$name.log"; then
+    echo "gpu-check: $name failed: see $out/$name.log" >&2
+    status=1
+  fi
+done
+
+"$python" - "$out" "${cases[@]}" <<'PY'
+import json, os, sys
+out, cases = sys.argv[1], sys.argv[2:]
+lines = ["# glueprof GPU check", ""]
+doctor = open(os.path.join(out, "doctor.txt")).read().strip()
+lines += ["```", doctor, "```", ""]
+for case in cases:
+    name, opts, what = case.split("|")
+    lines += ["## %s" % what, "", "`glueprof ab --all --device cuda %s`" % opts, ""]
+    try:
+        report = json.load(open(os.path.join(out, name + ".json")))
+    except Exception as e:
+        lines += ["failed: %s (see %s.log)" % (e, name), ""]
+        continue
+    lines += ["GPU capture: %s" % report.get("gpu_capture", "?"), ""]
+    lines += ["| toggle | verdict | primary metric | speedup [95% CI] | host syncs/step | sync blocked ms | copy overlap | lost |",
+              "|---|---|---|---|---|---|---|---|"]
+    for c in report.get("comparisons", []):
+        metric = next((m for m in c["metrics"] if m["name"] == c["primary_metric"]), None)
+        speed = "%.3fx [%.3f, %.3f]" % (metric["speedup"], *metric["speedup_ci"]) if metric else "-"
+        hs = c.get("host_syncs_per_step")
+        sb = c.get("sync_blocked_ms")
+        ov = c.get("copy_overlap")
+        lost = sum(d["value"] for d in c.get("diagnostics", []))
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            c["toggle"], c["verdict"], c["primary_metric"], speed,
+            "%g -> %g" % (hs["baseline"], hs["optimized"]) if hs else "-",
+            "%.3f -> %.3f" % (sb["baseline"], sb["optimized"]) if sb else "-",
+            "%.2f -> %.2f" % (ov["baseline"]["overlap_ratio"], ov["optimized"]["overlap_ratio"]) if ov else "-",
+            lost))
+    for s in report.get("skipped", []):
+        lines.append("| %s | skipped | - | - | - | - | - | %s |" % (s["toggle"], s["reason"]))
+    lines.append("")
+open(os.path.join(out, "summary.md"), "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
+echo "gpu-check: results in $out (summary.md)"
+exit $status
