@@ -1,0 +1,87 @@
+#pragma once
+// A discrete-event simulator of pipeline-parallel training on P workers, with the semantics of the
+// RoundPipe artifact's pp-simulate (ITcarrot/RoundPipe-artifact, pp-simulate/simulator.py), so its
+// published numbers are reproduced:
+//   - GPipe, 1F1B (PyTorch's Schedule1F1B order) and Looped-BFS (stage s bound to worker s mod P, all
+//     forwards of a worker's stages in order, then the backwards in reverse) run as per-worker plans:
+//     repeatedly the ready action with the earliest start runs (ties: the lower worker);
+//   - RoundPipe deals stages round-robin to a stateless worker pool: per round of up to P
+//     micro-batches, forward stage s runs on worker (r + s) mod P and backward stage s on worker
+//     (r + F + s) mod P (the job counter continues from forward into backward); the next round starts
+//     on the worker that is free first. Backward stage 0 is the LM head, a fused forward + backward
+//     that is not recomputed; forward and backward partitions differ;
+//   - a forward waits for the previous stage's forward of its micro-batch, a backward for its own
+//     forward (same worker under the bound schedules) and the next stage's backward (RoundPipe: for the
+//     last forward stage and the previous backward stage); each hand-off between different workers
+//     costs `hopMs`; a backward of a stage recomputes its layers first (layers x (f + b) in all);
+//   - iterations: with a synchronous optimizer the next iteration starts after every backward and
+//     `optimizerMs`; RoundPipe's asynchronous variant (one-step-stale weights) does not wait.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace glueprof::pipeline {
+
+enum class Schedule { kGPipe, kOneFOneB, kLoopedBfs, kRoundPipe };
+enum class OptimizerMode { kSynchronous, kAsynchronous };
+
+const char* toString(Schedule schedule);
+// "gpipe", "1f1b", "looped-bfs", "roundpipe"; throws std::invalid_argument naming the choices.
+Schedule parseSchedule(const std::string& name);
+
+// Per micro-batch costs in milliseconds.
+struct PipelineCosts {
+    std::vector<double> forwardMs;    // per layer
+    std::vector<double> recomputeMs;  // per layer; empty = the forward costs
+    std::vector<double> backwardMs;   // per layer, without the recompute
+    double headForwardMs = 0.0;       // the LM head (and loss)
+    double headBackwardMs = 0.0;
+    double hopMs = 0.0;               // one hand-off between different workers
+    double optimizerMs = 0.0;         // between iterations (synchronous optimizer)
+
+    std::size_t layers() const { return forwardMs.size(); }
+    double recompute(std::size_t layer) const { return recomputeMs.empty() ? forwardMs[layer] : recomputeMs[layer]; }
+    // Uniform costs, as the artifact takes them.
+    static PipelineCosts uniform(int layers, double forwardMs, double backwardMs, double headForwardMs,
+                                 double headBackwardMs, double hopMs);
+};
+
+struct SimulationSpec {
+    Schedule schedule = Schedule::kLoopedBfs;
+    int workers = 2;
+    int microbatches = 2;
+    int iterations = 1;
+    OptimizerMode optimizer = OptimizerMode::kSynchronous;
+    // Layers per stage. The bound schedules put the LM head in the last stage (it may hold 0 layers);
+    // RoundPipe's forward partition has no head, and its backward partition starts with the head stage.
+    std::vector<int> forwardPartition;
+    std::vector<int> backwardPartition;  // RoundPipe only
+    PipelineCosts costs;
+};
+
+struct SimOp {
+    enum class Kind { kForward, kRecompute, kBackward };
+    Kind kind = Kind::kForward;
+    int worker = 0;
+    int stage = 0;  // index in its partition (RoundPipe backward: in the backward partition)
+    int microbatch = 0;
+    int iteration = 0;
+    double startMs = 0.0;
+    double endMs = 0.0;
+};
+
+struct SimulationResult {
+    double makespanMs = 0.0;
+    std::vector<SimOp> ops;       // by start
+    double hopTotalMs = 0.0;      // every cross-worker hand-off
+    double hopExposedMs = 0.0;    // the part that delayed an op
+    std::vector<double> iterationEndMs;
+};
+
+// Throws std::invalid_argument with what is wrong and what to change.
+SimulationResult simulate(const SimulationSpec& spec);
+
+// Balanced partition of `layers` into `stages` (earlier stages take the remainder).
+std::vector<int> balancedPartition(int layers, int stages);
+
+}  // namespace glueprof::pipeline
