@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "analyzers/Intervals.h"
 #include "profiler/core/TraceNames.h"
@@ -32,36 +33,24 @@ BubbleResult analyzeBubbles(const TraceModel& trace) {
     return analyzeBubbles(trace, !roundPipe);
 }
 
-BubbleResult analyzeBubbles(const TraceModel& trace, bool hasWarmupPhase) {
-    BubbleResult r;
-    auto forward = trace.findName(names::kForward);
-    auto recompute = trace.findName(names::kRecompute);
-    auto backward = trace.findName(names::kBackward);
-    std::vector<std::vector<Work>> work;
-    std::vector<std::string> laneNames;
+namespace {
+
+// The bubble of one step's worker work (the artifact's definitions; t = 0 at the step's first worker
+// event). Adds into `r`.
+void addStep(std::vector<std::vector<Work>>& work, bool hasWarmupPhase, BubbleResult& r) {
     TimestampNs origin = std::numeric_limits<TimestampNs>::max();
     TimestampNs last = std::numeric_limits<TimestampNs>::min();
-    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
-        if (!isWorker(trace.lanes()[i])) continue;
-        std::vector<Work> items;
-        for (const Event& e : trace.eventsOnLane(i)) {
-            if (e.kind != EventKind::kRange || e.endNs <= e.startNs) continue;
-            WorkKind kind;
-            if (forward && e.name == *forward) kind = WorkKind::kForward;
-            else if (recompute && e.name == *recompute) kind = WorkKind::kRecompute;
-            else if (backward && e.name == *backward) kind = WorkKind::kBackward;
-            else continue;
-            items.push_back(Work{kind, e.startNs, e.endNs, e.microbatch, e.layer});
-            origin = std::min(origin, e.startNs);
-            last = std::max(last, e.endNs);
+    for (const auto& items : work) {
+        for (const Work& x : items) {
+            origin = std::min(origin, x.start);
+            last = std::max(last, x.end);
         }
-        work.push_back(std::move(items));
-        laneNames.push_back(trace.lanes()[i].name);
     }
-    r.workers = work.size();
-    if (r.workers == 0 || last <= origin) return r;
-    r.makespanNs = last - origin;
-    const auto p = static_cast<std::int64_t>(r.workers);
+    if (last <= origin) return;
+    const TimestampNs makespan = last - origin;
+    r.stepMakespansNs.push_back(makespan);
+    r.makespanNs += makespan;
+    const auto p = static_cast<std::int64_t>(work.size());
     TimestampNs busyTotal = 0;
     for (std::size_t w = 0; w < work.size(); ++w) {
         std::vector<Work>& items = work[w];
@@ -69,8 +58,8 @@ BubbleResult analyzeBubbles(const TraceModel& trace, bool hasWarmupPhase) {
         for (const Work& x : items) intervals.push_back({x.start, x.end});
         const TimestampNs busy = totalLength(unionOf(intervals));
         busyTotal += busy;
-        r.perWorker.push_back(WorkerBusy{laneNames[w], busy});
-        if (items.empty()) continue;
+        r.perWorker[w].busyNs += busy;
+        if (items.empty()) continue;  // as the artifact: an idle worker's time lands in intra
         std::sort(items.begin(), items.end(), [](const Work& a, const Work& b) {
             return a.start != b.start ? a.start < b.start : a.end < b.end;
         });
@@ -116,8 +105,44 @@ BubbleResult analyzeBubbles(const TraceModel& trace, bool hasWarmupPhase) {
         }
         r.drainNs += last - lastBackwardEnd;
     }
-    r.bubbleNs = std::max<TimestampNs>(r.makespanNs * p - busyTotal, 0);
-    r.ratio = static_cast<double>(r.bubbleNs) / (static_cast<double>(r.makespanNs) * static_cast<double>(p));
+    r.bubbleNs += std::max<TimestampNs>(makespan * p - busyTotal, 0);
+}
+
+}  // namespace
+
+BubbleResult analyzeBubbles(const TraceModel& trace, bool hasWarmupPhase) {
+    BubbleResult r;
+    auto forward = trace.findName(names::kForward);
+    auto recompute = trace.findName(names::kRecompute);
+    auto backward = trace.findName(names::kBackward);
+    // Worker work by step: the measured steps of a trace that has steps, else all of it as one.
+    const std::set<std::int32_t> measured = trace.measuredSteps();
+    const bool bySteps = !trace.steps().empty();
+    std::map<std::int32_t, std::vector<std::vector<Work>>> steps;
+    std::vector<std::size_t> workerLanes;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        if (isWorker(trace.lanes()[i])) workerLanes.push_back(i);
+    }
+    r.workers = workerLanes.size();
+    for (std::size_t w = 0; w < workerLanes.size(); ++w) {
+        r.perWorker.push_back(WorkerBusy{trace.lanes()[workerLanes[w]].name, 0});
+        for (const Event& e : trace.eventsOnLane(workerLanes[w])) {
+            if (e.kind != EventKind::kRange || e.endNs <= e.startNs) continue;
+            WorkKind kind;
+            if (forward && e.name == *forward) kind = WorkKind::kForward;
+            else if (recompute && e.name == *recompute) kind = WorkKind::kRecompute;
+            else if (backward && e.name == *backward) kind = WorkKind::kBackward;
+            else continue;
+            if (bySteps && measured.count(e.step) == 0) continue;
+            auto& perWorker = steps[bySteps ? e.step : 0];
+            perWorker.resize(workerLanes.size());
+            perWorker[w].push_back(Work{kind, e.startNs, e.endNs, e.microbatch, e.layer});
+        }
+    }
+    for (auto& [step, work] : steps) addStep(work, hasWarmupPhase, r);
+    if (r.makespanNs <= 0) return r;
+    const double capacity = static_cast<double>(r.makespanNs) * static_cast<double>(r.workers);
+    r.ratio = static_cast<double>(r.bubbleNs) / capacity;
     r.intraNs = std::max<TimestampNs>(r.bubbleNs - r.fillNs - r.switchNs - r.drainNs, 0);
     return r;
 }

@@ -11,6 +11,10 @@
 //            anchor the window at the last forward before the first backward instead;
 //   drain  = Σ_w idle from w's last backward end to the makespan;
 //   intra  = max(bubble − fill − switch − drain, 0).
+// Per measured step (by the events' step tags; the whole trace when it has no steps): an executed
+// pipeline's steps alternate with other work (the other A/B arm, the optimizer), which is no bubble
+// of its pipeline. Totals are summed over steps: makespan = Σ step makespans, ratio = Σ bubble /
+// (P × Σ makespan). A simulation of one iteration is one step: its makespan and ratio as published.
 #include <cstdint>
 #include <vector>
 
@@ -25,7 +29,8 @@ struct WorkerBusy {
 
 struct BubbleResult {
     std::size_t workers = 0;  // 0: the trace has no worker lanes
-    TimestampNs makespanNs = 0;
+    TimestampNs makespanNs = 0;               // summed over the steps analyzed
+    std::vector<TimestampNs> stepMakespansNs;  // one per step analyzed
     TimestampNs bubbleNs = 0;
     double ratio = 0.0;
     TimestampNs fillNs = 0, switchNs = 0, drainNs = 0, intraNs = 0;

@@ -4,6 +4,7 @@ namespace glueprof {
 
 namespace {
 void offloadSingleBuffer(OptimizationSettings& s) { s.offload.mode = OffloadMode::kSingleBuffer; }
+void loopedBfs(OptimizationSettings& s) { s.pipeline.mode = PipelineMode::kLoopedBfs; }
 }  // namespace
 
 const std::vector<Toggle>& toggleRegistry() {
@@ -47,6 +48,11 @@ const std::vector<Toggle>& toggleRegistry() {
          "(no read hidden in bincount)",
          "forward_ms",
          [](OptimizationSettings& s) { s.moeRouting = MoeRoutingMode::kSyncFree; }, nullptr, true},
+        {"roundpipe",
+         "run the model as a pipeline on 2 workers with stages dealt round-robin to a stateless worker "
+         "pool (RoundPipe) instead of bound to workers (Looped-BFS, the baseline)",
+         "step_ms",
+         [](OptimizationSettings& s) { s.pipeline.mode = PipelineMode::kRoundPipe; }, loopedBfs},
     };
     return kToggles;
 }

@@ -7,6 +7,7 @@
 #include "optimizations/activation_offload/ActivationOffload.h"
 #include "optimizations/moe_routing/MoeRouting.h"
 #include "optimizations/packed_metadata/PackedMetadata.h"
+#include "optimizations/pipeline_schedule/PipelineSettings.h"
 
 namespace glueprof {
 
@@ -15,6 +16,7 @@ struct OptimizationSettings {
     PackedMetadataMode packedMetadata = PackedMetadataMode::kRebuild;
     MoeRoutingMode moeRouting = MoeRoutingMode::kPerExpert;
     OffloadSettings offload;
+    PipelineSettings pipeline;
 };
 
 struct Toggle {

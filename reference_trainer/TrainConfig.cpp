@@ -81,6 +81,12 @@ std::string toJson(const TrainConfig& c) {
         {"prefetch", c.optimizations.offload.prefetch},
         {"offload_min_bytes", c.offloadMinBytes},
     };
+    if (c.optimizations.pipeline.mode != PipelineMode::kOff) {  // the bubble analyzer reads "schedule"
+        j["schedule"] = toString(c.optimizations.pipeline.mode);
+        j["pipeline_workers"] = c.optimizations.pipeline.workers;
+        j["threads_per_worker"] = c.optimizations.pipeline.threadsPerWorker;
+        if (!c.optimizations.pipeline.loopedBfsPartition.empty()) j["looped_bfs_partition"] = c.optimizations.pipeline.loopedBfsPartition;
+    }
     return j.dump();
 }
 

@@ -2,9 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceNames.h"
 #include "profiler/host/ScopedRange.h"
+#include "reference_trainer/PipelineExecutor.h"
 #include "reference_trainer/model/Autocast.h"
 
 namespace glueprof {
@@ -21,11 +24,21 @@ torch::Device resolveDevice(const std::string& device) {
     throw usageError(fmt::format("unknown device '{}': use cpu or cuda", device));
 }
 
+namespace {
+// A pipeline needs at least workers + 1 micro-batches (RoundPipe's default); both arms of the roundpipe
+// A/B get the same count.
+TrainConfig withPipelineMicrobatches(TrainConfig config) {
+    const PipelineSettings& p = config.optimizations.pipeline;
+    if (p.mode != PipelineMode::kOff) config.microbatches = std::max<std::int64_t>(config.microbatches, p.workers + 1);
+    return config;
+}
+}  // namespace
+
 Trainer::Trainer(const TrainConfig& config, HostTracer* tracer)
-    : m_config(config),
+    : m_config(withPipelineMicrobatches(config)),
       m_device(resolveDevice(config.device)),
       m_tracer(tracer),
-      m_data(config),
+      m_data(m_config),
       m_packed(config.optimizations.packedMetadata, tracer) {
     torch::manual_seed(config.seed);
     // Softmax over a 100k+ vocabulary leaves most logit gradients denormal; x86 arithmetic on
@@ -39,7 +52,10 @@ Trainer::Trainer(const TrainConfig& config, HostTracer* tracer)
     m_offloader = std::make_unique<ActivationOffloader>(config.optimizations.offload, m_device,
                                                         config.model.layers, config.offloadMinBytes,
                                                         tracer);
+    if (config.optimizations.pipeline.mode != PipelineMode::kOff) m_pipeline = std::make_unique<PipelineExecutor>(*this, tracer);
 }
+
+Trainer::~Trainer() = default;
 
 std::vector<torch::Tensor> Trainer::trainableParameters() const {
     std::vector<torch::Tensor> trainable;
@@ -65,6 +81,10 @@ torch::Tensor Trainer::forwardLoss(const PackedBatch& batch, ForwardContext& con
                                    torch::Tensor* logitsOut) {
     torch::Tensor logits = m_model->forward(batch.tokens, batch.positions, context);
     if (logitsOut != nullptr) *logitsOut = logits;
+    return lossOf(logits, batch);
+}
+
+torch::Tensor Trainer::lossOf(const torch::Tensor& logits, const PackedBatch& batch) const {
     return torch::nn::functional::cross_entropy(
         logits.view({-1, m_config.model.vocab}), batch.labels.view({-1}),
         torch::nn::functional::CrossEntropyFuncOptions().ignore_index(kIgnoreLabel));
@@ -78,7 +98,8 @@ StepResult Trainer::step(std::int32_t step, bool warmup, std::int32_t block) {
         m_optimizer->zero_grad();
         m_offloader->beginStep();
         torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions().device(m_device));
-        const std::int64_t m = m_config.microbatches;
+        const std::int64_t m = m_pipeline ? 0 : m_config.microbatches;  // the pipeline runs its own
+        if (m_pipeline) lossSum += m_pipeline->step(step);
         for (std::int64_t mb = 0; mb < m; ++mb) {
             const Tags microbatch{kNoTag, kNoTag, static_cast<std::int32_t>(mb)};
             PackedBatch batch;
@@ -100,7 +121,7 @@ StepResult Trainer::step(std::int32_t step, bool warmup, std::int32_t block) {
             }
             lossSum += loss.detach();
         }
-        {
+        if (!m_pipeline) {  // the pipeline's optimizer ran on its own thread
             ScopedRange range(m_tracer, names::kOptimizer, Category::kOptimizer);
             m_optimizer->step();
         }

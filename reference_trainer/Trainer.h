@@ -1,6 +1,8 @@
 #pragma once
 // The reference trainer: a decoder trained with AdamW on packed micro-batches with gradient
-// accumulation, every phase inside a ScopedRange. Optimizer step `s` consumes micro-batches
+// accumulation, every phase inside a ScopedRange. With a pipeline mode set (the roundpipe toggle and
+// its Looped-BFS baseline) the steps run through a PipelineExecutor on several workers, with at least
+// workers + 1 micro-batches per step. Optimizer step `s` consumes micro-batches
 // s*M .. s*M+M-1 of the deterministic dataset, so two trainers of one config see the same data.
 #include <torch/torch.h>
 
@@ -15,6 +17,8 @@
 #include "reference_trainer/model/Decoder.h"
 
 namespace glueprof {
+
+class PipelineExecutor;
 
 struct StepResult {
     double loss = 0.0;
@@ -39,6 +43,8 @@ public:
     // asked, the logits [1,T,V].
     torch::Tensor forwardLoss(const PackedBatch& deviceBatch, ForwardContext& context,
                               torch::Tensor* logits = nullptr);
+    // The mean cross-entropy of logits [1,T,V] against the batch's labels (ignoring document ends).
+    torch::Tensor lossOf(const torch::Tensor& logits, const PackedBatch& deviceBatch) const;
 
     Decoder& model() { return m_model; }
     const TrainConfig& config() const { return m_config; }
@@ -48,6 +54,8 @@ public:
     // The parameters the optimizer updates (all, or only the LoRA adapters).
     std::vector<torch::Tensor> trainableParameters() const;
     torch::Device device() const { return m_device; }
+    torch::optim::Optimizer& optimizer() { return *m_optimizer; }
+    ~Trainer();
 
 private:
     TrainConfig m_config;
@@ -58,6 +66,7 @@ private:
     std::unique_ptr<torch::optim::AdamW> m_optimizer;
     PackedMetadataProvider m_packed;
     std::unique_ptr<ActivationOffloader> m_offloader;
+    std::unique_ptr<PipelineExecutor> m_pipeline;  // the roundpipe toggle and its baseline; null: one worker
 };
 
 }  // namespace glueprof

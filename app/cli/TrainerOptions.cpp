@@ -1,5 +1,7 @@
 #include "app/cli/TrainerOptions.h"
 
+#include <sstream>
+
 #include <fmt/format.h>
 
 #include "profiler/core/Error.h"
@@ -36,6 +38,15 @@ void TrainerOptions::addTo(CLI::App& command) {
     command.add_option("--seed", seed, "seed for weights and data")->capture_default_str();
     command.add_option("--db", db, "trace database (SQLite), created when absent")->capture_default_str();
     command.add_flag("--json", json, "print one JSON object instead of the table");
+    command.add_option("--microbatches", microbatches, "micro-batches per optimizer step (default: the preset's)")
+        ->check(CLI::Range(1, 4096));
+    command.add_option("--workers", workers, "pipeline workers for the roundpipe toggle")
+        ->capture_default_str()->check(CLI::Range(1, 64));
+    command.add_option("--threads-per-worker", threadsPerWorker, "intra-op threads of each pipeline worker")
+        ->capture_default_str()->check(CLI::Range(1, 256));
+    command.add_option("--partition", partition,
+                       "Looped-BFS stages as layers per stage, e.g. 5,1,1,1 (a multiple of --workers stages; the "
+                       "last also runs the LM head; default: balanced)");
 }
 
 TrainConfig TrainerOptions::resolve() const {
@@ -63,6 +74,29 @@ TrainConfig TrainerOptions::resolve() const {
         config.lora.nf4 = true;
     }
     if (!config.lora.enabled()) config.lora.nf4 = false;
+    if (microbatches > 0) config.microbatches = microbatches;
+    config.optimizations.pipeline.workers = workers;
+    config.optimizations.pipeline.threadsPerWorker = threadsPerWorker;
+    if (!partition.empty()) {
+        std::stringstream list(partition);
+        std::string item;
+        int total = 0;
+        while (std::getline(list, item, ',')) {
+            try {
+                std::size_t used = 0;
+                const int n = std::stoi(item, &used);
+                if (used != item.size() || n < 0) throw std::invalid_argument(item);
+                config.optimizations.pipeline.loopedBfsPartition.push_back(n);
+                total += n;
+            } catch (const std::exception&) {
+                throw usageError(fmt::format("--partition '{}': '{}' is not a layer count; write e.g. 5,1,1,1", partition, item));
+            }
+        }
+        if (total != config.model.layers || config.optimizations.pipeline.loopedBfsPartition.size() % workers != 0) {
+            throw usageError(fmt::format("--partition '{}' must cover the model's {} layers in a multiple of {} stages",
+                                         partition, config.model.layers, workers));
+        }
+    }
     config.dataFile = data;
     if (!data.empty()) TextCorpus::load(data);  // refuse a bad corpus before anything is written
     return config;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "optimizations/ToggleRegistry.h"
 #include "reference_trainer/TrainConfig.h"
@@ -27,6 +28,10 @@ struct TrainerOptions {
     int warmup = 2;
     std::string db = "runs.sqlite";
     bool json = false;
+    int workers = 2;              // pipeline workers (the roundpipe toggle)
+    int threadsPerWorker = 1;
+    std::string partition;        // Looped-BFS stages "L,L,..."; "" = the default
+    std::int64_t microbatches = 0;  // 0 = the preset's
 
     void addTo(CLI::App& command);
     // The preset with the overrides applied; throws usage errors for bad values.

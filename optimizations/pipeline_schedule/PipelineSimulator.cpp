@@ -216,9 +216,10 @@ std::vector<std::vector<Action>> plans(const SimulationSpec& spec) {
     return plan;
 }
 
-void addOp(SimulationResult& r, SimOp::Kind kind, int worker, int stage, int mb, int iteration, double start, double end) {
-    if (end <= start) return;  // nothing ran (a stage of 0 layers and no head)
-    r.ops.push_back(SimOp{kind, worker, stage, mb, iteration, start, end});
+void addOp(SimulationResult& r, SimOp::Kind kind, bool backwardPass, int worker, int stage, int mb, int iteration,
+           double start, double end) {
+    // Kept when empty (a stage of 0 layers): the executor runs every job of the plan.
+    r.ops.push_back(SimOp{kind, backwardPass, worker, stage, mb, iteration, start, end});
 }
 
 // GPipe, 1F1B and Looped-BFS: per-worker plans, the ready action with the earliest start first.
@@ -273,13 +274,13 @@ double simulatePlanned(const SimulationSpec& spec, int iteration, std::vector<do
         double finish = 0.0;
         if (!a.backward) {
             finish = best->when.start + forwardMs(a.stage);
-            addOp(r, SimOp::Kind::kForward, w, a.stage, a.microbatch, iteration, best->when.start, finish);
+            addOp(r, SimOp::Kind::kForward, false, w, a.stage, a.microbatch, iteration, best->when.start, finish);
             forwardDone[{a.stage, a.microbatch}] = Done{finish, w};
         } else {
             const double recomputeEnd = best->when.start + cost.recompute[static_cast<std::size_t>(a.stage)];
             finish = recomputeEnd + backwardMs(a.stage);
-            addOp(r, SimOp::Kind::kRecompute, w, a.stage, a.microbatch, iteration, best->when.start, recomputeEnd);
-            addOp(r, SimOp::Kind::kBackward, w, a.stage, a.microbatch, iteration, recomputeEnd, finish);
+            addOp(r, SimOp::Kind::kRecompute, true, w, a.stage, a.microbatch, iteration, best->when.start, recomputeEnd);
+            addOp(r, SimOp::Kind::kBackward, true, w, a.stage, a.microbatch, iteration, recomputeEnd, finish);
             backwardDone[{a.stage, a.microbatch}] = Done{finish, w};
         }
         workerFree[static_cast<std::size_t>(w)] = finish;
@@ -313,7 +314,7 @@ double simulateRoundPipe(const SimulationSpec& spec, int iteration, int& roundSt
                 r.hopTotalMs += when.issued;
                 r.hopExposedMs += when.stall;
                 const double finish = when.start + fwd.forward[static_cast<std::size_t>(s)];
-                addOp(r, SimOp::Kind::kForward, w, s, mb, iteration, when.start, finish);
+                addOp(r, SimOp::Kind::kForward, false, w, s, mb, iteration, when.start, finish);
                 forwardDone[{s, mb}] = Done{finish, w};
                 workerFree[static_cast<std::size_t>(w)] = finish;
             }
@@ -333,9 +334,9 @@ double simulateRoundPipe(const SimulationSpec& spec, int iteration, int& roundSt
                 r.hopTotalMs += when.issued;
                 r.hopExposedMs += when.stall;
                 const double preStart = when.start - before;
-                addOp(r, head ? SimOp::Kind::kForward : SimOp::Kind::kRecompute, w, s, mb, iteration, preStart, when.start);
+                addOp(r, head ? SimOp::Kind::kForward : SimOp::Kind::kRecompute, true, w, s, mb, iteration, preStart, when.start);
                 const double finish = when.start + backward;
-                addOp(r, SimOp::Kind::kBackward, w, s, mb, iteration, when.start, finish);
+                addOp(r, SimOp::Kind::kBackward, true, w, s, mb, iteration, when.start, finish);
                 backwardDone[{s, mb}] = Done{finish, w};
                 workerFree[static_cast<std::size_t>(w)] = finish;
                 end = std::max(end, finish);

@@ -62,6 +62,9 @@ struct SimulationSpec {
 struct SimOp {
     enum class Kind { kForward, kRecompute, kBackward };
     Kind kind = Kind::kForward;
+    // Part of the backward pass (a recompute, RoundPipe's head forward in its backward stage 0, a
+    // backward): one backward job with the backward op that follows it.
+    bool backwardPass = false;
     int worker = 0;
     int stage = 0;  // index in its partition (RoundPipe backward: in the backward partition)
     int microbatch = 0;
@@ -72,7 +75,7 @@ struct SimOp {
 
 struct SimulationResult {
     double makespanMs = 0.0;
-    std::vector<SimOp> ops;       // by start
+    std::vector<SimOp> ops;       // by start; empty ops (stages of 0 layers) included
     double hopTotalMs = 0.0;      // every cross-worker hand-off
     double hopExposedMs = 0.0;    // the part that delayed an op
     std::vector<double> iterationEndMs;

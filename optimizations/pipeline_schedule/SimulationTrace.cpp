@@ -50,6 +50,7 @@ RunId recordSimulation(TraceWriter& writer, const SimulationSpec& spec, const Si
     const StringId recompute = writer.intern(names::kRecompute);
     const StringId backward = writer.intern(names::kBackward);
     for (const SimOp& op : result.ops) {
+        if (op.endMs <= op.startMs) continue;  // a stage of 0 layers: nothing ran
         Event e;
         e.run = run;
         e.lane = lanes[static_cast<std::size_t>(op.worker)];

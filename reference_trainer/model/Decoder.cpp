@@ -51,15 +51,51 @@ DecoderImpl::DecoderImpl(const ModelConfig& c, const LoraConfig& lora, std::int6
     m_rotary = makeRotaryTables(c.headDim, maxPositions, c.ropeTheta, torch::kCPU);
 }
 
-torch::Tensor DecoderImpl::forward(const torch::Tensor& tokens, const torch::Tensor& positions,
-                                   ForwardContext& context) {
+void DecoderImpl::fillRotary(const torch::Tensor& positions, ForwardContext& context) {
     torch::Tensor flatPositions = positions.reshape({-1});
-    if (m_rotary.cos.device() != tokens.device()) {
-        m_rotary = RotaryTables{m_rotary.cos.to(tokens.device()), m_rotary.sin.to(tokens.device())};
+    if (m_rotary.cos.device() != positions.device()) {
+        m_rotary = RotaryTables{m_rotary.cos.to(positions.device()), m_rotary.sin.to(positions.device())};
     }
     context.ropeCos = m_rotary.cos.index_select(0, flatPositions);  // [T, D/2]
     context.ropeSin = m_rotary.sin.index_select(0, flatPositions);
-    torch::Tensor h = m_embed(tokens);  // [1,T,H]
+}
+
+torch::Tensor DecoderImpl::embed(const torch::Tensor& tokens, const torch::Tensor& positions,
+                                 ForwardContext& context) {
+    fillRotary(positions, context);
+    return m_embed(tokens);  // [1,T,H]
+}
+
+torch::Tensor DecoderImpl::runLayers(torch::Tensor h, std::int64_t first, std::int64_t count,
+                                     const ForwardContext& context) {
+    for (std::int64_t i = first; i < first + count; ++i) h = m_layers[static_cast<std::size_t>(i)]->forward(h, context);
+    return h;
+}
+
+torch::Tensor DecoderImpl::head(const torch::Tensor& h) {
+    torch::Tensor normed = m_norm(h);
+    return m_lmHead ? m_lmHead(normed) : torch::nn::functional::linear(normed, m_embed->weight);  // [1,T,V]
+}
+
+std::vector<torch::Tensor> DecoderImpl::layerParameters(std::int64_t i) const {
+    return m_layers[static_cast<std::size_t>(i)]->parameters();
+}
+
+std::vector<torch::Tensor> DecoderImpl::embedParameters() const { return m_embed->parameters(); }
+
+std::vector<torch::Tensor> DecoderImpl::headParameters() const {
+    std::vector<torch::Tensor> params = m_norm->parameters();
+    if (m_lmHead) {
+        for (const torch::Tensor& p : m_lmHead->parameters()) params.push_back(p);
+    } else {
+        params.push_back(m_embed->weight);  // tied
+    }
+    return params;
+}
+
+torch::Tensor DecoderImpl::forward(const torch::Tensor& tokens, const torch::Tensor& positions,
+                                   ForwardContext& context) {
+    torch::Tensor h = embed(tokens, positions, context);
     if (m_checkpoint && torch::GradMode::is_enabled() && !h.requires_grad()) {
         // A frozen embedding (LoRA): the reentrant checkpoint only runs its backward for inputs
         // that require grad, so the adapters behind it would get none (HF's
@@ -71,8 +107,7 @@ torch::Tensor DecoderImpl::forward(const torch::Tensor& tokens, const torch::Ten
                 ? LayerCheckpoint::apply(h, layer.get(), &context)
                 : layer->forward(h, context);
     }
-    h = m_norm(h);
-    return m_lmHead ? m_lmHead(h) : torch::nn::functional::linear(h, m_embed->weight);  // [1,T,V]
+    return head(h);
 }
 
 }  // namespace glueprof

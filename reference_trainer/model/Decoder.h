@@ -38,6 +38,20 @@ public:
     torch::Tensor forward(const torch::Tensor& tokens, const torch::Tensor& positions,
                           ForwardContext& context);
 
+    // The same model in pieces, for the pipeline executor (reference_trainer/PipelineExecutor):
+    // forward() = head(runLayers(embed(...), 0, layers)) with checkpointing applied per layer.
+    // embed fills context's rotary tables (fillRotary) and returns the hidden states [1,T,H].
+    torch::Tensor embed(const torch::Tensor& tokens, const torch::Tensor& positions, ForwardContext& context);
+    void fillRotary(const torch::Tensor& positions, ForwardContext& context);  // context.ropeCos/ropeSin
+    // Layers [first, first + count) without checkpointing (the caller decides what to keep).
+    torch::Tensor runLayers(torch::Tensor h, std::int64_t first, std::int64_t count, const ForwardContext& context);
+    torch::Tensor head(const torch::Tensor& h);  // final norm + LM head -> logits [1,T,V]
+    std::int64_t layerCount() const { return static_cast<std::int64_t>(m_layers.size()); }
+    // Parameters of layer i, of the embedding, of the head (norm + LM head; the tied embedding too).
+    std::vector<torch::Tensor> layerParameters(std::int64_t i) const;
+    std::vector<torch::Tensor> embedParameters() const;
+    std::vector<torch::Tensor> headParameters() const;
+
 private:
     ModelConfig m_config;
     bool m_checkpoint;

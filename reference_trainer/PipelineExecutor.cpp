@@ -1,0 +1,371 @@
+#include "reference_trainer/PipelineExecutor.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <exception>
+
+#include "optimizations/pipeline_schedule/Partitioner.h"
+#include "profiler/core/Error.h"
+#include "profiler/core/TraceNames.h"
+#include "profiler/host/ScopedRange.h"
+#include "reference_trainer/Trainer.h"
+
+namespace glueprof {
+
+pipeline::SimulationSpec pipelineSpec(const TrainConfig& config) {
+    const PipelineSettings& s = config.optimizations.pipeline;
+    const auto layers = static_cast<int>(config.model.layers);
+    pipeline::SimulationSpec spec;
+    spec.workers = s.workers;
+    spec.microbatches = static_cast<int>(config.microbatches);
+    // Estimated costs: forward time grows with the parameters a token meets (a layer's projections,
+    // the head's hidden x vocab), backward about twice the forward. Only their ratios shape the plan.
+    const double h = static_cast<double>(config.model.hidden);
+    const double kv = static_cast<double>(config.model.kvHeads * config.model.headDim);
+    const double q = static_cast<double>(config.model.heads * config.model.headDim);
+    const double mlp = 3.0 * h * static_cast<double>(config.model.intermediate) *
+                       (config.model.isMoe() ? static_cast<double>(config.model.topK) : 1.0);
+    const double layer = (h * q + 2.0 * h * kv + q * h + mlp) / 1e6;
+    const double head = h * static_cast<double>(config.model.vocab) / 1e6;
+    spec.costs = pipeline::PipelineCosts::uniform(layers, layer, 2.0 * layer, head, 2.0 * head, 0.0);
+    if (s.mode == PipelineMode::kRoundPipe) {
+        spec.schedule = pipeline::Schedule::kRoundPipe;
+        const pipeline::RoundPipePartition p = pipeline::roundPipePartition(spec.costs);
+        spec.forwardPartition = p.forward;
+        spec.backwardPartition = p.backward;
+    } else {
+        spec.schedule = pipeline::Schedule::kLoopedBfs;
+        spec.forwardPartition =
+            s.loopedBfsPartition.empty() ? pipeline::loopedBfsPartition(layers, s.workers) : s.loopedBfsPartition;
+    }
+    return spec;
+}
+
+// What the jobs of one step hand each other, guarded by the executor's mutex.
+struct PipelineExecutor::StepState {
+    std::int32_t step = 0;
+    std::vector<PackedBatch> batches;
+    std::vector<ForwardContext> contexts;
+    std::map<std::pair<std::int64_t, int>, torch::Tensor> activations;  // (layer, mb) -> that layer's input
+    std::map<std::pair<std::int64_t, int>, torch::Tensor> gradients;    // (layer, mb) -> grad of its input
+    std::vector<std::vector<torch::Tensor>> parameterGrads;             // [mb][parameter]
+    std::vector<torch::Tensor> losses;                                  // per micro-batch (already / M), float
+    std::exception_ptr failure;
+};
+
+PipelineExecutor::PipelineExecutor(Trainer& trainer, HostTracer* tracer)
+    : m_trainer(trainer), m_tracer(tracer), m_spec(pipelineSpec(trainer.config())) {
+    if (trainer.device().is_cuda()) {
+        throw inputError("the pipeline executor runs on CPU in this version (--device cpu); on CUDA, "
+                         "use `glueprof simulate` with measured costs");
+    }
+    try {
+        pipeline::simulate(m_spec);  // checks the partition against the model before any thread starts
+    } catch (const std::invalid_argument& e) {
+        throw inputError(fmt::format("pipeline: {}", e.what()));
+    }
+    const std::vector<torch::Tensor> trainable = trainer.trainableParameters();
+    for (std::size_t i = 0; i < trainable.size(); ++i) m_paramIndex[trainable[i].unsafeGetTensorImpl()] = i;
+    buildJobs();
+    for (int w = 0; w < m_spec.workers; ++w) {
+        m_packed.push_back(std::make_unique<PackedMetadataProvider>(trainer.config().optimizations.packedMetadata, tracer));
+    }
+    for (int w = 0; w < m_spec.workers; ++w) m_threads.emplace_back([this, w] { workerLoop(w); });
+}
+
+PipelineExecutor::~PipelineExecutor() {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_stop = true;
+    }
+    m_wake.notify_all();
+    for (std::thread& t : m_threads) t.join();
+}
+
+// Jobs per worker from the simulated plan: consecutive ops of one (pass, stage, micro-batch) form a job.
+void PipelineExecutor::buildJobs() {
+    const pipeline::SimulationResult plan = pipeline::simulate(m_spec);
+    const auto layers = static_cast<std::int64_t>(m_spec.costs.layers());
+    auto firstLayerOf = [](const std::vector<int>& partition, int stage, bool fromTop, std::int64_t total) {
+        std::int64_t before = 0;
+        for (int s = 0; s < stage; ++s) before += partition[static_cast<std::size_t>(s)];
+        return fromTop ? total - before - partition[static_cast<std::size_t>(stage)] : before;
+    };
+    m_jobs.assign(static_cast<std::size_t>(m_spec.workers), {});
+    for (const pipeline::SimOp& op : plan.ops) {
+        std::vector<Job>& jobs = m_jobs[static_cast<std::size_t>(op.worker)];
+        if (!jobs.empty() && jobs.back().backward == op.backwardPass && jobs.back().stage == op.stage &&
+            jobs.back().microbatch == op.microbatch) {
+            continue;  // the backward op after its recompute (or head forward): the same job
+        }
+        Job job;
+        job.backward = op.backwardPass;
+        job.stage = op.stage;
+        job.microbatch = op.microbatch;
+        if (m_spec.schedule == pipeline::Schedule::kRoundPipe) {
+            if (!job.backward) {
+                job.firstLayer = firstLayerOf(m_spec.forwardPartition, op.stage, false, layers);
+                job.layers = m_spec.forwardPartition[static_cast<std::size_t>(op.stage)];
+            } else if (op.stage == 0) {
+                job.firstLayer = layers;  // the head stage
+                job.head = true;
+            } else {
+                std::vector<int> fromTop(m_spec.backwardPartition.begin() + 1, m_spec.backwardPartition.end());
+                job.firstLayer = firstLayerOf(fromTop, op.stage - 1, true, layers);
+                job.layers = fromTop[static_cast<std::size_t>(op.stage - 1)];
+            }
+        } else {
+            job.firstLayer = firstLayerOf(m_spec.forwardPartition, op.stage, false, layers);
+            job.layers = m_spec.forwardPartition[static_cast<std::size_t>(op.stage)];
+            job.head = op.stage == static_cast<int>(m_spec.forwardPartition.size()) - 1;
+        }
+        jobs.push_back(job);
+    }
+}
+
+LaneId PipelineExecutor::workerLane(int worker) {
+    const RunId run = m_tracer->run();
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto [it, added] = m_lanes.try_emplace({run, worker}, 0);
+    if (added) {  // in worker order (created by the main thread at the step start), so worker w is lane w
+        it->second = m_tracer->writer().addLane(run, LaneKind::kPipelineWorker, fmt::format("pipeline worker {}", worker), -1, worker);
+    }
+    return it->second;
+}
+
+double PipelineExecutor::step(std::int32_t step) {
+    const TrainConfig& config = m_trainer.config();
+    const int m = static_cast<int>(config.microbatches);
+    StepState state;
+    state.step = step;
+    state.losses.assign(static_cast<std::size_t>(m), torch::Tensor());
+    state.parameterGrads.assign(static_cast<std::size_t>(m), std::vector<torch::Tensor>(m_paramIndex.size()));
+    for (int mb = 0; mb < m; ++mb) {
+        ScopedRange range(m_tracer, names::kLoadBatch, Category::kData, Tags{kNoTag, kNoTag, mb});
+        state.batches.push_back(m_trainer.data().batch(static_cast<std::int64_t>(step) * m + mb).toDevice(m_trainer.device()));
+    }
+    for (int mb = 0; mb < m; ++mb) {
+        const PackedBatch& batch = state.batches[static_cast<std::size_t>(mb)];
+        state.contexts.push_back(m_trainer.makeContext(batch));
+        torch::NoGradGuard noGrad;
+        m_trainer.model()->fillRotary(batch.positions, state.contexts.back());  // every stage needs them
+    }
+    if (m_tracer != nullptr && m_tracer->run() != 0) {
+        for (int w = 0; w < m_spec.workers; ++w) workerLane(w);
+    }
+    {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        m_state = &state;
+        m_running = m_spec.workers;
+        ++m_generation;
+        m_wake.notify_all();
+        m_done.wait(lock, [&] { return m_running == 0; });
+        m_state = nullptr;
+    }
+    if (state.failure) std::rethrow_exception(state.failure);
+    // The optimizer on its own thread, after every job (synchronous).
+    std::exception_ptr optimizerFailure;
+    std::thread optimizer([&] {
+        try {
+            HostTracer::nameThisThread("optimizer");
+            optimizerStep(state);
+        } catch (...) {
+            optimizerFailure = std::current_exception();
+        }
+    });
+    optimizer.join();
+    if (optimizerFailure) std::rethrow_exception(optimizerFailure);
+    // The losses summed in float in micro-batch order, exactly as Trainer::step sums them.
+    torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions().device(m_trainer.device()));
+    for (const torch::Tensor& l : state.losses) {
+        if (l.defined()) lossSum += l;
+    }
+    return lossSum.item<double>();
+}
+
+void PipelineExecutor::workerLoop(int worker) {
+    HostTracer::nameThisThread(fmt::format("pipeline worker {}", worker));
+    at::set_num_threads(m_trainer.config().optimizations.pipeline.threadsPerWorker);
+    std::int64_t seen = 0;
+    while (true) {
+        StepState* state = nullptr;
+        {
+            std::unique_lock<std::mutex> lock(m_mutex);
+            m_wake.wait(lock, [&] { return m_stop || m_generation != seen; });
+            if (m_stop) return;
+            seen = m_generation;
+            state = m_state;
+        }
+        for (const Job& job : m_jobs[static_cast<std::size_t>(worker)]) {
+            {
+                std::lock_guard<std::mutex> lock(m_mutex);
+                if (state->failure) break;
+            }
+            try {
+                runJob(worker, job, *state);
+            } catch (...) {
+                std::lock_guard<std::mutex> lock(m_mutex);
+                if (!state->failure) state->failure = std::current_exception();
+                m_wake.notify_all();  // wake workers waiting on this job's output
+                break;
+            }
+        }
+        std::lock_guard<std::mutex> lock(m_mutex);
+        if (--m_running == 0) m_done.notify_all();
+    }
+}
+
+std::vector<torch::Tensor> PipelineExecutor::jobParameters(const Job& job) const {
+    Decoder& model = m_trainer.model();
+    std::vector<torch::Tensor> params;
+    auto add = [&](const std::vector<torch::Tensor>& more) {
+        for (const torch::Tensor& p : more) {
+            if (!p.requires_grad()) continue;
+            if (std::none_of(params.begin(), params.end(), [&](const torch::Tensor& q) { return q.is_same(p); })) {
+                params.push_back(p);
+            }
+        }
+    };
+    if (job.firstLayer == 0 && job.layers > 0) add(model->embedParameters());
+    for (std::int64_t l = job.firstLayer; l < job.firstLayer + job.layers; ++l) add(model->layerParameters(l));
+    if (job.head) add(model->headParameters());
+    return params;
+}
+
+void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
+    Decoder& model = m_trainer.model();
+    const int mb = job.microbatch;
+    const std::int64_t last = job.firstLayer + job.layers;
+    const bool fromTokens = job.firstLayer == 0 && job.layers > 0;
+    const LaneId lane = m_tracer != nullptr && m_tracer->run() != 0 ? workerLane(worker) : 0;
+    auto record = [&](const char* name, EventKind kind, Category category, TimestampNs start, TimestampNs end) {
+        if (lane == 0 || end <= start) return;
+        Event e;
+        e.lane = lane;
+        e.kind = kind;
+        e.category = category;
+        e.name = m_tracer->intern(name);
+        e.startNs = start;
+        e.endNs = end;
+        e.step = state.step;
+        e.layer = job.stage;
+        e.microbatch = mb;
+        m_tracer->record(e);
+    };
+    // Wait for what the job needs: its input activation (unless it starts from the tokens) and, for a
+    // backward that does not end in the loss, the gradient of its output.
+    torch::Tensor input;
+    torch::Tensor outputGrad;
+    {
+        const TimestampNs waitStart = Clock::nowNs();
+        std::unique_lock<std::mutex> lock(m_mutex);
+        m_wake.wait(lock, [&] {
+            if (state.failure) return true;
+            if (!fromTokens && state.activations.count({job.firstLayer, mb}) == 0) return false;
+            return !job.backward || job.head || state.gradients.count({last, mb}) != 0;
+        });
+        if (state.failure) return;
+        if (!fromTokens) input = state.activations.at({job.firstLayer, mb});
+        if (job.backward && !job.head) outputGrad = state.gradients.at({last, mb});
+        lock.unlock();
+        record("wait", EventKind::kWait, Category::kPipeline, waitStart, Clock::nowNs());
+    }
+    ForwardContext context = state.contexts[static_cast<std::size_t>(mb)];
+    context.packedMetadata = m_packed[static_cast<std::size_t>(worker)].get();
+    context.offloader = nullptr;
+    const PackedBatch& batch = state.batches[static_cast<std::size_t>(mb)];
+    const double scale = static_cast<double>(m_trainer.config().microbatches);
+
+    if (!job.backward) {
+        const TimestampNs start = Clock::nowNs();
+        torch::NoGradGuard noGrad;
+        torch::Tensor h = fromTokens ? model->embed(batch.tokens, batch.positions, context) : input;
+        std::vector<std::pair<std::int64_t, torch::Tensor>> kept;
+        for (std::int64_t l = job.firstLayer; l < last; ++l) {
+            kept.emplace_back(l, h);
+            h = model->runLayers(h, l, 1, context);
+        }
+        kept.emplace_back(last, h);
+        torch::Tensor loss;
+        if (job.head) loss = m_trainer.lossOf(model->head(h), batch).to(torch::kFloat) / scale;
+        record(names::kForward, EventKind::kRange, Category::kMath, start, Clock::nowNs());
+        std::lock_guard<std::mutex> lock(m_mutex);
+        for (auto& [layer, tensor] : kept) {
+            if (layer != job.firstLayer || fromTokens) state.activations[{layer, mb}] = tensor;
+        }
+        if (job.head) state.losses[static_cast<std::size_t>(mb)] = loss;
+        m_wake.notify_all();
+        return;
+    }
+
+    // Backward: recompute the stage with autograd, then the gradients of its input and parameters.
+    context.recompute = true;
+    const TimestampNs recomputeStart = Clock::nowNs();
+    torch::AutoGradMode enableGrad(true);
+    torch::Tensor stageInput;
+    torch::Tensor h;
+    if (fromTokens) {
+        h = model->embed(batch.tokens, batch.positions, context);
+    } else {
+        stageInput = input.detach().requires_grad_(true);
+        h = stageInput;
+    }
+    h = model->runLayers(h, job.firstLayer, job.layers, context);
+    torch::Tensor root = h;
+    if (job.head) root = m_trainer.lossOf(model->head(h), batch).to(torch::kFloat) / scale;
+    const TimestampNs backwardStart = Clock::nowNs();
+    // RoundPipe's head stage runs the head forward for the first time here: a forward, not a recompute.
+    record(job.head && job.layers == 0 && m_spec.schedule == pipeline::Schedule::kRoundPipe ? names::kForward
+                                                                                              : names::kRecompute,
+           EventKind::kRange, Category::kMath, recomputeStart, backwardStart);
+    std::vector<torch::Tensor> inputs;
+    if (stageInput.defined()) inputs.push_back(stageInput);
+    const std::vector<torch::Tensor> params = jobParameters(job);
+    inputs.insert(inputs.end(), params.begin(), params.end());
+    std::vector<torch::Tensor> grads;
+    if (!inputs.empty() && root.requires_grad()) {
+        grads = torch::autograd::grad({root}, inputs, {job.head ? torch::Tensor() : outputGrad},
+                                      /*retain_graph=*/false, /*create_graph=*/false, /*allow_unused=*/true);
+    }
+    record(names::kBackward, EventKind::kRange, Category::kMath, backwardStart, Clock::nowNs());
+    std::lock_guard<std::mutex> lock(m_mutex);
+    std::size_t next = 0;
+    if (stageInput.defined()) {
+        state.gradients[{job.firstLayer, mb}] = grads.empty() ? torch::zeros_like(stageInput) : grads[next];
+        ++next;
+    }
+    for (const torch::Tensor& p : params) {
+        const torch::Tensor g = grads.empty() ? torch::Tensor() : grads[next++];
+        if (!g.defined()) continue;
+        torch::Tensor& slot = state.parameterGrads[static_cast<std::size_t>(mb)][m_paramIndex.at(p.unsafeGetTensorImpl())];
+        slot = slot.defined() ? slot + g : g;  // a tied embedding meets two stages
+    }
+    if (job.head && m_spec.schedule == pipeline::Schedule::kRoundPipe) {
+        state.losses[static_cast<std::size_t>(mb)] = root.detach();  // RoundPipe's forward never reached the loss
+    }
+    m_wake.notify_all();
+}
+
+void PipelineExecutor::optimizerStep(StepState& state) {
+    ScopedRange range(m_tracer, names::kOptimizer, Category::kOptimizer);
+    const std::vector<torch::Tensor> trainable = m_trainer.trainableParameters();
+    torch::NoGradGuard noGrad;
+    for (const torch::Tensor& p : trainable) {
+        const std::size_t index = m_paramIndex.at(p.unsafeGetTensorImpl());
+        torch::Tensor sum;
+        for (const auto& perMicrobatch : state.parameterGrads) {  // micro-batch order, as accumulation does
+            const torch::Tensor& g = perMicrobatch[index];
+            if (!g.defined()) continue;
+            if (!sum.defined()) {
+                sum = g.clone();
+            } else {
+                sum.add_(g);
+            }
+        }
+        p.mutable_grad() = sum;
+    }
+    m_trainer.optimizer().step();
+}
+
+}  // namespace glueprof

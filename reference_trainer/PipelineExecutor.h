@@ -1,0 +1,96 @@
+#pragma once
+// The reference trainer cut into pipeline stages and run by P virtual workers on one machine (the
+// `roundpipe` toggle and its Looped-BFS baseline). On CPU each worker is a thread with its own intra-op
+// thread count.
+//
+// Each step, the pipeline simulator (optimizations/pipeline_schedule) plans the jobs: which worker runs
+// which stage of which micro-batch, in which order (Looped-BFS: stage s bound to worker s mod P;
+// RoundPipe: stages dealt round-robin to the pool, its LM head a fused forward + backward stage).
+// The plan comes from estimated costs (parameters per layer; the executor does not time itself to
+// plan); the workers then run it for real, each waiting for the activations and gradients it needs.
+//   forward job:  embedding (stage 0) and the stage's layers without autograd, keeping each layer's
+//                 input (layer-level checkpointing, as the plain trainer); Looped-BFS's last stage
+//                 also computes the loss;
+//   backward job: recompute the stage from its first layer's input with autograd, then the gradients
+//                 of the stage's input and parameters (the head stage starts from the loss);
+//   optimizer:    on its own thread once all jobs are done: per parameter the micro-batches'
+//                 gradients summed in micro-batch order (what the plain trainer's accumulation does),
+//                 then AdamW. Synchronous: the next step's jobs start after it.
+// Ranges on each worker's pipeline-worker lane: forward / recompute / backward (layer tag = stage,
+// micro-batch tag), wait (blocked on a dependency); ops and layer ranges on the worker's host lane.
+// Not done here: CUDA (one host thread and stream per worker), the asynchronous optimizer, and
+// RoundPipe's upload/download of stage weights (on CPU every worker reads the host master weights).
+#include <torch/torch.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "optimizations/packed_metadata/PackedMetadata.h"
+#include "optimizations/pipeline_schedule/PipelineSimulator.h"
+#include "profiler/host/HostTracer.h"
+#include "reference_trainer/TrainConfig.h"
+#include "reference_trainer/data/PackedBatches.h"
+#include "reference_trainer/model/Decoder.h"
+
+namespace glueprof {
+
+class Trainer;
+
+// The plan for a config: partitions and estimated per-layer costs (ms-scaled parameter counts).
+pipeline::SimulationSpec pipelineSpec(const TrainConfig& config);
+
+class PipelineExecutor {
+public:
+    PipelineExecutor(Trainer& trainer, HostTracer* tracer);
+    ~PipelineExecutor();
+    PipelineExecutor(const PipelineExecutor&) = delete;
+    PipelineExecutor& operator=(const PipelineExecutor&) = delete;
+
+    // Runs every micro-batch of optimizer step `step` through the pipeline and the optimizer;
+    // returns the sum of the micro-batch losses (each already divided by M, as Trainer::step sums).
+    double step(std::int32_t step);
+    const pipeline::SimulationSpec& spec() const { return m_spec; }
+
+private:
+    struct Job {
+        bool backward = false;
+        int stage = 0;
+        int microbatch = 0;
+        std::int64_t firstLayer = 0;
+        std::int64_t layers = 0;
+        bool head = false;  // ends with the final norm, LM head and loss
+    };
+    struct StepState;
+
+    void buildJobs();
+    void workerLoop(int worker);
+    void runJob(int worker, const Job& job, StepState& state);
+    void optimizerStep(StepState& state);
+    std::vector<torch::Tensor> jobParameters(const Job& job) const;
+    LaneId workerLane(int worker);
+
+    Trainer& m_trainer;
+    HostTracer* m_tracer;
+    pipeline::SimulationSpec m_spec;
+    std::vector<std::vector<Job>> m_jobs;  // per worker, in plan order
+    std::map<const void*, std::size_t> m_paramIndex;  // trainable parameter -> index
+    std::vector<std::unique_ptr<PackedMetadataProvider>> m_packed;  // one per worker (not thread-safe)
+    std::map<std::pair<RunId, int>, LaneId> m_lanes;
+
+    // Workers wait for a step, run their jobs, report done.
+    std::mutex m_mutex;
+    std::condition_variable m_wake;
+    std::condition_variable m_done;
+    std::int64_t m_generation = 0;
+    int m_running = 0;
+    bool m_stop = false;
+    StepState* m_state = nullptr;
+    std::vector<std::thread> m_threads;
+};
+
+}  // namespace glueprof

@@ -1,0 +1,58 @@
+// The pipeline executor on CPU: two worker threads, both schedules, synchronous optimizer. It must
+// train exactly as the single-worker trainer does: the same loss, bit for bit, at every step.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include "profiler/core/Error.h"
+#include "reference_trainer/PipelineExecutor.h"
+#include "reference_trainer/Presets.h"
+#include "reference_trainer/Trainer.h"
+
+namespace glueprof {
+namespace {
+
+TrainConfig pipelined(PipelineMode mode, std::vector<int> loopedBfsPartition = {}) {
+    TrainConfig config = presetConfig("tiny");
+    config.microbatches = 4;
+    config.optimizations.pipeline.mode = mode;
+    config.optimizations.pipeline.workers = 2;
+    config.optimizations.pipeline.loopedBfsPartition = std::move(loopedBfsPartition);
+    return config;
+}
+
+TEST(PipelineExecutorTest, TwoWorkersTrainBitIdenticallyToOneForBothSchedules) {
+    TrainConfig single = presetConfig("tiny");
+    single.microbatches = 4;
+    Trainer reference(single, nullptr);
+    Trainer looped(pipelined(PipelineMode::kLoopedBfs), nullptr);
+    Trainer uneven(pipelined(PipelineMode::kLoopedBfs, {3, 1, 0, 0}), nullptr);
+    Trainer roundPipe(pipelined(PipelineMode::kRoundPipe), nullptr);
+    for (int step = 0; step < 4; ++step) {
+        const double expected = reference.step(step).loss;
+        EXPECT_EQ(looped.step(step).loss, expected) << "looped-bfs, step " << step;
+        EXPECT_EQ(uneven.step(step).loss, expected) << "looped-bfs 3,1,0,0, step " << step;
+        EXPECT_EQ(roundPipe.step(step).loss, expected) << "roundpipe, step " << step;
+    }
+}
+
+TEST(PipelineExecutorTest, PlansFollowTheSchedules) {
+    const pipeline::SimulationSpec looped = pipelineSpec(pipelined(PipelineMode::kLoopedBfs));
+    EXPECT_EQ(looped.schedule, pipeline::Schedule::kLoopedBfs);
+    EXPECT_EQ(looped.forwardPartition, (std::vector<int>{1, 1, 2, 0}));  // tiny: 4 layers, 2 workers
+    const pipeline::SimulationSpec round = pipelineSpec(pipelined(PipelineMode::kRoundPipe));
+    EXPECT_EQ(round.schedule, pipeline::Schedule::kRoundPipe);
+    EXPECT_EQ(round.backwardPartition.front(), 0);  // the head stage
+}
+
+TEST(PipelineExecutorTest, AnImpossiblePartitionIsAnInputError) {
+    try {
+        Trainer bad(pipelined(PipelineMode::kLoopedBfs, {2, 1, 1}), nullptr);
+        FAIL() << "a partition of 3 stages for 2 workers was accepted";
+    } catch (const GlueprofError& e) {
+        EXPECT_EQ(e.code(), ExitCode::kInput);
+        EXPECT_NE(std::string(e.what()).find("multiple of 2 workers"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace glueprof
