@@ -16,5 +16,6 @@ void registerAdviseCommand(CLI::App& app, Action& action);
 void registerCheckCommand(CLI::App& app, Action& action);
 void registerExportCommand(CLI::App& app, Action& action);
 void registerReportCommand(CLI::App& app, Action& action);
+void registerSimulateCommand(CLI::App& app, Action& action);
 
 }  // namespace glueprof::cli

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
     cli::registerCheckCommand(app, action);
     cli::registerExportCommand(app, action);
     cli::registerReportCommand(app, action);
+    cli::registerSimulateCommand(app, action);
     cli::registerDoctorCommand(app, action);
     try {
         app.parse(argc, argv);

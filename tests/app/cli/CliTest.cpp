@@ -9,10 +9,12 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <map>
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 
 #include "profiler/core/Sqlite.h"
 #include "profiler/core/TraceReader.h"
@@ -121,7 +123,7 @@ TEST_F(CliTest, AbAllComparesEveryToggleAndVectorizedReadsNothingButTheLoss) {
     std::vector<std::string> ran;
     for (const nlohmann::json& c : j["comparisons"]) ran.push_back(c["toggle"]);
     EXPECT_EQ(ran, (std::vector<std::string>{"packed_cache", "packed_vectorized", "offload",
-                                             "double_buffer", "prefetch"}));
+                                             "double_buffer", "prefetch", "roundpipe"}));
     ASSERT_EQ(j["skipped"].size(), 2u);
     EXPECT_EQ(j["skipped"][0]["toggle"], "moe_group_once");
     EXPECT_NE(j["skipped"][0]["reason"].get<std::string>().find("no MoE layers"), std::string::npos);
@@ -444,6 +446,62 @@ TEST_F(CliTest, DoctorReportsTorchAndWhyThereIsNoGpu) {
         EXPECT_NE(bad.out.find("GLUEPROF_CUPTI_PATH=" + path("missing-libcupti.so") + " cannot be loaded"), std::string::npos)
             << bad.out;
     }
+}
+
+// glueprof simulate on the artifact's cost file prints the published numbers; its JSON has the
+// makespan, the bubble ratio as a fraction and per-worker entries; the runs are in the database.
+TEST_F(CliTest, SimulateReproducesThePublishedCaseAndRecordsItsRuns) {
+    const std::string costs = std::string(GLUEPROF_SOURCE_DIR) + "/assets/pipeline/roundpipe-1.7b.json";
+    const std::string db = path("sim.sqlite");
+    for (const auto& [schedule, makespan, ratio] :
+         {std::tuple<std::string, double, double>{"looped-bfs", 2467.27, 0.2501}, {"roundpipe", 2286.02, 0.1907}}) {
+        Result r = run("simulate --costs " + costs + " --schedule " + schedule + " --json --db " + db);
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+        const nlohmann::json j = nlohmann::json::parse(r.out);
+        EXPECT_NEAR(j["makespan_ms"].get<double>(), makespan, 0.01) << schedule;
+        EXPECT_NEAR(j["bubble_ratio"].get<double>(), ratio, 0.001) << schedule;
+        EXPECT_EQ(j["per_worker"].size(), 8u);
+        EXPECT_EQ(j["schedule"], schedule);
+    }
+    Result table = run("simulate --costs " + costs + " --schedule roundpipe --db " + db);
+    EXPECT_NE(table.out.find("bubble ratio   19.07%"), std::string::npos) << table.out;
+    const std::vector<RunSummary> runs = TraceReader(db).listRuns();
+    ASSERT_EQ(runs.size(), 3u);
+    EXPECT_EQ(runs[0].label, "simulate:looped-bfs");
+    EXPECT_EQ(runs[1].label, "simulate:roundpipe");
+
+    Result noCosts = run("simulate --schedule roundpipe --db " + db);
+    EXPECT_EQ(noCosts.exitCode, 1);
+    Result badSchedule = run("simulate --costs " + costs + " --schedule zigzag --db " + db);
+    EXPECT_EQ(badSchedule.exitCode, 1);
+    EXPECT_NE(badSchedule.err.find("choose gpipe, 1f1b, looped-bfs or roundpipe"), std::string::npos) << badSchedule.err;
+    {
+        std::ofstream bad(path("bad-costs.json"));
+        bad << "{\"format\": \"glueprof-pipeline-costs-1\", \"layers\": 4}";
+    }
+    Result badFile = run("simulate --costs " + path("bad-costs.json") + " --db " + db);
+    EXPECT_EQ(badFile.exitCode, 2);
+    EXPECT_NE(badFile.err.find("'forward_ms' is missing"), std::string::npos) << badFile.err;
+}
+
+// The executor on an uneven partition: Looped-BFS binds the 5-layer stage to worker 0, RoundPipe deals
+// balanced stages to both workers, so its executed bubble ratio is lower; the loss is bit-identical.
+TEST_F(CliTest, ExecutedRoundPipeHasALowerBubbleThanAnUnevenLoopedBfs) {
+    const std::string db = path("pipe.sqlite");
+    Result ab = run("ab --preset small --opt roundpipe --partition 5,1,1,1 --steps 1 --warmup 1 --repeats 2 --json --db " + db);
+    ASSERT_EQ(ab.exitCode, 0) << ab.err;
+    const nlohmann::json comparison = nlohmann::json::parse(ab.out)["comparisons"][0];
+    EXPECT_TRUE(comparison["loss_equal"].get<bool>());
+    Result report = run("report --db " + db + " --format json --out " + path("pipe.json"));
+    ASSERT_EQ(report.exitCode, 0) << report.err;
+    const nlohmann::json runs = nlohmann::json::parse(slurp(path("pipe.json")))["runs"];
+    ASSERT_EQ(runs.size(), 2u);
+    const double looped = runs[0]["bubbles"]["ratio"].get<double>();
+    const double roundPipe = runs[1]["bubbles"]["ratio"].get<double>();
+    EXPECT_EQ(runs[0]["bubbles"]["workers"], 2);
+    EXPECT_LT(roundPipe, looped) << "looped-bfs " << looped << ", roundpipe " << roundPipe;
+    std::cerr << "executed bubble ratio on small, partition 5,1,1,1: looped-bfs " << looped << ", roundpipe "
+              << roundPipe << "\n";
 }
 
 // Any capture loss in the compared runs fails the gate (exit 3) unless --allow-loss; ab on CPU says

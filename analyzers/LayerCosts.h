@@ -1,0 +1,27 @@
+#pragma once
+// Per-layer costs measured in a single-worker trainer run, per micro-batch: what `glueprof simulate
+// --preset` feeds the pipeline simulator ("measure, then replay"). From the host lane's ranges:
+//   forward of layer l   = its `layer` range outside any `recompute` range;
+//   recompute of layer l = its `recompute` range;  backward of layer l = its `layer_backward` range;
+//   head forward  = a micro-batch's `forward` range less its layers (embedding, final norm, LM head, loss);
+//   head backward = its `backward` range less its recomputes and layer backwards.
+// Medians over the measured steps' micro-batches.
+#include <vector>
+
+#include "profiler/core/TraceModel.h"
+
+namespace glueprof {
+
+struct LayerCostsResult {
+    std::vector<double> forwardMs;    // per layer
+    std::vector<double> recomputeMs;
+    std::vector<double> backwardMs;
+    double headForwardMs = 0.0;
+    double headBackwardMs = 0.0;
+    std::size_t microbatchesMeasured = 0;
+    bool complete() const { return !forwardMs.empty() && microbatchesMeasured > 0; }
+};
+
+LayerCostsResult measureLayerCosts(const TraceModel& trace);
+
+}  // namespace glueprof

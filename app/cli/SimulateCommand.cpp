@@ -1,0 +1,298 @@
+// glueprof simulate: the pipeline simulator from a cost file or from costs measured on a preset,
+// recorded into the trace store (simulated-worker lanes) and analyzed by the bubble analyzer.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "analyzers/LayerCosts.h"
+#include "analyzers/PipelineBubbles.h"
+#include "app/cli/Commands.h"
+#include "app/cli/Progress.h"
+#include "optimizations/pipeline_schedule/CostFile.h"
+#include "optimizations/pipeline_schedule/Partitioner.h"
+#include "optimizations/pipeline_schedule/PipelineSimulator.h"
+#include "optimizations/pipeline_schedule/SimulationTrace.h"
+#include "profiler/core/Error.h"
+#include "profiler/core/TraceReader.h"
+#include "profiler/host/HostTracer.h"
+#include "profiler/torch_ops/OpObserver.h"
+#include "reference_trainer/AbRunner.h"
+#include "reference_trainer/Presets.h"
+
+namespace glueprof::cli {
+
+namespace {
+
+struct SimulateOptions {
+    std::vector<std::string> schedules;
+    int workers = 0;       // 0: the cost file's, else 2
+    int microbatches = 0;  // 0: the cost file's, else workers + 1
+    int iterations = 1;
+    bool async = false;
+    std::string costs;
+    std::string preset;
+    double scale = 1.0;
+    std::int64_t seqLen = 0;
+    std::string partition;
+    std::string backwardPartition;
+    double hopMs = -1.0;        // < 0: the cost file's
+    double optimizerMs = -1.0;  // < 0: the cost file's
+    bool predict = false;
+    std::string db = "runs.sqlite";
+    bool json = false;
+};
+
+std::vector<int> parseList(const std::string& text, const char* option) {
+    std::vector<int> out;
+    std::stringstream list(text);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+        try {
+            std::size_t used = 0;
+            const int n = std::stoi(item, &used);
+            if (used != item.size() || n < 0) throw std::invalid_argument(item);
+            out.push_back(n);
+        } catch (const std::exception&) {
+            throw usageError(fmt::format("{} '{}': '{}' is not a layer count; write e.g. 7,7,7,7", option, text, item));
+        }
+    }
+    return out;
+}
+
+// Costs measured on a preset: a short single-worker run recorded into the database, then per-layer
+// medians (analyzers/LayerCosts).
+pipeline::PipelineCosts measurePreset(const SimulateOptions& o, TraceWriter& writer) {
+    TrainConfig config = presetConfig(o.preset, o.scale);
+    if (o.seqLen > 0) config.seqLen = o.seqLen;
+    checkFitsInMemory(config, 1);
+    HostTracer tracer(writer);
+    RunId run = 0;
+    {
+        OpObserver observer(tracer);
+        run = runSingle(config, {}, 1, 2, tracer, terminalProgress("measure " + o.preset));
+        endProgressLine();
+    }
+    writer.flush();
+    const LayerCostsResult measured = measureLayerCosts(TraceReader(writer.path()).loadRun(run));
+    if (!measured.complete()) {
+        throw inputError("the measured run has no layer ranges to take costs from: the preset must have layers");
+    }
+    pipeline::PipelineCosts costs;
+    costs.forwardMs = measured.forwardMs;
+    costs.recomputeMs = measured.recomputeMs;
+    costs.backwardMs = measured.backwardMs;
+    costs.headForwardMs = measured.headForwardMs;
+    costs.headBackwardMs = measured.headBackwardMs;
+    std::cerr << fmt::format("measured {} layers of {} on this machine (run {}, {} micro-batches): forward {:.3f} ms, "
+                             "backward {:.3f} ms per layer (median of layer 0), head {:.3f} + {:.3f} ms\n",
+                             costs.layers(), o.preset, run, measured.microbatchesMeasured, costs.forwardMs[0],
+                             costs.backwardMs[0], costs.headForwardMs, costs.headBackwardMs);
+    return costs;
+}
+
+pipeline::SimulationSpec specFor(pipeline::Schedule schedule, int workers, int microbatches, const SimulateOptions& o,
+                                 const pipeline::CostFile& file) {
+    pipeline::SimulationSpec spec;
+    spec.schedule = schedule;
+    spec.workers = workers;
+    spec.microbatches = microbatches;
+    spec.iterations = o.iterations;
+    spec.optimizer = o.async ? pipeline::OptimizerMode::kAsynchronous : pipeline::OptimizerMode::kSynchronous;
+    spec.costs = file.costs;
+    const int layers = static_cast<int>(spec.costs.layers());
+    const std::string name = pipeline::toString(schedule);
+    if (schedule == pipeline::Schedule::kRoundPipe) {
+        const bool given = file.partitions.count("roundpipe-forward") != 0;
+        const pipeline::RoundPipePartition automatic = pipeline::roundPipePartition(spec.costs);
+        spec.forwardPartition = !o.partition.empty() ? parseList(o.partition, "--partition")
+                                : given             ? file.partitions.at("roundpipe-forward")
+                                                    : automatic.forward;
+        spec.backwardPartition = !o.backwardPartition.empty() ? parseList(o.backwardPartition, "--backward-partition")
+                                 : given                       ? file.partitions.at("roundpipe-backward")
+                                                               : automatic.backward;
+    } else if (!o.partition.empty()) {
+        spec.forwardPartition = parseList(o.partition, "--partition");
+    } else if (file.partitions.count(name) != 0 &&
+               (schedule == pipeline::Schedule::kLoopedBfs
+                    ? file.partitions.at(name).size() % static_cast<std::size_t>(workers) == 0
+                    : file.partitions.at(name).size() == static_cast<std::size_t>(workers))) {
+        spec.forwardPartition = file.partitions.at(name);  // the file's, when it fits this many workers
+    } else if (schedule == pipeline::Schedule::kLoopedBfs) {
+        spec.forwardPartition = pipeline::loopedBfsPartition(layers, workers);
+    } else {
+        spec.forwardPartition = pipeline::balancedPartition(layers, workers);
+    }
+    return spec;
+}
+
+nlohmann::json resultJson(const pipeline::SimulationSpec& spec, const pipeline::SimulationResult& result,
+                          const BubbleResult& bubbles, RunId run, const std::string& db) {
+    nlohmann::json perWorker = nlohmann::json::array();
+    for (std::size_t w = 0; w < bubbles.perWorker.size(); ++w) {
+        const double busy = static_cast<double>(bubbles.perWorker[w].busyNs) / 1e6;
+        perWorker.push_back({{"worker", w}, {"busy_ms", busy}, {"idle_ms", result.makespanMs - busy},
+                             {"utilization", result.makespanMs > 0 ? busy / result.makespanMs : 0.0}});
+    }
+    nlohmann::json j = {{"schedule", pipeline::toString(spec.schedule)},
+                        {"workers", spec.workers},
+                        {"microbatches", spec.microbatches},
+                        {"iterations", spec.iterations},
+                        {"optimizer", spec.optimizer == pipeline::OptimizerMode::kSynchronous ? "synchronous" : "asynchronous"},
+                        {"makespan_ms", result.makespanMs},
+                        {"bubble_ratio", bubbles.ratio},
+                        {"breakdown",
+                         {{"fill", bubbles.share(bubbles.fillNs)},
+                          {"switch", bubbles.share(bubbles.switchNs)},
+                          {"drain", bubbles.share(bubbles.drainNs)},
+                          {"intra", bubbles.share(bubbles.intraNs)}}},
+                        {"hop_total_ms", result.hopTotalMs},
+                        {"hop_exposed_ms", result.hopExposedMs},
+                        {"forward_partition", spec.forwardPartition},
+                        {"per_worker", perWorker},
+                        {"run", run},
+                        {"db", db}};
+    if (spec.schedule == pipeline::Schedule::kRoundPipe) j["backward_partition"] = spec.backwardPartition;
+    return j;
+}
+
+std::string partitionText(const std::vector<int>& p) {
+    std::string text;
+    for (int n : p) text += (text.empty() ? "" : ",") + std::to_string(n);
+    return text;
+}
+
+std::string resultText(const nlohmann::json& j) {
+    std::string out = fmt::format("{}: {} workers, {} micro-batches, {} iteration(s), {} optimizer\n",
+                                  j["schedule"].get<std::string>(), j["workers"].get<int>(), j["microbatches"].get<int>(),
+                                  j["iterations"].get<int>(), j["optimizer"].get<std::string>());
+    out += fmt::format("  partition      {}", partitionText(j["forward_partition"].get<std::vector<int>>()));
+    if (j.contains("backward_partition")) {
+        out += fmt::format("  |  backward {}", partitionText(j["backward_partition"].get<std::vector<int>>()));
+    }
+    out += fmt::format("\n  makespan       {:.2f} ms\n  bubble ratio   {:.2f}%  (fill {:.2f}%, switch {:.2f}%, drain "
+                       "{:.2f}%, intra {:.2f}%)\n  hops           {:.2f} ms issued, {:.2f} ms exposed\n",
+                       j["makespan_ms"].get<double>(), 100 * j["bubble_ratio"].get<double>(),
+                       100 * j["breakdown"]["fill"].get<double>(), 100 * j["breakdown"]["switch"].get<double>(),
+                       100 * j["breakdown"]["drain"].get<double>(), 100 * j["breakdown"]["intra"].get<double>(),
+                       j["hop_total_ms"].get<double>(), j["hop_exposed_ms"].get<double>());
+    for (const nlohmann::json& w : j["per_worker"]) {
+        out += fmt::format("  worker {:<3}     busy {:>10.2f} ms  idle {:>10.2f} ms  ({:.1f}% busy)\n",
+                           w["worker"].get<int>(), w["busy_ms"].get<double>(), w["idle_ms"].get<double>(),
+                           100 * w["utilization"].get<double>());
+    }
+    return out;
+}
+
+int simulateCommand(const SimulateOptions& o) {
+    if (o.costs.empty() == o.preset.empty()) {
+        throw usageError("give the costs: --costs FILE (e.g. assets/pipeline/roundpipe-1.7b.json) or --preset NAME "
+                         "(measured on this machine)");
+    }
+    pipeline::CostFile file;
+    if (!o.costs.empty()) {
+        try {
+            file = pipeline::loadCostFile(o.costs);
+        } catch (const std::invalid_argument& e) {
+            throw inputError(e.what());
+        }
+    }
+    if (!o.preset.empty()) presetConfig(o.preset);  // an unknown preset is a usage error before any file
+    TraceWriter writer(o.db);
+    if (!o.preset.empty()) file.costs = measurePreset(o, writer);
+    if (o.hopMs >= 0) file.costs.hopMs = o.hopMs;
+    if (o.optimizerMs >= 0) file.costs.optimizerMs = o.optimizerMs;
+    const int workers = o.workers > 0 ? o.workers : (file.workers > 0 ? file.workers : 2);
+    const int microbatches = o.microbatches > 0 ? o.microbatches : (file.microbatches > 0 && o.workers == 0 ? file.microbatches : workers + 1);
+    std::vector<std::string> schedules = o.schedules.empty() ? std::vector<std::string>{"roundpipe"} : o.schedules;
+
+    nlohmann::json results = nlohmann::json::array();
+    std::string text;
+    for (const std::string& name : schedules) {
+        pipeline::SimulationSpec spec;
+        pipeline::SimulationResult result;
+        try {
+            spec = specFor(pipeline::parseSchedule(name), workers, microbatches, o, file);
+            result = pipeline::simulate(spec);
+        } catch (const std::invalid_argument& e) {
+            throw usageError(e.what());
+        }
+        const RunId run = pipeline::recordSimulation(writer, spec, result, "simulate:" + name,
+                                                     o.preset.empty() ? o.costs : o.preset);
+        writer.flush();
+        const BubbleResult bubbles = analyzeBubbles(TraceReader(o.db).loadRun(run));
+        const nlohmann::json j = resultJson(spec, result, bubbles, run, o.db);
+        results.push_back(j);
+        text += resultText(j);
+    }
+    if (o.predict) {  // the same costs replayed for P = 2..8
+        nlohmann::json predictions = nlohmann::json::array();
+        text += "\npredicted (same costs, M = 2P):\n  P   looped-bfs makespan  bubble   roundpipe makespan  bubble\n";
+        for (int p = 2; p <= 8; ++p) {
+            nlohmann::json row = {{"workers", p}};
+            std::string line = fmt::format("  {:<3}", p);
+            for (pipeline::Schedule s : {pipeline::Schedule::kLoopedBfs, pipeline::Schedule::kRoundPipe}) {
+                SimulateOptions plain = o;
+                plain.partition.clear();
+                plain.backwardPartition.clear();
+                pipeline::CostFile noPartitions = file;
+                noPartitions.partitions.clear();
+                const pipeline::SimulationSpec spec = specFor(s, p, 2 * p, plain, noPartitions);
+                const pipeline::SimulationResult r = pipeline::simulate(spec);
+                double busy = 0.0;
+                for (const pipeline::SimOp& op : r.ops) busy += op.endMs - op.startMs;
+                const double ratio = r.makespanMs > 0 ? 1.0 - busy / (r.makespanMs * p) : 0.0;
+                row[pipeline::toString(s)] = {{"makespan_ms", r.makespanMs}, {"bubble_ratio", ratio}};
+                line += fmt::format(" {:>16.2f} ms  {:>5.1f}%", r.makespanMs, 100 * ratio);
+            }
+            predictions.push_back(row);
+            text += line + "\n";
+        }
+        if (o.json) {
+            nlohmann::json out = results.size() == 1 ? results[0] : nlohmann::json{{"simulations", results}};
+            out["predictions"] = predictions;
+            std::cout << out.dump(2) << "\n";
+            writer.close();
+            return 0;
+        }
+    }
+    writer.close();
+    if (o.json) {
+        std::cout << (results.size() == 1 ? results[0] : nlohmann::json{{"simulations", results}}).dump(2) << "\n";
+    } else {
+        std::cout << text << fmt::format("database: {}\n", o.db);
+    }
+    return 0;
+}
+
+}  // namespace
+
+void registerSimulateCommand(CLI::App& app, Action& action) {
+    auto o = std::make_shared<SimulateOptions>();
+    CLI::App* command = app.add_subcommand(
+        "simulate", "simulate a pipeline schedule (gpipe, 1f1b, looped-bfs, roundpipe): makespan and bubble ratio");
+    command->add_option("--schedule", o->schedules, "gpipe, 1f1b, looped-bfs or roundpipe (repeatable; default roundpipe)");
+    command->add_option("--workers", o->workers, "workers P (default: the cost file's, else 2)")->check(CLI::Range(1, 1024));
+    command->add_option("--microbatches", o->microbatches, "micro-batches M (default: the cost file's, else P + 1)")
+        ->check(CLI::Range(1, 1 << 20));
+    command->add_option("--iterations", o->iterations, "training iterations to simulate")->capture_default_str()
+        ->check(CLI::Range(1, 1000));
+    command->add_flag("--async", o->async, "RoundPipe's asynchronous optimizer (one-step-stale weights)");
+    command->add_option("--costs", o->costs, "cost file (assets/pipeline/*.json)");
+    command->add_option("--preset", o->preset, "measure per-layer costs of this trainer preset on this machine");
+    command->add_option("--scale", o->scale, "with --preset: shrink the model (as run/ab --scale)");
+    command->add_option("--seq-len", o->seqLen, "with --preset: tokens per micro-batch");
+    command->add_option("--partition", o->partition, "layers per stage, e.g. 7,7,7,7 (RoundPipe: the forward partition)");
+    command->add_option("--backward-partition", o->backwardPartition,
+                        "RoundPipe's backward partition, head stage first, e.g. 0,3,3,3,3,3,3,3,3,2,2");
+    command->add_option("--hop-ms", o->hopMs, "cost of one hand-off between workers (default: the cost file's)");
+    command->add_option("--optimizer-ms", o->optimizerMs, "optimizer step between synchronous iterations");
+    command->add_flag("--predict", o->predict, "also predict P = 2..8 for Looped-BFS and RoundPipe with the same costs");
+    command->add_option("--db", o->db, "trace database the simulated runs are written to")->capture_default_str();
+    command->add_flag("--json", o->json, "print one JSON object");
+    command->callback([o, &action] { action = [o] { return simulateCommand(*o); }; });
+}
+
+}  // namespace glueprof::cli
