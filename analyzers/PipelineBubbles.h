@@ -15,7 +15,9 @@
 // pipeline's steps alternate with other work (the other A/B arm, the optimizer), which is no bubble
 // of its pipeline. Totals are summed over steps: makespan = Σ step makespans, ratio = Σ bubble /
 // (P × Σ makespan). A simulation of one iteration is one step: its makespan and ratio as published.
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "profiler/core/TraceModel.h"
@@ -35,6 +37,12 @@ struct BubbleResult {
     double ratio = 0.0;
     TimestampNs fillNs = 0, switchNs = 0, drainNs = 0, intraNs = 0;
     std::vector<WorkerBusy> perWorker;
+    TimestampNs medianStepMakespanNs() const {
+        if (stepMakespansNs.empty()) return 0;
+        std::vector<TimestampNs> sorted = stepMakespansNs;
+        std::sort(sorted.begin(), sorted.end());
+        return sorted[sorted.size() / 2];
+    }
     double share(TimestampNs part) const {
         const double capacity = static_cast<double>(makespanNs) * static_cast<double>(workers);
         return capacity > 0 ? static_cast<double>(part) / capacity : 0.0;

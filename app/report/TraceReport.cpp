@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -30,6 +31,9 @@ ReportRun buildRun(const TraceModel& trace) {
         }
         r.stripCopies = copySpans(trace, r.stripStep);
     }
+    // The Gantt shows one step: the first measured one (a simulation has one per iteration).
+    const bool oneStep = !measured.empty();
+    const std::int32_t ganttStep = oneStep ? *measured.begin() : kNoTag;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         const Lane& lane = trace.lanes()[i];
         if (lane.kind != LaneKind::kPipelineWorker && lane.kind != LaneKind::kSimulatedWorker) continue;
@@ -37,7 +41,7 @@ ReportRun buildRun(const TraceModel& trace) {
         r.workers.push_back(lane.name);
         for (const Event& e : trace.eventsOnLane(i)) {
             const std::string& name = trace.name(e.name);
-            if (e.kind == EventKind::kRange &&
+            if (e.kind == EventKind::kRange && (!oneStep || e.step == ganttStep) &&
                 (name == names::kForward || name == names::kRecompute || name == names::kBackward)) {
                 r.gantt.push_back(GanttBar{worker, name, e.startNs, e.endNs});
             }
@@ -87,7 +91,8 @@ nlohmann::json runJson(const ReportRun& r) {
     };
     if (a.bubbles.workers > 0) {
         j["bubbles"] = {{"workers", a.bubbles.workers},
-                        {"makespan_ms", static_cast<double>(a.bubbles.makespanNs) / 1e6},
+                        {"makespan_ms", static_cast<double>(a.bubbles.medianStepMakespanNs()) / 1e6},  // per step
+                        {"steps", a.bubbles.stepMakespansNs.size()},
                         {"ratio", a.bubbles.ratio},
                         {"fill", a.bubbles.share(a.bubbles.fillNs)},
                         {"switch", a.bubbles.share(a.bubbles.switchNs)},
@@ -166,9 +171,10 @@ std::string renderReportMarkdown(const TraceReport& report) {
                               a.copyOverlap.total.overlapRatio(), a.copyOverlap.exposedMsPerStep(), a.copyOverlap.total.copies);
         }
         if (a.bubbles.workers > 0) {
-            md += fmt::format("\n### Pipeline bubbles\n\n{} workers, makespan {:.3f} ms, bubble ratio {:.2f}% "
-                              "(fill {:.2f}%, switch {:.2f}%, drain {:.2f}%, intra {:.2f}%).\n",
-                              a.bubbles.workers, static_cast<double>(a.bubbles.makespanNs) / 1e6, 100 * a.bubbles.ratio,
+            md += fmt::format("\n### Pipeline bubbles\n\n{} workers, makespan {:.3f} ms per step (median of {}), bubble "
+                              "ratio {:.2f}% (fill {:.2f}%, switch {:.2f}%, drain {:.2f}%, intra {:.2f}%).\n",
+                              a.bubbles.workers, static_cast<double>(a.bubbles.medianStepMakespanNs()) / 1e6,
+                              a.bubbles.stepMakespansNs.size(), 100 * a.bubbles.ratio,
                               100 * a.bubbles.share(a.bubbles.fillNs), 100 * a.bubbles.share(a.bubbles.switchNs),
                               100 * a.bubbles.share(a.bubbles.drainNs), 100 * a.bubbles.share(a.bubbles.intraNs));
         }
