@@ -5,12 +5,12 @@
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "analyzers/LayerCosts.h"
 #include "analyzers/PipelineBubbles.h"
 #include "app/cli/Commands.h"
 #include "app/cli/Progress.h"
+#include "app/cli/TrainerOptions.h"
 #include "optimizations/pipeline_schedule/CostFile.h"
 #include "optimizations/pipeline_schedule/Partitioner.h"
 #include "optimizations/pipeline_schedule/PipelineSimulator.h"
@@ -44,23 +44,6 @@ struct SimulateOptions {
     std::string db = "runs.sqlite";
     bool json = false;
 };
-
-std::vector<int> parseList(const std::string& text, const char* option) {
-    std::vector<int> out;
-    std::stringstream list(text);
-    std::string item;
-    while (std::getline(list, item, ',')) {
-        try {
-            std::size_t used = 0;
-            const int n = std::stoi(item, &used);
-            if (used != item.size() || n < 0) throw std::invalid_argument(item);
-            out.push_back(n);
-        } catch (const std::exception&) {
-            throw usageError(fmt::format("{} '{}': '{}' is not a layer count; write e.g. 7,7,7,7", option, text, item));
-        }
-    }
-    return out;
-}
 
 // Costs measured on a preset: a short single-worker run recorded into the database, then per-layer
 // medians (analyzers/LayerCosts).
@@ -107,14 +90,14 @@ pipeline::SimulationSpec specFor(pipeline::Schedule schedule, int workers, int m
     if (schedule == pipeline::Schedule::kRoundPipe) {
         const bool given = file.partitions.count("roundpipe-forward") != 0;
         const pipeline::RoundPipePartition automatic = pipeline::roundPipePartition(spec.costs);
-        spec.forwardPartition = !o.partition.empty() ? parseList(o.partition, "--partition")
+        spec.forwardPartition = !o.partition.empty() ? parseLayerCounts(o.partition, "--partition")
                                 : given             ? file.partitions.at("roundpipe-forward")
                                                     : automatic.forward;
-        spec.backwardPartition = !o.backwardPartition.empty() ? parseList(o.backwardPartition, "--backward-partition")
+        spec.backwardPartition = !o.backwardPartition.empty() ? parseLayerCounts(o.backwardPartition, "--backward-partition")
                                  : given                       ? file.partitions.at("roundpipe-backward")
                                                                : automatic.backward;
     } else if (!o.partition.empty()) {
-        spec.forwardPartition = parseList(o.partition, "--partition");
+        spec.forwardPartition = parseLayerCounts(o.partition, "--partition");
     } else if (file.partitions.count(name) != 0 &&
                (schedule == pipeline::Schedule::kLoopedBfs
                     ? file.partitions.at(name).size() % static_cast<std::size_t>(workers) == 0

@@ -78,20 +78,9 @@ TrainConfig TrainerOptions::resolve() const {
     config.optimizations.pipeline.workers = workers;
     config.optimizations.pipeline.threadsPerWorker = threadsPerWorker;
     if (!partition.empty()) {
-        std::stringstream list(partition);
-        std::string item;
+        config.optimizations.pipeline.loopedBfsPartition = parseLayerCounts(partition, "--partition");
         int total = 0;
-        while (std::getline(list, item, ',')) {
-            try {
-                std::size_t used = 0;
-                const int n = std::stoi(item, &used);
-                if (used != item.size() || n < 0) throw std::invalid_argument(item);
-                config.optimizations.pipeline.loopedBfsPartition.push_back(n);
-                total += n;
-            } catch (const std::exception&) {
-                throw usageError(fmt::format("--partition '{}': '{}' is not a layer count; write e.g. 5,1,1,1", partition, item));
-            }
-        }
+        for (int n : config.optimizations.pipeline.loopedBfsPartition) total += n;
         if (total != config.model.layers || config.optimizations.pipeline.loopedBfsPartition.size() % workers != 0) {
             throw usageError(fmt::format("--partition '{}' must cover the model's {} layers in a multiple of {} stages",
                                          partition, config.model.layers, workers));
@@ -100,6 +89,23 @@ TrainConfig TrainerOptions::resolve() const {
     config.dataFile = data;
     if (!data.empty()) TextCorpus::load(data);  // refuse a bad corpus before anything is written
     return config;
+}
+
+std::vector<int> parseLayerCounts(const std::string& text, const char* option) {
+    std::vector<int> counts;
+    std::stringstream list(text);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+        try {
+            std::size_t used = 0;
+            const int n = std::stoi(item, &used);
+            if (used != item.size() || n < 0) throw std::invalid_argument(item);
+            counts.push_back(n);
+        } catch (const std::exception&) {
+            throw usageError(fmt::format("{} '{}': '{}' is not a layer count; write e.g. 5,1,1,1", option, text, item));
+        }
+    }
+    return counts;
 }
 
 const Toggle& resolveToggle(const std::string& name, const TrainConfig& config) {

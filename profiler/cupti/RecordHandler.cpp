@@ -247,15 +247,7 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
     const RunId run = m_env.currentRun ? m_env.currentRun() : 0;
     std::lock_guard<std::mutex> lock(m_mutex);
     if (run == 0) {  // nothing to attach to (before the first run): drop quietly, it is not traced
-        m_device.clear();
-        m_syncs.clear();
-        m_events.clear();
-        m_nvtx.clear();
-        m_overheads.clear();
-        m_api.clear();
-        m_driverApi.clear();
-        m_external.clear();
-        m_ops.clear();
+        clearPending();
         return;
     }
     TraceWriter& writer = *m_env.writer;
@@ -375,6 +367,10 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
         writer.record(e);
     }
     writeDiagnostics(run);
+    clearPending();
+}
+
+void RecordHandler::clearPending() {
     m_device.clear();
     m_syncs.clear();
     m_events.clear();

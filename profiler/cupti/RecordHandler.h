@@ -119,6 +119,7 @@ private:
     LaneId namedLane(RunId run, const std::string& name);
     void tagFromOp(Event& e, std::uint32_t correlation, std::int32_t flushedStep, Category fallback);
     void writeDiagnostics(RunId run);
+    void clearPending();  // what a resolve consumed (m_mutex held)
 
     CaptureEnvironment m_env;
     mutable std::mutex m_mutex;
