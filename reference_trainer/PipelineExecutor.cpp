@@ -13,6 +13,12 @@
 
 namespace glueprof {
 
+TrainConfig withPipelineMicrobatches(TrainConfig config) {
+    const PipelineSettings& p = config.optimizations.pipeline;
+    if (p.mode != PipelineMode::kOff) config.microbatches = std::max<std::int64_t>(config.microbatches, p.workers + 1);
+    return config;
+}
+
 pipeline::SimulationSpec pipelineSpec(const TrainConfig& config) {
     const PipelineSettings& s = config.optimizations.pipeline;
     const auto layers = static_cast<int>(config.model.layers);

@@ -41,7 +41,11 @@ namespace glueprof {
 
 class Trainer;
 
+// A pipeline needs at least workers + 1 micro-batches (RoundPipe's default): the config a pipelined
+// trainer runs (both arms of the roundpipe A/B get the same count); unchanged without a pipeline.
+TrainConfig withPipelineMicrobatches(TrainConfig config);
 // The plan for a config: partitions and estimated per-layer costs (ms-scaled parameter counts).
+// Stored in a pipelined run's config JSON as "pipeline_plan" (`glueprof simulate --replay` reads it).
 pipeline::SimulationSpec pipelineSpec(const TrainConfig& config);
 
 class PipelineExecutor {

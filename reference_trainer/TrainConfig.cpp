@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "optimizations/pipeline_schedule/SimulationTrace.h"
 #include "profiler/core/Error.h"
+#include "reference_trainer/PipelineExecutor.h"
 
 namespace glueprof {
 
@@ -86,6 +88,11 @@ std::string toJson(const TrainConfig& c) {
         j["pipeline_workers"] = c.optimizations.pipeline.workers;
         j["threads_per_worker"] = c.optimizations.pipeline.threadsPerWorker;
         if (!c.optimizations.pipeline.loopedBfsPartition.empty()) j["looped_bfs_partition"] = c.optimizations.pipeline.loopedBfsPartition;
+        try {  // what the executor will run: partitions and the estimated costs it planned with
+            j["pipeline_plan"] = nlohmann::json::parse(pipeline::specJson(pipelineSpec(withPipelineMicrobatches(c))));
+        } catch (const std::invalid_argument&) {
+            // an impossible partition: the executor refuses it with the message; nothing to store
+        }
     }
     return j.dump();
 }

@@ -24,16 +24,6 @@ torch::Device resolveDevice(const std::string& device) {
     throw usageError(fmt::format("unknown device '{}': use cpu or cuda", device));
 }
 
-namespace {
-// A pipeline needs at least workers + 1 micro-batches (RoundPipe's default); both arms of the roundpipe
-// A/B get the same count.
-TrainConfig withPipelineMicrobatches(TrainConfig config) {
-    const PipelineSettings& p = config.optimizations.pipeline;
-    if (p.mode != PipelineMode::kOff) config.microbatches = std::max<std::int64_t>(config.microbatches, p.workers + 1);
-    return config;
-}
-}  // namespace
-
 Trainer::Trainer(const TrainConfig& config, HostTracer* tracer)
     : m_config(withPipelineMicrobatches(config)),
       m_device(resolveDevice(config.device)),

@@ -4,6 +4,7 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "analyzers/LayerCosts.h"
@@ -14,6 +15,7 @@
 #include "optimizations/pipeline_schedule/CostFile.h"
 #include "optimizations/pipeline_schedule/Partitioner.h"
 #include "optimizations/pipeline_schedule/PipelineSimulator.h"
+#include "optimizations/pipeline_schedule/Replay.h"
 #include "optimizations/pipeline_schedule/SimulationTrace.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceReader.h"
@@ -41,6 +43,7 @@ struct SimulateOptions {
     double hopMs = -1.0;        // < 0: the cost file's
     double optimizerMs = -1.0;  // < 0: the cost file's
     bool predict = false;
+    long long replay = 0;  // an executed pipeline run to take costs and plan from
     std::string db = "runs.sqlite";
     bool json = false;
 };
@@ -169,12 +172,53 @@ std::string resultText(const nlohmann::json& j) {
     return out;
 }
 
-int simulateCommand(const SimulateOptions& o) {
-    if (o.costs.empty() == o.preset.empty()) {
-        throw usageError("give the costs: --costs FILE (e.g. assets/pipeline/roundpipe-1.7b.json) or --preset NAME "
-                         "(measured on this machine)");
-    }
+// "Measure, then replay": an executed pipeline run's plan and its jobs' measured costs.
+struct Replayed {
     pipeline::CostFile file;
+    std::string schedule;
+    BubbleResult executed;
+    std::string label;
+};
+
+Replayed replayRun(const std::string& db, RunId run) {
+    const TraceModel model = TraceReader(db).loadRun(run);
+    const nlohmann::json config = nlohmann::json::parse(model.run().configJson, nullptr, false);
+    if (!config.is_object() || !config.contains("pipeline_plan")) {
+        throw inputError(fmt::format("run {} in '{}' is not an executed pipeline (no pipeline_plan): record one with "
+                                     "`glueprof ab --opt roundpipe`",
+                                     run, db));
+    }
+    Replayed r;
+    try {
+        const pipeline::SimulationSpec plan = pipeline::specFromJson(config["pipeline_plan"].dump());
+        r.file.costs = pipeline::measuredCosts(model, plan);
+        r.file.workers = plan.workers;
+        r.file.microbatches = plan.microbatches;
+        r.schedule = pipeline::toString(plan.schedule);
+        if (plan.schedule == pipeline::Schedule::kRoundPipe) {
+            r.file.partitions["roundpipe-forward"] = plan.forwardPartition;
+            r.file.partitions["roundpipe-backward"] = plan.backwardPartition;
+        } else {
+            r.file.partitions[r.schedule] = plan.forwardPartition;
+        }
+    } catch (const std::invalid_argument& e) {
+        throw inputError(fmt::format("run {}: {}", run, e.what()));
+    }
+    r.executed = analyzeBubbles(model);
+    r.label = model.run().label;
+    return r;
+}
+
+int simulateCommand(const SimulateOptions& o) {
+    const int sources = (o.costs.empty() ? 0 : 1) + (o.preset.empty() ? 0 : 1) + (o.replay > 0 ? 1 : 0);
+    if (sources != 1) {
+        throw usageError("give the costs once: --costs FILE (e.g. assets/pipeline/roundpipe-1.7b.json), --preset NAME "
+                         "(measured on this machine) or --replay RUN (an executed pipeline in --db)");
+    }
+    std::optional<Replayed> replayed;
+    if (o.replay > 0) replayed = replayRun(o.db, static_cast<RunId>(o.replay));
+    pipeline::CostFile file;
+    if (replayed) file = replayed->file;
     if (!o.costs.empty()) {
         try {
             file = pipeline::loadCostFile(o.costs);
@@ -189,7 +233,8 @@ int simulateCommand(const SimulateOptions& o) {
     if (o.optimizerMs >= 0) file.costs.optimizerMs = o.optimizerMs;
     const int workers = o.workers > 0 ? o.workers : (file.workers > 0 ? file.workers : 2);
     const int microbatches = o.microbatches > 0 ? o.microbatches : (file.microbatches > 0 && o.workers == 0 ? file.microbatches : workers + 1);
-    std::vector<std::string> schedules = o.schedules.empty() ? std::vector<std::string>{"roundpipe"} : o.schedules;
+    std::vector<std::string> schedules =
+        !o.schedules.empty() ? o.schedules : std::vector<std::string>{replayed ? replayed->schedule : "roundpipe"};
 
     nlohmann::json results = nlohmann::json::array();
     std::string text;
@@ -206,9 +251,21 @@ int simulateCommand(const SimulateOptions& o) {
                                                      o.preset.empty() ? o.costs : o.preset);
         writer.flush();
         const BubbleResult bubbles = analyzeBubbles(TraceReader(o.db).loadRun(run));
-        const nlohmann::json j = resultJson(spec, result, bubbles, run, o.db);
-        results.push_back(j);
+        nlohmann::json j = resultJson(spec, result, bubbles, run, o.db);
         text += resultText(j);
+        if (replayed && name == replayed->schedule && workers == replayed->file.workers) {
+            // The executed run beside its replay: same plan, same P, costs measured in it.
+            const BubbleResult& e = replayed->executed;
+            j["executed"] = {{"run", o.replay},
+                             {"makespan_ms", static_cast<double>(e.medianStepMakespanNs()) / 1e6},
+                             {"bubble_ratio", e.ratio},
+                             {"steps", e.stepMakespansNs.size()}};
+            text += fmt::format("  executed       run {} ({}): makespan {:.2f} ms per step (median of {}), bubble "
+                                "{:.2f}%  <- measured; the lines above replay its costs\n",
+                                o.replay, replayed->label, static_cast<double>(e.medianStepMakespanNs()) / 1e6,
+                                e.stepMakespansNs.size(), 100 * e.ratio);
+        }
+        results.push_back(j);
     }
     if (o.predict) {  // the same costs replayed for P = 2..8
         nlohmann::json predictions = nlohmann::json::array();
@@ -267,6 +324,9 @@ void registerSimulateCommand(CLI::App& app, Action& action) {
     command->add_option("--preset", o->preset, "measure per-layer costs of this trainer preset on this machine");
     command->add_option("--scale", o->scale, "with --preset: shrink the model (as run/ab --scale)");
     command->add_option("--seq-len", o->seqLen, "with --preset: tokens per micro-batch");
+    command->add_option("--replay", o->replay,
+                        "an executed pipeline run in --db (ab --opt roundpipe): replay its plan with the costs its "
+                        "jobs measured, next to its executed bubble");
     command->add_option("--partition", o->partition, "layers per stage, e.g. 7,7,7,7 (RoundPipe: the forward partition)");
     command->add_option("--backward-partition", o->backwardPartition,
                         "RoundPipe's backward partition, head stage first, e.g. 0,3,3,3,3,3,3,3,3,2,2");

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <stdexcept>
 #include <nlohmann/json.hpp>
 
 #include "profiler/core/TraceNames.h"
@@ -31,6 +32,31 @@ std::string specJson(const SimulationSpec& spec) {
     if (!c.recomputeMs.empty()) j["recompute_ms"] = c.recomputeMs;
     if (spec.schedule == Schedule::kRoundPipe) j["backward_partition"] = spec.backwardPartition;
     return j.dump();
+}
+
+SimulationSpec specFromJson(const std::string& text) {
+    const nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    try {
+        SimulationSpec spec;
+        spec.schedule = parseSchedule(j.at("schedule").get<std::string>());
+        spec.workers = j.at("workers").get<int>();
+        spec.microbatches = j.at("microbatches").get<int>();
+        spec.iterations = j.value("iterations", 1);
+        spec.optimizer = j.value("optimizer", std::string("synchronous")) == "asynchronous" ? OptimizerMode::kAsynchronous
+                                                                                          : OptimizerMode::kSynchronous;
+        spec.forwardPartition = j.at("forward_partition").get<std::vector<int>>();
+        if (j.contains("backward_partition")) spec.backwardPartition = j["backward_partition"].get<std::vector<int>>();
+        spec.costs.forwardMs = j.at("forward_ms").get<std::vector<double>>();
+        spec.costs.backwardMs = j.at("backward_ms").get<std::vector<double>>();
+        if (j.contains("recompute_ms")) spec.costs.recomputeMs = j["recompute_ms"].get<std::vector<double>>();
+        spec.costs.headForwardMs = j.at("head_forward_ms").get<double>();
+        spec.costs.headBackwardMs = j.at("head_backward_ms").get<double>();
+        spec.costs.hopMs = j.value("hop_ms", 0.0);
+        spec.costs.optimizerMs = j.value("optimizer_ms", 0.0);
+        return spec;
+    } catch (const nlohmann::json::exception& e) {
+        throw std::invalid_argument(fmt::format("not a pipeline plan: {}", e.what()));
+    }
 }
 
 RunId recordSimulation(TraceWriter& writer, const SimulationSpec& spec, const SimulationResult& result,

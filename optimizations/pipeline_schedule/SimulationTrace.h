@@ -11,6 +11,8 @@
 namespace glueprof::pipeline {
 
 std::string specJson(const SimulationSpec& spec);
+// The inverse of specJson; throws std::invalid_argument when a field is missing or malformed.
+SimulationSpec specFromJson(const std::string& text);
 
 // Records the simulation as a complete run labelled `label` (e.g. "simulate:roundpipe").
 RunId recordSimulation(TraceWriter& writer, const SimulationSpec& spec, const SimulationResult& result,

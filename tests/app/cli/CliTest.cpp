@@ -502,6 +502,22 @@ TEST_F(CliTest, ExecutedRoundPipeHasALowerBubbleThanAnUnevenLoopedBfs) {
     EXPECT_LT(roundPipe, looped) << "looped-bfs " << looped << ", roundpipe " << roundPipe;
     std::cerr << "executed bubble ratio on small, partition 5,1,1,1: looped-bfs " << looped << ", roundpipe "
               << roundPipe << "\n";
+
+    // Measure, then replay: each executed run's plan with the costs its jobs measured, beside it.
+    for (int id = 1; id <= 2; ++id) {
+        Result replay = run("simulate --replay " + std::to_string(id) + " --predict --json --db " + db);
+        ASSERT_EQ(replay.exitCode, 0) << replay.err;
+        const nlohmann::json j = nlohmann::json::parse(replay.out);
+        EXPECT_EQ(j["schedule"], id == 1 ? "looped-bfs" : "roundpipe");
+        EXPECT_EQ(j["workers"], 2);
+        EXPECT_DOUBLE_EQ(j["executed"]["bubble_ratio"].get<double>(), runs[id - 1]["bubbles"]["ratio"].get<double>());
+        EXPECT_GT(j["makespan_ms"].get<double>(), 0.0);
+        EXPECT_EQ(j["predictions"].size(), 7u);  // P = 2..8
+        std::cerr << "run " << id << " executed bubble " << j["executed"]["bubble_ratio"] << ", replayed "
+                  << j["bubble_ratio"] << "\n";
+    }
+    Result notPipeline = run("simulate --replay 99 --db " + db);
+    EXPECT_EQ(notPipeline.exitCode, 2) << notPipeline.err;
 }
 
 // Any capture loss in the compared runs fails the gate (exit 3) unless --allow-loss; ab on CPU says

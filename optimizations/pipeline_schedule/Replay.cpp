@@ -1,0 +1,134 @@
+#include "optimizations/pipeline_schedule/Replay.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "profiler/core/TraceNames.h"
+
+namespace glueprof::pipeline {
+
+namespace {
+
+double medianOf(std::vector<double> v) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+struct JobTimes {
+    std::map<int, std::vector<double>> forward, recompute, backward;  // by stage
+};
+
+// Backward-pass ops of one job: a "forward" range on a RoundPipe head stage comes with its backward.
+JobTimes jobTimes(const TraceModel& trace) {
+    JobTimes t;
+    const auto forward = trace.findName(names::kForward);
+    const auto recompute = trace.findName(names::kRecompute);
+    const auto backward = trace.findName(names::kBackward);
+    const std::set<std::int32_t> measured = trace.measuredSteps();
+    for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
+        if (trace.lanes()[lane].kind != LaneKind::kPipelineWorker) continue;
+        const std::vector<Event>& events = trace.eventsOnLane(lane);
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            const Event& e = events[i];
+            if (e.kind != EventKind::kRange || measured.count(e.step) == 0) continue;
+            const double ms = static_cast<double>(e.durationNs()) / 1e6;
+            if (forward && e.name == *forward) {
+                // A RoundPipe head job: its "forward" is directly followed by its "backward" of stage 0
+                // for the same micro-batch; it is a pre-backward, kept apart under recompute.
+                const bool headPre = i + 1 < events.size() && backward && events[i + 1].name == *backward &&
+                                     events[i + 1].layer == e.layer && events[i + 1].microbatch == e.microbatch &&
+                                     events[i + 1].startNs == e.endNs;
+                (headPre ? t.recompute : t.forward)[e.layer].push_back(ms);
+            } else if (recompute && e.name == *recompute) {
+                t.recompute[e.layer].push_back(ms);
+            } else if (backward && e.name == *backward) {
+                t.backward[e.layer].push_back(ms);
+            }
+        }
+    }
+    return t;
+}
+
+double stageMedian(const std::map<int, std::vector<double>>& times, int stage, const char* what) {
+    auto it = times.find(stage);
+    if (it == times.end() || it->second.empty()) {
+        throw std::invalid_argument(fmt::format("the run has no {} jobs of stage {}: is it an executed pipeline?", what, stage));
+    }
+    return medianOf(it->second);
+}
+
+}  // namespace
+
+PipelineCosts measuredCosts(const TraceModel& executed, const SimulationSpec& plan) {
+    const JobTimes t = jobTimes(executed);
+    PipelineCosts c;
+    const std::size_t layers = plan.costs.layers();
+    c.forwardMs.assign(layers, 0.0);
+    c.recomputeMs.assign(layers, 0.0);
+    c.backwardMs.assign(layers, 0.0);
+    c.hopMs = plan.costs.hopMs;
+    auto spread = [](std::vector<double>& perLayer, std::size_t first, int count, double total) {
+        for (int l = 0; l < count; ++l) perLayer[first + static_cast<std::size_t>(l)] = total / count;
+    };
+    std::size_t first = 0;
+    const int stages = static_cast<int>(plan.forwardPartition.size());
+    for (int s = 0; s < stages; ++s) {
+        const int n = plan.forwardPartition[static_cast<std::size_t>(s)];
+        if (n == 0 && (plan.schedule == Schedule::kRoundPipe || s != stages - 1)) continue;  // a pass-through stage
+        const double f = stageMedian(t.forward, s, "forward");
+        if (plan.schedule == Schedule::kRoundPipe) {
+            spread(c.forwardMs, first, n, f);
+        } else {
+            const bool head = s == stages - 1;
+            const double r = n > 0 || head ? (t.recompute.count(s) ? medianOf(t.recompute.at(s)) : 0.0) : 0.0;
+            const double b = stageMedian(t.backward, s, "backward");
+            if (!head) {
+                spread(c.forwardMs, first, n, f);
+                spread(c.recomputeMs, first, n, r);
+                spread(c.backwardMs, first, n, b);
+            } else if (n == 0) {
+                c.headForwardMs = f;
+                c.headBackwardMs = r + b;  // the executor recomputes the head in its backward
+            } else {
+                // Layers and head together: the layers at the other stages' mean, the rest is the head.
+                double perLayerF = 0.0, perLayerR = 0.0, perLayerB = 0.0;
+                if (first > 0) {
+                    for (std::size_t l = 0; l < first; ++l) {
+                        perLayerF += c.forwardMs[l];
+                        perLayerR += c.recomputeMs[l];
+                        perLayerB += c.backwardMs[l];
+                    }
+                    perLayerF /= static_cast<double>(first);
+                    perLayerR /= static_cast<double>(first);
+                    perLayerB /= static_cast<double>(first);
+                }
+                spread(c.forwardMs, first, n, perLayerF * n);
+                spread(c.recomputeMs, first, n, perLayerR * n);
+                spread(c.backwardMs, first, n, perLayerB * n);
+                c.headForwardMs = std::max(f - perLayerF * n, 0.0);
+                c.headBackwardMs = std::max(r + b - (perLayerR + perLayerB) * n, 0.0);
+            }
+        }
+        first += static_cast<std::size_t>(n);
+    }
+    if (plan.schedule == Schedule::kRoundPipe) {
+        c.headForwardMs = stageMedian(t.recompute, 0, "head forward");
+        c.headBackwardMs = stageMedian(t.backward, 0, "head backward");
+        std::size_t top = layers;
+        for (std::size_t s = 1; s < plan.backwardPartition.size(); ++s) {
+            const int n = plan.backwardPartition[s];
+            top -= static_cast<std::size_t>(n);
+            spread(c.recomputeMs, top, n, stageMedian(t.recompute, static_cast<int>(s), "recompute"));
+            spread(c.backwardMs, top, n, stageMedian(t.backward, static_cast<int>(s), "backward"));
+        }
+    }
+    return c;
+}
+
+}  // namespace glueprof::pipeline
