@@ -57,6 +57,20 @@ constexpr const char* kOwnNvtxDomain = "glueprof";  // profiler/host ScopedRange
 
 }  // namespace
 
+// What every record that ran on a stream (kernel, copy, memset) has in common.
+template <typename Record>
+RecordHandler::DeviceRecord RecordHandler::onStream(const Record& r, EventKind kind, std::string name) {
+    DeviceRecord d;
+    d.kind = kind;
+    d.name = std::move(name);
+    d.start = static_cast<TimestampNs>(r.start);
+    d.end = static_cast<TimestampNs>(r.end);
+    d.device = r.deviceId;
+    d.stream = r.streamId;
+    d.correlation = r.correlationId;
+    return d;
+}
+
 RecordHandler::RecordHandler(CaptureEnvironment env) : m_env(std::move(env)) {}
 
 void RecordHandler::noteOp(std::uint64_t externalId, const OpContext& op) {
@@ -95,28 +109,14 @@ void RecordHandler::handle(const CUpti_Activity& record) {
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
             const auto& r = reinterpret_cast<const KernelRecord&>(record);
             if (!timed(r.start, r.end)) return;
-            DeviceRecord d;
-            d.kind = EventKind::kKernel;
-            d.name = r.name != nullptr ? r.name : "kernel";
-            d.start = static_cast<TimestampNs>(r.start);
-            d.end = static_cast<TimestampNs>(r.end);
-            d.device = r.deviceId;
-            d.stream = r.streamId;
-            d.correlation = r.correlationId;
+            DeviceRecord d = onStream(r, EventKind::kKernel, r.name != nullptr ? r.name : "kernel");
             m_device.push_back(std::move(d));
             return;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
             const auto& r = reinterpret_cast<const MemcpyRecord&>(record);
             if (!timed(r.start, r.end)) return;
-            DeviceRecord d;
-            d.kind = EventKind::kMemcpy;
-            d.name = copyName(r.copyKind);
-            d.start = static_cast<TimestampNs>(r.start);
-            d.end = static_cast<TimestampNs>(r.end);
-            d.device = r.deviceId;
-            d.stream = r.streamId;
-            d.correlation = r.correlationId;
+            DeviceRecord d = onStream(r, EventKind::kMemcpy, copyName(r.copyKind));
             d.bytes = static_cast<std::int64_t>(r.bytes);
             d.src = memoryKind(r.srcKind);
             d.dst = memoryKind(r.dstKind);
@@ -130,14 +130,7 @@ void RecordHandler::handle(const CUpti_Activity& record) {
         case CUPTI_ACTIVITY_KIND_MEMSET: {
             const auto& r = reinterpret_cast<const MemsetRecord&>(record);
             if (!timed(r.start, r.end)) return;
-            DeviceRecord d;
-            d.kind = EventKind::kMemset;
-            d.name = "memset";
-            d.start = static_cast<TimestampNs>(r.start);
-            d.end = static_cast<TimestampNs>(r.end);
-            d.device = r.deviceId;
-            d.stream = r.streamId;
-            d.correlation = r.correlationId;
+            DeviceRecord d = onStream(r, EventKind::kMemset, "memset");
             d.bytes = static_cast<std::int64_t>(r.bytes);
             d.dst = memoryKind(static_cast<std::uint8_t>(r.memoryKind));
             m_device.push_back(std::move(d));

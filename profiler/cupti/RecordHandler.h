@@ -113,6 +113,8 @@ private:
         TimestampNs end = 0;
     };
 
+    template <typename Record>
+    static DeviceRecord onStream(const Record& r, EventKind kind, std::string name);
     void lose(const char* name, std::int64_t count = 1);  // m_mutex held
     StringId intern(const std::string& text);
     LaneId streamLane(RunId run, std::uint32_t device, std::uint32_t stream);
