@@ -354,7 +354,7 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
 }
 
 void PipelineExecutor::optimizerStep(StepState& state) {
-    ScopedRange range(m_tracer, names::kOptimizer, Category::kOptimizer);
+    ScopedRange range(m_tracer, names::kOptimizer, Category::kOptimizer, Tags{state.step, kNoTag, kNoTag});
     const std::vector<torch::Tensor> trainable = m_trainer.trainableParameters();
     torch::NoGradGuard noGrad;
     for (const torch::Tensor& p : trainable) {

@@ -33,6 +33,9 @@ class Trainer {
 public:
     // tracer may be null (tracing off). Seeds torch with config.seed before building the model.
     Trainer(const TrainConfig& config, HostTracer* tracer);
+    // Not copyable or movable: a pipeline executor keeps a reference to its trainer.
+    Trainer(const Trainer&) = delete;
+    Trainer& operator=(const Trainer&) = delete;
 
     // One optimizer step; with a tracer, writes the step record and its counters to `run`.
     StepResult step(std::int32_t step, bool warmup = false, std::int32_t block = 0);
