@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <utility>
 
 #include "optimizations/pipeline_schedule/Partitioner.h"
 #include "profiler/core/Error.h"
@@ -37,6 +38,7 @@ pipeline::SimulationSpec pipelineSpec(const TrainConfig& config) {
     spec.costs = pipeline::PipelineCosts::uniform(layers, layer, 2.0 * layer, head, 2.0 * head, 0.0);
     if (s.mode == PipelineMode::kRoundPipe) {
         spec.schedule = pipeline::Schedule::kRoundPipe;
+        if (s.asyncOptimizer) spec.optimizer = pipeline::OptimizerMode::kAsynchronous;
         const pipeline::RoundPipePartition p = pipeline::roundPipePartition(spec.costs);
         spec.forwardPartition = p.forward;
         spec.backwardPartition = p.backward;
@@ -74,6 +76,33 @@ PipelineExecutor::PipelineExecutor(Trainer& trainer, HostTracer* tracer)
     const std::vector<torch::Tensor> trainable = trainer.trainableParameters();
     for (std::size_t i = 0; i < trainable.size(); ++i) m_paramIndex[trainable[i].unsafeGetTensorImpl()] = i;
     buildJobs();
+    if (m_spec.schedule == pipeline::Schedule::kRoundPipe) {
+        const TrainConfig& c = trainer.config();
+        // Replicas are built as the master was; the RNG the data and training draw from is left as it was.
+        at::Generator generator = at::detail::getDefaultCPUGenerator();
+        const at::Tensor rngState = generator.get_state();
+        for (int w = 0; w < m_spec.workers; ++w) {
+            m_replicas.emplace_back(c.model, c.lora, c.seqLen, c.checkpoint);
+            m_replicas.back()->to(trainer.device());
+            const std::vector<torch::Tensor> master = trainer.model()->parameters();
+            const std::vector<torch::Tensor> replica = m_replicas.back()->parameters();
+            for (std::size_t i = 0; i < master.size(); ++i) {
+                auto index = m_paramIndex.find(master[i].unsafeGetTensorImpl());
+                if (index != m_paramIndex.end()) m_paramIndex[replica[i].unsafeGetTensorImpl()] = index->second;
+            }
+        }
+        generator.set_state(rngState);
+        m_resident.assign(static_cast<std::size_t>(m_spec.workers), {-1, -1, false, -1});
+        if (c.optimizations.pipeline.asyncOptimizer) {
+            m_snapshots.resize(2);
+            std::vector<torch::Tensor> master = trainer.model()->parameters();
+            for (const torch::Tensor& b : trainer.model()->buffers()) master.push_back(b);
+            for (const torch::Tensor& t : master) {
+                m_snapshotPosition[t.unsafeGetTensorImpl()] = m_snapshots[0].size();
+                for (auto& snapshot : m_snapshots) snapshot.push_back(t.detach().clone());
+            }
+        }
+    }
     for (int w = 0; w < m_spec.workers; ++w) {
         m_packed.push_back(std::make_unique<PackedMetadataProvider>(trainer.config().optimizations.packedMetadata, tracer));
     }
@@ -81,6 +110,11 @@ PipelineExecutor::PipelineExecutor(Trainer& trainer, HostTracer* tracer)
 }
 
 PipelineExecutor::~PipelineExecutor() {
+    try {
+        joinOptimizer();
+    } catch (...) {
+        // a failed last update: the trainer is being destroyed, nothing left to report it to
+    }
     {
         std::lock_guard<std::mutex> lock(m_mutex);
         m_stop = true;
@@ -143,7 +177,8 @@ LaneId PipelineExecutor::workerLane(int worker) {
 double PipelineExecutor::step(std::int32_t step) {
     const TrainConfig& config = m_trainer.config();
     const int m = static_cast<int>(config.microbatches);
-    StepState state;
+    auto owned = std::make_unique<StepState>();
+    StepState& state = *owned;
     state.step = step;
     state.losses.assign(static_cast<std::size_t>(m), torch::Tensor());
     state.parameterGrads.assign(static_cast<std::size_t>(m), std::vector<torch::Tensor>(m_paramIndex.size()));
@@ -170,24 +205,32 @@ double PipelineExecutor::step(std::int32_t step) {
         m_state = nullptr;
     }
     if (state.failure) std::rethrow_exception(state.failure);
-    // The optimizer on its own thread, after every job (synchronous).
-    std::exception_ptr optimizerFailure;
-    std::thread optimizer([&] {
-        try {
-            HostTracer::nameThisThread("optimizer");
-            optimizerStep(state);
-        } catch (...) {
-            optimizerFailure = std::current_exception();
-        }
-    });
-    optimizer.join();
-    if (optimizerFailure) std::rethrow_exception(optimizerFailure);
     // The losses summed in float in micro-batch order, exactly as Trainer::step sums them.
     torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions().device(m_trainer.device()));
     for (const torch::Tensor& l : state.losses) {
         if (l.defined()) lossSum += l;
     }
-    return lossSum.item<double>();
+    const double loss = lossSum.item<double>();
+    // The optimizer on its own thread, after every job: waited for now (synchronous), or left running
+    // under the next step (RoundPipe's asynchronous variant; one update at a time).
+    joinOptimizer();
+    m_optimizing = std::move(owned);
+    m_optimizerThread = std::thread([this] {
+        try {
+            HostTracer::nameThisThread("optimizer");
+            optimizerStep(*m_optimizing);
+        } catch (...) {
+            m_optimizerFailure = std::current_exception();
+        }
+    });
+    if (m_snapshots.empty()) joinOptimizer();
+    return loss;
+}
+
+void PipelineExecutor::joinOptimizer() {
+    if (m_optimizerThread.joinable()) m_optimizerThread.join();
+    m_optimizing.reset();
+    if (m_optimizerFailure) std::rethrow_exception(std::exchange(m_optimizerFailure, nullptr));
 }
 
 void PipelineExecutor::workerLoop(int worker) {
@@ -222,8 +265,58 @@ void PipelineExecutor::workerLoop(int worker) {
     }
 }
 
-std::vector<torch::Tensor> PipelineExecutor::jobParameters(const Job& job) const {
-    Decoder& model = m_trainer.model();
+Decoder& PipelineExecutor::modelOf(int worker) {
+    return m_replicas.empty() ? m_trainer.model() : m_replicas[static_cast<std::size_t>(worker)];
+}
+
+std::vector<torch::Tensor> PipelineExecutor::jobState(const Job& job, Decoder& model) {
+    std::vector<torch::Tensor> state;
+    auto add = [&](const std::vector<torch::Tensor>& more) { state.insert(state.end(), more.begin(), more.end()); };
+    if (job.firstLayer == 0 && job.layers > 0) add(model->embedState());
+    for (std::int64_t l = job.firstLayer; l < job.firstLayer + job.layers; ++l) add(model->layerState(l));
+    if (job.head) add(model->headState());
+    return state;
+}
+
+void PipelineExecutor::upload(int worker, const Job& job, StepState& state) {
+    auto& resident = m_resident[static_cast<std::size_t>(worker)];
+    const auto wanted = std::make_tuple(job.firstLayer, job.layers, job.head, static_cast<std::int64_t>(state.step));
+    if (resident == wanted) return;  // the worker holds this stage's weights of this step already
+    const TimestampNs start = Clock::nowNs();
+    const std::vector<torch::Tensor> master = jobState(job, m_trainer.model());
+    const std::vector<torch::Tensor> replica = jobState(job, modelOf(worker));
+    std::int64_t bytes = 0;
+    {
+        torch::NoGradGuard noGrad;
+        if (m_snapshots.empty()) {
+            for (std::size_t i = 0; i < master.size(); ++i) replica[i].copy_(master[i]);
+        } else {
+            // Asynchronous: the snapshot of this step (the weights before the update still running).
+            const std::vector<torch::Tensor>& snapshot = m_snapshots[static_cast<std::size_t>(state.step % 2)];
+            for (std::size_t k = 0; k < master.size(); ++k) {
+                replica[k].copy_(snapshot[m_snapshotPosition.at(master[k].unsafeGetTensorImpl())]);
+            }
+        }
+        for (const torch::Tensor& t : replica) bytes += static_cast<std::int64_t>(t.nbytes());
+    }
+    resident = wanted;
+    if (m_tracer != nullptr && m_tracer->run() != 0) {
+        Event e;
+        e.lane = workerLane(worker);
+        e.kind = EventKind::kRange;
+        e.category = Category::kPipeline;
+        e.name = m_tracer->intern("upload");
+        e.startNs = start;
+        e.endNs = Clock::nowNs();
+        e.step = state.step;
+        e.layer = job.stage;
+        e.microbatch = job.microbatch;
+        e.bytes = bytes;
+        if (e.endNs > e.startNs) m_tracer->record(e);
+    }
+}
+
+std::vector<torch::Tensor> PipelineExecutor::jobParameters(const Job& job, Decoder& model) const {
     std::vector<torch::Tensor> params;
     auto add = [&](const std::vector<torch::Tensor>& more) {
         for (const torch::Tensor& p : more) {
@@ -240,7 +333,7 @@ std::vector<torch::Tensor> PipelineExecutor::jobParameters(const Job& job) const
 }
 
 void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
-    Decoder& model = m_trainer.model();
+    Decoder& model = modelOf(worker);
     const int mb = job.microbatch;
     const std::int64_t last = job.firstLayer + job.layers;
     const bool fromTokens = job.firstLayer == 0 && job.layers > 0;
@@ -277,6 +370,7 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
         lock.unlock();
         record("wait", EventKind::kWait, Category::kPipeline, waitStart, Clock::nowNs());
     }
+    if (!m_replicas.empty()) upload(worker, job, state);
     ForwardContext context = state.contexts[static_cast<std::size_t>(mb)];
     context.packedMetadata = m_packed[static_cast<std::size_t>(worker)].get();
     context.offloader = nullptr;
@@ -327,7 +421,7 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
            EventKind::kRange, Category::kMath, recomputeStart, backwardStart);
     std::vector<torch::Tensor> inputs;
     if (stageInput.defined()) inputs.push_back(stageInput);
-    const std::vector<torch::Tensor> params = jobParameters(job);
+    const std::vector<torch::Tensor> params = jobParameters(job, model);
     inputs.insert(inputs.end(), params.begin(), params.end());
     std::vector<torch::Tensor> grads;
     if (!inputs.empty() && root.requires_grad()) {
@@ -335,6 +429,14 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
                                       /*retain_graph=*/false, /*create_graph=*/false, /*allow_unused=*/true);
     }
     record(names::kBackward, EventKind::kRange, Category::kMath, backwardStart, Clock::nowNs());
+    if (!m_replicas.empty()) {
+        // Download: the gradients leave the worker's replica for the optimizer's host slots.
+        const TimestampNs downloadStart = Clock::nowNs();
+        for (torch::Tensor& g : grads) {
+            if (g.defined()) g = g.clone();
+        }
+        record("download", EventKind::kRange, Category::kPipeline, downloadStart, Clock::nowNs());
+    }
     std::lock_guard<std::mutex> lock(m_mutex);
     std::size_t next = 0;
     if (stageInput.defined()) {
@@ -372,6 +474,13 @@ void PipelineExecutor::optimizerStep(StepState& state) {
         p.mutable_grad() = sum;
     }
     m_trainer.optimizer().step();
+    if (!m_snapshots.empty()) {
+        // Publish the updated weights for step + 2 (step + 1 reads the other snapshot meanwhile).
+        std::vector<torch::Tensor>& snapshot = m_snapshots[static_cast<std::size_t>(state.step % 2)];
+        torch::NoGradGuard noGrad;
+        for (const torch::Tensor& t : m_trainer.model()->parameters()) snapshot[m_snapshotPosition.at(t.unsafeGetTensorImpl())].copy_(t);
+        for (const torch::Tensor& t : m_trainer.model()->buffers()) snapshot[m_snapshotPosition.at(t.unsafeGetTensorImpl())].copy_(t);
+    }
 }
 
 }  // namespace glueprof

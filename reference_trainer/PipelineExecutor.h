@@ -18,8 +18,14 @@
 //                 then AdamW. Synchronous: the next step's jobs start after it.
 // Ranges on each worker's pipeline-worker lane: forward / recompute / backward (layer tag = stage,
 // micro-batch tag), wait (blocked on a dependency); ops and layer ranges on the worker's host lane.
-// Not done here: CUDA (one host thread and stream per worker), the asynchronous optimizer, and
-// RoundPipe's upload/download of stage weights (on CPU every worker reads the host master weights).
+// RoundPipe's workers are stateless: each keeps a replica of the model and, before a job of a stage it
+// does not hold, uploads that stage's weights from the host master copy (an `upload` range with its
+// bytes); the gradients it computes are downloaded to the optimizer's host slots (`download`).
+// Looped-BFS workers own their stages (the weight binding): they compute on the master weights.
+// RoundPipe's asynchronous optimizer (PipelineSettings::asyncOptimizer): the optimizer of step k runs
+// while step k + 1 computes on the weights published before update k (one step stale, deterministic:
+// uploads read a snapshot, never the weights being updated).
+// Not done here: CUDA (one host thread and stream per worker).
 #include <torch/torch.h>
 
 #include <condition_variable>
@@ -28,6 +34,7 @@
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include "optimizations/packed_metadata/PackedMetadata.h"
@@ -75,14 +82,29 @@ private:
     void workerLoop(int worker);
     void runJob(int worker, const Job& job, StepState& state);
     void optimizerStep(StepState& state);
-    std::vector<torch::Tensor> jobParameters(const Job& job) const;
+    // The model a worker computes with: the master for Looped-BFS, its replica for RoundPipe.
+    Decoder& modelOf(int worker);
+    std::vector<torch::Tensor> jobParameters(const Job& job, Decoder& model) const;
+    static std::vector<torch::Tensor> jobState(const Job& job, Decoder& model);
+    // RoundPipe: copies the job's stage weights into the worker's replica unless it holds them already.
+    void upload(int worker, const Job& job, StepState& state);
+    void joinOptimizer();
     LaneId workerLane(int worker);
 
     Trainer& m_trainer;
     HostTracer* m_tracer;
     pipeline::SimulationSpec m_spec;
     std::vector<std::vector<Job>> m_jobs;  // per worker, in plan order
-    std::map<const void*, std::size_t> m_paramIndex;  // trainable parameter -> index
+    std::map<const void*, std::size_t> m_paramIndex;  // trainable parameter (master or replica) -> index
+    std::vector<Decoder> m_replicas;                  // RoundPipe: one per worker
+    std::vector<std::tuple<std::int64_t, std::int64_t, bool, std::int64_t>> m_resident;  // per worker: held stage, version
+    // The weights uploads read: the master itself (synchronous) or, asynchronously, two published
+    // snapshots, step j reading snapshot j mod 2 (written by the optimizer of step j - 2).
+    std::vector<std::vector<torch::Tensor>> m_snapshots;
+    std::map<const void*, std::size_t> m_snapshotPosition;  // master parameter or buffer -> snapshot index
+    std::unique_ptr<StepState> m_optimizing;  // the step whose optimizer runs on m_optimizerThread
+    std::thread m_optimizerThread;
+    std::exception_ptr m_optimizerFailure;
     std::vector<std::unique_ptr<PackedMetadataProvider>> m_packed;  // one per worker (not thread-safe)
     std::map<std::pair<RunId, int>, LaneId> m_lanes;
 

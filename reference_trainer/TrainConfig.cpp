@@ -87,6 +87,7 @@ std::string toJson(const TrainConfig& c) {
         j["schedule"] = toString(c.optimizations.pipeline.mode);
         j["pipeline_workers"] = c.optimizations.pipeline.workers;
         j["threads_per_worker"] = c.optimizations.pipeline.threadsPerWorker;
+        j["async_optimizer"] = c.optimizations.pipeline.asyncOptimizer;
         if (!c.optimizations.pipeline.loopedBfsPartition.empty()) j["looped_bfs_partition"] = c.optimizations.pipeline.loopedBfsPartition;
         try {  // what the executor will run: partitions and the estimated costs it planned with
             j["pipeline_plan"] = nlohmann::json::parse(pipeline::specJson(pipelineSpec(withPipelineMicrobatches(c))));

@@ -85,7 +85,7 @@ StepResult Trainer::step(std::int32_t step, bool warmup, std::int32_t block) {
     result.startNs = Clock::nowNs();
     {
         ScopedRange stepRange(m_tracer, names::kStep, Category::kPhase, Tags{step, kNoTag, kNoTag});
-        m_optimizer->zero_grad();
+        if (!m_pipeline) m_optimizer->zero_grad();  // the pipeline sets every gradient (maybe on its optimizer thread)
         m_offloader->beginStep();
         torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions().device(m_device));
         const std::int64_t m = m_pipeline ? 0 : m_config.microbatches;  // the pipeline runs its own

@@ -44,6 +44,9 @@ void TrainerOptions::addTo(CLI::App& command) {
         ->capture_default_str()->check(CLI::Range(1, 64));
     command.add_option("--threads-per-worker", threadsPerWorker, "intra-op threads of each pipeline worker")
         ->capture_default_str()->check(CLI::Range(1, 256));
+    command.add_flag("--async-optimizer", asyncOptimizer,
+                     "roundpipe: the optimizer of step k runs under step k + 1, which uses the weights before it (one "
+                     "step stale)");
     command.add_option("--partition", partition,
                        "Looped-BFS stages as layers per stage, e.g. 5,1,1,1 (a multiple of --workers stages; the "
                        "last also runs the LM head; default: balanced)");
@@ -77,6 +80,7 @@ TrainConfig TrainerOptions::resolve() const {
     if (microbatches > 0) config.microbatches = microbatches;
     config.optimizations.pipeline.workers = workers;
     config.optimizations.pipeline.threadsPerWorker = threadsPerWorker;
+    config.optimizations.pipeline.asyncOptimizer = asyncOptimizer;
     if (!partition.empty()) {
         config.optimizations.pipeline.loopedBfsPartition = parseLayerCounts(partition, "--partition");
         int total = 0;

@@ -32,6 +32,7 @@ struct TrainerOptions {
     int threadsPerWorker = 1;
     std::string partition;        // Looped-BFS stages "L,L,..."; "" = the default
     std::int64_t microbatches = 0;  // 0 = the preset's
+    bool asyncOptimizer = false;    // RoundPipe's asynchronous optimizer
 
     void addTo(CLI::App& command);
     // The preset with the overrides applied; throws usage errors for bad values.

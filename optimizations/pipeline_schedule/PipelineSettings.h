@@ -18,6 +18,9 @@ struct PipelineSettings {
     // Looped-BFS stages (layers per stage, a multiple of `workers` stages, the last one also runs the
     // LM head); empty = the default partition. RoundPipe always uses its automatic partitioner.
     std::vector<int> loopedBfsPartition;
+    // RoundPipe only: the optimizer of step k runs while step k + 1 computes on the weights before
+    // update k (one step stale, deterministic); false = synchronous.
+    bool asyncOptimizer = false;
 };
 
 inline const char* toString(PipelineMode mode) {

@@ -93,6 +93,27 @@ std::vector<torch::Tensor> DecoderImpl::headParameters() const {
     return params;
 }
 
+namespace {
+std::vector<torch::Tensor> stateOf(const torch::nn::Module& module) {
+    std::vector<torch::Tensor> state = module.parameters();
+    for (const torch::Tensor& b : module.buffers()) state.push_back(b);
+    return state;
+}
+}  // namespace
+
+std::vector<torch::Tensor> DecoderImpl::layerState(std::int64_t i) const {
+    return stateOf(*m_layers[static_cast<std::size_t>(i)]);
+}
+
+std::vector<torch::Tensor> DecoderImpl::embedState() const { return stateOf(*m_embed); }
+
+std::vector<torch::Tensor> DecoderImpl::headState() const {
+    std::vector<torch::Tensor> state = stateOf(*m_norm);
+    const std::vector<torch::Tensor> head = m_lmHead ? stateOf(*m_lmHead) : stateOf(*m_embed);  // tied
+    state.insert(state.end(), head.begin(), head.end());
+    return state;
+}
+
 torch::Tensor DecoderImpl::forward(const torch::Tensor& tokens, const torch::Tensor& positions,
                                    ForwardContext& context) {
     torch::Tensor h = embed(tokens, positions, context);

@@ -51,6 +51,11 @@ public:
     std::vector<torch::Tensor> layerParameters(std::int64_t i) const;
     std::vector<torch::Tensor> embedParameters() const;
     std::vector<torch::Tensor> headParameters() const;
+    // Everything a stage's compute reads (parameters and buffers, e.g. NF4 codes), in a fixed order:
+    // what a pipeline worker uploads into its own replica of the model.
+    std::vector<torch::Tensor> layerState(std::int64_t i) const;
+    std::vector<torch::Tensor> embedState() const;
+    std::vector<torch::Tensor> headState() const;
 
 private:
     ModelConfig m_config;

@@ -484,11 +484,11 @@ TEST_F(CliTest, SimulateReproducesThePublishedCaseAndRecordsItsRuns) {
     EXPECT_NE(badFile.err.find("'forward_ms' is missing"), std::string::npos) << badFile.err;
 }
 
-// The executor on an uneven partition: Looped-BFS binds the 5-layer stage to worker 0, RoundPipe deals
+// The executor on an uneven partition: Looped-BFS binds the 6-layer stage to worker 0, RoundPipe deals
 // balanced stages to both workers, so its executed bubble ratio is lower; the loss is bit-identical.
 TEST_F(CliTest, ExecutedRoundPipeHasALowerBubbleThanAnUnevenLoopedBfs) {
     const std::string db = path("pipe.sqlite");
-    Result ab = run("ab --preset small --opt roundpipe --partition 5,1,1,1 --steps 1 --warmup 1 --repeats 2 --json --db " + db);
+    Result ab = run("ab --preset small --opt roundpipe --partition 6,1,1,0 --steps 1 --warmup 1 --repeats 2 --json --db " + db);
     ASSERT_EQ(ab.exitCode, 0) << ab.err;
     const nlohmann::json comparison = nlohmann::json::parse(ab.out)["comparisons"][0];
     EXPECT_TRUE(comparison["loss_equal"].get<bool>());
@@ -500,7 +500,7 @@ TEST_F(CliTest, ExecutedRoundPipeHasALowerBubbleThanAnUnevenLoopedBfs) {
     const double roundPipe = runs[1]["bubbles"]["ratio"].get<double>();
     EXPECT_EQ(runs[0]["bubbles"]["workers"], 2);
     EXPECT_LT(roundPipe, looped) << "looped-bfs " << looped << ", roundpipe " << roundPipe;
-    std::cerr << "executed bubble ratio on small, partition 5,1,1,1: looped-bfs " << looped << ", roundpipe "
+    std::cerr << "executed bubble ratio on small, partition 6,1,1,0: looped-bfs " << looped << ", roundpipe "
               << roundPipe << "\n";
 
     // Measure, then replay: each executed run's plan with the costs its jobs measured, beside it.
