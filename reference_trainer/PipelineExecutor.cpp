@@ -53,6 +53,7 @@ pipeline::SimulationSpec pipelineSpec(const TrainConfig& config) {
 // What the jobs of one step hand each other, guarded by the executor's mutex.
 struct PipelineExecutor::StepState {
     std::int32_t step = 0;
+    RunId run = 0;  // the run the step belongs to (an asynchronous optimizer may end after the next arm began)
     std::vector<PackedBatch> batches;
     std::vector<ForwardContext> contexts;
     std::map<std::pair<std::int64_t, int>, torch::Tensor> activations;  // (layer, mb) -> that layer's input
@@ -180,6 +181,7 @@ double PipelineExecutor::step(std::int32_t step) {
     auto owned = std::make_unique<StepState>();
     StepState& state = *owned;
     state.step = step;
+    state.run = m_tracer != nullptr ? m_tracer->run() : 0;
     state.losses.assign(static_cast<std::size_t>(m), torch::Tensor());
     state.parameterGrads.assign(static_cast<std::size_t>(m), std::vector<torch::Tensor>(m_paramIndex.size()));
     for (int mb = 0; mb < m; ++mb) {
@@ -456,7 +458,7 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
 }
 
 void PipelineExecutor::optimizerStep(StepState& state) {
-    ScopedRange range(m_tracer, names::kOptimizer, Category::kOptimizer, Tags{state.step, kNoTag, kNoTag});
+    const TimestampNs start = Clock::nowNs();
     const std::vector<torch::Tensor> trainable = m_trainer.trainableParameters();
     torch::NoGradGuard noGrad;
     for (const torch::Tensor& p : trainable) {
@@ -480,6 +482,27 @@ void PipelineExecutor::optimizerStep(StepState& state) {
         torch::NoGradGuard noGrad;
         for (const torch::Tensor& t : m_trainer.model()->parameters()) snapshot[m_snapshotPosition.at(t.unsafeGetTensorImpl())].copy_(t);
         for (const torch::Tensor& t : m_trainer.model()->buffers()) snapshot[m_snapshotPosition.at(t.unsafeGetTensorImpl())].copy_(t);
+    }
+    // Recorded into the step's own run on an "optimizer" lane of it: the tracer may already record the
+    // other A/B arm while an asynchronous update finishes.
+    if (m_tracer != nullptr && state.run != 0) {
+        LaneId lane = 0;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            auto [it, added] = m_lanes.try_emplace({state.run, -1}, 0);
+            if (added) it->second = m_tracer->writer().addLane(state.run, LaneKind::kHostThread, "optimizer", -1, -1);
+            lane = it->second;
+        }
+        Event e;
+        e.run = state.run;
+        e.lane = lane;
+        e.kind = EventKind::kRange;
+        e.category = Category::kOptimizer;
+        e.name = m_tracer->intern(names::kOptimizer);
+        e.startNs = start;
+        e.endNs = Clock::nowNs();
+        e.step = state.step;
+        m_tracer->writer().record(e);
     }
 }
 
