@@ -4,6 +4,7 @@ namespace glueprof {
 
 CaptureScope::CaptureScope(const TrainConfig& config, HostTracer& tracer) : m_tracer(tracer) {
     if (config.device != "cuda") {
+        m_status.blocker = cupti::CaptureStatus::Blocker::kCpuRun;
         m_status.reason = "a CPU run (--device cpu): there is no GPU activity to capture";
         return;
     }

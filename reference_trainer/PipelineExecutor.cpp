@@ -302,20 +302,29 @@ void PipelineExecutor::upload(int worker, const Job& job, StepState& state) {
         for (const torch::Tensor& t : replica) bytes += static_cast<std::int64_t>(t.nbytes());
     }
     resident = wanted;
-    if (m_tracer != nullptr && m_tracer->run() != 0) {
-        Event e;
-        e.lane = workerLane(worker);
-        e.kind = EventKind::kRange;
-        e.category = Category::kPipeline;
-        e.name = m_tracer->intern("upload");
-        e.startNs = start;
-        e.endNs = Clock::nowNs();
-        e.step = state.step;
-        e.layer = job.stage;
-        e.microbatch = job.microbatch;
-        e.bytes = bytes;
-        if (e.endNs > e.startNs) m_tracer->record(e);
+    if (state.run != 0) {
+        recordRange(state.run, workerLane(worker), "upload", EventKind::kRange, Category::kPipeline, start, Clock::nowNs(),
+                    state.step, job.stage, job.microbatch, bytes);
     }
+}
+
+void PipelineExecutor::recordRange(RunId run, LaneId lane, const char* name, EventKind kind, Category category,
+                                   TimestampNs start, TimestampNs end, std::int32_t step, std::int32_t stage,
+                                   std::int32_t microbatch, std::int64_t bytes) {
+    if (m_tracer == nullptr || run == 0 || lane == 0 || end <= start) return;
+    Event e;
+    e.run = run;
+    e.lane = lane;
+    e.kind = kind;
+    e.category = category;
+    e.name = m_tracer->intern(name);
+    e.startNs = start;
+    e.endNs = end;
+    e.step = step;
+    e.layer = stage;
+    e.microbatch = microbatch;
+    e.bytes = bytes;
+    m_tracer->writer().record(e);
 }
 
 std::vector<torch::Tensor> PipelineExecutor::jobParameters(const Job& job, Decoder& model) const {
@@ -339,20 +348,9 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
     const int mb = job.microbatch;
     const std::int64_t last = job.firstLayer + job.layers;
     const bool fromTokens = job.firstLayer == 0 && job.layers > 0;
-    const LaneId lane = m_tracer != nullptr && m_tracer->run() != 0 ? workerLane(worker) : 0;
+    const LaneId lane = state.run != 0 ? workerLane(worker) : 0;
     auto record = [&](const char* name, EventKind kind, Category category, TimestampNs start, TimestampNs end) {
-        if (lane == 0 || end <= start) return;
-        Event e;
-        e.lane = lane;
-        e.kind = kind;
-        e.category = category;
-        e.name = m_tracer->intern(name);
-        e.startNs = start;
-        e.endNs = end;
-        e.step = state.step;
-        e.layer = job.stage;
-        e.microbatch = mb;
-        m_tracer->record(e);
+        recordRange(state.run, lane, name, kind, category, start, end, state.step, job.stage, mb);
     };
     // Wait for what the job needs: its input activation (unless it starts from the tokens) and, for a
     // backward that does not end in the loss, the gradient of its output.
@@ -493,16 +491,8 @@ void PipelineExecutor::optimizerStep(StepState& state) {
             if (added) it->second = m_tracer->writer().addLane(state.run, LaneKind::kHostThread, "optimizer", -1, -1);
             lane = it->second;
         }
-        Event e;
-        e.run = state.run;
-        e.lane = lane;
-        e.kind = EventKind::kRange;
-        e.category = Category::kOptimizer;
-        e.name = m_tracer->intern(names::kOptimizer);
-        e.startNs = start;
-        e.endNs = Clock::nowNs();
-        e.step = state.step;
-        m_tracer->writer().record(e);
+        recordRange(state.run, lane, names::kOptimizer, EventKind::kRange, Category::kOptimizer, start, Clock::nowNs(),
+                    state.step, kNoTag, kNoTag);
     }
 }
 

@@ -89,6 +89,10 @@ private:
     // RoundPipe: copies the job's stage weights into the worker's replica unless it holds them already.
     void upload(int worker, const Job& job, StepState& state);
     void joinOptimizer();
+    // A range on a lane of `run` (written directly: an asynchronous optimizer may outlive the run's turn).
+    void recordRange(RunId run, LaneId lane, const char* name, EventKind kind, Category category, TimestampNs start,
+                     TimestampNs end, std::int32_t step, std::int32_t stage, std::int32_t microbatch,
+                     std::int64_t bytes = 0);
     LaneId workerLane(int worker);
 
     Trainer& m_trainer;

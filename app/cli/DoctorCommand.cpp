@@ -38,7 +38,7 @@ int doctor() {
                                  : fmt::format("{} (CUPTI API {}; built with {})", probe.libraryPath,
                                                probe.runtimeVersion, probe.headerVersion));
     std::string capture;
-    if (probe.libraryPath.empty() || probe.reason.rfind("no NVIDIA driver", 0) == 0) {
+    if (probe.blocker != cupti::CaptureStatus::Blocker::kNone) {
         capture = "off: " + probe.reason;
     } else if (!cuda) {
         capture = "off: no GPU visible to this libtorch (a CPU-only build, or no device); runs use --device cpu";

@@ -267,40 +267,33 @@ int simulateCommand(const SimulateOptions& o) {
         }
         results.push_back(j);
     }
-    if (o.predict) {  // the same costs replayed for P = 2..8
-        nlohmann::json predictions = nlohmann::json::array();
+    nlohmann::json predictions = nlohmann::json::array();
+    if (o.predict) {  // the same costs replayed for P = 2..8, analyzed as any simulated run
         text += "\npredicted (same costs, M = 2P):\n  P   looped-bfs makespan  bubble   roundpipe makespan  bubble\n";
+        SimulateOptions plain = o;
+        plain.partition.clear();
+        plain.backwardPartition.clear();
+        pipeline::CostFile noPartitions = file;
+        noPartitions.partitions.clear();  // the partitioners' stages for each P
         for (int p = 2; p <= 8; ++p) {
             nlohmann::json row = {{"workers", p}};
             std::string line = fmt::format("  {:<3}", p);
             for (pipeline::Schedule s : {pipeline::Schedule::kLoopedBfs, pipeline::Schedule::kRoundPipe}) {
-                SimulateOptions plain = o;
-                plain.partition.clear();
-                plain.backwardPartition.clear();
-                pipeline::CostFile noPartitions = file;
-                noPartitions.partitions.clear();
                 const pipeline::SimulationSpec spec = specFor(s, p, 2 * p, plain, noPartitions);
                 const pipeline::SimulationResult r = pipeline::simulate(spec);
-                double busy = 0.0;
-                for (const pipeline::SimOp& op : r.ops) busy += op.endMs - op.startMs;
-                const double ratio = r.makespanMs > 0 ? 1.0 - busy / (r.makespanMs * p) : 0.0;
+                const double ratio = analyzeBubbles(pipeline::simulationModel(spec, r)).ratio;
                 row[pipeline::toString(s)] = {{"makespan_ms", r.makespanMs}, {"bubble_ratio", ratio}};
                 line += fmt::format(" {:>16.2f} ms  {:>5.1f}%", r.makespanMs, 100 * ratio);
             }
             predictions.push_back(row);
             text += line + "\n";
         }
-        if (o.json) {
-            nlohmann::json out = results.size() == 1 ? results[0] : nlohmann::json{{"simulations", results}};
-            out["predictions"] = predictions;
-            std::cout << out.dump(2) << "\n";
-            writer.close();
-            return 0;
-        }
     }
     writer.close();
     if (o.json) {
-        std::cout << (results.size() == 1 ? results[0] : nlohmann::json{{"simulations", results}}).dump(2) << "\n";
+        nlohmann::json out = results.size() == 1 ? results[0] : nlohmann::json{{"simulations", results}};
+        if (o.predict) out["predictions"] = predictions;
+        std::cout << out.dump(2) << "\n";
     } else {
         std::cout << text << fmt::format("database: {}\n", o.db);
     }

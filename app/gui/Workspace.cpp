@@ -107,6 +107,7 @@ bool Workspace::poll() {
     m_traces = std::move(loaded.traces);
     m_report = std::move(loaded.report);
     m_timelines = std::move(loaded.timelines);
+    ++m_generation;
     m_log.info("analysis ready");
     return true;
 }

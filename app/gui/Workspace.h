@@ -3,6 +3,7 @@
 // analyzers say about it (a TraceReport, the same model the HTML report renders, so the numbers agree).
 // Loading and analysis run on a background thread; poll() moves finished work in. Panels only read it.
 #include <atomic>
+#include <cstdint>
 #include <future>
 #include <memory>
 #include <optional>
@@ -49,6 +50,8 @@ public:
     const TraceReport* report() const { return m_report.get(); }
     const std::vector<TraceModel>& traces() const { return m_traces; }
     const std::vector<TimelineIndex>& timelines() const { return m_timelines; }  // one per trace
+    // Counts the analyses taken in: what a panel caches about the traces is stale when it changed.
+    std::uint64_t generation() const { return m_generation; }
 
 private:
     struct Loaded {
@@ -72,6 +75,7 @@ private:
     std::vector<TraceModel> m_traces;
     std::unique_ptr<TraceReport> m_report;
     std::vector<TimelineIndex> m_timelines;
+    std::uint64_t m_generation = 0;
 };
 
 }  // namespace glueprof::gui

@@ -11,7 +11,33 @@
 namespace glueprof::pipeline {
 
 namespace {
+
 TimestampNs toNs(double ms) { return static_cast<TimestampNs>(std::llround(ms * 1e6)); }
+
+const char* rangeName(const SimOp& op) {
+    switch (op.kind) {
+        case SimOp::Kind::kForward: return names::kForward;
+        case SimOp::Kind::kRecompute: return names::kRecompute;
+        case SimOp::Kind::kBackward: return names::kBackward;
+    }
+    return names::kForward;
+}
+
+// What a simulation is as a trace, for the store and for an in-memory model alike: one range per op
+// that ran (layer tag = stage, step = iteration) and one step per iteration.
+template <typename AddRange, typename AddStep>
+void emitTrace(const SimulationResult& result, AddRange&& addRange, AddStep&& addStep) {
+    for (const SimOp& op : result.ops) {
+        if (op.endMs <= op.startMs) continue;  // a stage of 0 layers: nothing ran
+        addRange(op, rangeName(op), toNs(op.startMs), toNs(op.endMs));
+    }
+    double start = 0.0;
+    for (std::size_t i = 0; i < result.iterationEndMs.size(); ++i) {
+        addStep(StepInfo{static_cast<std::int32_t>(i), toNs(start), toNs(result.iterationEndMs[i]), false, 1, 0.0, 0});
+        start = result.iterationEndMs[i];
+    }
+}
+
 }  // namespace
 
 std::string specJson(const SimulationSpec& spec) {
@@ -59,6 +85,25 @@ SimulationSpec specFromJson(const std::string& text) {
     }
 }
 
+TraceModel simulationModel(const SimulationSpec& spec, const SimulationResult& result) {
+    RunSummary run;
+    run.label = std::string("simulate:") + toString(spec.schedule);
+    run.device = "simulated";
+    run.configJson = specJson(spec);
+    TraceModelBuilder b(run);
+    std::vector<std::size_t> lanes;
+    for (int w = 0; w < spec.workers; ++w) lanes.push_back(b.addLane(LaneKind::kSimulatedWorker, fmt::format("worker {}", w), w, w));
+    emitTrace(
+        result,
+        [&](const SimOp& op, const char* name, TimestampNs start, TimestampNs end) {
+            b.addEvent(lanes[static_cast<std::size_t>(op.worker)], EventKind::kRange, Category::kMath, name, start, end,
+                       op.iteration, op.stage)
+                .microbatch = op.microbatch;
+        },
+        [&](const StepInfo& step) { b.addStep(step); });
+    return std::move(b).build();
+}
+
 RunId recordSimulation(TraceWriter& writer, const SimulationSpec& spec, const SimulationResult& result,
                        const std::string& label, const std::string& preset) {
     RunInfo info;
@@ -72,30 +117,23 @@ RunId recordSimulation(TraceWriter& writer, const SimulationSpec& spec, const Si
     for (int w = 0; w < spec.workers; ++w) {
         lanes.push_back(writer.addLane(run, LaneKind::kSimulatedWorker, fmt::format("worker {}", w), w, w));
     }
-    const StringId forward = writer.intern(names::kForward);
-    const StringId recompute = writer.intern(names::kRecompute);
-    const StringId backward = writer.intern(names::kBackward);
-    for (const SimOp& op : result.ops) {
-        if (op.endMs <= op.startMs) continue;  // a stage of 0 layers: nothing ran
-        Event e;
-        e.run = run;
-        e.lane = lanes[static_cast<std::size_t>(op.worker)];
-        e.kind = EventKind::kRange;
-        e.category = Category::kMath;
-        e.name = op.kind == SimOp::Kind::kForward ? forward : op.kind == SimOp::Kind::kRecompute ? recompute : backward;
-        e.startNs = toNs(op.startMs);
-        e.endNs = toNs(op.endMs);
-        e.step = op.iteration;
-        e.layer = op.stage;
-        e.microbatch = op.microbatch;
-        writer.record(e);
-    }
-    double start = 0.0;
-    for (std::size_t i = 0; i < result.iterationEndMs.size(); ++i) {
-        writer.recordStep(StepRecord{run, StepInfo{static_cast<std::int32_t>(i), toNs(start), toNs(result.iterationEndMs[i]),
-                                                   false, 1, 0.0, 0}});
-        start = result.iterationEndMs[i];
-    }
+    emitTrace(
+        result,
+        [&](const SimOp& op, const char* name, TimestampNs start, TimestampNs end) {
+            Event e;
+            e.run = run;
+            e.lane = lanes[static_cast<std::size_t>(op.worker)];
+            e.kind = EventKind::kRange;
+            e.category = Category::kMath;
+            e.name = writer.intern(name);
+            e.startNs = start;
+            e.endNs = end;
+            e.step = op.iteration;
+            e.layer = op.stage;
+            e.microbatch = op.microbatch;
+            writer.record(e);
+        },
+        [&](const StepInfo& step) { writer.recordStep(StepRecord{run, step}); });
     writer.endRun(run, RunStatus::kComplete);
     return run;
 }

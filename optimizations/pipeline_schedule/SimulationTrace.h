@@ -6,6 +6,7 @@
 #include <string>
 
 #include "optimizations/pipeline_schedule/PipelineSimulator.h"
+#include "profiler/core/TraceModel.h"
 #include "profiler/core/TraceWriter.h"
 
 namespace glueprof::pipeline {
@@ -13,6 +14,9 @@ namespace glueprof::pipeline {
 std::string specJson(const SimulationSpec& spec);
 // The inverse of specJson; throws std::invalid_argument when a field is missing or malformed.
 SimulationSpec specFromJson(const std::string& text);
+
+// The same run in memory, without a store (what `simulate --predict` analyzes for each P).
+TraceModel simulationModel(const SimulationSpec& spec, const SimulationResult& result);
 
 // Records the simulation as a complete run labelled `label` (e.g. "simulate:roundpipe").
 RunId recordSimulation(TraceWriter& writer, const SimulationSpec& spec, const SimulationResult& result,

@@ -57,7 +57,8 @@ std::vector<std::string> CuptiLibrary::candidates() {
 
 CuptiLibrary CuptiLibrary::load() {
     CuptiLibrary lib;
-    const bool explicitPath = std::getenv("GLUEPROF_CUPTI_PATH") != nullptr && *std::getenv("GLUEPROF_CUPTI_PATH") != '\0';
+    const char* explicitPath = std::getenv("GLUEPROF_CUPTI_PATH");
+    if (explicitPath != nullptr && *explicitPath == '\0') explicitPath = nullptr;
     std::string lastError;
     for (const std::string& path : candidates()) {
         void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -92,10 +93,10 @@ CuptiLibrary CuptiLibrary::load() {
         lib.m_path = path;
         return lib;
     }
-    lib.m_error = explicitPath
+    lib.m_error = explicitPath != nullptr
                       ? fmt::format("GLUEPROF_CUPTI_PATH={} cannot be loaded ({}): point it at libcupti.so of the "
                                     "CUDA toolkit (e.g. /usr/local/cuda/lib64/libcupti.so) or unset it",
-                                    std::getenv("GLUEPROF_CUPTI_PATH"), lastError)
+                                    explicitPath, lastError)
                       : fmt::format("libcupti not found ({}): install the CUDA toolkit's CUPTI, or set "
                                     "GLUEPROF_CUPTI_PATH or CUDA_HOME",
                                     lastError);
@@ -118,6 +119,13 @@ CuptiLibrary& CuptiLibrary::operator=(CuptiLibrary&& other) noexcept {
 // CUPTI cannot be unloaded safely once it has attached to a CUDA context; only a library that never
 // got that far (here: the handle is kept for the process's lifetime after a session started) is closed.
 CuptiLibrary::~CuptiLibrary() = default;
+
+std::string CuptiLibrary::missingDriverReason() {
+    if (dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) != nullptr) return "";  // kept loaded: CUPTI needs it
+    const char* error = dlerror();
+    return fmt::format("no NVIDIA driver ({}): install the driver to capture GPU activity",
+                       error != nullptr ? error : "libcuda.so.1 not found");
+}
 
 std::string CuptiLibrary::describe(CUptiResult result) const {
     const char* text = nullptr;

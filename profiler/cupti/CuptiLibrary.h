@@ -45,6 +45,8 @@ public:
     const std::string& error() const { return m_error; }
     const std::string& path() const { return m_path; }
     const CuptiFunctions& fn() const { return m_fn; }
+    // Why the NVIDIA driver (libcuda.so.1) cannot be loaded, with what to do; "" when it can.
+    static std::string missingDriverReason();
     // CUPTI's text for a result code ("CUPTI_ERROR_..."), or the number when the library is absent.
     std::string describe(CUptiResult result) const;
 

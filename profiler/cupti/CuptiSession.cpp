@@ -1,7 +1,5 @@
 #include "profiler/cupti/CuptiSession.h"
 
-#include <dlfcn.h>
-
 #include <fmt/format.h>
 
 #include <utility>
@@ -49,6 +47,7 @@ std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, Captur
     status.headerVersion = CUPTI_API_VERSION;
     auto library = std::make_unique<CuptiLibrary>(CuptiLibrary::load());
     if (!library->ok()) {
+        status.blocker = CaptureStatus::Blocker::kNoLibrary;
         status.reason = library->error();
         return nullptr;
     }
@@ -56,26 +55,37 @@ std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, Captur
     const CuptiFunctions& fn = library->fn();
     fn.getVersion(&status.runtimeVersion);
     if (status.runtimeVersion < status.headerVersion) {
+        status.blocker = CaptureStatus::Blocker::kOldLibrary;
         status.reason = fmt::format(
             "{} is CUPTI API {}, older than the headers this build used ({}): its records would be misread; "
             "rebuild on this machine against its CUDA toolkit (scripts/gpu-check.sh does)",
             library->path(), status.runtimeVersion, status.headerVersion);
         return nullptr;
     }
-    if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL); driver == nullptr) {
-        const char* error = dlerror();
-        status.reason = fmt::format("no NVIDIA driver ({}): install the driver to capture GPU activity",
-                                    error != nullptr ? error : "libcuda.so.1 not found");
+    if (std::string driver = CuptiLibrary::missingDriverReason(); !driver.empty()) {
+        status.blocker = CaptureStatus::Blocker::kNoDriver;
+        status.reason = std::move(driver);
         return nullptr;
+    }
+    if (!env.apiName) {  // runtime and driver calls named by CUPTI itself ("cudaLaunchKernel", ...)
+        const CuptiLibrary* lib = library.get();  // owned by the session for its whole life
+        env.apiName = [lib](bool driver, std::uint32_t cbid) {
+            const char* name = nullptr;
+            const CUpti_CallbackDomain domain = driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+            if (lib->fn().getCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr) return std::string(name);
+            return fmt::format("{} api {}", driver ? "driver" : "runtime", cbid);
+        };
     }
     CuptiSession* expected = nullptr;
     std::unique_ptr<CuptiSession> session(new CuptiSession(std::move(library), std::move(env)));
     if (!s_active.compare_exchange_strong(expected, session.get())) {
+        status.blocker = CaptureStatus::Blocker::kBusy;
         status.reason = "another CUPTI capture is already running in this process";
         return nullptr;
     }
     const CuptiFunctions& f = session->m_library->fn();
     auto fail = [&](const std::string& what, CUptiResult result) {
+        status.blocker = CaptureStatus::Blocker::kCuptiRefused;
         status.reason = fmt::format("{} failed: {}", what, session->m_library->describe(result));
         for (int kind : session->m_enabledKinds) f.activityDisable(static_cast<CUpti_ActivityKind>(kind));
         session->m_enabledKinds.clear();

@@ -1,8 +1,6 @@
 // profiler/cupti built with cupti.h: probe and start the real capture.
 #include "profiler/cupti/GpuCapture.h"
 
-#include <dlfcn.h>
-
 #include <fmt/format.h>
 
 #include "profiler/cupti/CuptiLibrary.h"
@@ -15,15 +13,15 @@ CaptureStatus probeCapture() {
     status.headerVersion = CUPTI_API_VERSION;
     CuptiLibrary library = CuptiLibrary::load();
     if (!library.ok()) {
+        status.blocker = CaptureStatus::Blocker::kNoLibrary;
         status.reason = library.error();
         return status;
     }
     status.libraryPath = library.path();
     library.fn().getVersion(&status.runtimeVersion);
-    if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL); driver == nullptr) {
-        const char* error = dlerror();
-        status.reason = fmt::format("no NVIDIA driver ({}): install the driver to capture GPU activity",
-                                    error != nullptr ? error : "libcuda.so.1 not found");
+    if (std::string driver = CuptiLibrary::missingDriverReason(); !driver.empty()) {
+        status.blocker = CaptureStatus::Blocker::kNoDriver;
+        status.reason = std::move(driver);
         return status;
     }
     status.reason = fmt::format("{} (CUPTI API {}) and the driver are present; capture starts with a CUDA run",

@@ -22,7 +22,10 @@ struct CaptureEnvironment {
 };
 
 struct CaptureStatus {
+    // What stops the capture, first missing piece first; kNone while it runs.
+    enum class Blocker { kNone, kCpuRun, kNoHeaders, kNoLibrary, kOldLibrary, kNoDriver, kCuptiRefused, kBusy };
     bool active = false;
+    Blocker blocker = Blocker::kNone;
     // Why not, in one line with what to do: "no NVIDIA driver (...)", "libcupti not found (...)",
     // "cuptiActivityEnable(CONCURRENT_KERNEL) failed: CUPTI_ERROR_...", "built without CUPTI headers".
     std::string reason;

@@ -12,6 +12,7 @@ constexpr const char* kReason =
 
 CaptureStatus probeCapture() {
     CaptureStatus status;
+    status.blocker = CaptureStatus::Blocker::kNoHeaders;
     status.reason = kReason;
     return status;
 }

@@ -205,6 +205,15 @@ const RecordHandler::ApiCall* RecordHandler::callOf(std::uint32_t correlation) c
 
 StringId RecordHandler::intern(const std::string& text) { return m_env.writer->intern(text); }
 
+StringId RecordHandler::apiNameId(bool driver, std::uint32_t cbid) {
+    auto [it, added] = m_apiNames.try_emplace({driver, cbid}, 0);
+    if (added) {  // named once per callback id, not per call
+        it->second = intern(m_env.apiName ? m_env.apiName(driver, cbid)
+                                          : fmt::format("{} api {}", driver ? "driver" : "runtime", cbid));
+    }
+    return it->second;
+}
+
 LaneId RecordHandler::streamLane(RunId run, std::uint32_t device, std::uint32_t stream) {
     auto [it, added] = m_streamLanes.try_emplace({run, device, stream}, 0);
     if (added) {
@@ -253,8 +262,7 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
         e.run = run;
         e.lane = hostLane(call.tid);
         e.kind = EventKind::kRuntime;
-        e.name = intern(m_env.apiName ? m_env.apiName(call.driver, call.cbid)
-                                      : fmt::format("{} api {}", call.driver ? "driver" : "runtime", call.cbid));
+        e.name = apiNameId(call.driver, call.cbid);
         e.startNs = call.start;
         e.endNs = call.end;
         e.correlation = correlation;

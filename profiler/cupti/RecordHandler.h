@@ -117,6 +117,7 @@ private:
     static DeviceRecord onStream(const Record& r, EventKind kind, std::string name);
     void lose(const char* name, std::int64_t count = 1);  // m_mutex held
     StringId intern(const std::string& text);
+    StringId apiNameId(bool driver, std::uint32_t cbid);  // m_mutex held
     LaneId streamLane(RunId run, std::uint32_t device, std::uint32_t stream);
     LaneId namedLane(RunId run, const std::string& name);
     void tagFromOp(Event& e, std::uint32_t correlation, std::int32_t flushedStep, Category fallback);
@@ -142,6 +143,7 @@ private:
     std::vector<Overhead> m_overheads;
     std::map<std::tuple<RunId, std::uint32_t, std::uint32_t>, LaneId> m_streamLanes;
     std::map<std::pair<RunId, std::string>, LaneId> m_namedLanes;
+    std::map<std::pair<bool, std::uint32_t>, StringId> m_apiNames;  // (driver, callback id) -> name
 };
 
 }  // namespace glueprof::cupti

@@ -11,7 +11,6 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
-#include <tuple>
 
 #include "analyzers/StepDiff.h"
 #include "app/gui/Panel.h"
@@ -173,7 +172,7 @@ public:
         (void)hoveredEvent;
         ImGui::EndChild();
         showSelection(traces, v);
-        if (traces.size() == 2) showStepDiff(traces, v);
+        if (traces.size() == 2) showStepDiff(traces, c.workspace.generation(), v);
     }
 
 private:
@@ -236,8 +235,8 @@ private:
 
     // The step-aligned diff of A and B: what changed in the aligned step, name by name; a click
     // highlights that name's events in both runs. Recomputed only when the runs or the step change.
-    void showStepDiff(const std::vector<TraceModel>& traces, ViewState& v) {
-        const std::tuple<const TraceModel*, const TraceModel*, int> key{&traces[0], &traces[1], v.alignStep};
+    void showStepDiff(const std::vector<TraceModel>& traces, std::uint64_t generation, ViewState& v) {
+        const std::pair<std::uint64_t, int> key{generation, v.alignStep};
         if (key != m_diffKey) {
             m_diff = diffSteps(traces[0], traces[1], v.alignStep);
             m_diffKey = key;
@@ -284,7 +283,7 @@ private:
     }
 
     std::vector<DrawItem> m_items;  // reused between frames
-    std::tuple<const TraceModel*, const TraceModel*, int> m_diffKey{nullptr, nullptr, 0};
+    std::pair<std::uint64_t, int> m_diffKey{0, 0};  // (workspace generation, aligned step); generation 0 = none
     StepDiff m_diff;
 };
 
