@@ -69,14 +69,15 @@ PipelineExecutor::PipelineExecutor(Trainer& trainer, HostTracer* tracer)
         throw inputError("the pipeline executor runs on CPU in this version (--device cpu); on CUDA, "
                          "use `glueprof simulate` with measured costs");
     }
+    pipeline::SimulationResult plan;
     try {
-        pipeline::simulate(m_spec);  // checks the partition against the model before any thread starts
+        plan = pipeline::simulate(m_spec);  // also checks the partition against the model before any thread starts
     } catch (const std::invalid_argument& e) {
         throw inputError(fmt::format("pipeline: {}", e.what()));
     }
     const std::vector<torch::Tensor> trainable = trainer.trainableParameters();
     for (std::size_t i = 0; i < trainable.size(); ++i) m_paramIndex[trainable[i].unsafeGetTensorImpl()] = i;
-    buildJobs();
+    buildJobs(plan);
     if (m_spec.schedule == pipeline::Schedule::kRoundPipe) {
         const TrainConfig& c = trainer.config();
         // Replicas are built as the master was; the RNG the data and training draw from is left as it was.
@@ -114,7 +115,8 @@ PipelineExecutor::~PipelineExecutor() {
     try {
         joinOptimizer();
     } catch (...) {
-        // a failed last update: the trainer is being destroyed, nothing left to report it to
+        // The last asynchronous update failed: no step reads its weights and every loss is recorded
+        // already, so nothing measured is lost; the trainer is going away.
     }
     {
         std::lock_guard<std::mutex> lock(m_mutex);
@@ -125,8 +127,7 @@ PipelineExecutor::~PipelineExecutor() {
 }
 
 // Jobs per worker from the simulated plan: consecutive ops of one (pass, stage, micro-batch) form a job.
-void PipelineExecutor::buildJobs() {
-    const pipeline::SimulationResult plan = pipeline::simulate(m_spec);
+void PipelineExecutor::buildJobs(const pipeline::SimulationResult& plan) {
     const auto layers = static_cast<std::int64_t>(m_spec.costs.layers());
     auto firstLayerOf = [](const std::vector<int>& partition, int stage, bool fromTop, std::int64_t total) {
         std::int64_t before = 0;

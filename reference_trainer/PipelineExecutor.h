@@ -78,7 +78,7 @@ private:
     };
     struct StepState;
 
-    void buildJobs();
+    void buildJobs(const pipeline::SimulationResult& plan);
     void workerLoop(int worker);
     void runJob(int worker, const Job& job, StepState& state);
     void optimizerStep(StepState& state);

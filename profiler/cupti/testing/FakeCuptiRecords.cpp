@@ -15,16 +15,25 @@ Record& FakeCuptiRecords::add(CUpti_ActivityKind kind) {
 
 const char* FakeCuptiRecords::keep(const std::string& text) { return m_strings.emplace_back(text).c_str(); }
 
-FakeKernel& FakeCuptiRecords::addKernel(const std::string& name, std::uint64_t start, std::uint64_t end,
-                                        std::uint32_t correlation, std::uint32_t stream, std::uint32_t device) {
-    FakeKernel& r = add<FakeKernel>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
-    r.name = keep(name);
+namespace {
+// The fields every record of work on a stream (kernel, copy, memset) has.
+template <typename Record>
+Record& onStream(Record& r, std::uint64_t start, std::uint64_t end, std::uint32_t correlation, std::uint32_t stream,
+                 std::uint32_t device) {
     r.start = start;
     r.end = end;
     r.correlationId = correlation;
     r.streamId = stream;
     r.deviceId = device;
     return r;
+}
+}  // namespace
+
+FakeKernel& FakeCuptiRecords::addKernel(const std::string& name, std::uint64_t start, std::uint64_t end,
+                                        std::uint32_t correlation, std::uint32_t stream, std::uint32_t device) {
+    FakeKernel& r = add<FakeKernel>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
+    r.name = keep(name);
+    return onStream(r, start, end, correlation, stream, device);
 }
 
 FakeMemcpy& FakeCuptiRecords::addMemcpy(CUpti_ActivityMemcpyKind copyKind, std::uint64_t bytes, std::uint64_t start,
@@ -37,25 +46,15 @@ FakeMemcpy& FakeCuptiRecords::addMemcpy(CUpti_ActivityMemcpyKind copyKind, std::
     r.dstKind = static_cast<std::uint8_t>(dst);
     r.flags = async ? CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC : 0;
     r.bytes = bytes;
-    r.start = start;
-    r.end = end;
-    r.correlationId = correlation;
-    r.streamId = stream;
-    r.deviceId = device;
-    return r;
+    return onStream(r, start, end, correlation, stream, device);
 }
 
 FakeMemset& FakeCuptiRecords::addMemset(std::uint64_t bytes, std::uint64_t start, std::uint64_t end,
                                         std::uint32_t correlation, std::uint32_t stream, std::uint32_t device) {
     FakeMemset& r = add<FakeMemset>(CUPTI_ACTIVITY_KIND_MEMSET);
     r.bytes = bytes;
-    r.start = start;
-    r.end = end;
-    r.correlationId = correlation;
-    r.streamId = stream;
-    r.deviceId = device;
     r.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
-    return r;
+    return onStream(r, start, end, correlation, stream, device);
 }
 
 FakeSync& FakeCuptiRecords::addSync(CUpti_ActivitySynchronizationType type, std::uint64_t start, std::uint64_t end,
