@@ -19,6 +19,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -27,6 +28,19 @@
 #include "app/gui/Script.h"
 
 namespace {
+
+// GLFW's error callback carries no user pointer: once the app exists its errors go to the app's log
+// (a toast and the Log panel); before that, to stderr, where a failed start also explains itself.
+glueprof::gui::Log* g_glfwErrorLog = nullptr;
+
+void onGlfwError(int code, const char* text) {
+    const std::string message = "GLFW error " + std::to_string(code) + ": " + (text != nullptr ? text : "");
+    if (g_glfwErrorLog != nullptr) {
+        g_glfwErrorLog->error(message);
+    } else {
+        std::fprintf(stderr, "glueprof-gui: %s\n", message.c_str());
+    }
+}
 
 std::filesystem::path configDir() {
     const char* xdg = std::getenv("XDG_CONFIG_HOME");
@@ -69,7 +83,7 @@ int main(int argc, char** argv) {
     cli.add_option("--size", width, "window width")->capture_default_str();
     CLI11_PARSE(cli, argc, argv);
 
-    glfwSetErrorCallback([](int code, const char* text) { std::fprintf(stderr, "glueprof-gui: GLFW error %d: %s\n", code, text); });
+    glfwSetErrorCallback(&onGlfwError);
     if (glfwInit() == 0) {
         std::fprintf(stderr, "glueprof-gui: no display (GLFW could not initialize): set DISPLAY, or run under xvfb-run\n");
         return 2;
@@ -103,6 +117,7 @@ int main(int argc, char** argv) {
     glueprof::gui::ViewState view = frames > 0 ? glueprof::gui::ViewState{}
                                                : glueprof::gui::ViewState::fromJson(slurp(config / "view.json"));
     glueprof::gui::App app(view);
+    g_glfwErrorLog = &app.log();
     app.setFontPath(glueprof::gui::loadDefaultFont(std::round(15.0F * xscale), app.log()));  // rasterized at the DPI scale
     if (!db.empty()) {
         app.view().pathField = db;
@@ -163,6 +178,7 @@ int main(int argc, char** argv) {
         std::ofstream out(config / "view.json");
         out << app.view().toJson() << "\n";
     }
+    g_glfwErrorLog = nullptr;  // the app's log ends with it
     ImGui_ImplOpenGL3_Shutdown();
     ImGui_ImplGlfw_Shutdown();
     ImGui::DestroyContext();
