@@ -4,13 +4,18 @@
 
 #include <algorithm>
 #include <exception>
+#include <optional>
+#include <set>
 #include <utility>
+
+#include <c10/core/StreamGuard.h>
 
 #include "optimizations/pipeline_schedule/Partitioner.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceNames.h"
 #include "profiler/host/ScopedRange.h"
 #include "reference_trainer/Trainer.h"
+#include "reference_trainer/model/Autocast.h"
 
 namespace glueprof {
 
@@ -50,25 +55,32 @@ pipeline::SimulationSpec pipelineSpec(const TrainConfig& config) {
     return spec;
 }
 
+bool pipelineKeepsMasterOnHost(const TrainConfig& config) {
+    return config.optimizations.pipeline.mode == PipelineMode::kRoundPipe && config.device == "cuda";
+}
+
 // What the jobs of one step hand each other, guarded by the executor's mutex.
 struct PipelineExecutor::StepState {
     std::int32_t step = 0;
     RunId run = 0;  // the run the step belongs to (an asynchronous optimizer may end after the next arm began)
-    std::vector<PackedBatch> batches;
-    std::vector<ForwardContext> contexts;
+    struct DeviceInputs {  // the micro-batches on one of the workers' devices
+        std::vector<PackedBatch> batches;
+        std::vector<ForwardContext> contexts;  // pointing into batches
+    };
+    std::vector<DeviceInputs> inputs;  // per device (WorkerStreams::slot)
     std::map<std::pair<std::int64_t, int>, torch::Tensor> activations;  // (layer, mb) -> that layer's input
     std::map<std::pair<std::int64_t, int>, torch::Tensor> gradients;    // (layer, mb) -> grad of its input
-    std::vector<std::vector<torch::Tensor>> parameterGrads;             // [mb][parameter]
+    // [mb][parameter]: its gradient, in parts (a tied embedding meets two stages); summed by the optimizer.
+    std::vector<std::vector<std::vector<torch::Tensor>>> parameterGrads;
     std::vector<torch::Tensor> losses;                                  // per micro-batch (already / M), float
     std::exception_ptr failure;
 };
 
 PipelineExecutor::PipelineExecutor(Trainer& trainer, HostTracer* tracer)
-    : m_trainer(trainer), m_tracer(tracer), m_spec(pipelineSpec(trainer.config())) {
-    if (trainer.device().is_cuda()) {
-        throw inputError("the pipeline executor runs on CPU in this version (--device cpu); on CUDA, "
-                         "use `glueprof simulate` with measured costs");
-    }
+    : m_trainer(trainer),
+      m_tracer(tracer),
+      m_spec(pipelineSpec(trainer.config())),
+      m_streams(trainer.device(), m_spec.workers) {
     pipeline::SimulationResult plan;
     try {
         plan = pipeline::simulate(m_spec);  // also checks the partition against the model before any thread starts
@@ -78,6 +90,7 @@ PipelineExecutor::PipelineExecutor(Trainer& trainer, HostTracer* tracer)
     const std::vector<torch::Tensor> trainable = trainer.trainableParameters();
     for (std::size_t i = 0; i < trainable.size(); ++i) m_paramIndex[trainable[i].unsafeGetTensorImpl()] = i;
     buildJobs(plan);
+    if (m_spec.schedule == pipeline::Schedule::kLoopedBfs && m_streams.devices().size() > 1) placeBoundStages();
     if (m_spec.schedule == pipeline::Schedule::kRoundPipe) {
         const TrainConfig& c = trainer.config();
         // Replicas are built as the master was; the RNG the data and training draw from is left as it was.
@@ -85,7 +98,7 @@ PipelineExecutor::PipelineExecutor(Trainer& trainer, HostTracer* tracer)
         const at::Tensor rngState = generator.get_state();
         for (int w = 0; w < m_spec.workers; ++w) {
             m_replicas.emplace_back(c.model, c.lora, c.seqLen, c.checkpoint);
-            m_replicas.back()->to(trainer.device());
+            m_replicas.back()->to(m_streams.device(w));
             const std::vector<torch::Tensor> master = trainer.model()->parameters();
             const std::vector<torch::Tensor> replica = m_replicas.back()->parameters();
             for (std::size_t i = 0; i < master.size(); ++i) {
@@ -94,6 +107,13 @@ PipelineExecutor::PipelineExecutor(Trainer& trainer, HostTracer* tracer)
             }
         }
         generator.set_state(rngState);
+        if (m_streams.queued()) {
+            // The host master copy in pinned memory, so uploads are asynchronous copies on the worker's stream
+            // (set_data keeps the tensors the optimizer and the model hold).
+            torch::NoGradGuard noGrad;
+            for (torch::Tensor t : trainer.model()->parameters()) t.set_data(t.data().pin_memory());
+            for (torch::Tensor t : trainer.model()->buffers()) t.set_data(t.data().pin_memory());
+        }
         m_resident.assign(static_cast<std::size_t>(m_spec.workers), {-1, -1, false, -1});
         if (c.optimizations.pipeline.asyncOptimizer) {
             m_snapshots.resize(2);
@@ -101,7 +121,7 @@ PipelineExecutor::PipelineExecutor(Trainer& trainer, HostTracer* tracer)
             for (const torch::Tensor& b : trainer.model()->buffers()) master.push_back(b);
             for (const torch::Tensor& t : master) {
                 m_snapshotPosition[t.unsafeGetTensorImpl()] = m_snapshots[0].size();
-                for (auto& snapshot : m_snapshots) snapshot.push_back(t.detach().clone());
+                for (auto& snapshot : m_snapshots) snapshot.push_back(m_streams.hostBuffer(t).copy_(t));
             }
         }
     }
@@ -166,6 +186,22 @@ void PipelineExecutor::buildJobs(const pipeline::SimulationResult& plan) {
     }
 }
 
+// Looped-BFS on several GPUs: each stage's weights move to its worker's device (in place, so the
+// optimizer keeps them); a tied embedding stays with the embedding stage and the head copies it over.
+void PipelineExecutor::placeBoundStages() {
+    std::set<const void*> placed;
+    torch::NoGradGuard noGrad;
+    for (int w = 0; w < m_spec.workers; ++w) {
+        for (const Job& job : m_jobs[static_cast<std::size_t>(w)]) {
+            if (job.backward) continue;
+            for (torch::Tensor t : jobState(job, m_trainer.model())) {
+                if (!placed.insert(t.unsafeGetTensorImpl()).second) continue;
+                t.set_data(t.data().to(m_streams.device(w)));
+            }
+        }
+    }
+}
+
 LaneId PipelineExecutor::workerLane(int worker) {
     const RunId run = m_tracer->run();
     std::lock_guard<std::mutex> lock(m_mutex);
@@ -184,17 +220,21 @@ double PipelineExecutor::step(std::int32_t step) {
     state.step = step;
     state.run = m_tracer != nullptr ? m_tracer->run() : 0;
     state.losses.assign(static_cast<std::size_t>(m), torch::Tensor());
-    state.parameterGrads.assign(static_cast<std::size_t>(m), std::vector<torch::Tensor>(m_paramIndex.size()));
+    state.parameterGrads.assign(static_cast<std::size_t>(m), std::vector<std::vector<torch::Tensor>>(m_paramIndex.size()));
+    state.inputs.resize(m_streams.devices().size());
     for (int mb = 0; mb < m; ++mb) {
         ScopedRange range(m_tracer, names::kLoadBatch, Category::kData, Tags{kNoTag, kNoTag, mb});
-        state.batches.push_back(m_trainer.data().batch(static_cast<std::int64_t>(step) * m + mb).toDevice(m_trainer.device()));
+        const PackedBatch host = m_trainer.data().batch(static_cast<std::int64_t>(step) * m + mb);
+        for (std::size_t d = 0; d < state.inputs.size(); ++d) state.inputs[d].batches.push_back(host.toDevice(m_streams.devices()[d]));
     }
-    for (int mb = 0; mb < m; ++mb) {
-        const PackedBatch& batch = state.batches[static_cast<std::size_t>(mb)];
-        state.contexts.push_back(m_trainer.makeContext(batch));
-        torch::NoGradGuard noGrad;
-        m_trainer.model()->fillRotary(batch.positions, state.contexts.back());  // every stage needs them
+    for (StepState::DeviceInputs& on : state.inputs) {
+        for (const PackedBatch& batch : on.batches) {
+            on.contexts.push_back(m_trainer.makeContext(batch));
+            torch::NoGradGuard noGrad;
+            m_trainer.model()->fillRotary(batch.positions, on.contexts.back());  // every stage needs them
+        }
     }
+    m_streams.finishCurrent();  // the workers' streams read the batches and rotary tables made on this one
     if (m_tracer != nullptr && m_tracer->run() != 0) {
         for (int w = 0; w < m_spec.workers; ++w) workerLane(w);
     }
@@ -211,7 +251,7 @@ double PipelineExecutor::step(std::int32_t step) {
     // The losses summed in float in micro-batch order, exactly as Trainer::step sums them.
     torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions().device(m_trainer.device()));
     for (const torch::Tensor& l : state.losses) {
-        if (l.defined()) lossSum += l;
+        if (l.defined()) lossSum += l.to(lossSum.device());
     }
     const double loss = lossSum.item<double>();
     // The optimizer on its own thread, after every job: waited for now (synchronous), or left running
@@ -239,6 +279,8 @@ void PipelineExecutor::joinOptimizer() {
 void PipelineExecutor::workerLoop(int worker) {
     HostTracer::nameThisThread(fmt::format("pipeline worker {}", worker));
     at::set_num_threads(m_trainer.config().optimizations.pipeline.threadsPerWorker);
+    std::optional<c10::StreamGuard> onOwnStream;  // CUDA: all this thread's device work goes to its stream
+    if (m_streams.queued()) onOwnStream.emplace(m_streams.stream(worker));
     std::int64_t seen = 0;
     while (true) {
         StepState* state = nullptr;
@@ -291,17 +333,19 @@ void PipelineExecutor::upload(int worker, const Job& job, StepState& state) {
     std::int64_t bytes = 0;
     {
         torch::NoGradGuard noGrad;
+        const bool async = m_streams.queued();  // pinned host memory: copies queued on the worker's stream
         if (m_snapshots.empty()) {
-            for (std::size_t i = 0; i < master.size(); ++i) replica[i].copy_(master[i]);
+            for (std::size_t i = 0; i < master.size(); ++i) replica[i].copy_(master[i], async);
         } else {
             // Asynchronous: the snapshot of this step (the weights before the update still running).
             const std::vector<torch::Tensor>& snapshot = m_snapshots[static_cast<std::size_t>(state.step % 2)];
             for (std::size_t k = 0; k < master.size(); ++k) {
-                replica[k].copy_(snapshot[m_snapshotPosition.at(master[k].unsafeGetTensorImpl())]);
+                replica[k].copy_(snapshot[m_snapshotPosition.at(master[k].unsafeGetTensorImpl())], async);
             }
         }
         for (const torch::Tensor& t : replica) bytes += static_cast<std::int64_t>(t.nbytes());
     }
+    m_streams.finish(worker);
     resident = wanted;
     if (state.run != 0) {
         recordRange(state.run, workerLane(worker), "upload", EventKind::kRange, Category::kPipeline, start, Clock::nowNs(),
@@ -369,18 +413,25 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
         if (!fromTokens) input = state.activations.at({job.firstLayer, mb});
         if (job.backward && !job.head) outputGrad = state.gradients.at({last, mb});
         lock.unlock();
+        // From another GPU: copied here (complete on the producer's stream when it was published).
+        const torch::Device device = m_streams.device(worker);
+        if (input.defined()) input = input.to(device);
+        if (outputGrad.defined()) outputGrad = outputGrad.to(device);
         record("wait", EventKind::kWait, Category::kPipeline, waitStart, Clock::nowNs());
     }
     if (!m_replicas.empty()) upload(worker, job, state);
-    ForwardContext context = state.contexts[static_cast<std::size_t>(mb)];
+    const StepState::DeviceInputs& here = state.inputs[m_streams.slot(worker)];
+    ForwardContext context = here.contexts[static_cast<std::size_t>(mb)];
     context.packedMetadata = m_packed[static_cast<std::size_t>(worker)].get();
     context.offloader = nullptr;
-    const PackedBatch& batch = state.batches[static_cast<std::size_t>(mb)];
+    const PackedBatch& batch = here.batches[static_cast<std::size_t>(mb)];
     const double scale = static_cast<double>(m_trainer.config().microbatches);
+    const bool onCuda = m_trainer.device().is_cuda();  // bf16 autocast, as the single-worker trainer
 
     if (!job.backward) {
         const TimestampNs start = Clock::nowNs();
         torch::NoGradGuard noGrad;
+        CudaAutocast autocast(onCuda);
         torch::Tensor h = fromTokens ? model->embed(batch.tokens, batch.positions, context) : input;
         std::vector<std::pair<std::int64_t, torch::Tensor>> kept;
         for (std::int64_t l = job.firstLayer; l < last; ++l) {
@@ -390,6 +441,7 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
         kept.emplace_back(last, h);
         torch::Tensor loss;
         if (job.head) loss = m_trainer.lossOf(model->head(h), batch).to(torch::kFloat) / scale;
+        m_streams.finish(worker);  // the outputs are complete before another worker's stream reads them
         record(names::kForward, EventKind::kRange, Category::kMath, start, Clock::nowNs());
         std::lock_guard<std::mutex> lock(m_mutex);
         for (auto& [layer, tensor] : kept) {
@@ -405,16 +457,20 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
     const TimestampNs recomputeStart = Clock::nowNs();
     torch::AutoGradMode enableGrad(true);
     torch::Tensor stageInput;
-    torch::Tensor h;
-    if (fromTokens) {
-        h = model->embed(batch.tokens, batch.positions, context);
-    } else {
-        stageInput = input.detach().requires_grad_(true);
-        h = stageInput;
+    torch::Tensor root;
+    {
+        CudaAutocast autocast(onCuda);
+        torch::Tensor h;
+        if (fromTokens) {
+            h = model->embed(batch.tokens, batch.positions, context);
+        } else {
+            stageInput = input.detach().requires_grad_(true);
+            h = stageInput;
+        }
+        h = model->runLayers(h, job.firstLayer, job.layers, context);
+        root = job.head ? m_trainer.lossOf(model->head(h), batch).to(torch::kFloat) / scale : h;
     }
-    h = model->runLayers(h, job.firstLayer, job.layers, context);
-    torch::Tensor root = h;
-    if (job.head) root = m_trainer.lossOf(model->head(h), batch).to(torch::kFloat) / scale;
+    m_streams.finish(worker);
     const TimestampNs backwardStart = Clock::nowNs();
     // RoundPipe's head stage runs the head forward for the first time here: a forward, not a recompute.
     record(job.head && job.layers == 0 && m_spec.schedule == pipeline::Schedule::kRoundPipe ? names::kForward
@@ -429,14 +485,21 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
         grads = torch::autograd::grad({root}, inputs, {job.head ? torch::Tensor() : outputGrad},
                                       /*retain_graph=*/false, /*create_graph=*/false, /*allow_unused=*/true);
     }
+    m_streams.finish(worker);
     record(names::kBackward, EventKind::kRange, Category::kMath, backwardStart, Clock::nowNs());
     if (!m_replicas.empty()) {
-        // Download: the gradients leave the worker's replica for the optimizer's host slots.
+        // Download: the parameters' gradients leave the worker's replica for the optimizer's host slots
+        // (on CUDA, copies into pinned buffers queued on the worker's stream).
         const TimestampNs downloadStart = Clock::nowNs();
-        for (torch::Tensor& g : grads) {
-            if (g.defined()) g = g.clone();
+        std::int64_t bytes = 0;
+        for (std::size_t i = stageInput.defined() ? 1 : 0; i < grads.size(); ++i) {
+            if (!grads[i].defined()) continue;
+            grads[i] = m_streams.hostBuffer(grads[i]).copy_(grads[i], m_streams.queued());
+            bytes += static_cast<std::int64_t>(grads[i].nbytes());
         }
-        record("download", EventKind::kRange, Category::kPipeline, downloadStart, Clock::nowNs());
+        m_streams.finish(worker);
+        recordRange(state.run, lane, "download", EventKind::kRange, Category::kPipeline, downloadStart, Clock::nowNs(),
+                    state.step, job.stage, mb, bytes);
     }
     std::lock_guard<std::mutex> lock(m_mutex);
     std::size_t next = 0;
@@ -446,9 +509,7 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
     }
     for (const torch::Tensor& p : params) {
         const torch::Tensor g = grads.empty() ? torch::Tensor() : grads[next++];
-        if (!g.defined()) continue;
-        torch::Tensor& slot = state.parameterGrads[static_cast<std::size_t>(mb)][m_paramIndex.at(p.unsafeGetTensorImpl())];
-        slot = slot.defined() ? slot + g : g;  // a tied embedding meets two stages
+        if (g.defined()) state.parameterGrads[static_cast<std::size_t>(mb)][m_paramIndex.at(p.unsafeGetTensorImpl())].push_back(g);
     }
     if (job.head && m_spec.schedule == pipeline::Schedule::kRoundPipe) {
         state.losses[static_cast<std::size_t>(mb)] = root.detach();  // RoundPipe's forward never reached the loss
@@ -459,13 +520,18 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
 void PipelineExecutor::optimizerStep(StepState& state) {
     const TimestampNs start = Clock::nowNs();
     const std::vector<torch::Tensor> trainable = m_trainer.trainableParameters();
+    for (int w = 0; w < m_spec.workers; ++w) m_streams.finish(w);  // every gradient is complete
     torch::NoGradGuard noGrad;
     for (const torch::Tensor& p : trainable) {
         const std::size_t index = m_paramIndex.at(p.unsafeGetTensorImpl());
         torch::Tensor sum;
         for (const auto& perMicrobatch : state.parameterGrads) {  // micro-batch order, as accumulation does
-            const torch::Tensor& g = perMicrobatch[index];
-            if (!g.defined()) continue;
+            const std::vector<torch::Tensor>& parts = perMicrobatch[index];
+            if (parts.empty()) continue;
+            // A micro-batch's parts summed first, as autograd sums a tied weight's two uses (at most two
+            // parts, so their order does not change the bits).
+            torch::Tensor g = parts.front();
+            for (std::size_t k = 1; k < parts.size(); ++k) g = g + parts[k];
             if (!sum.defined()) {
                 sum = g.clone();
             } else {
@@ -475,6 +541,7 @@ void PipelineExecutor::optimizerStep(StepState& state) {
         p.mutable_grad() = sum;
     }
     m_trainer.optimizer().step();
+    m_streams.finishCurrent();  // the next step's workers read the updated weights on their own streams
     if (!m_snapshots.empty()) {
         // Publish the updated weights for step + 2 (step + 1 reads the other snapshot meanwhile).
         std::vector<torch::Tensor>& snapshot = m_snapshots[static_cast<std::size_t>(state.step % 2)];

@@ -1,7 +1,8 @@
 #pragma once
 // The reference trainer cut into pipeline stages and run by P virtual workers on one machine (the
 // `roundpipe` toggle and its Looped-BFS baseline). On CPU each worker is a thread with its own intra-op
-// thread count.
+// thread count; on CUDA each worker is a host thread with its own stream on the GPU (WorkerStreams),
+// and each job ends with its thread waiting for that stream, so the worker lanes show device time.
 //
 // Each step, the pipeline simulator (optimizations/pipeline_schedule) plans the jobs: which worker runs
 // which stage of which micro-batch, in which order (Looped-BFS: stage s bound to worker s mod P;
@@ -22,10 +23,15 @@
 // does not hold, uploads that stage's weights from the host master copy (an `upload` range with its
 // bytes); the gradients it computes are downloaded to the optimizer's host slots (`download`).
 // Looped-BFS workers own their stages (the weight binding): they compute on the master weights.
+// On CUDA, RoundPipe's master weights stay in pinned host memory (the trainer keeps its model on the
+// host, pipelineKeepsMasterOnHost) and the optimizer updates them there; uploads are host-to-device
+// copies into the worker's replica on its stream, downloads device-to-host copies into pinned buffers.
+// Looped-BFS's master weights and optimizer live on the GPU.
 // RoundPipe's asynchronous optimizer (PipelineSettings::asyncOptimizer): the optimizer of step k runs
 // while step k + 1 computes on the weights published before update k (one step stale, deterministic:
 // uploads read a snapshot, never the weights being updated).
-// Not done here: CUDA (one host thread and stream per worker).
+// Several GPUs: worker w runs on GPU w mod D; activations and gradients handed to a worker on another
+// GPU are copied there; Looped-BFS's stages live on their worker's GPU (placeBoundStages).
 #include <torch/torch.h>
 
 #include <condition_variable>
@@ -41,6 +47,7 @@
 #include "optimizations/pipeline_schedule/PipelineSimulator.h"
 #include "profiler/host/HostTracer.h"
 #include "reference_trainer/TrainConfig.h"
+#include "reference_trainer/WorkerStreams.h"
 #include "reference_trainer/data/PackedBatches.h"
 #include "reference_trainer/model/Decoder.h"
 
@@ -54,6 +61,9 @@ TrainConfig withPipelineMicrobatches(TrainConfig config);
 // The plan for a config: partitions and estimated per-layer costs (ms-scaled parameter counts).
 // Stored in a pipelined run's config JSON as "pipeline_plan" (`glueprof simulate --replay` reads it).
 pipeline::SimulationSpec pipelineSpec(const TrainConfig& config);
+// RoundPipe on CUDA keeps the master weights (and the optimizer) in host memory; the trainer builds its
+// model there instead of on the device.
+bool pipelineKeepsMasterOnHost(const TrainConfig& config);
 
 class PipelineExecutor {
 public:
@@ -79,6 +89,7 @@ private:
     struct StepState;
 
     void buildJobs(const pipeline::SimulationResult& plan);
+    void placeBoundStages();
     void workerLoop(int worker);
     void runJob(int worker, const Job& job, StepState& state);
     void optimizerStep(StepState& state);
@@ -98,6 +109,7 @@ private:
     Trainer& m_trainer;
     HostTracer* m_tracer;
     pipeline::SimulationSpec m_spec;
+    WorkerStreams m_streams;
     std::vector<std::vector<Job>> m_jobs;  // per worker, in plan order
     std::map<const void*, std::size_t> m_paramIndex;  // trainable parameter (master or replica) -> index
     std::vector<Decoder> m_replicas;                  // RoundPipe: one per worker

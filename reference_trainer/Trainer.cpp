@@ -36,7 +36,8 @@ Trainer::Trainer(const TrainConfig& config, HostTracer* tracer)
     // Flushed to zero in both arms alike, as CPU training setups do.
     at::globalContext().setFlushDenormal(true);
     m_model = Decoder(config.model, config.lora, config.seqLen, config.checkpoint);
-    m_model->to(m_device);
+    // RoundPipe on CUDA keeps the master weights and the optimizer on the host; its workers upload them.
+    m_model->to(pipelineKeepsMasterOnHost(m_config) ? torch::Device(torch::kCPU) : m_device);
     m_optimizer = std::make_unique<torch::optim::AdamW>(
         trainableParameters(), torch::optim::AdamWOptions(config.learningRate).weight_decay(0.0));
     m_offloader = std::make_unique<ActivationOffloader>(config.optimizations.offload, m_device,

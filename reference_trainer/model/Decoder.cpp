@@ -74,7 +74,9 @@ torch::Tensor DecoderImpl::runLayers(torch::Tensor h, std::int64_t first, std::i
 
 torch::Tensor DecoderImpl::head(const torch::Tensor& h) {
     torch::Tensor normed = m_norm(h);
-    return m_lmHead ? m_lmHead(normed) : torch::nn::functional::linear(normed, m_embed->weight);  // [1,T,V]
+    if (m_lmHead) return m_lmHead(normed);  // [1,T,V]
+    // Tied: the embedding may live on another GPU (a pipeline stage's); .to is a no-op on the same device.
+    return torch::nn::functional::linear(normed, m_embed->weight.to(normed.device()));
 }
 
 std::vector<torch::Tensor> DecoderImpl::layerParameters(std::int64_t i) const {

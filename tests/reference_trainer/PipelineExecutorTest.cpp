@@ -2,8 +2,15 @@
 // train exactly as the single-worker trainer does: the same loss, bit for bit, at every step.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <map>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/TraceReader.h"
+#include "profiler/core/TraceWriter.h"
+#include "profiler/host/HostTracer.h"
 #include "reference_trainer/PipelineExecutor.h"
 #include "reference_trainer/Presets.h"
 #include "reference_trainer/Trainer.h"
@@ -59,6 +66,52 @@ TEST(PipelineExecutorTest, TheAsynchronousOptimizerIsOneStepStaleAndDeterministi
     Trainer still(frozen, nullptr);
     still.step(0);
     EXPECT_EQ(still.step(1).loss, asyncLoss[1]);
+}
+
+// RoundPipe's downloads carry the bytes of the gradients they move: per step, every micro-batch's
+// gradient of every trainable parameter once (a tied embedding twice: its embedding and head stages).
+TEST(PipelineExecutorTest, RoundPipeDownloadsEachMicrobatchsGradientsOnceAndUploadsItsStages) {
+    const auto db = std::filesystem::temp_directory_path() / ("glueprof-pipeline-" + std::to_string(::getpid()) + ".sqlite");
+    std::filesystem::remove(db);
+    const TrainConfig config = pipelined(PipelineMode::kRoundPipe);
+    std::int64_t gradientBytes = 0;
+    std::int64_t stateBytes = 0;  // every parameter and buffer of the model
+    RunId run = 0;
+    {
+        TraceWriter writer(db.string());
+        HostTracer tracer(writer);
+        run = writer.beginRun(RunInfo{"roundpipe", "tiny", "cpu"});
+        tracer.setRun(run);
+        Trainer trainer(config, &tracer);
+        for (const torch::Tensor& p : trainer.trainableParameters()) gradientBytes += static_cast<std::int64_t>(p.nbytes());
+        if (config.model.tieEmbeddings) gradientBytes += static_cast<std::int64_t>(trainer.model()->embedParameters().front().nbytes());
+        for (const torch::Tensor& t : trainer.model()->parameters()) stateBytes += static_cast<std::int64_t>(t.nbytes());
+        for (const torch::Tensor& t : trainer.model()->buffers()) stateBytes += static_cast<std::int64_t>(t.nbytes());
+        for (int step = 0; step < 2; ++step) trainer.step(step);
+        writer.close();
+    }
+    const TraceModel model = TraceReader(db.string()).loadRun(run);
+    std::map<std::int32_t, std::int64_t> downloaded;
+    std::map<std::int32_t, std::int64_t> uploaded;
+    int workerLanes = 0;
+    for (std::size_t l = 0; l < model.lanes().size(); ++l) {
+        if (model.lanes()[l].kind != LaneKind::kPipelineWorker) continue;
+        ++workerLanes;
+        for (const Event& e : model.eventsOnLane(l)) {
+            if (model.name(e.name) == "download") downloaded[e.step] += e.bytes;
+            if (model.name(e.name) == "upload") uploaded[e.step] += e.bytes;
+        }
+    }
+    EXPECT_EQ(workerLanes, 2);
+    ASSERT_EQ(downloaded.size(), 2u);
+    for (const auto& [step, bytes] : downloaded) EXPECT_EQ(bytes, config.microbatches * gradientBytes) << "step " << step;
+    // Each stage is uploaded at least once per step (by the worker that first runs it) and at most once per
+    // job: the whole model at least, never more than M times the model with both passes.
+    for (const auto& [step, bytes] : uploaded) {
+        EXPECT_GE(bytes, stateBytes) << "step " << step;
+        EXPECT_LE(bytes, 2 * config.microbatches * stateBytes) << "step " << step;
+    }
+    std::filesystem::remove(db);
 }
 
 TEST(PipelineExecutorTest, PlansFollowTheSchedules) {
