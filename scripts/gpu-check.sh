@@ -106,6 +106,9 @@ cases=(
   "gpt-oss-moe|--preset gpt-oss-20b --scale 0.25 --seq-len 1024|MoE routing on gpt-oss-20b shapes at scale 0.25"
   "offload-heavy|--preset llama-3.2-1b --seq-len 4096 --lora-rank 0|activation offload: full fine-tuning, long sequences"
 )
+# The pipeline executor on the GPU (one stream per worker): an uneven Looped-BFS partition against
+# RoundPipe, each run's executed bubble, and its replay with the costs it measured.
+pipeline_opts="--preset qwen3-0.6b --seq-len 1024 --opt roundpipe --workers 2 --partition 20,4,4,0"
 build="$out/build"
 echo
 echo "gpu-check: plan"
@@ -117,7 +120,8 @@ for c in "${cases[@]}"; do
   echo "  $n. $what: glueprof ab --all --device cuda $opts $schedule --db $out/$name.sqlite"
   n=$((n + 1))
 done
-echo "  $n. $out/summary.md from the A/B JSON"
+echo "  $n. pipelines: glueprof ab --device cuda $pipeline_opts $schedule --db $out/pipeline.sqlite, its report and replays"
+echo "  $((n + 1)). $out/summary.md from the A/B JSON"
 
 if [ "$dry" -eq 1 ]; then
   echo
@@ -169,9 +173,23 @@ for c in "${cases[@]}"; do
   fi
 done
 
-"$python" - "$out" "${cases[@]}" <<'PY'
+echo "gpu-check: pipelines (Looped-BFS vs RoundPipe executed on the GPU)"
+# shellcheck disable=SC2086
+if timeout 900 "$glueprof" ab --device cuda $pipeline_opts $schedule --json --db "$out/pipeline.sqlite" \
+      >"$out/pipeline.json" 2>"$out/pipeline.log" &&
+   "$glueprof" report --db "$out/pipeline.sqlite" --format json --out "$out/pipeline-report.json" >>"$out/pipeline.log" 2>&1; then
+  for id in 1 2; do
+    "$glueprof" simulate --replay "$id" --predict --json --db "$out/pipeline.sqlite" >"$out/pipeline-replay-$id.json" 2>>"$out/pipeline.log" ||
+      { echo "gpu-check: replay of pipeline run $id failed: see $out/pipeline.log" >&2; status=1; }
+  done
+else
+  echo "gpu-check: pipeline failed: see $out/pipeline.log" >&2
+  status=1
+fi
+
+"$python" - "$out" "$pipeline_opts" "${cases[@]}" <<'PY'
 import json, os, sys
-out, cases = sys.argv[1], sys.argv[2:]
+out, pipeline_opts, cases = sys.argv[1], sys.argv[2], sys.argv[3:]
 lines = ["# glueprof GPU check", ""]
 doctor = open(os.path.join(out, "doctor.txt")).read().strip()
 lines += ["```", doctor, "```", ""]
@@ -202,6 +220,20 @@ for case in cases:
     for s in report.get("skipped", []):
         lines.append("| %s | skipped | - | - | - | - | - | %s |" % (s["toggle"], s["reason"]))
     lines.append("")
+lines += ["## Pipelines: Looped-BFS vs RoundPipe executed on the GPU", "", "`glueprof ab --device cuda %s`" % pipeline_opts, ""]
+try:
+    ab = json.load(open(os.path.join(out, "pipeline.json")))["comparisons"][0]
+    runs = json.load(open(os.path.join(out, "pipeline-report.json")))["runs"]
+    metric = next(m for m in ab["metrics"] if m["name"] == ab["primary_metric"])
+    lines += ["%s: %s %.3fx [%.3f, %.3f]" % (ab["verdict"], ab["primary_metric"], metric["speedup"], *metric["speedup_ci"]), "",
+              "| run | executed bubble | replayed bubble | replayed makespan ms |", "|---|---|---|---|"]
+    for i, run in enumerate(runs[:2], start=1):
+        replay = json.load(open(os.path.join(out, "pipeline-replay-%d.json" % i)))
+        lines.append("| %s | %.1f%% | %.1f%% | %.2f |" % (run.get("label", i), 100 * run["bubbles"]["ratio"],
+                                                     100 * replay["bubble_ratio"], replay["makespan_ms"]))
+except Exception as e:
+    lines += ["failed: %s (see pipeline.log)" % e]
+lines.append("")
 open(os.path.join(out, "summary.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
