@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <exception>
+#include <functional>
 #include <optional>
 #include <set>
 #include <utility>
@@ -68,8 +69,8 @@ struct PipelineExecutor::StepState {
         std::vector<ForwardContext> contexts;  // pointing into batches
     };
     std::vector<DeviceInputs> inputs;  // per device (WorkerStreams::slot)
-    std::map<std::pair<std::int64_t, int>, torch::Tensor> activations;  // (layer, mb) -> that layer's input
-    std::map<std::pair<std::int64_t, int>, torch::Tensor> gradients;    // (layer, mb) -> grad of its input
+    HandOffs activations;  // (layer, mb) -> that layer's input
+    HandOffs gradients;    // (layer, mb) -> grad of its input
     // [mb][parameter]: its gradient, in parts (a tied embedding meets two stages); summed by the optimizer.
     std::vector<std::vector<std::vector<torch::Tensor>>> parameterGrads;
     std::vector<torch::Tensor> losses;                                  // per micro-batch (already / M), float
@@ -200,6 +201,22 @@ void PipelineExecutor::placeBoundStages() {
             }
         }
     }
+}
+
+torch::Tensor PipelineExecutor::awaitHandOff(int worker, StepState& state, HandOffs& from, std::pair<std::int64_t, int> key,
+                                             const std::function<void(TimestampNs, TimestampNs)>& recordWait) {
+    const TimestampNs start = Clock::nowNs();
+    torch::Tensor tensor;
+    {
+        std::unique_lock<std::mutex> lock(m_mutex);
+        m_wake.wait(lock, [&] { return state.failure || from.count(key) != 0; });
+        if (state.failure) return {};
+        tensor = from.at(key);
+    }
+    // From another GPU: copied here (complete on the producer's stream when it was published).
+    tensor = tensor.to(m_streams.device(worker));
+    recordWait(start, Clock::nowNs());
+    return tensor;
 }
 
 LaneId PipelineExecutor::workerLane(int worker) {
@@ -397,27 +414,14 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
     auto record = [&](const char* name, EventKind kind, Category category, TimestampNs start, TimestampNs end) {
         recordRange(state.run, lane, name, kind, category, start, end, state.step, job.stage, mb);
     };
-    // Wait for what the job needs: its input activation (unless it starts from the tokens) and, for a
-    // backward that does not end in the loss, the gradient of its output.
+    // The input activation, unless the job starts from the tokens. A backward job waits for the gradient
+    // of its output only after its recompute, which needs the input alone (as the simulator plans it).
     torch::Tensor input;
-    torch::Tensor outputGrad;
-    {
-        const TimestampNs waitStart = Clock::nowNs();
-        std::unique_lock<std::mutex> lock(m_mutex);
-        m_wake.wait(lock, [&] {
-            if (state.failure) return true;
-            if (!fromTokens && state.activations.count({job.firstLayer, mb}) == 0) return false;
-            return !job.backward || job.head || state.gradients.count({last, mb}) != 0;
+    if (!fromTokens) {
+        input = awaitHandOff(worker, state, state.activations, {job.firstLayer, mb}, [&](TimestampNs start, TimestampNs end) {
+            record("wait", EventKind::kWait, Category::kPipeline, start, end);
         });
-        if (state.failure) return;
-        if (!fromTokens) input = state.activations.at({job.firstLayer, mb});
-        if (job.backward && !job.head) outputGrad = state.gradients.at({last, mb});
-        lock.unlock();
-        // From another GPU: copied here (complete on the producer's stream when it was published).
-        const torch::Device device = m_streams.device(worker);
-        if (input.defined()) input = input.to(device);
-        if (outputGrad.defined()) outputGrad = outputGrad.to(device);
-        record("wait", EventKind::kWait, Category::kPipeline, waitStart, Clock::nowNs());
+        if (!input.defined()) return;  // the step failed
     }
     if (!m_replicas.empty()) upload(worker, job, state);
     const StepState::DeviceInputs& here = state.inputs[m_streams.slot(worker)];
@@ -471,11 +475,20 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
         root = job.head ? m_trainer.lossOf(model->head(h), batch).to(torch::kFloat) / scale : h;
     }
     m_streams.finish(worker);
-    const TimestampNs backwardStart = Clock::nowNs();
+    const TimestampNs recomputeEnd = Clock::nowNs();
+    torch::Tensor outputGrad;
+    TimestampNs backwardStart = recomputeEnd;  // a head's backward follows its forward directly
+    if (!job.head) {
+        outputGrad = awaitHandOff(worker, state, state.gradients, {last, mb}, [&](TimestampNs start, TimestampNs end) {
+            record("wait", EventKind::kWait, Category::kPipeline, start, end);
+        });
+        if (!outputGrad.defined()) return;
+        backwardStart = Clock::nowNs();
+    }
     // RoundPipe's head stage runs the head forward for the first time here: a forward, not a recompute.
     record(job.head && job.layers == 0 && m_spec.schedule == pipeline::Schedule::kRoundPipe ? names::kForward
                                                                                               : names::kRecompute,
-           EventKind::kRange, Category::kMath, recomputeStart, backwardStart);
+           EventKind::kRange, Category::kMath, recomputeStart, recomputeEnd);
     std::vector<torch::Tensor> inputs;
     if (stageInput.defined()) inputs.push_back(stageInput);
     const std::vector<torch::Tensor> params = jobParameters(job, model);
@@ -514,6 +527,7 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
     if (job.head && m_spec.schedule == pipeline::Schedule::kRoundPipe) {
         state.losses[static_cast<std::size_t>(mb)] = root.detach();  // RoundPipe's forward never reached the loss
     }
+
     m_wake.notify_all();
 }
 

@@ -12,8 +12,10 @@
 //   forward job:  embedding (stage 0) and the stage's layers without autograd, keeping each layer's
 //                 input (layer-level checkpointing, as the plain trainer); Looped-BFS's last stage
 //                 also computes the loss;
-//   backward job: recompute the stage from its first layer's input with autograd, then the gradients
-//                 of the stage's input and parameters (the head stage starts from the loss);
+//   backward job: recompute the stage from its first layer's input with autograd (it needs only that
+//                 input, so it runs while the next stage's backward still computes its gradient), then
+//                 wait for the gradient of its output and compute the gradients of the stage's input
+//                 and parameters (the head stage starts from the loss);
 //   optimizer:    on its own thread once all jobs are done: per parameter the micro-batches'
 //                 gradients summed in micro-batch order (what the plain trainer's accumulation does),
 //                 then AdamW. Synchronous: the next step's jobs start after it.
@@ -35,6 +37,7 @@
 #include <torch/torch.h>
 
 #include <condition_variable>
+#include <functional>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -87,11 +90,16 @@ private:
         bool head = false;  // ends with the final norm, LM head and loss
     };
     struct StepState;
+    using HandOffs = std::map<std::pair<std::int64_t, int>, torch::Tensor>;  // (layer, micro-batch) -> tensor
 
     void buildJobs(const pipeline::SimulationResult& plan);
     void placeBoundStages();
     void workerLoop(int worker);
     void runJob(int worker, const Job& job, StepState& state);
+    // The tensor another job publishes under `key`, on this worker's device; blocks until it is there
+    // (recordWait gets the interval). Undefined when the step failed meanwhile.
+    torch::Tensor awaitHandOff(int worker, StepState& state, HandOffs& from, std::pair<std::int64_t, int> key,
+                               const std::function<void(TimestampNs, TimestampNs)>& recordWait);
     void optimizerStep(StepState& state);
     // The model a worker computes with: the master for Looped-BFS, its replica for RoundPipe.
     Decoder& modelOf(int worker);
