@@ -2,7 +2,8 @@
 // The reference trainer: a decoder trained with AdamW on packed micro-batches with gradient
 // accumulation, every phase inside a ScopedRange. With a pipeline mode set (the roundpipe toggle and
 // its Looped-BFS baseline) the steps run through a PipelineExecutor on several workers, with at least
-// workers + 1 micro-batches per step. Optimizer step `s` consumes micro-batches
+// workers + 1 micro-batches per step; RoundPipe on CUDA keeps the model (the master weights) and AdamW on
+// the host, its workers computing on device replicas. Optimizer step `s` consumes micro-batches
 // s*M .. s*M+M-1 of the deterministic dataset, so two trainers of one config see the same data.
 #include <torch/torch.h>
 

@@ -70,7 +70,9 @@ TEST(PipelineExecutorTest, TheAsynchronousOptimizerIsOneStepStaleAndDeterministi
 
 // RoundPipe's downloads carry the bytes of the gradients they move: per step, every micro-batch's
 // gradient of every trainable parameter once (a tied embedding twice: its embedding and head stages).
-TEST(PipelineExecutorTest, RoundPipeDownloadsEachMicrobatchsGradientsOnceAndUploadsItsStages) {
+// A backward job recomputes before it waits for its output's gradient: on the worker lane, every
+// backward of a non-head stage follows recompute, then the wait for that gradient.
+TEST(PipelineExecutorTest, RoundPipeMovesEachGradientOnceAndRecomputesBeforeWaitingForIt) {
     const auto db = std::filesystem::temp_directory_path() / ("glueprof-pipeline-" + std::to_string(::getpid()) + ".sqlite");
     std::filesystem::remove(db);
     const TrainConfig config = pipelined(PipelineMode::kRoundPipe);
@@ -94,15 +96,31 @@ TEST(PipelineExecutorTest, RoundPipeDownloadsEachMicrobatchsGradientsOnceAndUplo
     std::map<std::int32_t, std::int64_t> downloaded;
     std::map<std::int32_t, std::int64_t> uploaded;
     int workerLanes = 0;
+    int gradientWaits = 0;
     for (std::size_t l = 0; l < model.lanes().size(); ++l) {
         if (model.lanes()[l].kind != LaneKind::kPipelineWorker) continue;
         ++workerLanes;
-        for (const Event& e : model.eventsOnLane(l)) {
-            if (model.name(e.name) == "download") downloaded[e.step] += e.bytes;
-            if (model.name(e.name) == "upload") uploaded[e.step] += e.bytes;
+        const std::vector<Event>& events = model.eventsOnLane(l);
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            const Event& e = events[i];
+            const std::string& name = model.name(e.name);
+            if (name == "download") downloaded[e.step] += e.bytes;
+            if (name == "upload") uploaded[e.step] += e.bytes;
+            if (name != "backward" || e.layer == 0) continue;  // backward stage 0 is the head: no gradient to wait for
+            ASSERT_GE(i, 2u);
+            const Event& wait = events[i - 1];
+            const Event& recompute = events[i - 2];
+            EXPECT_EQ(model.name(wait.name), "wait") << "step " << e.step << " stage " << e.layer << " mb " << e.microbatch;
+            EXPECT_EQ(model.name(recompute.name), "recompute");
+            EXPECT_EQ(std::make_tuple(wait.layer, wait.microbatch, recompute.layer, recompute.microbatch),
+                      std::make_tuple(e.layer, e.microbatch, e.layer, e.microbatch));
+            EXPECT_GE(wait.startNs, recompute.endNs);
+            ++gradientWaits;
         }
     }
     EXPECT_EQ(workerLanes, 2);
+    const pipeline::SimulationSpec plan = pipelineSpec(withPipelineMicrobatches(config));
+    EXPECT_EQ(gradientWaits, 2 * config.microbatches * static_cast<int>(plan.backwardPartition.size() - 1));
     ASSERT_EQ(downloaded.size(), 2u);
     for (const auto& [step, bytes] : downloaded) EXPECT_EQ(bytes, config.microbatches * gradientBytes) << "step " << step;
     // Each stage is uploaded at least once per step (by the worker that first runs it) and at most once per
