@@ -128,8 +128,10 @@ int runAb(const AbOptions& o) {
         entry.baselineSyncs = std::move(baselineAnalysis.syncPoints);
         entry.baselineOverlap = std::move(baselineAnalysis.copyOverlap);
         entry.baselineFindings = std::move(baselineAnalysis.findings);
+        entry.baselineBubbles = std::move(baselineAnalysis.bubbles);
         entry.optimizedSyncs = analyzeSyncPoints(optimized);
         entry.optimizedOverlap = analyzeCopyOverlap(optimized);
+        entry.optimizedBubbles = analyzeBubbles(optimized);
         for (const TraceModel* model : {&baseline, &optimized}) {
             entry.diagnostics.insert(entry.diagnostics.end(), model->diagnostics().begin(),
                                      model->diagnostics().end());

@@ -25,6 +25,18 @@ bool hasHostSyncs(const AbReportEntry& e) {
     return e.baselineSyncs.hostSyncsCaptured || e.optimizedSyncs.hostSyncsCaptured;
 }
 
+bool hasPipeline(const AbReportEntry& e) { return e.baselineBubbles.workers > 0 || e.optimizedBubbles.workers > 0; }
+
+double makespanMs(const BubbleResult& b) { return static_cast<double>(b.medianStepMakespanNs()) / 1e6; }
+
+nlohmann::json bubblesJson(const BubbleResult& b) {
+    return {{"workers", b.workers},
+            {"ratio", b.ratio},
+            {"makespan_ms", makespanMs(b)},  // the median measured step's
+            {"breakdown", {{"fill", b.share(b.fillNs)}, {"switch", b.share(b.switchNs)}, {"drain", b.share(b.drainNs)},
+                           {"intra", b.share(b.intraNs)}}}};
+}
+
 bool hasCopies(const AbReportEntry& e) {
     return e.baselineOverlap.total.copies > 0 || e.optimizedOverlap.total.copies > 0;
 }
@@ -79,6 +91,12 @@ std::string renderAbTable(const AbReport& report) {
                                b.total.overlapRatio(), o.total.overlapRatio());
             out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}\n", "exposed_copy_ms_per_step",
                                b.exposedMsPerStep(), o.exposedMsPerStep());
+        }
+        if (hasPipeline(entry)) {
+            out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}\n", "pipeline_bubble_ratio", entry.baselineBubbles.ratio,
+                               entry.optimizedBubbles.ratio);
+            out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}\n", "pipeline_makespan_ms", makespanMs(entry.baselineBubbles),
+                               makespanMs(entry.optimizedBubbles));
         }
         if (hasHostSyncs(entry)) {  // the GPU's real syncs (CUPTI), beside the CPU counters above
             out += fmt::format("  {:<34} {:>12g} {:>12g}\n", "host_syncs_per_step",
@@ -142,6 +160,10 @@ std::string renderAbJson(const AbReport& report) {
             comparison["sync_blocked_ms"] = {{"baseline", entry.baselineSyncs.medianSyncBlockedMs},
                                              {"optimized", entry.optimizedSyncs.medianSyncBlockedMs}};
         }
+        if (hasPipeline(entry)) {
+            comparison["pipeline_bubbles"] = {{"baseline", bubblesJson(entry.baselineBubbles)},
+                                              {"optimized", bubblesJson(entry.optimizedBubbles)}};
+        }
         if (hasCopies(entry)) {
             comparison["copy_overlap"] = {{"baseline", overlapJson(entry.baselineOverlap)},
                                           {"optimized", overlapJson(entry.optimizedOverlap)}};
@@ -204,6 +226,18 @@ std::string renderAbMarkdown(const AbReport& report) {
                 "| copy/compute overlap ratio | {:.3f} | {:.3f} |\n",
                 b.copyMsPerStep(), o.copyMsPerStep(), b.exposedMsPerStep(), o.exposedMsPerStep(),
                 b.total.overlapRatio(), o.total.overlapRatio());
+        }
+        if (hasPipeline(entry)) {
+            const BubbleResult& b = entry.baselineBubbles;
+            const BubbleResult& o = entry.optimizedBubbles;
+            auto pct = [](double share) { return fmt::format("{:.1f}%", 100.0 * share); };
+            md += fmt::format(
+                "\n| pipeline (executed, per measured step) | baseline | optimized |\n|---|---:|---:|\n"
+                "| workers | {} | {} |\n| makespan ms (median step) | {:.3f} | {:.3f} |\n| bubble ratio | {} | {} |\n"
+                "| fill | {} | {} |\n| switch | {} | {} |\n| drain | {} | {} |\n| intra | {} | {} |\n",
+                b.workers, o.workers, makespanMs(b), makespanMs(o), pct(b.ratio), pct(o.ratio), pct(b.share(b.fillNs)),
+                pct(o.share(o.fillNs)), pct(b.share(b.switchNs)), pct(o.share(o.switchNs)), pct(b.share(b.drainNs)),
+                pct(o.share(o.drainNs)), pct(b.share(b.intraNs)), pct(o.share(o.intraNs)));
         }
         if (hasHostSyncs(entry)) {
             md += fmt::format("\nHost syncs captured on the GPU (CUPTI): {:g} -> {:g} per step, blocking {:.3f} -> {:.3f} ms "

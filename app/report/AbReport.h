@@ -9,6 +9,7 @@
 #include "analyzers/AbComparison.h"
 #include "analyzers/Advisor.h"
 #include "analyzers/CopyOverlap.h"
+#include "analyzers/PipelineBubbles.h"
 #include "analyzers/SyncPoints.h"
 
 namespace glueprof {
@@ -19,6 +20,8 @@ struct AbReportEntry {
     SyncPointsResult optimizedSyncs;
     CopyOverlapResult baselineOverlap;
     CopyOverlapResult optimizedOverlap;
+    BubbleResult baselineBubbles;  // pipelined arms (the roundpipe toggle): their executed bubble
+    BubbleResult optimizedBubbles;
     std::vector<Finding> baselineFindings;  // the advisor on the baseline run
     std::vector<Diagnostic> diagnostics;  // of both runs
 };

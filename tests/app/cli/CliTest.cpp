@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -500,6 +501,13 @@ TEST_F(CliTest, ExecutedRoundPipeHasALowerBubbleThanAnUnevenLoopedBfs) {
     const double roundPipe = runs[1]["bubbles"]["ratio"].get<double>();
     EXPECT_EQ(runs[0]["bubbles"]["workers"], 2);
     EXPECT_LT(roundPipe, looped) << "looped-bfs " << looped << ", roundpipe " << roundPipe;
+    // ab reports the same executed bubbles itself (table, JSON, Markdown), from the same analyzer.
+    EXPECT_DOUBLE_EQ(comparison["pipeline_bubbles"]["baseline"]["ratio"].get<double>(), looped);
+    EXPECT_DOUBLE_EQ(comparison["pipeline_bubbles"]["optimized"]["ratio"].get<double>(), roundPipe);
+    EXPECT_EQ(comparison["pipeline_bubbles"]["optimized"]["workers"], 2);
+    const std::string markdown = slurp(path("pipe-report.md"));
+    EXPECT_NE(markdown.find(fmt::format("| bubble ratio | {:.1f}% | {:.1f}% |", 100 * looped, 100 * roundPipe)),
+              std::string::npos) << markdown;
     std::cerr << "executed bubble ratio on small, partition 6,1,1,0: looped-bfs " << looped << ", roundpipe "
               << roundPipe << "\n";
 
