@@ -202,23 +202,25 @@ for case in cases:
         lines += ["failed: %s (see %s.log)" % (e, name), ""]
         continue
     lines += ["GPU capture: %s" % report.get("gpu_capture", "?"), ""]
-    lines += ["| toggle | verdict | primary metric | speedup [95% CI] | host syncs/step | sync blocked ms | copy overlap | lost |",
-              "|---|---|---|---|---|---|---|---|"]
+    lines += ["| toggle | verdict | primary metric | speedup [95% CI] | host syncs/step | sync blocked ms | copy overlap | pipeline bubble | lost |",
+              "|---|---|---|---|---|---|---|---|---|"]
     for c in report.get("comparisons", []):
         metric = next((m for m in c["metrics"] if m["name"] == c["primary_metric"]), None)
         speed = "%.3fx [%.3f, %.3f]" % (metric["speedup"], *metric["speedup_ci"]) if metric else "-"
         hs = c.get("host_syncs_per_step")
         sb = c.get("sync_blocked_ms")
         ov = c.get("copy_overlap")
+        pb = c.get("pipeline_bubbles")
         lost = sum(d["value"] for d in c.get("diagnostics", []))
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             c["toggle"], c["verdict"], c["primary_metric"], speed,
             "%g -> %g" % (hs["baseline"], hs["optimized"]) if hs else "-",
             "%.3f -> %.3f" % (sb["baseline"], sb["optimized"]) if sb else "-",
             "%.2f -> %.2f" % (ov["baseline"]["overlap_ratio"], ov["optimized"]["overlap_ratio"]) if ov else "-",
+            "%.1f%% -> %.1f%%" % (100 * pb["baseline"]["ratio"], 100 * pb["optimized"]["ratio"]) if pb else "-",
             lost))
     for s in report.get("skipped", []):
-        lines.append("| %s | skipped | - | - | - | - | - | %s |" % (s["toggle"], s["reason"]))
+        lines.append("| %s | skipped | - | - | - | - | - | - | %s |" % (s["toggle"], s["reason"]))
     lines.append("")
 lines += ["## Pipelines: Looped-BFS vs RoundPipe executed on the GPU", "", "`glueprof ab --device cuda %s`" % pipeline_opts, ""]
 try:
