@@ -5,18 +5,21 @@
 # sized to finish in about 8 minutes, and writes into OUTDIR: doctor.txt, one database, A/B JSON and
 # Markdown report per case, and summary.md (one page).
 #
-# Usage: scripts/gpu-check.sh OUTDIR [--dry-run]
+# Usage: scripts/gpu-check.sh OUTDIR [--dry-run | --summary-only]
 #   --dry-run  check the prerequisites and print the plan, build and run nothing (any machine; exit 0)
+#   --summary-only  rewrite OUTDIR/summary.md from the files an earlier run left there (any machine;
+#              exit 0; a case whose files are missing or broken says so in its section)
 # Exit codes: 0 done (or dry run), 2 a prerequisite is missing (the message says which and how to fix),
 # 1 the build or a run failed (its log is in OUTDIR).
 set -uo pipefail
 
-usage() { echo "usage: scripts/gpu-check.sh OUTDIR [--dry-run]" >&2; exit 2; }
-out="" dry=0
+usage() { echo "usage: scripts/gpu-check.sh OUTDIR [--dry-run | --summary-only]" >&2; exit 2; }
+out="" dry=0 summary_only=0
 for arg in "$@"; do
   case "$arg" in
     --dry-run) dry=1 ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --summary-only) summary_only=1 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     -*) echo "gpu-check: unknown option $arg" >&2; usage ;;
     *) [ -z "$out" ] && out=$arg || usage ;;
   esac
@@ -28,6 +31,81 @@ missing=()
 fixes=()
 say() { printf '  %-22s %s\n' "$1" "$2"; }
 need() { missing+=("$1"); fixes+=("$2"); say "$1" "MISSING: $2"; }
+
+# The plan: each case is a preset and options sized so `ab --all` ends in about two minutes on one
+# H100/H200-class GPU (3 blocks x 3 steps per arm after 2 warm-up steps).
+schedule="--steps 3 --warmup 2 --repeats 3"
+cases=(
+  "qwen3-0.6b|--preset qwen3-0.6b --seq-len 2048|packed sequences on Qwen3-0.6B (LoRA r16)"
+  "llama-3.2-1b|--preset llama-3.2-1b --seq-len 2048|packed sequences on Llama-3.2-1B (LoRA r16)"
+  "gpt-oss-moe|--preset gpt-oss-20b --scale 0.25 --seq-len 1024|MoE routing on gpt-oss-20b shapes at scale 0.25"
+  "offload-heavy|--preset llama-3.2-1b --seq-len 4096 --lora-rank 0|activation offload: full fine-tuning, long sequences"
+)
+# The pipeline executor on the GPU (one stream per worker): an uneven Looped-BFS partition against
+# RoundPipe, each run's executed bubble, and its replay with the costs it measured.
+pipeline_opts="--preset qwen3-0.6b --seq-len 1024 --opt roundpipe --workers 2 --partition 20,4,4,0"
+# summary.md (and stdout) from what the cases left in OUTDIR; a missing or broken file is named there.
+summarize() {
+"$python" - "$out" "$pipeline_opts" "${cases[@]}" <<'PY'
+import json, os, sys
+out, pipeline_opts, cases = sys.argv[1], sys.argv[2], sys.argv[3:]
+lines = ["# glueprof GPU check", ""]
+doctor = open(os.path.join(out, "doctor.txt")).read().strip()
+lines += ["```", doctor, "```", ""]
+for case in cases:
+    name, opts, what = case.split("|")
+    lines += ["## %s" % what, "", "`glueprof ab --all --device cuda %s`" % opts, ""]
+    try:
+        report = json.load(open(os.path.join(out, name + ".json")))
+    except Exception as e:
+        lines += ["failed: %s (see %s.log)" % (e, name), ""]
+        continue
+    lines += ["GPU capture: %s" % report.get("gpu_capture", "?"), ""]
+    lines += ["| toggle | verdict | primary metric | speedup [95% CI] | host syncs/step | sync blocked ms | copy overlap | pipeline bubble | lost |",
+              "|---|---|---|---|---|---|---|---|---|"]
+    for c in report.get("comparisons", []):
+        metric = next((m for m in c["metrics"] if m["name"] == c["primary_metric"]), None)
+        speed = "%.3fx [%.3f, %.3f]" % (metric["speedup"], *metric["speedup_ci"]) if metric else "-"
+        hs = c.get("host_syncs_per_step")
+        sb = c.get("sync_blocked_ms")
+        ov = c.get("copy_overlap")
+        pb = c.get("pipeline_bubbles")
+        lost = sum(d["value"] for d in c.get("diagnostics", []))
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            c["toggle"], c["verdict"], c["primary_metric"], speed,
+            "%g -> %g" % (hs["baseline"], hs["optimized"]) if hs else "-",
+            "%.3f -> %.3f" % (sb["baseline"], sb["optimized"]) if sb else "-",
+            "%.2f -> %.2f" % (ov["baseline"]["overlap_ratio"], ov["optimized"]["overlap_ratio"]) if ov else "-",
+            "%.1f%% -> %.1f%%" % (100 * pb["baseline"]["ratio"], 100 * pb["optimized"]["ratio"]) if pb else "-",
+            lost))
+    for s in report.get("skipped", []):
+        lines.append("| %s | skipped | - | - | - | - | - | - | %s |" % (s["toggle"], s["reason"]))
+    lines.append("")
+lines += ["## Pipelines: Looped-BFS vs RoundPipe executed on the GPU", "", "`glueprof ab --device cuda %s`" % pipeline_opts, ""]
+try:
+    ab = json.load(open(os.path.join(out, "pipeline.json")))["comparisons"][0]
+    runs = json.load(open(os.path.join(out, "pipeline-report.json")))["runs"]
+    metric = next(m for m in ab["metrics"] if m["name"] == ab["primary_metric"])
+    lines += ["%s: %s %.3fx [%.3f, %.3f]" % (ab["verdict"], ab["primary_metric"], metric["speedup"], *metric["speedup_ci"]), "",
+              "| run | executed bubble | replayed bubble | replayed makespan ms |", "|---|---|---|---|"]
+    for i, run in enumerate(runs[:2], start=1):
+        replay = json.load(open(os.path.join(out, "pipeline-replay-%d.json" % i)))
+        lines.append("| %s | %.1f%% | %.1f%% | %.2f |" % (run.get("label", i), 100 * run["bubbles"]["ratio"],
+                                                     100 * replay["bubble_ratio"], replay["makespan_ms"]))
+except Exception as e:
+    lines += ["failed: %s (see pipeline.log)" % e]
+lines.append("")
+open(os.path.join(out, "summary.md"), "w").write("\n".join(lines) + "\n")
+print("\n".join(lines))
+PY
+}
+
+if [ "$summary_only" -eq 1 ]; then
+  [ -d "$out" ] || { echo "gpu-check: $out does not exist: run scripts/gpu-check.sh $out first" >&2; exit 2; }
+  [ -f "$out/doctor.txt" ] || echo "(no doctor.txt: the build did not get that far)" >"$out/doctor.txt"
+  summarize
+  exit 0
+fi
 
 echo "gpu-check: prerequisites"
 # The driver and a GPU.
@@ -97,18 +175,6 @@ find_header json nlohmann/json.hpp >/dev/null && say "nlohmann json" "$(find_hea
 find_header cli11 CLI/CLI.hpp >/dev/null && say "CLI11" "$(find_header cli11 CLI/CLI.hpp)" ||
   need "CLI11" "apt-get install libcli11-dev (or conda install -c conda-forge cli11)"
 
-# The plan: each case is a preset and options sized so `ab --all` ends in about two minutes on one
-# H100/H200-class GPU (3 blocks x 3 steps per arm after 2 warm-up steps).
-schedule="--steps 3 --warmup 2 --repeats 3"
-cases=(
-  "qwen3-0.6b|--preset qwen3-0.6b --seq-len 2048|packed sequences on Qwen3-0.6B (LoRA r16)"
-  "llama-3.2-1b|--preset llama-3.2-1b --seq-len 2048|packed sequences on Llama-3.2-1B (LoRA r16)"
-  "gpt-oss-moe|--preset gpt-oss-20b --scale 0.25 --seq-len 1024|MoE routing on gpt-oss-20b shapes at scale 0.25"
-  "offload-heavy|--preset llama-3.2-1b --seq-len 4096 --lora-rank 0|activation offload: full fine-tuning, long sequences"
-)
-# The pipeline executor on the GPU (one stream per worker): an uneven Looped-BFS partition against
-# RoundPipe, each run's executed bubble, and its replay with the costs it measured.
-pipeline_opts="--preset qwen3-0.6b --seq-len 1024 --opt roundpipe --workers 2 --partition 20,4,4,0"
 build="$out/build"
 echo
 echo "gpu-check: plan"
@@ -187,57 +253,6 @@ else
   status=1
 fi
 
-"$python" - "$out" "$pipeline_opts" "${cases[@]}" <<'PY'
-import json, os, sys
-out, pipeline_opts, cases = sys.argv[1], sys.argv[2], sys.argv[3:]
-lines = ["# glueprof GPU check", ""]
-doctor = open(os.path.join(out, "doctor.txt")).read().strip()
-lines += ["```", doctor, "```", ""]
-for case in cases:
-    name, opts, what = case.split("|")
-    lines += ["## %s" % what, "", "`glueprof ab --all --device cuda %s`" % opts, ""]
-    try:
-        report = json.load(open(os.path.join(out, name + ".json")))
-    except Exception as e:
-        lines += ["failed: %s (see %s.log)" % (e, name), ""]
-        continue
-    lines += ["GPU capture: %s" % report.get("gpu_capture", "?"), ""]
-    lines += ["| toggle | verdict | primary metric | speedup [95% CI] | host syncs/step | sync blocked ms | copy overlap | pipeline bubble | lost |",
-              "|---|---|---|---|---|---|---|---|---|"]
-    for c in report.get("comparisons", []):
-        metric = next((m for m in c["metrics"] if m["name"] == c["primary_metric"]), None)
-        speed = "%.3fx [%.3f, %.3f]" % (metric["speedup"], *metric["speedup_ci"]) if metric else "-"
-        hs = c.get("host_syncs_per_step")
-        sb = c.get("sync_blocked_ms")
-        ov = c.get("copy_overlap")
-        pb = c.get("pipeline_bubbles")
-        lost = sum(d["value"] for d in c.get("diagnostics", []))
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            c["toggle"], c["verdict"], c["primary_metric"], speed,
-            "%g -> %g" % (hs["baseline"], hs["optimized"]) if hs else "-",
-            "%.3f -> %.3f" % (sb["baseline"], sb["optimized"]) if sb else "-",
-            "%.2f -> %.2f" % (ov["baseline"]["overlap_ratio"], ov["optimized"]["overlap_ratio"]) if ov else "-",
-            "%.1f%% -> %.1f%%" % (100 * pb["baseline"]["ratio"], 100 * pb["optimized"]["ratio"]) if pb else "-",
-            lost))
-    for s in report.get("skipped", []):
-        lines.append("| %s | skipped | - | - | - | - | - | - | %s |" % (s["toggle"], s["reason"]))
-    lines.append("")
-lines += ["## Pipelines: Looped-BFS vs RoundPipe executed on the GPU", "", "`glueprof ab --device cuda %s`" % pipeline_opts, ""]
-try:
-    ab = json.load(open(os.path.join(out, "pipeline.json")))["comparisons"][0]
-    runs = json.load(open(os.path.join(out, "pipeline-report.json")))["runs"]
-    metric = next(m for m in ab["metrics"] if m["name"] == ab["primary_metric"])
-    lines += ["%s: %s %.3fx [%.3f, %.3f]" % (ab["verdict"], ab["primary_metric"], metric["speedup"], *metric["speedup_ci"]), "",
-              "| run | executed bubble | replayed bubble | replayed makespan ms |", "|---|---|---|---|"]
-    for i, run in enumerate(runs[:2], start=1):
-        replay = json.load(open(os.path.join(out, "pipeline-replay-%d.json" % i)))
-        lines.append("| %s | %.1f%% | %.1f%% | %.2f |" % (run.get("label", i), 100 * run["bubbles"]["ratio"],
-                                                     100 * replay["bubble_ratio"], replay["makespan_ms"]))
-except Exception as e:
-    lines += ["failed: %s (see pipeline.log)" % e]
-lines.append("")
-open(os.path.join(out, "summary.md"), "w").write("\n".join(lines) + "\n")
-print("\n".join(lines))
-PY
+summarize
 echo "gpu-check: results in $out (summary.md)"
 exit $status
