@@ -414,6 +414,9 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
     auto record = [&](const char* name, EventKind kind, Category category, TimestampNs start, TimestampNs end) {
         recordRange(state.run, lane, name, kind, category, start, end, state.step, job.stage, mb);
     };
+    // RoundPipe: the stage's weights first; they do not depend on the input, so the upload runs while
+    // the input may still be on its way.
+    if (!m_replicas.empty()) upload(worker, job, state);
     // The input activation, unless the job starts from the tokens. A backward job waits for the gradient
     // of its output only after its recompute, which needs the input alone (as the simulator plans it).
     torch::Tensor input;
@@ -423,7 +426,6 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
         });
         if (!input.defined()) return;  // the step failed
     }
-    if (!m_replicas.empty()) upload(worker, job, state);
     const StepState::DeviceInputs& here = state.inputs[m_streams.slot(worker)];
     ForwardContext context = here.contexts[static_cast<std::size_t>(mb)];
     context.packedMetadata = m_packed[static_cast<std::size_t>(worker)].get();
