@@ -5,21 +5,25 @@
 # sized to finish in about 8 minutes, and writes into OUTDIR: doctor.txt, one database, A/B JSON and
 # Markdown report per case, and summary.md (one page).
 #
-# Usage: scripts/gpu-check.sh OUTDIR [--dry-run | --summary-only]
+# Usage: scripts/gpu-check.sh OUTDIR [--dry-run | --summary-only] [--only=LIST]
 #   --dry-run  check the prerequisites and print the plan, build and run nothing (any machine; exit 0)
+#   --only=LIST  run only these cases (comma-separated: qwen3-0.6b, llama-3.2-1b, gpt-oss-moe,
+#              offload-heavy, pipeline); the build is incremental in OUTDIR/build, so a GPU session with a
+#              per-command time limit can split the check into calls on one OUTDIR
 #   --summary-only  rewrite OUTDIR/summary.md from the files an earlier run left there (any machine;
 #              exit 0; a case whose files are missing or broken says so in its section)
 # Exit codes: 0 done (or dry run), 2 a prerequisite is missing (the message says which and how to fix),
 # 1 the build or a run failed (its log is in OUTDIR).
 set -uo pipefail
 
-usage() { echo "usage: scripts/gpu-check.sh OUTDIR [--dry-run | --summary-only]" >&2; exit 2; }
-out="" dry=0 summary_only=0
+usage() { echo "usage: scripts/gpu-check.sh OUTDIR [--dry-run | --summary-only] [--only=LIST]" >&2; exit 2; }
+out="" dry=0 summary_only=0 only=""
 for arg in "$@"; do
   case "$arg" in
     --dry-run) dry=1 ;;
     --summary-only) summary_only=1 ;;
-    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
+    --only=*) only=${arg#--only=} ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     -*) echo "gpu-check: unknown option $arg" >&2; usage ;;
     *) [ -z "$out" ] && out=$arg || usage ;;
   esac
@@ -44,6 +48,13 @@ cases=(
 # The pipeline executor on the GPU (one stream per worker): an uneven Looped-BFS partition against
 # RoundPipe, each run's executed bubble, and its replay with the costs it measured.
 pipeline_opts="--preset qwen3-0.6b --seq-len 1024 --opt roundpipe --workers 2 --partition 20,4,4,0"
+# --only: a case runs when the list is empty or names it; an unknown name is a usage error.
+selected() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
+known=" pipeline "
+for c in "${cases[@]}"; do known+="${c%%|*} "; done
+for name in ${only//,/ }; do
+  [[ "$known" == *" $name "* ]] || { echo "gpu-check: --only: unknown case '$name' (cases:$known)" >&2; exit 2; }
+done
 # summary.md (and stdout) from what the cases left in OUTDIR; a missing or broken file is named there.
 summarize() {
 "$python" - "$out" "$pipeline_opts" "${cases[@]}" <<'PY'
@@ -55,6 +66,9 @@ lines += ["```", doctor, "```", ""]
 for case in cases:
     name, opts, what = case.split("|")
     lines += ["## %s" % what, "", "`glueprof ab --all --device cuda %s`" % opts, ""]
+    if not os.path.exists(os.path.join(out, name + ".json")):
+        lines += ["not run (no %s.json here)" % name, ""]
+        continue
     try:
         report = json.load(open(os.path.join(out, name + ".json")))
     except Exception as e:
@@ -82,18 +96,23 @@ for case in cases:
         lines.append("| %s | skipped | - | - | - | - | - | - | %s |" % (s["toggle"], s["reason"]))
     lines.append("")
 lines += ["## Pipelines: Looped-BFS vs RoundPipe executed on the GPU", "", "`glueprof ab --device cuda %s`" % pipeline_opts, ""]
-try:
-    ab = json.load(open(os.path.join(out, "pipeline.json")))["comparisons"][0]
-    runs = json.load(open(os.path.join(out, "pipeline-report.json")))["runs"]
-    metric = next(m for m in ab["metrics"] if m["name"] == ab["primary_metric"])
-    lines += ["%s: %s %.3fx [%.3f, %.3f]" % (ab["verdict"], ab["primary_metric"], metric["speedup"], *metric["speedup_ci"]), "",
-              "| run | executed bubble | replayed bubble | replayed makespan ms |", "|---|---|---|---|"]
-    for i, run in enumerate(runs[:2], start=1):
-        replay = json.load(open(os.path.join(out, "pipeline-replay-%d.json" % i)))
-        lines.append("| %s | %.1f%% | %.1f%% | %.2f |" % (run.get("label", i), 100 * run["bubbles"]["ratio"],
-                                                     100 * replay["bubble_ratio"], replay["makespan_ms"]))
-except Exception as e:
-    lines += ["failed: %s (see pipeline.log)" % e]
+def pipeline_lines():
+    if not os.path.exists(os.path.join(out, "pipeline.json")):
+        return ["not run (no pipeline.json here)"]
+    try:
+        ab = json.load(open(os.path.join(out, "pipeline.json")))["comparisons"][0]
+        runs = json.load(open(os.path.join(out, "pipeline-report.json")))["runs"]
+        metric = next(m for m in ab["metrics"] if m["name"] == ab["primary_metric"])
+        rows = ["%s: %s %.3fx [%.3f, %.3f]" % (ab["verdict"], ab["primary_metric"], metric["speedup"], *metric["speedup_ci"]), "",
+                "| run | executed bubble | replayed bubble | replayed makespan ms |", "|---|---|---|---|"]
+        for i, run in enumerate(runs[:2], start=1):
+            replay = json.load(open(os.path.join(out, "pipeline-replay-%d.json" % i)))
+            rows.append("| %s | %.1f%% | %.1f%% | %.2f |" % (run.get("label", i), 100 * run["bubbles"]["ratio"],
+                                                         100 * replay["bubble_ratio"], replay["makespan_ms"]))
+        return rows
+    except Exception as e:
+        return ["failed: %s (see pipeline.log)" % e]
+lines += pipeline_lines()
 lines.append("")
 open(os.path.join(out, "summary.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
@@ -183,11 +202,15 @@ echo "  2. glueprof doctor > $out/doctor.txt"
 n=3
 for c in "${cases[@]}"; do
   IFS='|' read -r name opts what <<<"$c"
+  selected "$name" || continue
   echo "  $n. $what: glueprof ab --all --device cuda $opts $schedule --db $out/$name.sqlite"
   n=$((n + 1))
 done
-echo "  $n. pipelines: glueprof ab --device cuda $pipeline_opts $schedule --db $out/pipeline.sqlite, its report and replays"
-echo "  $((n + 1)). $out/summary.md from the A/B JSON"
+if selected pipeline; then
+  echo "  $n. pipelines: glueprof ab --device cuda $pipeline_opts $schedule --db $out/pipeline.sqlite, its report and replays"
+  n=$((n + 1))
+fi
+echo "  $n. $out/summary.md from the A/B JSON (of every case run into $out so far)"
 
 if [ "$dry" -eq 1 ]; then
   echo
@@ -230,6 +253,7 @@ cat "$out/doctor.txt"
 status=0
 for c in "${cases[@]}"; do
   IFS='|' read -r name opts what <<<"$c"
+  selected "$name" || continue
   echo "gpu-check: $what"
   # shellcheck disable=SC2086
   if ! timeout 900 "$glueprof" ab --all --device cuda $opts $schedule --json --db "$out/$name.sqlite" \
@@ -239,20 +263,21 @@ for c in "${cases[@]}"; do
   fi
 done
 
-echo "gpu-check: pipelines (Looped-BFS vs RoundPipe executed on the GPU)"
-# shellcheck disable=SC2086
-if timeout 900 "$glueprof" ab --device cuda $pipeline_opts $schedule --json --db "$out/pipeline.sqlite" \
-      >"$out/pipeline.json" 2>"$out/pipeline.log" &&
-   "$glueprof" report --db "$out/pipeline.sqlite" --format json --out "$out/pipeline-report.json" >>"$out/pipeline.log" 2>&1; then
-  for id in 1 2; do
-    "$glueprof" simulate --replay "$id" --predict --json --db "$out/pipeline.sqlite" >"$out/pipeline-replay-$id.json" 2>>"$out/pipeline.log" ||
-      { echo "gpu-check: replay of pipeline run $id failed: see $out/pipeline.log" >&2; status=1; }
-  done
-else
-  echo "gpu-check: pipeline failed: see $out/pipeline.log" >&2
-  status=1
+if selected pipeline; then
+  echo "gpu-check: pipelines (Looped-BFS vs RoundPipe executed on the GPU)"
+  # shellcheck disable=SC2086
+  if timeout 900 "$glueprof" ab --device cuda $pipeline_opts $schedule --json --db "$out/pipeline.sqlite" \
+        >"$out/pipeline.json" 2>"$out/pipeline.log" &&
+     "$glueprof" report --db "$out/pipeline.sqlite" --format json --out "$out/pipeline-report.json" >>"$out/pipeline.log" 2>&1; then
+    for id in 1 2; do
+      "$glueprof" simulate --replay "$id" --predict --json --db "$out/pipeline.sqlite" >"$out/pipeline-replay-$id.json" 2>>"$out/pipeline.log" ||
+        { echo "gpu-check: replay of pipeline run $id failed: see $out/pipeline.log" >&2; status=1; }
+    done
+  else
+    echo "gpu-check: pipeline failed: see $out/pipeline.log" >&2
+    status=1
+  fi
 fi
-
 summarize
 echo "gpu-check: results in $out (summary.md)"
 exit $status
