@@ -2,7 +2,7 @@
 # The one script to run on a machine with an NVIDIA GPU and a CUDA libtorch (docs/gpu.md).
 # Configures a headless build against the machine's own CUDA toolkit and libtorch (a Python torch
 # install is found through torch.utils.cmake_prefix_path), runs `glueprof ab --all` on GPU presets
-# sized to finish in about 8 minutes, and writes into OUTDIR: doctor.txt, one database, A/B JSON and
+# sized for a few minutes each, and writes into OUTDIR: doctor.txt, one database, A/B JSON and
 # Markdown report per case, and summary.md (one page).
 #
 # Usage: scripts/gpu-check.sh OUTDIR [--dry-run | --summary-only] [--only=LIST]
