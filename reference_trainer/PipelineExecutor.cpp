@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <exception>
-#include <functional>
 #include <optional>
 #include <set>
 #include <utility>
@@ -56,6 +55,15 @@ pipeline::SimulationSpec pipelineSpec(const TrainConfig& config) {
     return spec;
 }
 
+namespace {
+// Every parameter and buffer of a model: what pinning, snapshots and uploads move.
+std::vector<torch::Tensor> allState(Decoder& model) {
+    std::vector<torch::Tensor> state = model->parameters();
+    for (const torch::Tensor& b : model->buffers()) state.push_back(b);
+    return state;
+}
+}  // namespace
+
 bool pipelineKeepsMasterOnHost(const TrainConfig& config) {
     return config.optimizations.pipeline.mode == PipelineMode::kRoundPipe && config.device == "cuda";
 }
@@ -97,10 +105,10 @@ PipelineExecutor::PipelineExecutor(Trainer& trainer, HostTracer* tracer)
         // Replicas are built as the master was; the RNG the data and training draw from is left as it was.
         at::Generator generator = at::detail::getDefaultCPUGenerator();
         const at::Tensor rngState = generator.get_state();
+        const std::vector<torch::Tensor> master = trainer.model()->parameters();
         for (int w = 0; w < m_spec.workers; ++w) {
             m_replicas.emplace_back(c.model, c.lora, c.seqLen, c.checkpoint);
             m_replicas.back()->to(m_streams.device(w));
-            const std::vector<torch::Tensor> master = trainer.model()->parameters();
             const std::vector<torch::Tensor> replica = m_replicas.back()->parameters();
             for (std::size_t i = 0; i < master.size(); ++i) {
                 auto index = m_paramIndex.find(master[i].unsafeGetTensorImpl());
@@ -112,15 +120,12 @@ PipelineExecutor::PipelineExecutor(Trainer& trainer, HostTracer* tracer)
             // The host master copy in pinned memory, so uploads are asynchronous copies on the worker's stream
             // (set_data keeps the tensors the optimizer and the model hold).
             torch::NoGradGuard noGrad;
-            for (torch::Tensor t : trainer.model()->parameters()) t.set_data(t.data().pin_memory());
-            for (torch::Tensor t : trainer.model()->buffers()) t.set_data(t.data().pin_memory());
+            for (torch::Tensor t : allState(trainer.model())) t.set_data(t.data().pin_memory());
         }
         m_resident.assign(static_cast<std::size_t>(m_spec.workers), {-1, -1, false, -1});
         if (c.optimizations.pipeline.asyncOptimizer) {
             m_snapshots.resize(2);
-            std::vector<torch::Tensor> master = trainer.model()->parameters();
-            for (const torch::Tensor& b : trainer.model()->buffers()) master.push_back(b);
-            for (const torch::Tensor& t : master) {
+            for (const torch::Tensor& t : allState(trainer.model())) {
                 m_snapshotPosition[t.unsafeGetTensorImpl()] = m_snapshots[0].size();
                 for (auto& snapshot : m_snapshots) snapshot.push_back(m_streams.hostBuffer(t).copy_(t));
             }
@@ -136,8 +141,8 @@ PipelineExecutor::~PipelineExecutor() {
     try {
         joinOptimizer();
     } catch (...) {
-        // The last asynchronous update failed: no step reads its weights and every loss is recorded
-        // already, so nothing measured is lost; the trainer is going away.
+        // Only reached when the trainer goes away without finish(), i.e. while another exception already
+        // unwinds the run: that one is reported, this one cannot be.
     }
     {
         std::lock_guard<std::mutex> lock(m_mutex);
@@ -203,8 +208,8 @@ void PipelineExecutor::placeBoundStages() {
     }
 }
 
-torch::Tensor PipelineExecutor::awaitHandOff(int worker, StepState& state, HandOffs& from, std::pair<std::int64_t, int> key,
-                                             const std::function<void(TimestampNs, TimestampNs)>& recordWait) {
+torch::Tensor PipelineExecutor::awaitHandOff(int worker, const Job& job, StepState& state, HandOffs& from,
+                                             std::pair<std::int64_t, int> key) {
     const TimestampNs start = Clock::nowNs();
     torch::Tensor tensor;
     {
@@ -215,17 +220,19 @@ torch::Tensor PipelineExecutor::awaitHandOff(int worker, StepState& state, HandO
     }
     // From another GPU: copied here (complete on the producer's stream when it was published).
     tensor = tensor.to(m_streams.device(worker));
-    recordWait(start, Clock::nowNs());
+    recordRange(state.run, state.run != 0 ? laneOf(state.run, worker) : 0, "wait", EventKind::kWait, Category::kPipeline,
+                start, Clock::nowNs(), state.step, job.stage, job.microbatch);
     return tensor;
 }
 
-LaneId PipelineExecutor::workerLane(int worker) {
-    const RunId run = m_tracer->run();
+LaneId PipelineExecutor::laneOf(RunId run, int worker) {
     std::lock_guard<std::mutex> lock(m_mutex);
     auto [it, added] = m_lanes.try_emplace({run, worker}, 0);
-    if (added) {  // in worker order (created by the main thread at the step start), so worker w is lane w
-        it->second = m_tracer->writer().addLane(run, LaneKind::kPipelineWorker, fmt::format("pipeline worker {}", worker), -1, worker);
-    }
+    if (!added) return it->second;
+    // Worker lanes are made in worker order (by the main thread at the step start), so worker w is lane w.
+    it->second = worker == kOptimizerLane
+                     ? m_tracer->writer().addLane(run, LaneKind::kHostThread, "optimizer", -1, -1)
+                     : m_tracer->writer().addLane(run, LaneKind::kPipelineWorker, fmt::format("pipeline worker {}", worker), -1, worker);
     return it->second;
 }
 
@@ -252,8 +259,8 @@ double PipelineExecutor::step(std::int32_t step) {
         }
     }
     m_streams.finishCurrent();  // the workers' streams read the batches and rotary tables made on this one
-    if (m_tracer != nullptr && m_tracer->run() != 0) {
-        for (int w = 0; w < m_spec.workers; ++w) workerLane(w);
+    if (m_tracer != nullptr && state.run != 0) {
+        for (int w = 0; w < m_spec.workers; ++w) laneOf(state.run, w);
     }
     {
         std::unique_lock<std::mutex> lock(m_mutex);
@@ -351,21 +358,19 @@ void PipelineExecutor::upload(int worker, const Job& job, StepState& state) {
     {
         torch::NoGradGuard noGrad;
         const bool async = m_streams.queued();  // pinned host memory: copies queued on the worker's stream
-        if (m_snapshots.empty()) {
-            for (std::size_t i = 0; i < master.size(); ++i) replica[i].copy_(master[i], async);
-        } else {
-            // Asynchronous: the snapshot of this step (the weights before the update still running).
-            const std::vector<torch::Tensor>& snapshot = m_snapshots[static_cast<std::size_t>(state.step % 2)];
-            for (std::size_t k = 0; k < master.size(); ++k) {
-                replica[k].copy_(snapshot[m_snapshotPosition.at(master[k].unsafeGetTensorImpl())], async);
-            }
+        for (std::size_t k = 0; k < master.size(); ++k) {
+            // Asynchronous optimizer: the snapshot of this step (the weights before the update still running).
+            const torch::Tensor& source =
+                m_snapshots.empty() ? master[k]
+                                    : m_snapshots[static_cast<std::size_t>(state.step % 2)][m_snapshotPosition.at(master[k].unsafeGetTensorImpl())];
+            replica[k].copy_(source, async);
+            bytes += static_cast<std::int64_t>(replica[k].nbytes());
         }
-        for (const torch::Tensor& t : replica) bytes += static_cast<std::int64_t>(t.nbytes());
     }
     m_streams.finish(worker);
     resident = wanted;
     if (state.run != 0) {
-        recordRange(state.run, workerLane(worker), "upload", EventKind::kRange, Category::kPipeline, start, Clock::nowNs(),
+        recordRange(state.run, laneOf(state.run, worker), "upload", EventKind::kRange, Category::kPipeline, start, Clock::nowNs(),
                     state.step, job.stage, job.microbatch, bytes);
     }
 }
@@ -410,9 +415,10 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
     const int mb = job.microbatch;
     const std::int64_t last = job.firstLayer + job.layers;
     const bool fromTokens = job.firstLayer == 0 && job.layers > 0;
-    const LaneId lane = state.run != 0 ? workerLane(worker) : 0;
-    auto record = [&](const char* name, EventKind kind, Category category, TimestampNs start, TimestampNs end) {
-        recordRange(state.run, lane, name, kind, category, start, end, state.step, job.stage, mb);
+    const LaneId lane = state.run != 0 ? laneOf(state.run, worker) : 0;
+    auto record = [&](const char* name, EventKind kind, Category category, TimestampNs start, TimestampNs end,
+                      std::int64_t bytes = 0) {
+        recordRange(state.run, lane, name, kind, category, start, end, state.step, job.stage, mb, bytes);
     };
     // RoundPipe: the stage's weights first; they do not depend on the input, so the upload runs while
     // the input may still be on its way.
@@ -421,9 +427,7 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
     // of its output only after its recompute, which needs the input alone (as the simulator plans it).
     torch::Tensor input;
     if (!fromTokens) {
-        input = awaitHandOff(worker, state, state.activations, {job.firstLayer, mb}, [&](TimestampNs start, TimestampNs end) {
-            record("wait", EventKind::kWait, Category::kPipeline, start, end);
-        });
+        input = awaitHandOff(worker, job, state, state.activations, {job.firstLayer, mb});
         if (!input.defined()) return;  // the step failed
     }
     const StepState::DeviceInputs& here = state.inputs[m_streams.slot(worker)];
@@ -481,9 +485,7 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
     torch::Tensor outputGrad;
     TimestampNs backwardStart = recomputeEnd;  // a head's backward follows its forward directly
     if (!job.head) {
-        outputGrad = awaitHandOff(worker, state, state.gradients, {last, mb}, [&](TimestampNs start, TimestampNs end) {
-            record("wait", EventKind::kWait, Category::kPipeline, start, end);
-        });
+        outputGrad = awaitHandOff(worker, job, state, state.gradients, {last, mb});
         if (!outputGrad.defined()) return;
         backwardStart = Clock::nowNs();
     }
@@ -513,8 +515,7 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
             bytes += static_cast<std::int64_t>(grads[i].nbytes());
         }
         m_streams.finish(worker);
-        recordRange(state.run, lane, "download", EventKind::kRange, Category::kPipeline, downloadStart, Clock::nowNs(),
-                    state.step, job.stage, mb, bytes);
+        record("download", EventKind::kRange, Category::kPipeline, downloadStart, Clock::nowNs(), bytes);
     }
     std::lock_guard<std::mutex> lock(m_mutex);
     std::size_t next = 0;
@@ -529,7 +530,6 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
     if (job.head && m_spec.schedule == pipeline::Schedule::kRoundPipe) {
         state.losses[static_cast<std::size_t>(mb)] = root.detach();  // RoundPipe's forward never reached the loss
     }
-
     m_wake.notify_all();
 }
 
@@ -562,20 +562,12 @@ void PipelineExecutor::optimizerStep(StepState& state) {
         // Publish the updated weights for step + 2 (step + 1 reads the other snapshot meanwhile).
         std::vector<torch::Tensor>& snapshot = m_snapshots[static_cast<std::size_t>(state.step % 2)];
         torch::NoGradGuard noGrad;
-        for (const torch::Tensor& t : m_trainer.model()->parameters()) snapshot[m_snapshotPosition.at(t.unsafeGetTensorImpl())].copy_(t);
-        for (const torch::Tensor& t : m_trainer.model()->buffers()) snapshot[m_snapshotPosition.at(t.unsafeGetTensorImpl())].copy_(t);
+        for (const torch::Tensor& t : allState(m_trainer.model())) snapshot[m_snapshotPosition.at(t.unsafeGetTensorImpl())].copy_(t);
     }
     // Recorded into the step's own run on an "optimizer" lane of it: the tracer may already record the
     // other A/B arm while an asynchronous update finishes.
     if (m_tracer != nullptr && state.run != 0) {
-        LaneId lane = 0;
-        {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            auto [it, added] = m_lanes.try_emplace({state.run, -1}, 0);
-            if (added) it->second = m_tracer->writer().addLane(state.run, LaneKind::kHostThread, "optimizer", -1, -1);
-            lane = it->second;
-        }
-        recordRange(state.run, lane, names::kOptimizer, EventKind::kRange, Category::kOptimizer, start, Clock::nowNs(),
+        recordRange(state.run, laneOf(state.run, kOptimizerLane), names::kOptimizer, EventKind::kRange, Category::kOptimizer, start, Clock::nowNs(),
                     state.step, kNoTag, kNoTag);
     }
 }

@@ -37,7 +37,6 @@
 #include <torch/torch.h>
 
 #include <condition_variable>
-#include <functional>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -78,6 +77,8 @@ public:
     // Runs every micro-batch of optimizer step `step` through the pipeline and the optimizer;
     // returns the sum of the micro-batch losses (each already divided by M, as Trainer::step sums).
     double step(std::int32_t step);
+    // Waits for work the last step left running (RoundPipe's asynchronous optimizer) and throws its failure.
+    void finish() { joinOptimizer(); }
     const pipeline::SimulationSpec& spec() const { return m_spec; }
 
 private:
@@ -97,9 +98,8 @@ private:
     void workerLoop(int worker);
     void runJob(int worker, const Job& job, StepState& state);
     // The tensor another job publishes under `key`, on this worker's device; blocks until it is there
-    // (recordWait gets the interval). Undefined when the step failed meanwhile.
-    torch::Tensor awaitHandOff(int worker, StepState& state, HandOffs& from, std::pair<std::int64_t, int> key,
-                               const std::function<void(TimestampNs, TimestampNs)>& recordWait);
+    // (a `wait` range of the job). Undefined when the step failed meanwhile.
+    torch::Tensor awaitHandOff(int worker, const Job& job, StepState& state, HandOffs& from, std::pair<std::int64_t, int> key);
     void optimizerStep(StepState& state);
     // The model a worker computes with: the master for Looped-BFS, its replica for RoundPipe.
     Decoder& modelOf(int worker);
@@ -112,7 +112,10 @@ private:
     void recordRange(RunId run, LaneId lane, const char* name, EventKind kind, Category category, TimestampNs start,
                      TimestampNs end, std::int32_t step, std::int32_t stage, std::int32_t microbatch,
                      std::int64_t bytes = 0);
-    LaneId workerLane(int worker);
+    // The lane of `run` for worker w (its pipeline-worker lane) or, for kOptimizerLane, the optimizer's
+    // host lane; created on first use.
+    static constexpr int kOptimizerLane = -1;
+    LaneId laneOf(RunId run, int worker);
 
     Trainer& m_trainer;
     HostTracer* m_tracer;
