@@ -113,6 +113,8 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
         baseline.steps(tracer, schedule.steps, false, block, done, total, progress);
         optimized.steps(tracer, schedule.steps, false, block, done, total, progress);
     }
+    baseline.trainer.finish();
+    optimized.trainer.finish();
     guard.complete();
     return runs;
 }
@@ -137,6 +139,7 @@ RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggl
     int done = 0;
     arm.steps(tracer, warmup, true, 0, done, warmup + steps, progress);
     arm.steps(tracer, steps, false, 1, done, warmup + steps, progress);
+    arm.trainer.finish();
     guard.complete();
     return run;
 }

@@ -48,6 +48,10 @@ Trainer::Trainer(const TrainConfig& config, HostTracer* tracer)
 
 Trainer::~Trainer() = default;
 
+void Trainer::finish() {
+    if (m_pipeline) m_pipeline->finish();
+}
+
 std::vector<torch::Tensor> Trainer::trainableParameters() const {
     std::vector<torch::Tensor> trainable;
     for (const torch::Tensor& p : m_model->parameters()) {

@@ -40,6 +40,9 @@ public:
 
     // One optimizer step; with a tracer, writes the step record and its counters to `run`.
     StepResult step(std::int32_t step, bool warmup = false, std::int32_t block = 0);
+    // After the last step: waits for work it left running (a pipeline's asynchronous optimizer) and
+    // throws its failure, so a run is complete only when everything it started has ended.
+    void finish();
 
     // A forward context for a device batch; it must outlive the batch's backward.
     ForwardContext makeContext(const PackedBatch& deviceBatch);

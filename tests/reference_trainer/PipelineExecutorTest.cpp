@@ -57,6 +57,8 @@ TEST(PipelineExecutorTest, TheAsynchronousOptimizerIsOneStepStaleAndDeterministi
         EXPECT_EQ(b.step(step).loss, asyncLoss.back()) << "step " << step;
         syncLoss.push_back(sync.step(step).loss);
     }
+    EXPECT_NO_THROW(a.finish());  // the last update, still running under no step, ends cleanly
+    EXPECT_NO_THROW(b.finish());
     EXPECT_EQ(asyncLoss[0], syncLoss[0]);
     EXPECT_NE(asyncLoss[1], syncLoss[1]);  // the stale weights show
     // A trainer of the initial weights on step 1's data gives async's step 1 loss: evaluate it by a
@@ -82,7 +84,11 @@ TEST(PipelineExecutorTest, RoundPipeMovesEachGradientOnceAndRecomputesBeforeWait
     {
         TraceWriter writer(db.string());
         HostTracer tracer(writer);
-        run = writer.beginRun(RunInfo{"roundpipe", "tiny", "cpu"});
+        RunInfo info;
+        info.label = "roundpipe";
+        info.preset = "tiny";
+        info.device = "cpu";
+        run = writer.beginRun(info);
         tracer.setRun(run);
         Trainer trainer(config, &tracer);
         for (const torch::Tensor& p : trainer.trainableParameters()) gradientBytes += static_cast<std::int64_t>(p.nbytes());
