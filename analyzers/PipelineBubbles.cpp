@@ -1,5 +1,7 @@
 #include "analyzers/PipelineBubbles.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -9,6 +11,12 @@
 #include "profiler/core/TraceNames.h"
 
 namespace glueprof {
+
+std::string BubbleResult::breakdownText() const {
+    std::string text;
+    for (const auto& [name, part] : breakdown()) text += fmt::format("{}{} {:.2f}%", text.empty() ? "" : ", ", name, 100 * part);
+    return text;
+}
 
 namespace {
 

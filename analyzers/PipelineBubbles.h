@@ -16,8 +16,10 @@
 // of its pipeline. Totals are summed over steps: makespan = Σ step makespans, ratio = Σ bubble /
 // (P × Σ makespan). A simulation of one iteration is one step: its makespan and ratio as published.
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "profiler/core/TraceModel.h"
@@ -43,10 +45,18 @@ struct BubbleResult {
         std::sort(sorted.begin(), sorted.end());
         return sorted[sorted.size() / 2];
     }
+    double medianStepMakespanMs() const { return static_cast<double>(medianStepMakespanNs()) / 1e6; }
     double share(TimestampNs part) const {
         const double capacity = static_cast<double>(makespanNs) * static_cast<double>(workers);
         return capacity > 0 ? static_cast<double>(part) / capacity : 0.0;
     }
+    // The breakdown as fractions of workers x makespan, named as every view names them: fill, switch,
+    // drain, intra.
+    std::array<std::pair<const char*, double>, 4> breakdown() const {
+        return {{{"fill", share(fillNs)}, {"switch", share(switchNs)}, {"drain", share(drainNs)}, {"intra", share(intraNs)}}};
+    }
+    // "fill F%, switch S%, drain D%, intra I%" (percent, two decimals).
+    std::string breakdownText() const;
 };
 
 // hasWarmupPhase: false for RoundPipe (read from the run's config `"schedule": "roundpipe"`).

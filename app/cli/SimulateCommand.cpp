@@ -129,17 +129,14 @@ nlohmann::json resultJson(const pipeline::SimulationSpec& spec, const pipeline::
                         {"optimizer", spec.optimizer == pipeline::OptimizerMode::kSynchronous ? "synchronous" : "asynchronous"},
                         {"makespan_ms", result.makespanMs},
                         {"bubble_ratio", bubbles.ratio},
-                        {"breakdown",
-                         {{"fill", bubbles.share(bubbles.fillNs)},
-                          {"switch", bubbles.share(bubbles.switchNs)},
-                          {"drain", bubbles.share(bubbles.drainNs)},
-                          {"intra", bubbles.share(bubbles.intraNs)}}},
+                        {"breakdown", nlohmann::json::object()},
                         {"hop_total_ms", result.hopTotalMs},
                         {"hop_exposed_ms", result.hopExposedMs},
                         {"forward_partition", spec.forwardPartition},
                         {"per_worker", perWorker},
                         {"run", run},
                         {"db", db}};
+    for (const auto& [name, part] : bubbles.breakdown()) j["breakdown"][name] = part;
     if (spec.schedule == pipeline::Schedule::kRoundPipe) j["backward_partition"] = spec.backwardPartition;
     return j;
 }
@@ -249,20 +246,20 @@ int simulateCommand(const SimulateOptions& o) {
         }
         const RunId run = pipeline::recordSimulation(writer, spec, result, "simulate:" + name,
                                                      o.preset.empty() ? o.costs : o.preset);
-        writer.flush();
-        const BubbleResult bubbles = analyzeBubbles(TraceReader(o.db).loadRun(run));
+        // The stored run's twin in memory: the same analyzer, without reading back what was just written.
+        const BubbleResult bubbles = analyzeBubbles(pipeline::simulationModel(spec, result));
         nlohmann::json j = resultJson(spec, result, bubbles, run, o.db);
         text += resultText(j);
         if (replayed && name == replayed->schedule && workers == replayed->file.workers) {
             // The executed run beside its replay: same plan, same P, costs measured in it.
             const BubbleResult& e = replayed->executed;
             j["executed"] = {{"run", o.replay},
-                             {"makespan_ms", static_cast<double>(e.medianStepMakespanNs()) / 1e6},
+                             {"makespan_ms", e.medianStepMakespanMs()},
                              {"bubble_ratio", e.ratio},
                              {"steps", e.stepMakespansNs.size()}};
             text += fmt::format("  executed       run {} ({}): makespan {:.2f} ms per step (median of {}), bubble "
                                 "{:.2f}%  <- measured; the lines above replay its costs\n",
-                                o.replay, replayed->label, static_cast<double>(e.medianStepMakespanNs()) / 1e6,
+                                o.replay, replayed->label, e.medianStepMakespanMs(),
                                 e.stepMakespansNs.size(), 100 * e.ratio);
         }
         results.push_back(j);

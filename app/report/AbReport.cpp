@@ -27,14 +27,13 @@ bool hasHostSyncs(const AbReportEntry& e) {
 
 bool hasPipeline(const AbReportEntry& e) { return e.baselineBubbles.workers > 0 || e.optimizedBubbles.workers > 0; }
 
-double makespanMs(const BubbleResult& b) { return static_cast<double>(b.medianStepMakespanNs()) / 1e6; }
-
 nlohmann::json bubblesJson(const BubbleResult& b) {
+    nlohmann::json breakdown = nlohmann::json::object();
+    for (const auto& [name, part] : b.breakdown()) breakdown[name] = part;
     return {{"workers", b.workers},
             {"ratio", b.ratio},
-            {"makespan_ms", makespanMs(b)},  // the median measured step's
-            {"breakdown", {{"fill", b.share(b.fillNs)}, {"switch", b.share(b.switchNs)}, {"drain", b.share(b.drainNs)},
-                           {"intra", b.share(b.intraNs)}}}};
+            {"makespan_ms", b.medianStepMakespanMs()},  // the median measured step's
+            {"breakdown", breakdown}};
 }
 
 bool hasCopies(const AbReportEntry& e) {
@@ -95,8 +94,8 @@ std::string renderAbTable(const AbReport& report) {
         if (hasPipeline(entry)) {
             out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}\n", "pipeline_bubble_ratio", entry.baselineBubbles.ratio,
                                entry.optimizedBubbles.ratio);
-            out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}\n", "pipeline_makespan_ms", makespanMs(entry.baselineBubbles),
-                               makespanMs(entry.optimizedBubbles));
+            out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}\n", "pipeline_makespan_ms",
+                               entry.baselineBubbles.medianStepMakespanMs(), entry.optimizedBubbles.medianStepMakespanMs());
         }
         if (hasHostSyncs(entry)) {  // the GPU's real syncs (CUPTI), beside the CPU counters above
             out += fmt::format("  {:<34} {:>12g} {:>12g}\n", "host_syncs_per_step",
@@ -230,14 +229,15 @@ std::string renderAbMarkdown(const AbReport& report) {
         if (hasPipeline(entry)) {
             const BubbleResult& b = entry.baselineBubbles;
             const BubbleResult& o = entry.optimizedBubbles;
-            auto pct = [](double share) { return fmt::format("{:.1f}%", 100.0 * share); };
             md += fmt::format(
                 "\n| pipeline (executed, per measured step) | baseline | optimized |\n|---|---:|---:|\n"
-                "| workers | {} | {} |\n| makespan ms (median step) | {:.3f} | {:.3f} |\n| bubble ratio | {} | {} |\n"
-                "| fill | {} | {} |\n| switch | {} | {} |\n| drain | {} | {} |\n| intra | {} | {} |\n",
-                b.workers, o.workers, makespanMs(b), makespanMs(o), pct(b.ratio), pct(o.ratio), pct(b.share(b.fillNs)),
-                pct(o.share(o.fillNs)), pct(b.share(b.switchNs)), pct(o.share(o.switchNs)), pct(b.share(b.drainNs)),
-                pct(o.share(o.drainNs)), pct(b.share(b.intraNs)), pct(o.share(o.intraNs)));
+                "| workers | {} | {} |\n| makespan ms (median step) | {:.3f} | {:.3f} |\n| bubble ratio | {:.1f}% | {:.1f}% |\n",
+                b.workers, o.workers, b.medianStepMakespanMs(), o.medianStepMakespanMs(), 100 * b.ratio, 100 * o.ratio);
+            const auto before = b.breakdown();
+            const auto after = o.breakdown();
+            for (std::size_t k = 0; k < before.size(); ++k) {
+                md += fmt::format("| {} | {:.1f}% | {:.1f}% |\n", before[k].first, 100 * before[k].second, 100 * after[k].second);
+            }
         }
         if (hasHostSyncs(entry)) {
             md += fmt::format("\nHost syncs captured on the GPU (CUPTI): {:g} -> {:g} per step, blocking {:.3f} -> {:.3f} ms "

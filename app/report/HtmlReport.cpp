@@ -187,11 +187,8 @@ std::string renderReportHtml(const TraceReport& report) {
             html += overlapStrip(r);
         }
         if (a.bubbles.workers > 0) {
-            html += fmt::format("<h3>Pipeline</h3>\n<p>{} workers, bubble ratio {:.2f}% (fill {:.2f}%, switch {:.2f}%, "
-                                "drain {:.2f}%, intra {:.2f}%).</p>\n",
-                                a.bubbles.workers, 100 * a.bubbles.ratio, 100 * a.bubbles.share(a.bubbles.fillNs),
-                                100 * a.bubbles.share(a.bubbles.switchNs), 100 * a.bubbles.share(a.bubbles.drainNs),
-                                100 * a.bubbles.share(a.bubbles.intraNs));
+            html += fmt::format("<h3>Pipeline</h3>\n<p>{} workers, bubble ratio {:.2f}% ({}).</p>\n", a.bubbles.workers,
+                                100 * a.bubbles.ratio, a.bubbles.breakdownText());
             html += gantt(r);
         }
         html += "<h3>Advisor</h3>\n";

@@ -91,13 +91,10 @@ nlohmann::json runJson(const ReportRun& r) {
     };
     if (a.bubbles.workers > 0) {
         j["bubbles"] = {{"workers", a.bubbles.workers},
-                        {"makespan_ms", static_cast<double>(a.bubbles.medianStepMakespanNs()) / 1e6},  // per step
+                        {"makespan_ms", a.bubbles.medianStepMakespanMs()},  // per step
                         {"steps", a.bubbles.stepMakespansNs.size()},
-                        {"ratio", a.bubbles.ratio},
-                        {"fill", a.bubbles.share(a.bubbles.fillNs)},
-                        {"switch", a.bubbles.share(a.bubbles.switchNs)},
-                        {"drain", a.bubbles.share(a.bubbles.drainNs)},
-                        {"intra", a.bubbles.share(a.bubbles.intraNs)}};
+                        {"ratio", a.bubbles.ratio}};
+        for (const auto& [name, part] : a.bubbles.breakdown()) j["bubbles"][name] = part;
     }
     return j;
 }
@@ -172,11 +169,9 @@ std::string renderReportMarkdown(const TraceReport& report) {
         }
         if (a.bubbles.workers > 0) {
             md += fmt::format("\n### Pipeline bubbles\n\n{} workers, makespan {:.3f} ms per step (median of {}), bubble "
-                              "ratio {:.2f}% (fill {:.2f}%, switch {:.2f}%, drain {:.2f}%, intra {:.2f}%).\n",
-                              a.bubbles.workers, static_cast<double>(a.bubbles.medianStepMakespanNs()) / 1e6,
-                              a.bubbles.stepMakespansNs.size(), 100 * a.bubbles.ratio,
-                              100 * a.bubbles.share(a.bubbles.fillNs), 100 * a.bubbles.share(a.bubbles.switchNs),
-                              100 * a.bubbles.share(a.bubbles.drainNs), 100 * a.bubbles.share(a.bubbles.intraNs));
+                              "ratio {:.2f}% ({}).\n",
+                              a.bubbles.workers, a.bubbles.medianStepMakespanMs(), a.bubbles.stepMakespansNs.size(),
+                              100 * a.bubbles.ratio, a.bubbles.breakdownText());
         }
         md += "\n### Advisor\n\n" + renderFindingsMarkdown(a.findings);
         if (!r.diagnostics.empty()) {

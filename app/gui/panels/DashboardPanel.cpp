@@ -51,10 +51,8 @@ void runSection(const ReportRun& r, TimestampNs widest) {
                     a.copyOverlap.exposedMsPerStep());
     }
     if (a.bubbles.workers > 0) {
-        ImGui::Text("Bubble ratio %.2f%% over %zu workers (fill %.2f%%, switch %.2f%%, drain %.2f%%, intra %.2f%%)",
-                    100 * a.bubbles.ratio, a.bubbles.workers, 100 * a.bubbles.share(a.bubbles.fillNs),
-                    100 * a.bubbles.share(a.bubbles.switchNs), 100 * a.bubbles.share(a.bubbles.drainNs),
-                    100 * a.bubbles.share(a.bubbles.intraNs));
+        ImGui::Text("Bubble ratio %.2f%% over %zu workers (%s)", 100 * a.bubbles.ratio, a.bubbles.workers,
+                    a.bubbles.breakdownText().c_str());
     }
     if (a.findings.empty()) {
         ImGui::TextDisabled("Advisor: no glue pattern found that a toggle addresses.");

@@ -26,11 +26,9 @@ public:
             const BubbleResult& b = r.analysis.bubbles;
             if (b.workers == 0) continue;
             any = true;
-            ImGui::Text("Run %lld (%s): %zu workers, makespan %.3f ms per step (median of %zu), bubble %.2f%% (fill %.2f%%, "
-                        "switch %.2f%%, drain %.2f%%, intra %.2f%%)",
-                        static_cast<long long>(r.run.id), r.run.label.c_str(), b.workers,
-                        static_cast<double>(b.medianStepMakespanNs()) / 1e6, b.stepMakespansNs.size(), 100 * b.ratio,
-                        100 * b.share(b.fillNs), 100 * b.share(b.switchNs), 100 * b.share(b.drainNs), 100 * b.share(b.intraNs));
+            ImGui::Text("Run %lld (%s): %zu workers, makespan %.3f ms per step (median of %zu), bubble %.2f%% (%s)",
+                        static_cast<long long>(r.run.id), r.run.label.c_str(), b.workers, b.medianStepMakespanMs(),
+                        b.stepMakespansNs.size(), 100 * b.ratio, b.breakdownText().c_str());
             TimestampNs start = r.gantt.front().startNs;
             TimestampNs end = r.gantt.front().endNs;
             for (const GanttBar& bar : r.gantt) {
