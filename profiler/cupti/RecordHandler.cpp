@@ -254,31 +254,30 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
     }
     TraceWriter& writer = *m_env.writer;
     std::unordered_map<std::uint32_t, std::uint32_t> streamDevice;  // for CUDA events, which carry no device
+    auto deviceOf = [&](std::uint32_t stream) { return streamDevice.count(stream) != 0 ? streamDevice[stream] : 0u; };
     auto hostLane = [&](std::int64_t tid) { return m_env.laneOfThread ? m_env.laneOfThread(run, tid) : namedLane(run, "host"); };
-
-    for (const auto* calls : {&m_api, &m_driverApi}) {
-      for (const auto& [correlation, call] : *calls) {
+    auto event = [&](LaneId lane, EventKind kind, StringId name, TimestampNs start, TimestampNs end) {
         Event e;
         e.run = run;
-        e.lane = hostLane(call.tid);
-        e.kind = EventKind::kRuntime;
-        e.name = apiNameId(call.driver, call.cbid);
-        e.startNs = call.start;
-        e.endNs = call.end;
-        e.correlation = correlation;
-        tagFromOp(e, correlation, flushedStep, Category::kNone);
-        writer.record(e);
-      }
+        e.lane = lane;
+        e.kind = kind;
+        e.name = name;
+        e.startNs = start;
+        e.endNs = end;
+        return e;
+    };
+
+    for (const auto* calls : {&m_api, &m_driverApi}) {
+        for (const auto& [correlation, call] : *calls) {
+            Event e = event(hostLane(call.tid), EventKind::kRuntime, apiNameId(call.driver, call.cbid), call.start, call.end);
+            e.correlation = correlation;
+            tagFromOp(e, correlation, flushedStep, Category::kNone);
+            writer.record(e);
+        }
     }
     for (const DeviceRecord& d : m_device) {
         streamDevice[d.stream] = d.device;
-        Event e;
-        e.run = run;
-        e.lane = streamLane(run, d.device, d.stream);
-        e.kind = d.kind;
-        e.name = intern(d.name);
-        e.startNs = d.start;
-        e.endNs = d.end;
+        Event e = event(streamLane(run, d.device, d.stream), d.kind, intern(d.name), d.start, d.end);
         e.correlation = d.correlation;
         e.bytes = d.bytes;
         e.srcKind = d.src;
@@ -291,37 +290,32 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
         if (d.kind == EventKind::kMemset) ++m_counts.memsets;
         writer.record(e);
         if (d.blocksHost && call != nullptr) {
-            // The host was blocked for the whole API call: a sync point on the calling thread.
+            // The host was blocked for the whole API call: a sync point on the calling thread (same bytes and
+            // memory kinds as the copy).
             Event s = e;
             s.lane = hostLane(call->tid);
             s.kind = EventKind::kSync;
             s.name = intern("blocking DtoH copy");
             s.startNs = call->start;
             s.endNs = call->end;
-            s.srcKind = d.src;
-            s.dstKind = d.dst;
             tagFromOp(s, d.correlation, flushedStep, Category::kSync);
             ++m_counts.blockingCopies;
             writer.record(s);
         }
     }
     for (const SyncRecord& sync : m_syncs) {
-        Event e;
-        e.run = run;
-        e.name = intern(syncName(sync.type));
-        e.startNs = sync.start;
-        e.endNs = sync.end;
-        e.correlation = sync.correlation;
         const ApiCall* call = callOf(sync.correlation);
+        Event e;
         if (sync.type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) {
             // The device waits, not the host: a wait on the stream.
-            e.kind = EventKind::kWait;
-            e.lane = streamLane(run, streamDevice.count(sync.stream) != 0 ? streamDevice[sync.stream] : 0, sync.stream);
+            e = event(streamLane(run, deviceOf(sync.stream), sync.stream), EventKind::kWait, intern(syncName(sync.type)),
+                      sync.start, sync.end);
         } else {
-            e.kind = EventKind::kSync;
-            e.lane = call != nullptr ? hostLane(call->tid) : namedLane(run, "CUDA syncs (thread unknown)");
+            e = event(call != nullptr ? hostLane(call->tid) : namedLane(run, "CUDA syncs (thread unknown)"), EventKind::kSync,
+                      intern(syncName(sync.type)), sync.start, sync.end);
             ++m_counts.syncs;
         }
+        e.correlation = sync.correlation;
         if (call == nullptr) lose(loss::kCuptiUnmatched);
         tagFromOp(e, sync.correlation, flushedStep, Category::kSync);
         writer.record(e);
@@ -332,38 +326,20 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
             lose(loss::kCuptiUnmatched);
             continue;
         }
-        Event e;
-        e.run = run;
-        e.lane = streamLane(run, streamDevice.count(mark.stream) != 0 ? streamDevice[mark.stream] : 0, mark.stream);
-        e.kind = EventKind::kMarker;
-        e.name = intern("cudaEventRecord");
-        e.startNs = e.endNs = call->end;
+        Event e = event(streamLane(run, deviceOf(mark.stream), mark.stream), EventKind::kMarker, intern("cudaEventRecord"),
+                        call->end, call->end);
         e.correlation = mark.correlation;
         tagFromOp(e, mark.correlation, flushedStep, Category::kNone);
         writer.record(e);
     }
     for (const NvtxRange& r : m_nvtx) {
-        Event e;
-        e.run = run;
-        e.lane = hostLane(r.tid);
-        e.kind = r.end == r.start ? EventKind::kMarker : EventKind::kRange;
-        e.category = Category::kNone;
-        e.name = intern(r.name);
-        e.startNs = r.start;
-        e.endNs = r.end;
+        Event e = event(hostLane(r.tid), r.end == r.start ? EventKind::kMarker : EventKind::kRange, intern(r.name), r.start, r.end);
         e.step = flushedStep;
         ++m_counts.markers;
         writer.record(e);
     }
     for (const Overhead& o : m_overheads) {
-        Event e;
-        e.run = run;
-        e.lane = namedLane(run, "CUPTI overhead");
-        e.kind = EventKind::kRange;
-        e.category = Category::kNone;
-        e.name = intern(o.name);
-        e.startNs = o.start;
-        e.endNs = o.end;
+        Event e = event(namedLane(run, "CUPTI overhead"), EventKind::kRange, intern(o.name), o.start, o.end);
         e.step = flushedStep;
         writer.record(e);
     }
