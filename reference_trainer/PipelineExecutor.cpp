@@ -55,15 +55,6 @@ pipeline::SimulationSpec pipelineSpec(const TrainConfig& config) {
     return spec;
 }
 
-namespace {
-// Every parameter and buffer of a model: what pinning, snapshots and uploads move.
-std::vector<torch::Tensor> allState(Decoder& model) {
-    std::vector<torch::Tensor> state = model->parameters();
-    for (const torch::Tensor& b : model->buffers()) state.push_back(b);
-    return state;
-}
-}  // namespace
-
 bool pipelineKeepsMasterOnHost(const TrainConfig& config) {
     return config.optimizations.pipeline.mode == PipelineMode::kRoundPipe && config.device == "cuda";
 }
@@ -120,12 +111,12 @@ PipelineExecutor::PipelineExecutor(Trainer& trainer, HostTracer* tracer)
             // The host master copy in pinned memory, so uploads are asynchronous copies on the worker's stream
             // (set_data keeps the tensors the optimizer and the model hold).
             torch::NoGradGuard noGrad;
-            for (torch::Tensor t : allState(trainer.model())) t.set_data(t.data().pin_memory());
+            for (torch::Tensor t : trainer.model()->state()) t.set_data(t.data().pin_memory());
         }
         m_resident.assign(static_cast<std::size_t>(m_spec.workers), {-1, -1, false, -1});
         if (c.optimizations.pipeline.asyncOptimizer) {
             m_snapshots.resize(2);
-            for (const torch::Tensor& t : allState(trainer.model())) {
+            for (const torch::Tensor& t : trainer.model()->state()) {
                 m_snapshotPosition[t.unsafeGetTensorImpl()] = m_snapshots[0].size();
                 for (auto& snapshot : m_snapshots) snapshot.push_back(m_streams.hostBuffer(t).copy_(t));
             }
@@ -442,7 +433,7 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
         const TimestampNs start = Clock::nowNs();
         torch::NoGradGuard noGrad;
         CudaAutocast autocast(onCuda);
-        torch::Tensor h = fromTokens ? model->embed(batch.tokens, batch.positions, context) : input;
+        torch::Tensor h = fromTokens ? model->embedTokens(batch.tokens) : input;  // rotary tables: filled per step
         std::vector<std::pair<std::int64_t, torch::Tensor>> kept;
         for (std::int64_t l = job.firstLayer; l < last; ++l) {
             kept.emplace_back(l, h);
@@ -472,7 +463,7 @@ void PipelineExecutor::runJob(int worker, const Job& job, StepState& state) {
         CudaAutocast autocast(onCuda);
         torch::Tensor h;
         if (fromTokens) {
-            h = model->embed(batch.tokens, batch.positions, context);
+            h = model->embedTokens(batch.tokens);
         } else {
             stageInput = input.detach().requires_grad_(true);
             h = stageInput;
@@ -562,7 +553,7 @@ void PipelineExecutor::optimizerStep(StepState& state) {
         // Publish the updated weights for step + 2 (step + 1 reads the other snapshot meanwhile).
         std::vector<torch::Tensor>& snapshot = m_snapshots[static_cast<std::size_t>(state.step % 2)];
         torch::NoGradGuard noGrad;
-        for (const torch::Tensor& t : allState(m_trainer.model())) snapshot[m_snapshotPosition.at(t.unsafeGetTensorImpl())].copy_(t);
+        for (const torch::Tensor& t : m_trainer.model()->state()) snapshot[m_snapshotPosition.at(t.unsafeGetTensorImpl())].copy_(t);
     }
     // Recorded into the step's own run on an "optimizer" lane of it: the tracer may already record the
     // other A/B arm while an asynchronous update finishes.

@@ -63,7 +63,7 @@ void DecoderImpl::fillRotary(const torch::Tensor& positions, ForwardContext& con
 torch::Tensor DecoderImpl::embed(const torch::Tensor& tokens, const torch::Tensor& positions,
                                  ForwardContext& context) {
     fillRotary(positions, context);
-    return m_embed(tokens);  // [1,T,H]
+    return embedTokens(tokens);  // [1,T,H]
 }
 
 torch::Tensor DecoderImpl::runLayers(torch::Tensor h, std::int64_t first, std::int64_t count,
@@ -108,6 +108,8 @@ std::vector<torch::Tensor> DecoderImpl::layerState(std::int64_t i) const {
 }
 
 std::vector<torch::Tensor> DecoderImpl::embedState() const { return stateOf(*m_embed); }
+
+std::vector<torch::Tensor> DecoderImpl::state() const { return stateOf(*this); }
 
 std::vector<torch::Tensor> DecoderImpl::headState() const {
     std::vector<torch::Tensor> state = stateOf(*m_norm);

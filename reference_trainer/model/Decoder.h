@@ -40,8 +40,10 @@ public:
 
     // The same model in pieces, for the pipeline executor (reference_trainer/PipelineExecutor):
     // forward() = head(runLayers(embed(...), 0, layers)) with checkpointing applied per layer.
-    // embed fills context's rotary tables (fillRotary) and returns the hidden states [1,T,H].
+    // embed fills context's rotary tables (fillRotary) and returns the hidden states [1,T,H];
+    // embedTokens only the latter (for a context whose tables are filled already).
     torch::Tensor embed(const torch::Tensor& tokens, const torch::Tensor& positions, ForwardContext& context);
+    torch::Tensor embedTokens(const torch::Tensor& tokens) { return m_embed(tokens); }
     void fillRotary(const torch::Tensor& positions, ForwardContext& context);  // context.ropeCos/ropeSin
     // Layers [first, first + count) without checkpointing (the caller decides what to keep).
     torch::Tensor runLayers(torch::Tensor h, std::int64_t first, std::int64_t count, const ForwardContext& context);
@@ -56,6 +58,7 @@ public:
     std::vector<torch::Tensor> layerState(std::int64_t i) const;
     std::vector<torch::Tensor> embedState() const;
     std::vector<torch::Tensor> headState() const;
+    std::vector<torch::Tensor> state() const;  // the whole model's
 
 private:
     ModelConfig m_config;
