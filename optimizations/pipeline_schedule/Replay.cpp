@@ -7,18 +7,12 @@
 #include <set>
 #include <stdexcept>
 
+#include "analyzers/Statistics.h"
 #include "profiler/core/TraceNames.h"
 
 namespace glueprof::pipeline {
 
 namespace {
-
-double medianOf(std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 struct JobTimes {
     std::map<int, std::vector<double>> forward, recompute, backward;  // by stage
@@ -60,7 +54,7 @@ double stageMedian(const std::map<int, std::vector<double>>& times, int stage, c
     if (it == times.end() || it->second.empty()) {
         throw std::invalid_argument(fmt::format("the run has no {} jobs of stage {}: is it an executed pipeline?", what, stage));
     }
-    return medianOf(it->second);
+    return median(it->second);
 }
 
 }  // namespace
@@ -86,7 +80,7 @@ PipelineCosts measuredCosts(const TraceModel& executed, const SimulationSpec& pl
             spread(c.forwardMs, first, n, f);
         } else {
             const bool head = s == stages - 1;
-            const double r = n > 0 || head ? (t.recompute.count(s) ? medianOf(t.recompute.at(s)) : 0.0) : 0.0;
+            const double r = n > 0 || head ? (t.recompute.count(s) ? median(t.recompute.at(s)) : 0.0) : 0.0;
             const double b = stageMedian(t.backward, s, "backward");
             if (!head) {
                 spread(c.forwardMs, first, n, f);
