@@ -76,9 +76,12 @@ const CounterComparison* AbComparison::counter(const std::string& name) const {
 
 const char* toString(Verdict verdict) {
     switch (verdict) {
-        case Verdict::kFaster: return "faster";
-        case Verdict::kSlower: return "slower";
-        case Verdict::kNoSignificantChange: return "no significant change";
+        case Verdict::kFaster:
+            return "faster";
+        case Verdict::kSlower:
+            return "slower";
+        case Verdict::kNoSignificantChange:
+            return "no significant change";
     }
     return "unknown";
 }
@@ -103,10 +106,14 @@ AbComparison compareRuns(const std::string& toggle, const std::string& primaryMe
 
     StepBreakdownResult base = analyzeStepBreakdown(baseline);
     StepBreakdownResult opt = analyzeStepBreakdown(optimized);
-    result.metrics.push_back(compareMetric("step_ms", base, opt, [](const StepTimes& t) { return t.wallMs; }));
-    result.metrics.push_back(compareMetric("forward_ms", base, opt, [](const StepTimes& t) { return t.forwardMs; }));
-    result.metrics.push_back(compareMetric("backward_ms", base, opt, [](const StepTimes& t) { return t.backwardMs; }));
-    result.metrics.push_back(compareMetric("optimizer_ms", base, opt, [](const StepTimes& t) { return t.optimizerMs; }));
+    result.metrics.push_back(
+        compareMetric("step_ms", base, opt, [](const StepTimes& t) { return t.wallMs; }));
+    result.metrics.push_back(
+        compareMetric("forward_ms", base, opt, [](const StepTimes& t) { return t.forwardMs; }));
+    result.metrics.push_back(
+        compareMetric("backward_ms", base, opt, [](const StepTimes& t) { return t.backwardMs; }));
+    result.metrics.push_back(
+        compareMetric("optimizer_ms", base, opt, [](const StepTimes& t) { return t.optimizerMs; }));
 
     auto baseCounters = measuredCounters(baseline);
     auto optCounters = measuredCounters(optimized);

@@ -11,21 +11,21 @@
 namespace glueprof {
 
 struct MetricComparison {
-    std::string name;  // step_ms, forward_ms, backward_ms, optimizer_ms
-    double baseline = 0.0;   // median over measured steps
+    std::string name;       // step_ms, forward_ms, backward_ms, optimizer_ms
+    double baseline = 0.0;  // median over measured steps
     double optimized = 0.0;
-    double speedup = 0.0;    // baseline / optimized
-    double speedupLow = 0.0;   // bootstrap 95% interval of the speedup
+    double speedup = 0.0;     // baseline / optimized
+    double speedupLow = 0.0;  // bootstrap 95% interval of the speedup
     double speedupHigh = 0.0;
     std::size_t baselineSamples = 0;
     std::size_t optimizedSamples = 0;
 };
 
 struct CounterComparison {
-    std::string name;  // e.g. mask_builds_per_step
-    double baseline = 0.0;   // median per measured step
+    std::string name;       // e.g. mask_builds_per_step
+    double baseline = 0.0;  // median per measured step
     double optimized = 0.0;
-    bool baselineConstant = true;   // the same value in every measured step
+    bool baselineConstant = true;  // the same value in every measured step
     bool optimizedConstant = true;
 };
 

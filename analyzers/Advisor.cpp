@@ -28,8 +28,10 @@ void repeatedRanges(const AdvisorInput& in, std::vector<Finding>& findings) {
         }
         f.savingMsPerStep = r.avoidableMsPerStep;
         f.evidence = fmt::format(
-            "{} runs {:g} times per step in {:g} layers for {:g} micro-batch(es), {:.3f} ms per step; "
-            "building it once per micro-batch saves about {:.3f} ms per step ({:g} sync op(s) per run)",
+            "{} runs {:g} times per step in {:g} layers for {:g} micro-batch(es), {:.3f} ms per "
+            "step; "
+            "building it once per micro-batch saves about {:.3f} ms per step ({:g} sync op(s) per "
+            "run)",
             r.name, r.runsPerStep, r.layersPerStep, r.microbatchesPerStep, r.msPerStep,
             r.avoidableMsPerStep, r.syncOpsPerRun);
         if (f.rule == "repeated_packed_metadata" && r.syncOpsPerRun > 0) {
@@ -53,17 +55,20 @@ void routingReads(const AdvisorInput& in, std::vector<Finding>& findings) {
         const std::vector<Event>& events = trace.eventsOnLane(lane);
         for (std::size_t i = 0; i < events.size(); ++i) {
             const Event& r = events[i];
-            if (r.kind != EventKind::kRange || r.name != *routing || measured.count(r.step) == 0) continue;
+            if (r.kind != EventKind::kRange || r.name != *routing || measured.count(r.step) == 0)
+                continue;
             ++runs;
             std::vector<TimestampNs> syncs;
             for (std::size_t j = i + 1; j < events.size() && events[j].startNs < r.endNs; ++j) {
                 const Event& e = events[j];
                 // The op observer flags one op per sync, whatever its nesting.
-                if (e.kind == EventKind::kOp && (e.flags & kFlagWouldSync) != 0 && e.endNs <= r.endNs) {
+                if (e.kind == EventKind::kOp && (e.flags & kFlagWouldSync) != 0 &&
+                    e.endNs <= r.endNs) {
                     syncs.push_back(e.durationNs());
                     if (bincount && e.name == *bincount) bincountNs += e.durationNs();
                 }
-                if (e.kind == EventKind::kSync || e.kind == EventKind::kWait) syncs.push_back(e.durationNs());
+                if (e.kind == EventKind::kSync || e.kind == EventKind::kWait)
+                    syncs.push_back(e.durationNs());
             }
             syncOps += static_cast<std::int64_t>(syncs.size());
             if (syncs.size() > 1) {
@@ -81,8 +86,10 @@ void routingReads(const AdvisorInput& in, std::vector<Finding>& findings) {
         f.toggle = "moe_group_once";
         f.savingMsPerStep = static_cast<double>(avoidableNs) / kNsPerMs / steps;
         f.evidence = fmt::format(
-            "MoE routing makes {:.1f} host-synchronizing reads per layer pass ({:g} per step over {:g} "
-            "routing passes); grouping the tokens once needs one per pass and saves about {:.3f} ms per "
+            "MoE routing makes {:.1f} host-synchronizing reads per layer pass ({:g} per step over "
+            "{:g} "
+            "routing passes); grouping the tokens once needs one per pass and saves about {:.3f} "
+            "ms per "
             "step on this device (more on a GPU, where each read waits for the queue)",
             perPass, static_cast<double>(syncOps) / steps, static_cast<double>(runs) / steps,
             f.savingMsPerStep);
@@ -91,8 +98,10 @@ void routingReads(const AdvisorInput& in, std::vector<Finding>& findings) {
         f.toggle = "moe_sync_free";
         f.savingMsPerStep = static_cast<double>(bincountNs) / kNsPerMs / steps;
         f.evidence = fmt::format(
-            "MoE routing counts tokens per expert with bincount, whose output size is read on the host "
-            "({:.3f} ms per step here); counting with scatter_add_ on the device leaves one explicit read",
+            "MoE routing counts tokens per expert with bincount, whose output size is read on the "
+            "host "
+            "({:.3f} ms per step here); counting with scatter_add_ on the device leaves one "
+            "explicit read",
             f.savingMsPerStep);
     } else {
         return;
@@ -102,7 +111,8 @@ void routingReads(const AdvisorInput& in, std::vector<Finding>& findings) {
 
 void exposedReloads(const AdvisorInput& in, std::vector<Finding>& findings) {
     auto it = in.copies->byName.find(names::kReload);
-    if (it == in.copies->byName.end() || it->second.copies == 0 || in.copies->measuredSteps == 0) return;
+    if (it == in.copies->byName.end() || it->second.copies == 0 || in.copies->measuredSteps == 0)
+        return;
     const CopyTotals& reloads = it->second;
     if (reloads.overlapRatio() >= 0.5) return;
     Finding f;
@@ -111,8 +121,10 @@ void exposedReloads(const AdvisorInput& in, std::vector<Finding>& findings) {
     f.savingMsPerStep = static_cast<double>(reloads.exposedNs()) / kNsPerMs /
                         static_cast<double>(in.copies->measuredSteps);
     f.evidence = fmt::format(
-        "checkpoint reloads overlap compute only {:.0f}% of their time; {:.3f} ms per step of copy is "
-        "exposed, which double buffering (or prefetch) can hide under the previous layer's backward",
+        "checkpoint reloads overlap compute only {:.0f}% of their time; {:.3f} ms per step of copy "
+        "is "
+        "exposed, which double buffering (or prefetch) can hide under the previous layer's "
+        "backward",
         100.0 * reloads.overlapRatio(), f.savingMsPerStep);
     findings.push_back(f);
 }
@@ -148,9 +160,11 @@ void stageImbalance(const AdvisorInput& in, std::vector<Finding>& findings) {
     Finding f;
     f.rule = "stage_imbalance";
     f.toggle = "roundpipe";
-    f.savingMsPerStep = static_cast<double>(last - first) * (1.0 - mean / maxBusy) / kNsPerMs / steps;
+    f.savingMsPerStep =
+        static_cast<double>(last - first) * (1.0 - mean / maxBusy) / kNsPerMs / steps;
     f.evidence = fmt::format(
-        "pipeline workers are busy {:.0f}% of the busiest one on average: stages bound to workers are "
+        "pipeline workers are busy {:.0f}% of the busiest one on average: stages bound to workers "
+        "are "
         "uneven; dealing stages round-robin (RoundPipe) can recover about {:.3f} ms per step",
         100.0 * mean / maxBusy, f.savingMsPerStep);
     findings.push_back(f);
@@ -164,8 +178,9 @@ std::vector<Finding> advise(const AdvisorInput& in) {
     routingReads(in, findings);
     exposedReloads(in, findings);
     stageImbalance(in, findings);
-    std::sort(findings.begin(), findings.end(),
-              [](const Finding& a, const Finding& b) { return a.savingMsPerStep > b.savingMsPerStep; });
+    std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
+        return a.savingMsPerStep > b.savingMsPerStep;
+    });
     return findings;
 }
 

@@ -2,18 +2,21 @@
 // The advisor: rules over one baseline trace that recognise a glue pattern, name the toggle that
 // addresses it and estimate, from the trace, the time it could save per step.
 //   repeated_packed_metadata  build_packed_mask repeated per layer (and recompute) beyond once per
-//                             micro-batch -> packed_cache (packed_vectorized when it reads the host);
-//                             saving: the repeated runs' time (RepeatedWork's avoidable time).
-//   per_expert_routing_reads  moe_routing ranges with more than two would-sync ops per pass (grouping
-//                             once costs a bincount and its copy) -> moe_group_once; saving: the time
-//                             of all but one sync op per routing pass.
+//                             micro-batch -> packed_cache (packed_vectorized when it reads the
+//                             host); saving: the repeated runs' time (RepeatedWork's avoidable
+//                             time).
+//   per_expert_routing_reads  moe_routing ranges with more than two would-sync ops per pass
+//   (grouping
+//                             once costs a bincount and its copy) -> moe_group_once; saving: the
+//                             time of all but one sync op per routing pass.
 //   bincount_hidden_read      routing that counts with bincount (a read hidden in the op) ->
 //                             moe_sync_free; saving: the bincounts' time.
 //   exposed_reloads           reload copies mostly not overlapped by compute -> double_buffer;
 //                             saving: the reloads' exposed time per step.
 //   stage_imbalance           pipeline worker lanes whose busy times differ by more than 10% ->
 //                             roundpipe; saving: makespan x (1 - mean busy / max busy) per step.
-//   repeated_glue             any other glue range repeated per layer: no toggle yet; its avoidable time.
+//   repeated_glue             any other glue range repeated per layer: no toggle yet; its avoidable
+//   time.
 #include <string>
 #include <vector>
 

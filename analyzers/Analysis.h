@@ -19,9 +19,9 @@ struct AnalysisResult {
     CopyOverlapResult copyOverlap;
     GlueOverheadResult glue;
     RepeatedWorkResult repeated;
-    std::vector<StreamIdle> idle;  // device streams (GPU traces)
-    LaunchStatsResult launches;    // GPU traces
-    BubbleResult bubbles;          // worker lanes (pipelines)
+    std::vector<StreamIdle> idle;   // device streams (GPU traces)
+    LaunchStatsResult launches;     // GPU traces
+    BubbleResult bubbles;           // worker lanes (pipelines)
     std::vector<Finding> findings;  // the advisor's, largest saving first
 };
 

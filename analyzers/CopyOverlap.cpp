@@ -65,19 +65,23 @@ std::string copyDirection(MemoryKind src, MemoryKind dst) {
 }
 
 double CopyOverlapResult::copyMsPerStep() const {
-    return measuredSteps > 0 ? static_cast<double>(total.copyNs) / 1e6 / static_cast<double>(measuredSteps) : 0.0;
+    return measuredSteps > 0
+               ? static_cast<double>(total.copyNs) / 1e6 / static_cast<double>(measuredSteps)
+               : 0.0;
 }
 
 double CopyOverlapResult::exposedMsPerStep() const {
-    return measuredSteps > 0 ? static_cast<double>(total.exposedNs()) / 1e6 / static_cast<double>(measuredSteps)
-                             : 0.0;
+    return measuredSteps > 0
+               ? static_cast<double>(total.exposedNs()) / 1e6 / static_cast<double>(measuredSteps)
+               : 0.0;
 }
 
 namespace {
 
 // Per lane, the union of compute on the other lanes of its device.
 std::vector<IntervalSet> computeOnOtherLanes(const TraceModel& trace, bool fromKernels) {
-    std::unordered_map<std::int64_t, std::vector<std::pair<std::size_t, IntervalSet>>> computeByDevice;
+    std::unordered_map<std::int64_t, std::vector<std::pair<std::size_t, IntervalSet>>>
+        computeByDevice;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         const Lane& lane = trace.lanes()[i];
         IntervalSet compute = laneCompute(trace.eventsOnLane(i), lane, fromKernels);
@@ -155,7 +159,8 @@ std::vector<CopySpan> copySpans(const TraceModel& trace, std::int32_t step) {
             spans.push_back(std::move(span));
         }
     }
-    std::sort(spans.begin(), spans.end(), [](const CopySpan& a, const CopySpan& b) { return a.startNs < b.startNs; });
+    std::sort(spans.begin(), spans.end(),
+              [](const CopySpan& a, const CopySpan& b) { return a.startNs < b.startNs; });
     return spans;
 }
 

@@ -2,7 +2,8 @@
 // Copy/compute overlap: for each copy (memcpy event) in the measured steps, the part of its
 // duration covered by the union of compute on the other lanes of the same device. Compute is the
 // kernels when the trace has any (GPU); otherwise (CPU runs) the top-level aten ops on host-thread
-// lanes less the time those threads were blocked in wait events. overlap ratio = covered copy time / copy time; exposed copy time = the rest.
+// lanes less the time those threads were blocked in wait events. overlap ratio = covered copy time
+// / copy time; exposed copy time = the rest.
 #include <cstdint>
 #include <map>
 #include <string>
@@ -30,7 +31,7 @@ struct CopyOverlapResult {
     std::map<std::string, CopyTotals> byName;        // offload, reload, ...
     std::map<std::string, CopyTotals> byDirection;   // DtoH, HtoD, DtoD, HtoH
     std::map<std::string, CopyTotals> byHostMemory;  // pinned, pageable (copies touching the host)
-    std::map<std::string, CopyTotals> byLane;        // per copy lane (stream / copy engine), by lane name
+    std::map<std::string, CopyTotals> byLane;  // per copy lane (stream / copy engine), by lane name
     std::size_t measuredSteps = 0;
     bool computeFromKernels = false;  // false: compute = top-level host ops (CPU run)
 

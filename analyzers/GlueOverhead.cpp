@@ -13,15 +13,24 @@ namespace glueprof {
 
 const char* toString(GluePart part) {
     switch (part) {
-        case GluePart::kMath: return "math";
-        case GluePart::kGlue: return "glue";
-        case GluePart::kOptimizer: return "optimizer";
-        case GluePart::kData: return "data";
-        case GluePart::kPipeline: return "pipeline";
-        case GluePart::kCopy: return "copy";
-        case GluePart::kSyncWait: return "sync_wait";
-        case GluePart::kIdle: return "idle";
-        case GluePart::kCount: break;
+        case GluePart::kMath:
+            return "math";
+        case GluePart::kGlue:
+            return "glue";
+        case GluePart::kOptimizer:
+            return "optimizer";
+        case GluePart::kData:
+            return "data";
+        case GluePart::kPipeline:
+            return "pipeline";
+        case GluePart::kCopy:
+            return "copy";
+        case GluePart::kSyncWait:
+            return "sync_wait";
+        case GluePart::kIdle:
+            return "idle";
+        case GluePart::kCount:
+            break;
     }
     return "unknown";
 }
@@ -40,15 +49,23 @@ namespace {
 
 std::optional<GluePart> partOfCategory(Category category) {
     switch (category) {
-        case Category::kMath: return GluePart::kMath;
-        case Category::kGlue: return GluePart::kGlue;
-        case Category::kOptimizer: return GluePart::kOptimizer;
-        case Category::kData: return GluePart::kData;
-        case Category::kPipeline: return GluePart::kPipeline;
-        case Category::kCopy: return GluePart::kCopy;
-        case Category::kSync: return GluePart::kSyncWait;
+        case Category::kMath:
+            return GluePart::kMath;
+        case Category::kGlue:
+            return GluePart::kGlue;
+        case Category::kOptimizer:
+            return GluePart::kOptimizer;
+        case Category::kData:
+            return GluePart::kData;
+        case Category::kPipeline:
+            return GluePart::kPipeline;
+        case Category::kCopy:
+            return GluePart::kCopy;
+        case Category::kSync:
+            return GluePart::kSyncWait;
         case Category::kNone:
-        case Category::kPhase: return std::nullopt;
+        case Category::kPhase:
+            return std::nullopt;
     }
     return std::nullopt;
 }
@@ -59,17 +76,18 @@ bool isDeviceLane(const Lane& lane) {
 
 // Kernel names classified once per name id (a trace has few distinct names, many kernels).
 class KernelClasses {
-public:
+  public:
     explicit KernelClasses(const TraceModel& trace) : m_trace(trace) {}
     GluePart of(StringId name) {
         auto it = m_byName.find(name);
         if (it != m_byName.end()) return it->second;
-        const GluePart part = isMathKernelName(m_trace.name(name)) ? GluePart::kMath : GluePart::kGlue;
+        const GluePart part =
+            isMathKernelName(m_trace.name(name)) ? GluePart::kMath : GluePart::kGlue;
         m_byName.emplace(name, part);
         return part;
     }
 
-private:
+  private:
     const TraceModel& m_trace;
     std::unordered_map<StringId, GluePart> m_byName;
 };
@@ -79,10 +97,12 @@ std::optional<GluePart> activityPart(KernelClasses& kernels, const Lane& lane, c
                                      bool fromKernels) {
     switch (e.kind) {
         case EventKind::kWait:
-        case EventKind::kSync: return GluePart::kSyncWait;
+        case EventKind::kSync:
+            return GluePart::kSyncWait;
         case EventKind::kMemcpy:
         case EventKind::kMemset:
-            if (fromKernels && !isDeviceLane(lane) && lane.kind != LaneKind::kHostThread) return std::nullopt;
+            if (fromKernels && !isDeviceLane(lane) && lane.kind != LaneKind::kHostThread)
+                return std::nullopt;
             return GluePart::kCopy;
         case EventKind::kKernel: {
             auto part = partOfCategory(e.category);
@@ -92,10 +112,12 @@ std::optional<GluePart> activityPart(KernelClasses& kernels, const Lane& lane, c
         case EventKind::kOp:
         case EventKind::kRange:
             if (fromKernels) return std::nullopt;  // host work: the device timeline decides
-            if (lane.kind != LaneKind::kHostThread && lane.kind != LaneKind::kCopyStream) return std::nullopt;
+            if (lane.kind != LaneKind::kHostThread && lane.kind != LaneKind::kCopyStream)
+                return std::nullopt;
             return partOfCategory(e.category);
         case EventKind::kRuntime:
-        case EventKind::kMarker: return std::nullopt;
+        case EventKind::kMarker:
+            return std::nullopt;
     }
     return std::nullopt;
 }
@@ -159,7 +181,8 @@ GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace) {
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         std::array<std::size_t, kGluePartCount> laneBegin{};
         for (std::size_t p = 0; p < kGluePartCount; ++p) laneBegin[p] = byPart[p].size();
-        for (const Segment& s : innermostSegments(kernels, trace.lanes()[i], trace.eventsOnLane(i), result.fromKernels)) {
+        for (const Segment& s : innermostSegments(kernels, trace.lanes()[i], trace.eventsOnLane(i),
+                                                  result.fromKernels)) {
             byPart[static_cast<std::size_t>(s.part)].push_back(Interval{s.start, s.end});
         }
         for (std::size_t p = 0; p < kGluePartCount; ++p) {
@@ -196,7 +219,8 @@ GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace) {
                                          static_cast<double>(step.wallNs));
         result.steps.push_back(step);
     }
-    for (std::size_t p = 0; p < kGluePartCount; ++p) result.medianMsPerPart.push_back(median(msPerPart[p]));
+    for (std::size_t p = 0; p < kGluePartCount; ++p)
+        result.medianMsPerPart.push_back(median(msPerPart[p]));
     result.medianNonMathShare = median(nonMathShare);
     return result;
 }

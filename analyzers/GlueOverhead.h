@@ -4,12 +4,12 @@
 //
 // Each lane is first cut into disjoint segments labelled by its innermost activity (an op inside a
 // glue range inside an autograd node counts as the op's category; a wait inside an op counts as
-// waiting). Activities: on a trace with kernels (GPU), the kernels, copies and memsets of device lanes
-// plus sync/wait events anywhere; otherwise (CPU runs), the ops, categorized ranges (not phases),
-// copies and waits of host-thread and copy lanes. Kernels without a category are classified by name:
-// GEMM / attention kernels are math, the rest glue. Then, within the step's window, each part is the
-// union of its segments over all lanes less what a higher-priority part already covers; idle is what
-// remains.
+// waiting). Activities: on a trace with kernels (GPU), the kernels, copies and memsets of device
+// lanes plus sync/wait events anywhere; otherwise (CPU runs), the ops, categorized ranges (not
+// phases), copies and waits of host-thread and copy lanes. Kernels without a category are
+// classified by name: GEMM / attention kernels are math, the rest glue. Then, within the step's
+// window, each part is the union of its segments over all lanes less what a higher-priority part
+// already covers; idle is what remains.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -19,14 +19,25 @@
 namespace glueprof {
 
 // The parts, in priority order; the index is the part's slot in GlueStep::partNs.
-enum class GluePart : std::size_t { kMath, kGlue, kOptimizer, kData, kPipeline, kCopy, kSyncWait, kIdle, kCount };
+enum class GluePart : std::size_t {
+    kMath,
+    kGlue,
+    kOptimizer,
+    kData,
+    kPipeline,
+    kCopy,
+    kSyncWait,
+    kIdle,
+    kCount
+};
 const char* toString(GluePart part);
 constexpr std::size_t kGluePartCount = static_cast<std::size_t>(GluePart::kCount);
 
 struct GlueStep {
     std::int32_t step = 0;
     TimestampNs wallNs = 0;
-    std::vector<TimestampNs> partNs = std::vector<TimestampNs>(kGluePartCount, 0);  // sums to wallNs
+    std::vector<TimestampNs> partNs =
+        std::vector<TimestampNs>(kGluePartCount, 0);  // sums to wallNs
     TimestampNs part(GluePart p) const { return partNs[static_cast<std::size_t>(p)]; }
 };
 

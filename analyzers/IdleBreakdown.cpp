@@ -6,7 +6,8 @@ namespace glueprof {
 
 namespace {
 bool isDeviceWork(const Event& e) {
-    return e.kind == EventKind::kKernel || e.kind == EventKind::kMemcpy || e.kind == EventKind::kMemset;
+    return e.kind == EventKind::kKernel || e.kind == EventKind::kMemcpy ||
+           e.kind == EventKind::kMemset;
 }
 }  // namespace
 
@@ -15,7 +16,8 @@ std::vector<StreamIdle> analyzeIdleBreakdown(const TraceModel& trace, TimestampN
     launchStart.reserve(trace.eventCount() / 4);
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         for (const Event& e : trace.eventsOnLane(i)) {
-            if (e.kind == EventKind::kRuntime && e.correlation != 0) launchStart[e.correlation] = e.startNs;
+            if (e.kind == EventKind::kRuntime && e.correlation != 0)
+                launchStart[e.correlation] = e.startNs;
         }
     }
     std::vector<StreamIdle> result;

@@ -24,6 +24,7 @@ struct StreamIdle {
     std::int64_t gaps = 0;
 };
 
-std::vector<StreamIdle> analyzeIdleBreakdown(const TraceModel& trace, TimestampNs kernelWaitThresholdNs = 30);
+std::vector<StreamIdle> analyzeIdleBreakdown(const TraceModel& trace,
+                                             TimestampNs kernelWaitThresholdNs = 30);
 
 }  // namespace glueprof

@@ -23,7 +23,8 @@ LaunchStatsResult analyzeLaunchStats(const TraceModel& trace) {
         for (const Event& e : trace.eventsOnLane(i)) {
             if (e.kind != EventKind::kKernel) continue;
             auto launch = launches.find(e.correlation);
-            const std::int32_t step = launch != launches.end() && e.step == kNoTag ? launch->second->step : e.step;
+            const std::int32_t step =
+                launch != launches.end() && e.step == kNoTag ? launch->second->step : e.step;
             if (measured.count(step) == 0) continue;
             ++r.kernels;
             if (launch == launches.end()) continue;
@@ -32,7 +33,9 @@ LaunchStatsResult analyzeLaunchStats(const TraceModel& trace) {
             if (e.durationNs() < launch->second->durationNs()) ++r.shorterThanLaunch;
         }
     }
-    r.launchesPerStep = measured.empty() ? 0.0 : static_cast<double>(r.kernels) / static_cast<double>(measured.size());
+    r.launchesPerStep = measured.empty()
+                            ? 0.0
+                            : static_cast<double>(r.kernels) / static_cast<double>(measured.size());
     r.medianLaunchDelayUs = median(delays);
     r.maxLaunchDelayUs = delays.empty() ? 0.0 : *std::max_element(delays.begin(), delays.end());
     return r;

@@ -41,7 +41,8 @@ LayerCostsResult measureLayerCosts(const TraceModel& trace) {
             } else if (inMeasuredStep && e.layer >= 0) {
                 const double ms = static_cast<double>(e.durationNs()) / 1e6;
                 bool inRecompute = false;
-                for (const Event* o : open) inRecompute = inRecompute || (recomputeName && o->name == *recomputeName);
+                for (const Event* o : open)
+                    inRecompute = inRecompute || (recomputeName && o->name == *recomputeName);
                 if (e.name == *layerName && !inRecompute) {
                     forward[e.layer].push_back(ms);
                     if (phase != nullptr) inside += ms;
@@ -61,7 +62,8 @@ LayerCostsResult measureLayerCosts(const TraceModel& trace) {
     const std::int32_t layers = forward.rbegin()->first + 1;
     for (std::int32_t l = 0; l < layers; ++l) {
         r.forwardMs.push_back(median(forward[l]));
-        r.recomputeMs.push_back(recompute.count(l) != 0 ? median(recompute[l]) : median(forward[l]));
+        r.recomputeMs.push_back(recompute.count(l) != 0 ? median(recompute[l])
+                                                        : median(forward[l]));
         r.backwardMs.push_back(median(backward[l]));
     }
     r.headForwardMs = std::max(median(headForward), 0.0);

@@ -2,9 +2,9 @@
 // Per-layer costs measured in a single-worker trainer run, per micro-batch: what `glueprof simulate
 // --preset` feeds the pipeline simulator ("measure, then replay"). From the host lane's ranges:
 //   forward of layer l   = its `layer` range outside any `recompute` range;
-//   recompute of layer l = its `recompute` range;  backward of layer l = its `layer_backward` range;
-//   head forward  = a micro-batch's `forward` range less its layers (embedding, final norm, LM head, loss);
-//   head backward = its `backward` range less its recomputes and layer backwards.
+//   recompute of layer l = its `recompute` range;  backward of layer l = its `layer_backward`
+//   range; head forward  = a micro-batch's `forward` range less its layers (embedding, final norm,
+//   LM head, loss); head backward = its `backward` range less its recomputes and layer backwards.
 // Medians over the measured steps' micro-batches.
 #include <vector>
 
@@ -13,7 +13,7 @@
 namespace glueprof {
 
 struct LayerCostsResult {
-    std::vector<double> forwardMs;    // per layer
+    std::vector<double> forwardMs;  // per layer
     std::vector<double> recomputeMs;
     std::vector<double> backwardMs;
     double headForwardMs = 0.0;

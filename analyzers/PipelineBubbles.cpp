@@ -14,7 +14,8 @@ namespace glueprof {
 
 std::string BubbleResult::breakdownText() const {
     std::string text;
-    for (const auto& [name, part] : breakdown()) text += fmt::format("{}{} {:.2f}%", text.empty() ? "" : ", ", name, 100 * part);
+    for (const auto& [name, part] : breakdown())
+        text += fmt::format("{}{} {:.2f}%", text.empty() ? "" : ", ", name, 100 * part);
     return text;
 }
 
@@ -37,14 +38,15 @@ bool isWorker(const Lane& lane) {
 }  // namespace
 
 BubbleResult analyzeBubbles(const TraceModel& trace) {
-    const bool roundPipe = trace.run().configJson.find("\"schedule\":\"roundpipe\"") != std::string::npos;
+    const bool roundPipe =
+        trace.run().configJson.find("\"schedule\":\"roundpipe\"") != std::string::npos;
     return analyzeBubbles(trace, !roundPipe);
 }
 
 namespace {
 
-// The bubble of one step's worker work (the artifact's definitions; t = 0 at the step's first worker
-// event). Adds into `r`.
+// The bubble of one step's worker work (the artifact's definitions; t = 0 at the step's first
+// worker event). Adds into `r`.
 void addStep(std::vector<std::vector<Work>>& work, bool hasWarmupPhase, BubbleResult& r) {
     TimestampNs origin = std::numeric_limits<TimestampNs>::max();
     TimestampNs last = std::numeric_limits<TimestampNs>::min();
@@ -95,17 +97,21 @@ void addStep(std::vector<std::vector<Work>>& work, bool hasWarmupPhase, BubbleRe
             }
             std::sort(ends.begin(), ends.end());
             if (!ends.empty()) {
-                const std::int64_t warmupCount = hasWarmupPhase ? p - static_cast<std::int64_t>(w) : 0;
+                const std::int64_t warmupCount =
+                    hasWarmupPhase ? p - static_cast<std::int64_t>(w) : 0;
                 const TimestampNs warmupEnd =
                     warmupCount <= 0 ? ends.back()
-                                     : ends[static_cast<std::size_t>(std::min<std::int64_t>(warmupCount, ends.size()) - 1)];
+                                     : ends[static_cast<std::size_t>(
+                                           std::min<std::int64_t>(warmupCount, ends.size()) - 1)];
                 std::vector<Interval> inside;
                 for (const Work& x : items) {
                     if (x.end > warmupEnd && x.start < firstBackward) {
-                        inside.push_back({std::max(x.start, warmupEnd), std::min(x.end, firstBackward)});
+                        inside.push_back(
+                            {std::max(x.start, warmupEnd), std::min(x.end, firstBackward)});
                     }
                 }
-                r.switchNs += std::max<TimestampNs>(firstBackward - warmupEnd - totalLength(unionOf(inside)), 0);
+                r.switchNs += std::max<TimestampNs>(
+                    firstBackward - warmupEnd - totalLength(unionOf(inside)), 0);
             }
         } else {
             lastBackwardEnd = items.back().end;
@@ -137,10 +143,14 @@ BubbleResult analyzeBubbles(const TraceModel& trace, bool hasWarmupPhase) {
         for (const Event& e : trace.eventsOnLane(workerLanes[w])) {
             if (e.kind != EventKind::kRange || e.endNs <= e.startNs) continue;
             WorkKind kind;
-            if (forward && e.name == *forward) kind = WorkKind::kForward;
-            else if (recompute && e.name == *recompute) kind = WorkKind::kRecompute;
-            else if (backward && e.name == *backward) kind = WorkKind::kBackward;
-            else continue;
+            if (forward && e.name == *forward)
+                kind = WorkKind::kForward;
+            else if (recompute && e.name == *recompute)
+                kind = WorkKind::kRecompute;
+            else if (backward && e.name == *backward)
+                kind = WorkKind::kBackward;
+            else
+                continue;
             if (bySteps && measured.count(e.step) == 0) continue;
             auto& perWorker = steps[bySteps ? e.step : 0];
             perWorker.resize(workerLanes.size());

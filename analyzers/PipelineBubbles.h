@@ -3,9 +3,9 @@
 // artifact's pp-simulate defines them (ITcarrot/RoundPipe-artifact, pp-simulate/simulator.py,
 // compute_bubble_stats and compute_bubble_breakdown):
 //   t = 0 at the first worker event; makespan = the last end; busy_w = |∪ forward, recompute,
-//   backward ranges of worker w|; bubble = P × makespan − Σ busy_w; ratio = bubble / (P × makespan).
-//   fill   = Σ_w idle from t = 0 to w's first operation;
-//   switch = Σ_w idle between the end of w's warm-up forwards (its (P − w)-th forward operation,
+//   backward ranges of worker w|; bubble = P × makespan − Σ busy_w; ratio = bubble / (P ×
+//   makespan). fill   = Σ_w idle from t = 0 to w's first operation; switch = Σ_w idle between the
+//   end of w's warm-up forwards (its (P − w)-th forward operation,
 //            counting only forwards that end before its first backward) and its first backward,
 //            less the busy time inside that window; schedules without a warm-up phase (RoundPipe)
 //            anchor the window at the last forward before the first backward instead;
@@ -32,8 +32,8 @@ struct WorkerBusy {
 };
 
 struct BubbleResult {
-    std::size_t workers = 0;  // 0: the trace has no worker lanes
-    TimestampNs makespanNs = 0;               // summed over the steps analyzed
+    std::size_t workers = 0;                   // 0: the trace has no worker lanes
+    TimestampNs makespanNs = 0;                // summed over the steps analyzed
     std::vector<TimestampNs> stepMakespansNs;  // one per step analyzed
     TimestampNs bubbleNs = 0;
     double ratio = 0.0;
@@ -45,15 +45,20 @@ struct BubbleResult {
         std::sort(sorted.begin(), sorted.end());
         return sorted[sorted.size() / 2];
     }
-    double medianStepMakespanMs() const { return static_cast<double>(medianStepMakespanNs()) / 1e6; }
+    double medianStepMakespanMs() const {
+        return static_cast<double>(medianStepMakespanNs()) / 1e6;
+    }
     double share(TimestampNs part) const {
         const double capacity = static_cast<double>(makespanNs) * static_cast<double>(workers);
         return capacity > 0 ? static_cast<double>(part) / capacity : 0.0;
     }
-    // The breakdown as fractions of workers x makespan, named as every view names them: fill, switch,
-    // drain, intra.
+    // The breakdown as fractions of workers x makespan, named as every view names them: fill,
+    // switch, drain, intra.
     std::array<std::pair<const char*, double>, 4> breakdown() const {
-        return {{{"fill", share(fillNs)}, {"switch", share(switchNs)}, {"drain", share(drainNs)}, {"intra", share(intraNs)}}};
+        return {{{"fill", share(fillNs)},
+                 {"switch", share(switchNs)},
+                 {"drain", share(drainNs)},
+                 {"intra", share(intraNs)}}};
     }
     // "fill F%, switch S%, drain D%, intra I%" (percent, two decimals).
     std::string breakdownText() const;

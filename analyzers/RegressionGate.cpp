@@ -12,34 +12,39 @@ std::vector<GateCheck> evaluateGate(const GateBaseline& baseline,
     for (const auto& [toggle, expect] : baseline.toggles) {
         auto found = comparisons.find(toggle);
         if (found == comparisons.end()) {
-            checks.push_back(GateCheck{toggle, "comparison", "an A/B in the database", "none", false});
+            checks.push_back(
+                GateCheck{toggle, "comparison", "an A/B in the database", "none", false});
             continue;
         }
         const AbComparison& c = found->second;
         for (const auto& [name, want] : expect.counters) {
             const CounterComparison* got = c.counter(name);
-            GateCheck check{toggle, "counter " + name, fmt::format("{:g} -> {:g}", want.baseline, want.optimized),
-                            "missing", false};
+            GateCheck check{toggle, "counter " + name,
+                            fmt::format("{:g} -> {:g}", want.baseline, want.optimized), "missing",
+                            false};
             if (got != nullptr) {
                 check.measured = fmt::format("{:g} -> {:g}", got->baseline, got->optimized);
                 check.passed = got->baselineConstant && got->optimizedConstant &&
                                got->baseline == want.baseline && got->optimized == want.optimized;
-                if (!got->baselineConstant || !got->optimizedConstant) check.measured += " (varies per step)";
+                if (!got->baselineConstant || !got->optimizedConstant)
+                    check.measured += " (varies per step)";
             }
             checks.push_back(check);
         }
         for (const auto& [metric, floor] : expect.minSpeedup) {
             const MetricComparison* got = c.metric(metric);
-            GateCheck check{toggle, "speedup " + metric, fmt::format("95% CI low >= {:.2f}x", floor), "missing", false};
+            GateCheck check{toggle, "speedup " + metric,
+                            fmt::format("95% CI low >= {:.2f}x", floor), "missing", false};
             if (got != nullptr) {
-                check.measured = fmt::format("{:.3f}x [{:.3f}, {:.3f}]", got->speedup, got->speedupLow, got->speedupHigh);
+                check.measured = fmt::format("{:.3f}x [{:.3f}, {:.3f}]", got->speedup,
+                                             got->speedupLow, got->speedupHigh);
                 check.passed = got->speedupLow >= floor;
             }
             checks.push_back(check);
         }
         if (expect.lossEqual) {
-            checks.push_back(GateCheck{toggle, "loss", "bit-identical", c.lossEqual ? "bit-identical" : "differs",
-                                       c.lossEqual});
+            checks.push_back(GateCheck{toggle, "loss", "bit-identical",
+                                       c.lossEqual ? "bit-identical" : "differs", c.lossEqual});
         }
     }
     return checks;

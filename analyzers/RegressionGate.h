@@ -17,8 +17,8 @@ struct CounterExpectation {
 
 struct ToggleExpectation {
     std::map<std::string, CounterExpectation> counters;  // e.g. mask_builds_per_step
-    std::map<std::string, double> minSpeedup;            // metric -> floor for the 95% interval's low end
-    bool lossEqual = true;                               // losses must match bit for bit
+    std::map<std::string, double> minSpeedup;  // metric -> floor for the 95% interval's low end
+    bool lossEqual = true;                     // losses must match bit for bit
 };
 
 struct GateBaseline {
@@ -29,13 +29,15 @@ struct GateBaseline {
 
 struct GateCheck {
     std::string toggle;
-    std::string check;     // "counter mask_builds_per_step", "speedup forward_ms", "loss", "comparison"
+    std::string
+        check;  // "counter mask_builds_per_step", "speedup forward_ms", "loss", "comparison"
     std::string expected;
     std::string measured;
     bool passed = false;
 };
 
-// `comparisons`: the measured A/B per toggle (a toggle missing from it fails its "comparison" check).
+// `comparisons`: the measured A/B per toggle (a toggle missing from it fails its "comparison"
+// check).
 std::vector<GateCheck> evaluateGate(const GateBaseline& baseline,
                                     const std::map<std::string, AbComparison>& comparisons);
 bool allPassed(const std::vector<GateCheck>& checks);

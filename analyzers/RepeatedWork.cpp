@@ -48,7 +48,8 @@ RepeatedWorkResult analyzeRepeatedWork(const TraceModel& trace) {
             std::size_t syncOps = 0;
             for (std::size_t j = i + 1; j < events.size() && events[j].startNs < range.endNs; ++j) {
                 const Event& e = events[j];
-                // Nested ops too: in the checkpoint recompute everything runs inside an autograd node.
+                // Nested ops too: in the checkpoint recompute everything runs inside an autograd
+                // node.
                 if (e.kind != EventKind::kOp || e.endNs > range.endNs) continue;
                 opNames.insert(trace.name(e.name));
                 ++ops;
@@ -100,7 +101,9 @@ RepeatedWorkResult analyzeRepeatedWork(const TraceModel& trace) {
         result.repeated.push_back(r);
     }
     std::sort(result.repeated.begin(), result.repeated.end(),
-              [](const RepeatedRange& a, const RepeatedRange& b) { return a.avoidableMsPerStep > b.avoidableMsPerStep; });
+              [](const RepeatedRange& a, const RepeatedRange& b) {
+                  return a.avoidableMsPerStep > b.avoidableMsPerStep;
+              });
     return result;
 }
 

@@ -8,10 +8,12 @@ namespace glueprof {
 double median(std::vector<double> values) {
     if (values.empty()) return 0.0;
     std::size_t mid = values.size() / 2;
-    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid), values.end());
+    std::nth_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid),
+                     values.end());
     double upper = values[mid];
     if (values.size() % 2 == 1) return upper;
-    double lower = *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
+    double lower =
+        *std::max_element(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(mid));
     return (lower + upper) / 2.0;
 }
 

@@ -31,9 +31,12 @@ StepBreakdownResult analyzeStepBreakdown(const TraceModel& trace) {
             auto it = byStep.find(e.step);
             if (it == byStep.end()) continue;
             double ms = static_cast<double>(e.durationNs()) / kNsPerMs;
-            if (forward && e.name == *forward) it->second.forwardMs += ms;
-            else if (backward && e.name == *backward) it->second.backwardMs += ms;
-            else if (optimizer && e.name == *optimizer) it->second.optimizerMs += ms;
+            if (forward && e.name == *forward)
+                it->second.forwardMs += ms;
+            else if (backward && e.name == *backward)
+                it->second.backwardMs += ms;
+            else if (optimizer && e.name == *optimizer)
+                it->second.optimizerMs += ms;
         }
     }
     StepBreakdownResult result;

@@ -26,7 +26,8 @@ struct Tally {
     TimestampNs ns = 0;
 };
 
-void tally(const TraceModel& trace, const StepInfo& step, std::map<Key, std::pair<Tally, Tally>>& out, bool isA) {
+void tally(const TraceModel& trace, const StepInfo& step,
+           std::map<Key, std::pair<Tally, Tally>>& out, bool isA) {
     for (std::size_t l = 0; l < trace.lanes().size(); ++l) {
         const std::vector<Event>& events = trace.eventsOnLane(l);
         // Sorted by start: binary-search the window.
@@ -34,7 +35,8 @@ void tally(const TraceModel& trace, const StepInfo& step, std::map<Key, std::pai
                                       [](const Event& e, TimestampNs t) { return e.startNs < t; });
         for (auto it = first; it != events.end() && it->startNs < step.endNs; ++it) {
             if (it->kind == EventKind::kMarker) continue;
-            Tally& t = isA ? out[{trace.name(it->name), it->kind}].first : out[{trace.name(it->name), it->kind}].second;
+            Tally& t = isA ? out[{trace.name(it->name), it->kind}].first
+                           : out[{trace.name(it->name), it->kind}].second;
             ++t.count;
             t.ns += it->durationNs();
         }
@@ -60,7 +62,8 @@ StepDiff diffSteps(const TraceModel& a, const TraceModel& b, std::int32_t step) 
     }
     diff.names.reserve(tallies.size());
     for (const auto& [key, pair] : tallies) {
-        diff.names.push_back({key.first, key.second, pair.first.count, pair.second.count, pair.first.ns, pair.second.ns});
+        diff.names.push_back({key.first, key.second, pair.first.count, pair.second.count,
+                              pair.first.ns, pair.second.ns});
     }
     std::sort(diff.names.begin(), diff.names.end(), [](const NameDelta& x, const NameDelta& y) {
         const TimestampNs dx = x.nsB > x.nsA ? x.nsB - x.nsA : x.nsA - x.nsB;

@@ -1,8 +1,8 @@
 #pragma once
-// Step diff: one step of run A against one step of run B, name by name. For every event name seen in
-// either step (ranges, ops, copies, waits; phase ranges like `forward` included), its count and its
-// inclusive time in each, sorted by the size of the time difference. The timeline's step-aligned diff
-// lists it and highlights the chosen name in both runs.
+// Step diff: one step of run A against one step of run B, name by name. For every event name seen
+// in either step (ranges, ops, copies, waits; phase ranges like `forward` included), its count and
+// its inclusive time in each, sorted by the size of the time difference. The timeline's
+// step-aligned diff lists it and highlights the chosen name in both runs.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,8 +30,8 @@ struct StepDiff {
     std::vector<NameDelta> names;  // by |nsB - nsA| descending, then by name
 };
 
-// `step` < 0 takes each run's first measured step. Events count toward a step when they start inside
-// its [start, end) window, on any lane.
+// `step` < 0 takes each run's first measured step. Events count toward a step when they start
+// inside its [start, end) window, on any lane.
 StepDiff diffSteps(const TraceModel& a, const TraceModel& b, std::int32_t step);
 
 // The step the timeline aligns on: `step`, or the first measured step when `step` < 0 (or absent).

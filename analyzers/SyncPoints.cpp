@@ -30,7 +30,9 @@ std::string opKey(const SyncPoint& p) { return p.op; }
 std::string layerKey(const SyncPoint& p) {
     return p.layer == kNoTag ? std::string("outside layers") : "layer " + std::to_string(p.layer);
 }
-std::string rangeKey(const SyncPoint& p) { return p.range.empty() ? std::string("(none)") : p.range; }
+std::string rangeKey(const SyncPoint& p) {
+    return p.range.empty() ? std::string("(none)") : p.range;
+}
 
 }  // namespace
 
@@ -50,7 +52,8 @@ SyncPointsResult analyzeSyncPoints(const TraceModel& trace) {
         std::vector<const Event*> openOps;
         const bool hostLane = trace.lanes()[lane].kind == LaneKind::kHostThread;
         for (const Event& e : trace.eventsOnLane(lane)) {
-            while (!openRanges.empty() && openRanges.back()->endNs <= e.startNs) openRanges.pop_back();
+            while (!openRanges.empty() && openRanges.back()->endNs <= e.startNs)
+                openRanges.pop_back();
             while (!openOps.empty() && openOps.back()->endNs <= e.startNs) openOps.pop_back();
             if (e.kind == EventKind::kRange) {
                 openRanges.push_back(&e);
@@ -97,8 +100,10 @@ SyncPointsResult analyzeSyncPoints(const TraceModel& trace) {
         result.hostSyncsByOp = groupBy(result.hostSyncs, opKey);
         std::vector<double> syncs;
         std::vector<double> blocked;
-        for (const auto& [step, count] : result.hostSyncsPerStep) syncs.push_back(static_cast<double>(count));
-        for (const auto& [step, ns] : result.blockedNsPerStep) blocked.push_back(static_cast<double>(ns) / 1e6);
+        for (const auto& [step, count] : result.hostSyncsPerStep)
+            syncs.push_back(static_cast<double>(count));
+        for (const auto& [step, ns] : result.blockedNsPerStep)
+            blocked.push_back(static_cast<double>(ns) / 1e6);
         result.medianHostSyncsPerStep = median(syncs);
         result.medianSyncBlockedMs = median(blocked);
     }

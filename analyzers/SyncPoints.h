@@ -31,14 +31,15 @@ struct SyncPointsResult {
     std::vector<SyncPoint> points;  // measured (non-warm-up) steps only, in time order per lane
     std::map<std::int32_t, std::int64_t> perStep;           // step -> sync points
     std::map<std::int32_t, std::int64_t> hostReadsPerStep;  // step -> host reads
-    std::vector<SyncGroup> byOp;     // sorted by count, descending
-    std::vector<SyncGroup> byLayer;  // key "layer N" or "outside layers"
+    std::vector<SyncGroup> byOp;                            // sorted by count, descending
+    std::vector<SyncGroup> byLayer;                         // key "layer N" or "outside layers"
     std::vector<SyncGroup> byRange;
     double medianPerStep = 0.0;
 
     // GPU view: the host really blocked (CUPTI synchronization records and blocking device->host
-    // copies, on the calling thread's lane). `op` is the aten op around it, `range` the innermost range,
-    // durationNs the blocked time. Empty, with `hostSyncsCaptured` false, when no GPU was captured.
+    // copies, on the calling thread's lane). `op` is the aten op around it, `range` the innermost
+    // range, durationNs the blocked time. Empty, with `hostSyncsCaptured` false, when no GPU was
+    // captured.
     bool hostSyncsCaptured = false;
     std::vector<SyncPoint> hostSyncs;
     std::map<std::int32_t, std::int64_t> hostSyncsPerStep;

@@ -45,7 +45,11 @@ void BM_OffloadReloadOneLayer(benchmark::State& state) {
     state.SetBytesProcessed(state.iterations() * 2 * static_cast<std::int64_t>(x.nbytes()));
 }
 // Real time: the copies run on the worker thread while this thread waits.
-BENCHMARK(BM_OffloadReloadOneLayer)->Args({512, 256})->Args({2048, 2048})->UseRealTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_OffloadReloadOneLayer)
+    ->Args({512, 256})
+    ->Args({2048, 2048})
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace glueprof

@@ -43,7 +43,11 @@ void BM_StoreIngest(benchmark::State& state) {
     state.SetItemsProcessed(state.iterations() * events);
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + suffix);
 }
-BENCHMARK(BM_StoreIngest)->Arg(1000000)->Unit(benchmark::kMillisecond)->Iterations(3)->UseRealTime();
+BENCHMARK(BM_StoreIngest)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3)
+    ->UseRealTime();
 
 }  // namespace
 }  // namespace glueprof

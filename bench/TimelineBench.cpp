@@ -16,16 +16,20 @@ const TimelineIndex& index10M() {
         TimestampNs t = 0;
         for (int step = 0; step < 20; ++step) {
             const TimestampNs stepStart = t;
-            b.addEvent(host, EventKind::kRange, Category::kPhase, "step", stepStart, stepStart + 50'000'000, step);
+            b.addEvent(host, EventKind::kRange, Category::kPhase, "step", stepStart,
+                       stepStart + 50'000'000, step);
             for (int layer = 0; layer < 50; ++layer) {
                 const TimestampNs layerStart = stepStart + layer * 1'000'000;
-                b.addEvent(host, EventKind::kRange, Category::kPhase, "layer", layerStart, layerStart + 1'000'000, step, layer);
+                b.addEvent(host, EventKind::kRange, Category::kPhase, "layer", layerStart,
+                           layerStart + 1'000'000, step, layer);
                 for (int op = 0; op < 4'999; ++op) {
                     const TimestampNs s = layerStart + op * 200;
                     if (op % 2 == 0) {
-                        b.addEvent(host, EventKind::kOp, Category::kMath, "aten::mm", s, s + 150, step, layer);
+                        b.addEvent(host, EventKind::kOp, Category::kMath, "aten::mm", s, s + 150,
+                                   step, layer);
                     } else {
-                        b.addEvent(stream, EventKind::kKernel, Category::kMath, "gemm", s, s + 180, step, layer);
+                        b.addEvent(stream, EventKind::kKernel, Category::kMath, "gemm", s, s + 180,
+                                   step, layer);
                     }
                 }
             }

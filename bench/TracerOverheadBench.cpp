@@ -38,10 +38,26 @@ void BM_StepTinyTracingOn(benchmark::State& s) { stepTime(s, "tiny", true); }
 void BM_StepSmallTracingOff(benchmark::State& s) { stepTime(s, "small", false); }
 void BM_StepSmallTracingOn(benchmark::State& s) { stepTime(s, "small", true); }
 
-BENCHMARK(BM_StepTinyTracingOff)->Unit(benchmark::kMillisecond)->Iterations(30)->Repetitions(3)->ReportAggregatesOnly(true);
-BENCHMARK(BM_StepTinyTracingOn)->Unit(benchmark::kMillisecond)->Iterations(30)->Repetitions(3)->ReportAggregatesOnly(true);
-BENCHMARK(BM_StepSmallTracingOff)->Unit(benchmark::kMillisecond)->Iterations(6)->Repetitions(3)->ReportAggregatesOnly(true);
-BENCHMARK(BM_StepSmallTracingOn)->Unit(benchmark::kMillisecond)->Iterations(6)->Repetitions(3)->ReportAggregatesOnly(true);
+BENCHMARK(BM_StepTinyTracingOff)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(30)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true);
+BENCHMARK(BM_StepTinyTracingOn)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(30)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true);
+BENCHMARK(BM_StepSmallTracingOff)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(6)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true);
+BENCHMARK(BM_StepSmallTracingOn)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(6)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true);
 
 }  // namespace
 }  // namespace glueprof

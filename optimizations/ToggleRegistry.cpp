@@ -41,18 +41,19 @@ const std::vector<Toggle>& toggleRegistry() {
         {"moe_group_once",
          "route MoE tokens with one stable sort by expert and one bincount per layer instead of "
          "a where() per expert (E host reads per layer -> 1)",
-         "forward_ms",
-         [](OptimizationSettings& s) { s.moeRouting = MoeRoutingMode::kGroupOnce; }, nullptr, true},
+         "forward_ms", [](OptimizationSettings& s) { s.moeRouting = MoeRoutingMode::kGroupOnce; },
+         nullptr, true},
         {"moe_sync_free",
          "as moe_group_once, with expert counts by scatter_add_ on the device and one host copy "
          "(no read hidden in bincount)",
-         "forward_ms",
-         [](OptimizationSettings& s) { s.moeRouting = MoeRoutingMode::kSyncFree; }, nullptr, true},
+         "forward_ms", [](OptimizationSettings& s) { s.moeRouting = MoeRoutingMode::kSyncFree; },
+         nullptr, true},
         {"roundpipe",
-         "run the model as a pipeline on 2 workers with stages dealt round-robin to a stateless worker "
+         "run the model as a pipeline on 2 workers with stages dealt round-robin to a stateless "
+         "worker "
          "pool (RoundPipe) instead of bound to workers (Looped-BFS, the baseline)",
-         "step_ms",
-         [](OptimizationSettings& s) { s.pipeline.mode = PipelineMode::kRoundPipe; }, loopedBfs},
+         "step_ms", [](OptimizationSettings& s) { s.pipeline.mode = PipelineMode::kRoundPipe; },
+         loopedBfs},
     };
     return kToggles;
 }

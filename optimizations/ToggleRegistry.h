@@ -21,8 +21,8 @@ struct OptimizationSettings {
 
 struct Toggle {
     std::string name;
-    std::string description;     // one line: what the optimized arm changes
-    std::string primaryMetric;   // the timing metric the toggle is expected to move
+    std::string description;    // one line: what the optimized arm changes
+    std::string primaryMetric;  // the timing metric the toggle is expected to move
     void (*apply)(OptimizationSettings& settings);
     // What both arms need first (the double_buffer baseline offloads with one buffer); may be null.
     void (*baseline)(OptimizationSettings& settings) = nullptr;

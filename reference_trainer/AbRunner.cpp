@@ -68,12 +68,13 @@ struct Arm {
 
 // Marks the runs failed when an exception leaves the scope, complete otherwise.
 class RunsGuard {
-public:
-    RunsGuard(TraceWriter& writer, std::vector<RunId> runs) : m_writer(writer), m_runs(std::move(runs)) {}
+  public:
+    RunsGuard(TraceWriter& writer, std::vector<RunId> runs)
+        : m_writer(writer), m_runs(std::move(runs)) {}
     void complete() { finish(RunStatus::kComplete); }
     ~RunsGuard() { finish(RunStatus::kFailed); }
 
-private:
+  private:
     void finish(RunStatus status) {
         if (m_done) return;
         m_done = true;
@@ -91,16 +92,17 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
     TrainConfig baselineConfig = base;
     baselineConfig.optimizations = baselineSettings(toggle, base.optimizations);
     TrainConfig optimizedConfig = base;
-    optimizedConfig.optimizations = schedule.aaControl ? baselineConfig.optimizations
-                                                       : optimizedSettings(toggle, base.optimizations);
+    optimizedConfig.optimizations = schedule.aaControl
+                                        ? baselineConfig.optimizations
+                                        : optimizedSettings(toggle, base.optimizations);
     checkFitsInMemory(base, 2);
 
     TraceWriter& writer = tracer.writer();
     AbRuns runs;
     runs.baseline = writer.beginRun(runInfo(baselineConfig, toggle.name + ":baseline", {}));
-    runs.optimized = writer.beginRun(runInfo(optimizedConfig, toggle.name + ":optimized",
-                                              schedule.aaControl ? std::vector<std::string>{}
-                                                                 : std::vector<std::string>{toggle.name}));
+    runs.optimized = writer.beginRun(runInfo(
+        optimizedConfig, toggle.name + ":optimized",
+        schedule.aaControl ? std::vector<std::string>{} : std::vector<std::string>{toggle.name}));
     RunsGuard guard(writer, {runs.baseline, runs.optimized});
 
     Arm baseline{"baseline", runs.baseline, Trainer(baselineConfig, &tracer)};

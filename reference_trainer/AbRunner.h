@@ -26,7 +26,8 @@ struct AbRuns {
     RunId optimized = 0;
 };
 
-// After every step: which arm ("baseline"/"optimized"/"run"), steps done and in total, and the step.
+// After every step: which arm ("baseline"/"optimized"/"run"), steps done and in total, and the
+// step.
 struct StepProgress {
     std::string arm;
     int done = 0;

@@ -11,7 +11,9 @@ CaptureScope::CaptureScope(const TrainConfig& config, HostTracer& tracer) : m_tr
     cupti::CaptureEnvironment env;
     env.writer = &tracer.writer();
     env.currentRun = [&tracer] { return tracer.run(); };
-    env.laneOfThread = [&tracer](RunId run, std::int64_t tid) { return tracer.laneForOsThread(run, tid); };
+    env.laneOfThread = [&tracer](RunId run, std::int64_t tid) {
+        return tracer.laneForOsThread(run, tid);
+    };
     m_capture = cupti::startCapture(std::move(env), m_status);
     if (m_capture) tracer.setDeviceCapture(m_capture.get());
 }

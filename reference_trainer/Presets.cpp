@@ -83,12 +83,15 @@ std::vector<Preset> buildPresets() {
 
     return {
         {"tiny", "4 layers, hidden 64, 128 tokens: for CI, seconds per A/B",
-         cpuConfig("tiny", shape(256, 64, 4, 4, 2, 16, 176, 10000.0, 1e-6), 128, 1, 3e-3, 24.0), ""},
+         cpuConfig("tiny", shape(256, 64, 4, 4, 2, 16, 176, 10000.0, 1e-6), 128, 1, 3e-3, 24.0),
+         ""},
         {"small", "8 layers, hidden 256, 2 x 512 tokens: the CPU demo, under a minute per A/B",
-         cpuConfig("small", shape(1024, 256, 8, 8, 4, 32, 688, 10000.0, 1e-6), 512, 2, 1e-3, 64.0), ""},
+         cpuConfig("small", shape(1024, 256, 8, 8, 4, 32, 688, 10000.0, 1e-6), 512, 2, 1e-3, 64.0),
+         ""},
         {"moe-tiny", "2 MoE layers of 8 experts (top-2), hidden 64, 128 tokens: MoE toggles in CI",
          cpuConfig("moe-tiny", moeTiny, 128, 1, 3e-3, 24.0), ""},
-        {"moe-small", "4 MoE layers of 16 experts (top-4), hidden 256, 2 x 256 tokens: the MoE demo",
+        {"moe-small",
+         "4 MoE layers of 16 experts (top-4), hidden 256, 2 x 256 tokens: the MoE demo",
          cpuConfig("moe-small", moeSmall, 256, 2, 1e-3, 64.0), ""},
         {"llama-3.2-1b", "Llama-3.2-1B shape, LoRA r16, 2 x 2048 tokens (use --scale on CPU)",
          publishedConfig("llama-3.2-1b", llama, lora16),
@@ -99,7 +102,8 @@ std::vector<Preset> buildPresets() {
         {"qwen3-14b", "Qwen3-14B shape, QLoRA (NF4 base) r16, 2 x 2048 tokens (use --scale on CPU)",
          publishedConfig("qwen3-14b", qwenLarge, qlora16),
          "https://huggingface.co/Qwen/Qwen3-14B/blob/main/config.json"},
-        {"gpt-oss-20b", "gpt-oss-20b shape: 24 MoE layers, 32 experts top-4, LoRA r16 (use --scale on CPU)",
+        {"gpt-oss-20b",
+         "gpt-oss-20b shape: 24 MoE layers, 32 experts top-4, LoRA r16 (use --scale on CPU)",
          publishedConfig("gpt-oss-20b", gptOss, lora16),
          "https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json"},
     };
@@ -135,7 +139,8 @@ ModelConfig scaleModel(ModelConfig m, double scale) {
 
 TrainConfig presetConfig(const std::string& name, double scale) {
     if (!(scale > 0.0 && scale <= 1.0)) {
-        throw usageError(fmt::format("bad --scale {}: use a factor in (0, 1], e.g. 0.05 on CPU", scale));
+        throw usageError(
+            fmt::format("bad --scale {}: use a factor in (0, 1], e.g. 0.05 on CPU", scale));
     }
     for (const Preset& p : presets()) {
         if (p.name == name) {
@@ -162,7 +167,8 @@ ParameterCounts countParameters(const ModelConfig& m, const LoraConfig& lora) {
     ParameterCounts counts;
     counts.projections = m.layers * (attention + dense);
     const std::int64_t embeddings = m.vocab * m.hidden * (m.tieEmbeddings ? 1 : 2);
-    counts.total = counts.projections + m.layers * (experts + norms + biases) + embeddings + m.hidden;
+    counts.total =
+        counts.projections + m.layers * (experts + norms + biases) + embeddings + m.hidden;
     if (lora.enabled()) {
         // r * (in + out) per wrapped projection.
         std::int64_t perLayer = lora.rank * ((m.hidden + q) * 2 + (m.hidden + kv) * 2);
@@ -207,7 +213,8 @@ std::int64_t availableMemoryBytes() {
 }
 
 void checkFitsInMemory(const TrainConfig& config, int trainers) {
-    if (config.device != "cpu") return;  // device memory: the allocator's out-of-memory error says it
+    if (config.device != "cpu")
+        return;  // device memory: the allocator's out-of-memory error says it
     const std::int64_t needed = estimateTrainerBytes(config) * trainers;
     const std::int64_t available = availableMemoryBytes();
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;

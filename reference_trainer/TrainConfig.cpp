@@ -11,18 +11,22 @@ namespace glueprof {
 
 std::string DocLengthDistribution::describe() const {
     switch (kind) {
-        case Kind::kFixed: return fmt::format("fixed:{:g}", a);
-        case Kind::kUniform: return fmt::format("uniform:{:g},{:g}", a, b);
-        case Kind::kLogNormal: return fmt::format("lognormal:{:g},{:g}", a, b);
+        case Kind::kFixed:
+            return fmt::format("fixed:{:g}", a);
+        case Kind::kUniform:
+            return fmt::format("uniform:{:g},{:g}", a, b);
+        case Kind::kLogNormal:
+            return fmt::format("lognormal:{:g},{:g}", a, b);
     }
     return "unknown";
 }
 
 DocLengthDistribution parseDocLengthDistribution(const std::string& text) {
     auto fail = [&] {
-        return usageError(fmt::format("bad --doc-lengths '{}': use fixed:N, uniform:MIN,MAX or "
-                                      "lognormal:MEDIAN,SIGMA (tokens)",
-                                      text));
+        return usageError(
+            fmt::format("bad --doc-lengths '{}': use fixed:N, uniform:MIN,MAX or "
+                        "lognormal:MEDIAN,SIGMA (tokens)",
+                        text));
     };
     auto colon = text.find(':');
     if (colon == std::string::npos) throw fail();
@@ -83,14 +87,17 @@ std::string toJson(const TrainConfig& c) {
         {"prefetch", c.optimizations.offload.prefetch},
         {"offload_min_bytes", c.offloadMinBytes},
     };
-    if (c.optimizations.pipeline.mode != PipelineMode::kOff) {  // the bubble analyzer reads "schedule"
+    if (c.optimizations.pipeline.mode !=
+        PipelineMode::kOff) {  // the bubble analyzer reads "schedule"
         j["schedule"] = toString(c.optimizations.pipeline.mode);
         j["pipeline_workers"] = c.optimizations.pipeline.workers;
         j["threads_per_worker"] = c.optimizations.pipeline.threadsPerWorker;
         j["async_optimizer"] = c.optimizations.pipeline.asyncOptimizer;
-        if (!c.optimizations.pipeline.loopedBfsPartition.empty()) j["looped_bfs_partition"] = c.optimizations.pipeline.loopedBfsPartition;
+        if (!c.optimizations.pipeline.loopedBfsPartition.empty())
+            j["looped_bfs_partition"] = c.optimizations.pipeline.loopedBfsPartition;
         try {  // what the executor will run: partitions and the estimated costs it planned with
-            j["pipeline_plan"] = nlohmann::json::parse(pipeline::specJson(pipelineSpec(withPipelineMicrobatches(c))));
+            j["pipeline_plan"] = nlohmann::json::parse(
+                pipeline::specJson(pipelineSpec(withPipelineMicrobatches(c))));
         } catch (const std::invalid_argument&) {
             // an impossible partition: the executor refuses it with the message; nothing to store
         }

@@ -17,13 +17,13 @@ struct ModelConfig {
     std::int64_t intermediate = 176;
     double ropeTheta = 10000.0;
     double rmsEps = 1e-6;
-    bool qkNorm = false;          // Qwen3: RMSNorm over each head's q and k
-    bool attentionBias = false;   // gpt-oss: biases on q/k/v/o
-    bool tieEmbeddings = false;   // the LM head shares the embedding matrix
+    bool qkNorm = false;         // Qwen3: RMSNorm over each head's q and k
+    bool attentionBias = false;  // gpt-oss: biases on q/k/v/o
+    bool tieEmbeddings = false;  // the LM head shares the embedding matrix
     // Mixture of experts (gpt-oss): 0 experts = dense SwiGLU MLP in every layer.
     std::int64_t experts = 0;
     std::int64_t topK = 0;
-    double swigluLimit = 7.0;     // gpt-oss clamps gate (above) and up (both sides) at this value
+    double swigluLimit = 7.0;  // gpt-oss clamps gate (above) and up (both sides) at this value
 
     bool isMoe() const { return experts > 0; }
 };
@@ -49,16 +49,16 @@ DocLengthDistribution parseDocLengthDistribution(const std::string& text);
 struct TrainConfig {
     std::string preset = "tiny";
     ModelConfig model;
-    std::int64_t seqLen = 128;         // tokens per packed micro-batch row
-    std::int64_t microbatches = 1;     // gradient accumulation steps per optimizer step
+    std::int64_t seqLen = 128;      // tokens per packed micro-batch row
+    std::int64_t microbatches = 1;  // gradient accumulation steps per optimizer step
     DocLengthDistribution docLengths;
     double learningRate = 3e-3;
     std::uint64_t seed = 1234;
-    bool checkpoint = true;            // per-layer activation checkpointing (recompute in backward)
+    bool checkpoint = true;  // per-layer activation checkpointing (recompute in backward)
     std::string device = "cpu";
-    double scale = 1.0;                // --scale applied to the preset's width and depth
+    double scale = 1.0;  // --scale applied to the preset's width and depth
     LoraConfig lora;
-    std::string dataFile;              // "" = synthetic documents; else UTF-8 text or JSONL
+    std::string dataFile;  // "" = synthetic documents; else UTF-8 text or JSONL
     // How GPU activity is captured (CaptureScope::summary); stored in each run's environment, not
     // part of the configuration JSON.
     std::string gpuCapture = "not captured (host tracing only)";

@@ -16,8 +16,9 @@ torch::Device resolveDevice(const std::string& device) {
     if (device == "cpu") return torch::kCPU;
     if (device == "cuda") {
         if (!torch::cuda::is_available()) {
-            throw inputError("--device cuda: this libtorch has no CUDA or no GPU is visible; use "
-                             "--device cpu, or build against a CUDA libtorch (TORCH_DIR)");
+            throw inputError(
+                "--device cuda: this libtorch has no CUDA or no GPU is visible; use "
+                "--device cpu, or build against a CUDA libtorch (TORCH_DIR)");
         }
         return torch::Device(torch::kCUDA, 0);
     }
@@ -32,18 +33,20 @@ Trainer::Trainer(const TrainConfig& config, HostTracer* tracer)
       m_packed(config.optimizations.packedMetadata, tracer) {
     torch::manual_seed(config.seed);
     // Softmax over a 100k+ vocabulary leaves most logit gradients denormal; x86 arithmetic on
-    // denormals is ~10x slower (the LM head's backward of qwen3-0.6b at --scale 0.1: 11.7 s -> ~1 s).
-    // Flushed to zero in both arms alike, as CPU training setups do.
+    // denormals is ~10x slower (the LM head's backward of qwen3-0.6b at --scale 0.1: 11.7 s -> ~1
+    // s). Flushed to zero in both arms alike, as CPU training setups do.
     at::globalContext().setFlushDenormal(true);
     m_model = Decoder(config.model, config.lora, config.seqLen, config.checkpoint);
-    // RoundPipe on CUDA keeps the master weights and the optimizer on the host; its workers upload them.
+    // RoundPipe on CUDA keeps the master weights and the optimizer on the host; its workers upload
+    // them.
     m_model->to(pipelineKeepsMasterOnHost(m_config) ? torch::Device(torch::kCPU) : m_device);
     m_optimizer = std::make_unique<torch::optim::AdamW>(
         trainableParameters(), torch::optim::AdamWOptions(config.learningRate).weight_decay(0.0));
-    m_offloader = std::make_unique<ActivationOffloader>(config.optimizations.offload, m_device,
-                                                        config.model.layers, config.offloadMinBytes,
-                                                        tracer);
-    if (config.optimizations.pipeline.mode != PipelineMode::kOff) m_pipeline = std::make_unique<PipelineExecutor>(*this, tracer);
+    m_offloader =
+        std::make_unique<ActivationOffloader>(config.optimizations.offload, m_device,
+                                              config.model.layers, config.offloadMinBytes, tracer);
+    if (config.optimizations.pipeline.mode != PipelineMode::kOff)
+        m_pipeline = std::make_unique<PipelineExecutor>(*this, tracer);
 }
 
 Trainer::~Trainer() = default;
@@ -59,8 +62,6 @@ std::vector<torch::Tensor> Trainer::trainableParameters() const {
     }
     return trainable;
 }
-
-
 
 ForwardContext Trainer::makeContext(const PackedBatch& batch) {
     ForwardContext context;
@@ -90,7 +91,9 @@ StepResult Trainer::step(std::int32_t step, bool warmup, std::int32_t block) {
     result.startNs = Clock::nowNs();
     {
         ScopedRange stepRange(m_tracer, names::kStep, Category::kPhase, Tags{step, kNoTag, kNoTag});
-        if (!m_pipeline) m_optimizer->zero_grad();  // the pipeline sets every gradient (maybe on its optimizer thread)
+        if (!m_pipeline)
+            m_optimizer
+                ->zero_grad();  // the pipeline sets every gradient (maybe on its optimizer thread)
         m_offloader->beginStep();
         torch::Tensor lossSum = torch::zeros({}, torch::TensorOptions().device(m_device));
         const std::int64_t m = m_pipeline ? 0 : m_config.microbatches;  // the pipeline runs its own
@@ -126,7 +129,8 @@ StepResult Trainer::step(std::int32_t step, bool warmup, std::int32_t block) {
     if (m_tracer != nullptr) {
         const std::int64_t tokens = m_config.seqLen * m_config.microbatches;
         m_tracer->endStep(StepRecord{
-            m_tracer->run(), StepInfo{step, result.startNs, result.endNs, warmup, block, result.loss, tokens}});
+            m_tracer->run(),
+            StepInfo{step, result.startNs, result.endNs, warmup, block, result.loss, tokens}});
     }
     return result;
 }

@@ -1,10 +1,11 @@
 #pragma once
 // The reference trainer: a decoder trained with AdamW on packed micro-batches with gradient
-// accumulation, every phase inside a ScopedRange. With a pipeline mode set (the roundpipe toggle and
-// its Looped-BFS baseline) the steps run through a PipelineExecutor on several workers, with at least
-// workers + 1 micro-batches per step; RoundPipe on CUDA keeps the model (the master weights) and AdamW on
-// the host, its workers computing on device replicas. Optimizer step `s` consumes micro-batches
-// s*M .. s*M+M-1 of the deterministic dataset, so two trainers of one config see the same data.
+// accumulation, every phase inside a ScopedRange. With a pipeline mode set (the roundpipe toggle
+// and its Looped-BFS baseline) the steps run through a PipelineExecutor on several workers, with at
+// least workers + 1 micro-batches per step; RoundPipe on CUDA keeps the model (the master weights)
+// and AdamW on the host, its workers computing on device replicas. Optimizer step `s` consumes
+// micro-batches s*M .. s*M+M-1 of the deterministic dataset, so two trainers of one config see the
+// same data.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -31,7 +32,7 @@ struct StepResult {
 torch::Device resolveDevice(const std::string& device);
 
 class Trainer {
-public:
+  public:
     // tracer may be null (tracing off). Seeds torch with config.seed before building the model.
     Trainer(const TrainConfig& config, HostTracer* tracer);
     // Not copyable or movable: a pipeline executor keeps a reference to its trainer.
@@ -64,7 +65,7 @@ public:
     torch::optim::Optimizer& optimizer() { return *m_optimizer; }
     ~Trainer();
 
-private:
+  private:
     TrainConfig m_config;
     torch::Device m_device;
     HostTracer* m_tracer;
@@ -73,7 +74,8 @@ private:
     std::unique_ptr<torch::optim::AdamW> m_optimizer;
     PackedMetadataProvider m_packed;
     std::unique_ptr<ActivationOffloader> m_offloader;
-    std::unique_ptr<PipelineExecutor> m_pipeline;  // the roundpipe toggle and its baseline; null: one worker
+    std::unique_ptr<PipelineExecutor>
+        m_pipeline;  // the roundpipe toggle and its baseline; null: one worker
 };
 
 }  // namespace glueprof

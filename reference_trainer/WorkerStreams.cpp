@@ -11,8 +11,11 @@ WorkerStreams::WorkerStreams(const torch::Device& device, int workers) {
     }
     m_impl.emplace(device.type());
     const int visible = std::max<int>(1, m_impl->deviceCount());
-    for (int d = 0; d < std::min(workers, visible); ++d) m_devices.emplace_back(device.type(), static_cast<c10::DeviceIndex>(d));
-    for (int w = 0; w < workers; ++w) m_streams.push_back(m_impl->getStreamFromGlobalPool(this->device(w), /*isHighPriority=*/false));
+    for (int d = 0; d < std::min(workers, visible); ++d)
+        m_devices.emplace_back(device.type(), static_cast<c10::DeviceIndex>(d));
+    for (int w = 0; w < workers; ++w)
+        m_streams.push_back(
+            m_impl->getStreamFromGlobalPool(this->device(w), /*isHighPriority=*/false));
 }
 
 void WorkerStreams::finish(int worker) const {

@@ -20,8 +20,8 @@
 #include "profiler/core/TraceWriter.h"
 #include "profiler/host/HostTracer.h"
 #include "profiler/torch_ops/OpObserver.h"
-#include "reference_trainer/CaptureScope.h"
 #include "reference_trainer/AbRunner.h"
+#include "reference_trainer/CaptureScope.h"
 #include "reference_trainer/Presets.h"
 
 namespace glueprof::cli {
@@ -100,8 +100,8 @@ int runAb(const AbOptions& o) {
         std::cerr << "GPU capture: " << gpuCapture << "\n";
         OpObserver observer(tracer);
         for (const Toggle* toggle : toggles) {
-            runs.push_back(runAbComparison(config, *toggle, schedule, tracer,
-                                           terminalProgress(toggle->name)));
+            runs.push_back(
+                runAbComparison(config, *toggle, schedule, tracer, terminalProgress(toggle->name)));
             endProgressLine();
         }
     }
@@ -115,13 +115,15 @@ int runAb(const AbOptions& o) {
     report.warmup = schedule.warmup;
     report.steps = schedule.steps;
     report.repeats = schedule.repeats;
-    for (const SkippedToggle& s : skipped) report.skipped.push_back(AbReport::Skipped{s.name, s.reason});
+    for (const SkippedToggle& s : skipped)
+        report.skipped.push_back(AbReport::Skipped{s.name, s.reason});
     TraceReader reader(o.trainer.db);
     for (std::size_t i = 0; i < toggles.size(); ++i) {
         TraceModel baseline = reader.loadRun(runs[i].baseline);
         TraceModel optimized = reader.loadRun(runs[i].optimized);
         AbReportEntry entry;
-        entry.comparison = compareRuns(toggles[i]->name, toggles[i]->primaryMetric, baseline, optimized);
+        entry.comparison =
+            compareRuns(toggles[i]->name, toggles[i]->primaryMetric, baseline, optimized);
         // The whole analysis of the baseline (the advisor needs it); of the optimized run, what the
         // report shows.
         AnalysisResult baselineAnalysis = analyze(baseline);
@@ -154,10 +156,12 @@ void registerAbCommand(CLI::App& app, Action& action) {
     CLI::App* command = app.add_subcommand(
         "ab", "A/B-compare toggles on the reference trainer (interleaved blocks, same batches)");
     options->trainer.addTo(*command);
-    command->add_option("--opt", options->toggles, "toggle to compare (repeatable): " + toggleNames());
+    command->add_option("--opt", options->toggles,
+                        "toggle to compare (repeatable): " + toggleNames());
     command->add_flag("--all", options->all, "compare every available toggle");
     command->add_option("--repeats", options->repeats, "interleaved blocks per arm")
-        ->capture_default_str()->check(CLI::Range(1, 1000));
+        ->capture_default_str()
+        ->check(CLI::Range(1, 1000));
     command->add_flag("--aa", options->aaControl,
                       "A/A control: run the optimized arm without the toggle (the noise floor; "
                       "`check` fails on it)");

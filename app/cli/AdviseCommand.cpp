@@ -27,7 +27,9 @@ int adviseRun(const AdviseOptions& o) {
     TraceModel model = reader.loadRun(run);
     AnalysisResult analysis = analyze(model);
     if (o.json) {
-        nlohmann::json j = {{"db", o.db}, {"run", run}, {"label", model.run().label},
+        nlohmann::json j = {{"db", o.db},
+                            {"run", run},
+                            {"label", model.run().label},
                             {"findings", findingsJson(analysis.findings)}};
         std::cout << j.dump(2) << "\n";
     } else {
@@ -43,7 +45,8 @@ int adviseRun(const AdviseOptions& o) {
 void registerAdviseCommand(CLI::App& app, Action& action) {
     auto options = std::make_shared<AdviseOptions>();
     CLI::App* command = app.add_subcommand(
-        "advise", "which toggle would help a recorded run, and how much time per step it could save");
+        "advise",
+        "which toggle would help a recorded run, and how much time per step it could save");
     command->add_option("--db", options->db, "trace database")->capture_default_str();
     command->add_option("--run", options->run, "run id (default: the latest run)");
     command->add_flag("--json", options->json, "print JSON");

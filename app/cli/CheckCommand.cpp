@@ -31,14 +31,17 @@ struct CheckOptions {
 };
 
 // Runs of the compared pairs whose capture lost something (LossDiagnostics): "run N: name = value".
-std::vector<std::string> lossesIn(const TraceReader& reader, const std::map<std::string, AbPair>& pairs,
+std::vector<std::string> lossesIn(const TraceReader& reader,
+                                  const std::map<std::string, AbPair>& pairs,
                                   const std::string& preset) {
     std::vector<std::string> losses;
     for (const auto& [toggle, pair] : pairs) {
         if (pair.optimized.preset != preset) continue;
         for (const RunSummary* run : {&pair.baseline, &pair.optimized}) {
             for (const Diagnostic& d : reader.loadDiagnostics(run->id)) {
-                if (loss::isLoss(d.name)) losses.push_back(fmt::format("run {} ({}): {} = {}", run->id, run->label, d.name, d.value));
+                if (loss::isLoss(d.name))
+                    losses.push_back(
+                        fmt::format("run {} ({}): {} = {}", run->id, run->label, d.name, d.value));
             }
         }
     }
@@ -53,7 +56,8 @@ std::string slurp(const std::string& path) {
     return text.str();
 }
 
-std::map<std::string, AbComparison> compareAll(const TraceReader& reader, const std::map<std::string, AbPair>& pairs,
+std::map<std::string, AbComparison> compareAll(const TraceReader& reader,
+                                               const std::map<std::string, AbPair>& pairs,
                                                const std::string& preset) {
     std::map<std::string, AbComparison> comparisons;
     for (const auto& [toggle, pair] : pairs) {
@@ -71,12 +75,14 @@ int check(const CheckOptions& o) {
     const std::vector<RunSummary> runs = reader.listRuns();
     const std::map<std::string, AbPair> pairs = latestAbPairs(runs);
     if (pairs.empty()) {
-        throw inputError(fmt::format("'{}' holds no complete A/B runs: record them with `glueprof ab`", o.db));
+        throw inputError(
+            fmt::format("'{}' holds no complete A/B runs: record them with `glueprof ab`", o.db));
     }
     if (o.update) {
         const std::string preset = std::prev(pairs.end())->second.optimized.preset;
-        GateBaseline baseline = baselineFrom(preset, std::prev(pairs.end())->second.optimized.device,
-                                             compareAll(reader, pairs, preset));
+        GateBaseline baseline =
+            baselineFrom(preset, std::prev(pairs.end())->second.optimized.device,
+                         compareAll(reader, pairs, preset));
         writeFileAtomically(o.baseline, renderGateBaseline(baseline));
         std::cout << fmt::format("wrote baseline '{}': {} toggle(s) on preset {}\n", o.baseline,
                                  baseline.toggles.size(), preset);
@@ -88,22 +94,27 @@ int check(const CheckOptions& o) {
             throw inputError(fmt::format(
                 "the latest A/B of '{}' in '{}' ran preset '{}' but the baseline is for '{}': run "
                 "`glueprof ab --preset {}` or check against a baseline for '{}'",
-                toggle, o.db, pair.optimized.preset, baseline.preset, baseline.preset, pair.optimized.preset));
+                toggle, o.db, pair.optimized.preset, baseline.preset, baseline.preset,
+                pair.optimized.preset));
         }
     }
-    const std::vector<GateCheck> checks = evaluateGate(baseline, compareAll(reader, pairs, baseline.preset));
+    const std::vector<GateCheck> checks =
+        evaluateGate(baseline, compareAll(reader, pairs, baseline.preset));
     std::cout << renderGateTable(checks);
     if (!o.junit.empty()) writeFileAtomically(o.junit, renderGateJunit(checks));
-    // A capture that lost records measured something else than what ran: the gate cannot vouch for it.
+    // A capture that lost records measured something else than what ran: the gate cannot vouch for
+    // it.
     const std::vector<std::string> losses = lossesIn(reader, pairs, baseline.preset);
     for (const std::string& l : losses) std::cout << "capture loss: " << l << "\n";
     if (!losses.empty() && !o.allowLoss) {
-        std::cout << fmt::format("FAIL: {} capture loss(es) in the compared runs: rerun (see the diagnostics), or pass "
-                                 "--allow-loss to accept them\n",
-                                 losses.size());
+        std::cout << fmt::format(
+            "FAIL: {} capture loss(es) in the compared runs: rerun (see the diagnostics), or pass "
+            "--allow-loss to accept them\n",
+            losses.size());
         return static_cast<int>(ExitCode::kRegression);
     }
-    return allPassed(checks) ? static_cast<int>(ExitCode::kOk) : static_cast<int>(ExitCode::kRegression);
+    return allPassed(checks) ? static_cast<int>(ExitCode::kOk)
+                             : static_cast<int>(ExitCode::kRegression);
 }
 
 }  // namespace
@@ -111,12 +122,16 @@ int check(const CheckOptions& o) {
 void registerCheckCommand(CLI::App& app, Action& action) {
     auto options = std::make_shared<CheckOptions>();
     CLI::App* command = app.add_subcommand(
-        "check", "CI gate: fail (exit 3) when the latest A/Bs in a database no longer meet a baseline");
-    command->add_option("--db", options->db, "trace database with `glueprof ab` runs")->capture_default_str();
-    command->add_option("--baseline", options->baseline, "baseline JSON (assets/baselines/*.json)")->required();
+        "check",
+        "CI gate: fail (exit 3) when the latest A/Bs in a database no longer meet a baseline");
+    command->add_option("--db", options->db, "trace database with `glueprof ab` runs")
+        ->capture_default_str();
+    command->add_option("--baseline", options->baseline, "baseline JSON (assets/baselines/*.json)")
+        ->required();
     command->add_option("--junit", options->junit, "also write the checks as JUnit XML here");
-    command->add_flag("--allow-loss", options->allowLoss,
-                      "do not fail when the capture lost records (diagnostics such as cupti_dropped_records)");
+    command->add_flag(
+        "--allow-loss", options->allowLoss,
+        "do not fail when the capture lost records (diagnostics such as cupti_dropped_records)");
     command->add_flag("--update-baseline", options->update,
                       "write the baseline from the database's latest A/Bs instead of checking");
     command->callback([options, &action] { action = [options] { return check(*options); }; });

@@ -30,18 +30,22 @@ int doctor() {
     std::cout << fmt::format("NVTX ranges             {}\n",
                              nvtxEnabled() ? "pushed (NVTX3 headers found at build time)"
                                            : "off (no NVTX3 headers at build time)");
-    // GPU capture: which piece is missing, in the order that matters (CUPTI, driver, a GPU for libtorch).
+    // GPU capture: which piece is missing, in the order that matters (CUPTI, driver, a GPU for
+    // libtorch).
     const cupti::CaptureStatus probe = cupti::probeCapture();
-    std::cout << fmt::format("CUPTI library           {}\n",
-                             probe.libraryPath.empty()
-                                 ? "not loaded: " + probe.reason
-                                 : fmt::format("{} (CUPTI API {}; built with {})", probe.libraryPath,
-                                               probe.runtimeVersion, probe.headerVersion));
+    std::cout << fmt::format(
+        "CUPTI library           {}\n",
+        probe.libraryPath.empty()
+            ? "not loaded: " + probe.reason
+            : fmt::format("{} (CUPTI API {}; built with {})", probe.libraryPath,
+                          probe.runtimeVersion, probe.headerVersion));
     std::string capture;
     if (probe.blocker != cupti::CaptureStatus::Blocker::kNone) {
         capture = "off: " + probe.reason;
     } else if (!cuda) {
-        capture = "off: no GPU visible to this libtorch (a CPU-only build, or no device); runs use --device cpu";
+        capture =
+            "off: no GPU visible to this libtorch (a CPU-only build, or no device); runs use "
+            "--device cpu";
     } else {
         capture = "ready: --device cuda runs record kernels, copies, syncs and NVTX with CUPTI";
     }

@@ -37,14 +37,16 @@ int exportRun(const ExportOptions& o) {
     TraceModel model = reader.loadRun(run);
     if (o.format == "chrome") {
         writeFileAtomically(o.out, [&](std::ostream& file) { writeChromeTrace(model, file); });
-        std::cout << fmt::format("wrote {} ({} events of run {}): open it in ui.perfetto.dev or chrome://tracing\n",
-                                 o.out, model.eventCount(), run);
+        std::cout << fmt::format(
+            "wrote {} ({} events of run {}): open it in ui.perfetto.dev or chrome://tracing\n",
+            o.out, model.eventCount(), run);
     } else {
         AnalysisResult analysis = analyze(model);
         writeFileAtomically(o.out, [&](std::ostream& file) { writeEventsCsv(model, file); });
-        writeFileAtomically(stepsPath(o.out), [&](std::ostream& file) { writeStepsCsv(model, analysis, file); });
-        std::cout << fmt::format("wrote {} ({} events) and {} (per-step metrics) of run {}\n", o.out,
-                                 model.eventCount(), stepsPath(o.out), run);
+        writeFileAtomically(stepsPath(o.out),
+                            [&](std::ostream& file) { writeStepsCsv(model, analysis, file); });
+        std::cout << fmt::format("wrote {} ({} events) and {} (per-step metrics) of run {}\n",
+                                 o.out, model.eventCount(), stepsPath(o.out), run);
     }
     return 0;
 }
@@ -53,11 +55,14 @@ int exportRun(const ExportOptions& o) {
 
 void registerExportCommand(CLI::App& app, Action& action) {
     auto options = std::make_shared<ExportOptions>();
-    CLI::App* command = app.add_subcommand("export", "export one run as a Chrome/Perfetto trace or as CSV");
+    CLI::App* command =
+        app.add_subcommand("export", "export one run as a Chrome/Perfetto trace or as CSV");
     command->add_option("--db", options->db, "trace database")->capture_default_str();
     command->add_option("--run", options->run, "run id (default: the latest run)");
-    command->add_option("--format", options->format, "chrome (trace JSON) or csv (events, and per-step metrics "
-                                                      "in OUT-steps.csv)")
+    command
+        ->add_option("--format", options->format,
+                     "chrome (trace JSON) or csv (events, and per-step metrics "
+                     "in OUT-steps.csv)")
         ->capture_default_str()
         ->check(CLI::IsMember({"chrome", "csv"}));
     command->add_option("--out", options->out, "output file")->required();

@@ -33,9 +33,13 @@ int listRuns(const ListOptions& o) {
     if (o.json) {
         nlohmann::json j = nlohmann::json::array();
         for (const RunSummary& r : runs) {
-            j.push_back({{"id", r.id}, {"label", r.label}, {"status", r.displayStatus()},
-                         {"preset", r.preset}, {"device", r.device},
-                         {"toggles", nlohmann::json::parse(r.togglesJson)}, {"steps", r.stepCount},
+            j.push_back({{"id", r.id},
+                         {"label", r.label},
+                         {"status", r.displayStatus()},
+                         {"preset", r.preset},
+                         {"device", r.device},
+                         {"toggles", nlohmann::json::parse(r.togglesJson)},
+                         {"steps", r.stepCount},
                          {"started_utc", formatTime(r.startedUnixNs)}});
         }
         std::cout << j.dump(2) << "\n";

@@ -9,7 +9,8 @@ namespace glueprof::cli {
 ProgressCallback terminalProgress(const std::string& what) {
     if (isatty(STDERR_FILENO) == 0) return {};
     return [what](const StepProgress& p) {
-        std::fprintf(stderr, "\r%s: %-9s step %d/%d   ", what.c_str(), p.arm.c_str(), p.done, p.total);
+        std::fprintf(stderr, "\r%s: %-9s step %d/%d   ", what.c_str(), p.arm.c_str(), p.done,
+                     p.total);
         std::fflush(stderr);
     };
 }

@@ -36,11 +36,14 @@ std::vector<RunId> parseRuns(const std::string& text) {
             if (used != item.size() || id <= 0) throw std::invalid_argument(item);
             ids.push_back(id);
         } catch (const std::logic_error&) {
-            throw usageError(fmt::format("bad --runs '{}': give one run id or two, BASELINE,OPTIMIZED (see `glueprof list`)", text));
+            throw usageError(fmt::format(
+                "bad --runs '{}': give one run id or two, BASELINE,OPTIMIZED (see `glueprof list`)",
+                text));
         }
     }
     if (ids.empty() || ids.size() > 2) {
-        throw usageError(fmt::format("bad --runs '{}': give one run id or two, BASELINE,OPTIMIZED", text));
+        throw usageError(
+            fmt::format("bad --runs '{}': give one run id or two, BASELINE,OPTIMIZED", text));
     }
     return ids;
 }
@@ -63,14 +66,19 @@ int report(const ReportOptions& o) {
     for (const TraceModel& m : models) traces.push_back(&m);
     const std::string toggle = toggleFromLabel(models.back().run().label);
     const Toggle* known = findToggle(toggle);
-    const TraceReport built = buildTraceReport(traces, toggle, known != nullptr ? known->primaryMetric : "step_ms");
+    const TraceReport built =
+        buildTraceReport(traces, toggle, known != nullptr ? known->primaryMetric : "step_ms");
     std::string text;
-    if (o.format == "html") text = renderReportHtml(built);
-    else if (o.format == "md") text = renderReportMarkdown(built);
-    else text = renderReportJson(built);
+    if (o.format == "html")
+        text = renderReportHtml(built);
+    else if (o.format == "md")
+        text = renderReportMarkdown(built);
+    else
+        text = renderReportJson(built);
     writeFileAtomically(o.out, text);
-    std::cout << fmt::format("wrote {} ({} of run{} {})\n", o.out, o.format, ids.size() > 1 ? "s" : "",
-                             ids.size() > 1 ? fmt::format("{} vs {}", ids[0], ids[1]) : std::to_string(ids[0]));
+    std::cout << fmt::format(
+        "wrote {} ({} of run{} {})\n", o.out, o.format, ids.size() > 1 ? "s" : "",
+        ids.size() > 1 ? fmt::format("{} vs {}", ids[0], ids[1]) : std::to_string(ids[0]));
     return 0;
 }
 
@@ -78,10 +86,13 @@ int report(const ReportOptions& o) {
 
 void registerReportCommand(CLI::App& app, Action& action) {
     auto options = std::make_shared<ReportOptions>();
-    CLI::App* command = app.add_subcommand("report", "the trace report of a run or an A/B pair: html, md or json");
+    CLI::App* command =
+        app.add_subcommand("report", "the trace report of a run or an A/B pair: html, md or json");
     command->add_option("--db", options->db, "trace database")->capture_default_str();
-    command->add_option("--runs", options->runs, "RUN or BASELINE,OPTIMIZED (default: the latest A/B, else the latest run)");
-    command->add_option("--format", options->format, "html (self-contained, inline SVG), md or json")
+    command->add_option("--runs", options->runs,
+                        "RUN or BASELINE,OPTIMIZED (default: the latest A/B, else the latest run)");
+    command
+        ->add_option("--format", options->format, "html (self-contained, inline SVG), md or json")
         ->capture_default_str()
         ->check(CLI::IsMember({"html", "md", "json"}));
     command->add_option("--out", options->out, "output file")->required();

@@ -16,8 +16,8 @@
 #include "profiler/core/TraceWriter.h"
 #include "profiler/host/HostTracer.h"
 #include "profiler/torch_ops/OpObserver.h"
-#include "reference_trainer/CaptureScope.h"
 #include "reference_trainer/AbRunner.h"
+#include "reference_trainer/CaptureScope.h"
 #include "reference_trainer/Presets.h"
 
 namespace glueprof::cli {
@@ -57,14 +57,16 @@ int runOnce(const RunOptions& o) {
     }
     ProcessStats process;
     process.peakRssBytes = peakResidentBytes();
-    writer.recordMetric(MetricRecord{run, "process.peak_rss", static_cast<double>(process.peakRssBytes),
-                                     "bytes", "{}"});
+    writer.recordMetric(MetricRecord{run, "process.peak_rss",
+                                     static_cast<double>(process.peakRssBytes), "bytes", "{}"});
     writer.close();
     TraceModel model = TraceReader(o.trainer.db).loadRun(run);
     AnalysisResult analysis = analyze(model);
-    std::cout << (o.trainer.json
-                      ? renderRunSummaryJson(model.run(), analysis, o.trainer.db, process, model.diagnostics()) + "\n"
-                      : renderRunSummary(model.run(), analysis, o.trainer.db, process, model.diagnostics()));
+    std::cout << (o.trainer.json ? renderRunSummaryJson(model.run(), analysis, o.trainer.db,
+                                                        process, model.diagnostics()) +
+                                       "\n"
+                                 : renderRunSummary(model.run(), analysis, o.trainer.db, process,
+                                                    model.diagnostics()));
     return 0;
 }
 
@@ -74,7 +76,8 @@ void registerRunCommand(CLI::App& app, Action& action) {
     auto options = std::make_shared<RunOptions>();
     CLI::App* command = app.add_subcommand("run", "one traced run of the reference trainer");
     options->trainer.addTo(*command);
-    command->add_option("--opt", options->toggles, "toggle to enable (repeatable): " + toggleNames());
+    command->add_option("--opt", options->toggles,
+                        "toggle to enable (repeatable): " + toggleNames());
     command->callback([options, &action] { action = [options] { return runOnce(*options); }; });
 }
 

@@ -9,7 +9,8 @@ namespace glueprof::cli {
 RunId chooseRun(const TraceReader& reader, RunId requested, const std::string& db) {
     if (requested != 0) return requested;
     std::vector<RunSummary> runs = reader.listRuns();
-    if (runs.empty()) throw inputError(fmt::format("'{}' holds no runs: record one with `glueprof run`", db));
+    if (runs.empty())
+        throw inputError(fmt::format("'{}' holds no runs: record one with `glueprof run`", db));
     return runs.back().id;
 }
 

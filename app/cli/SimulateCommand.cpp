@@ -4,8 +4,8 @@
 
 #include <iostream>
 #include <memory>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "analyzers/LayerCosts.h"
 #include "analyzers/PipelineBubbles.h"
@@ -64,7 +64,8 @@ pipeline::PipelineCosts measurePreset(const SimulateOptions& o, TraceWriter& wri
     writer.flush();
     const LayerCostsResult measured = measureLayerCosts(TraceReader(writer.path()).loadRun(run));
     if (!measured.complete()) {
-        throw inputError("the measured run has no layer ranges to take costs from: the preset must have layers");
+        throw inputError(
+            "the measured run has no layer ranges to take costs from: the preset must have layers");
     }
     pipeline::PipelineCosts costs;
     costs.forwardMs = measured.forwardMs;
@@ -72,21 +73,23 @@ pipeline::PipelineCosts measurePreset(const SimulateOptions& o, TraceWriter& wri
     costs.backwardMs = measured.backwardMs;
     costs.headForwardMs = measured.headForwardMs;
     costs.headBackwardMs = measured.headBackwardMs;
-    std::cerr << fmt::format("measured {} layers of {} on this machine (run {}, {} micro-batches): forward {:.3f} ms, "
-                             "backward {:.3f} ms per layer (median of layer 0), head {:.3f} + {:.3f} ms\n",
-                             costs.layers(), o.preset, run, measured.microbatchesMeasured, costs.forwardMs[0],
-                             costs.backwardMs[0], costs.headForwardMs, costs.headBackwardMs);
+    std::cerr << fmt::format(
+        "measured {} layers of {} on this machine (run {}, {} micro-batches): forward {:.3f} ms, "
+        "backward {:.3f} ms per layer (median of layer 0), head {:.3f} + {:.3f} ms\n",
+        costs.layers(), o.preset, run, measured.microbatchesMeasured, costs.forwardMs[0],
+        costs.backwardMs[0], costs.headForwardMs, costs.headBackwardMs);
     return costs;
 }
 
-pipeline::SimulationSpec specFor(pipeline::Schedule schedule, int workers, int microbatches, const SimulateOptions& o,
-                                 const pipeline::CostFile& file) {
+pipeline::SimulationSpec specFor(pipeline::Schedule schedule, int workers, int microbatches,
+                                 const SimulateOptions& o, const pipeline::CostFile& file) {
     pipeline::SimulationSpec spec;
     spec.schedule = schedule;
     spec.workers = workers;
     spec.microbatches = microbatches;
     spec.iterations = o.iterations;
-    spec.optimizer = o.async ? pipeline::OptimizerMode::kAsynchronous : pipeline::OptimizerMode::kSynchronous;
+    spec.optimizer =
+        o.async ? pipeline::OptimizerMode::kAsynchronous : pipeline::OptimizerMode::kSynchronous;
     spec.costs = file.costs;
     const int layers = static_cast<int>(spec.costs.layers());
     const std::string name = pipeline::toString(schedule);
@@ -94,18 +97,20 @@ pipeline::SimulationSpec specFor(pipeline::Schedule schedule, int workers, int m
         const bool given = file.partitions.count("roundpipe-forward") != 0;
         const pipeline::RoundPipePartition automatic = pipeline::roundPipePartition(spec.costs);
         spec.forwardPartition = !o.partition.empty() ? parseLayerCounts(o.partition, "--partition")
-                                : given             ? file.partitions.at("roundpipe-forward")
-                                                    : automatic.forward;
-        spec.backwardPartition = !o.backwardPartition.empty() ? parseLayerCounts(o.backwardPartition, "--backward-partition")
-                                 : given                       ? file.partitions.at("roundpipe-backward")
-                                                               : automatic.backward;
+                                : given              ? file.partitions.at("roundpipe-forward")
+                                                     : automatic.forward;
+        spec.backwardPartition = !o.backwardPartition.empty()
+                                     ? parseLayerCounts(o.backwardPartition, "--backward-partition")
+                                 : given ? file.partitions.at("roundpipe-backward")
+                                         : automatic.backward;
     } else if (!o.partition.empty()) {
         spec.forwardPartition = parseLayerCounts(o.partition, "--partition");
     } else if (file.partitions.count(name) != 0 &&
                (schedule == pipeline::Schedule::kLoopedBfs
                     ? file.partitions.at(name).size() % static_cast<std::size_t>(workers) == 0
                     : file.partitions.at(name).size() == static_cast<std::size_t>(workers))) {
-        spec.forwardPartition = file.partitions.at(name);  // the file's, when it fits this many workers
+        spec.forwardPartition =
+            file.partitions.at(name);  // the file's, when it fits this many workers
     } else if (schedule == pipeline::Schedule::kLoopedBfs) {
         spec.forwardPartition = pipeline::loopedBfsPartition(layers, workers);
     } else {
@@ -114,30 +119,37 @@ pipeline::SimulationSpec specFor(pipeline::Schedule schedule, int workers, int m
     return spec;
 }
 
-nlohmann::json resultJson(const pipeline::SimulationSpec& spec, const pipeline::SimulationResult& result,
-                          const BubbleResult& bubbles, RunId run, const std::string& db) {
+nlohmann::json resultJson(const pipeline::SimulationSpec& spec,
+                          const pipeline::SimulationResult& result, const BubbleResult& bubbles,
+                          RunId run, const std::string& db) {
     nlohmann::json perWorker = nlohmann::json::array();
     for (std::size_t w = 0; w < bubbles.perWorker.size(); ++w) {
         const double busy = static_cast<double>(bubbles.perWorker[w].busyNs) / 1e6;
-        perWorker.push_back({{"worker", w}, {"busy_ms", busy}, {"idle_ms", result.makespanMs - busy},
-                             {"utilization", result.makespanMs > 0 ? busy / result.makespanMs : 0.0}});
+        perWorker.push_back(
+            {{"worker", w},
+             {"busy_ms", busy},
+             {"idle_ms", result.makespanMs - busy},
+             {"utilization", result.makespanMs > 0 ? busy / result.makespanMs : 0.0}});
     }
-    nlohmann::json j = {{"schedule", pipeline::toString(spec.schedule)},
-                        {"workers", spec.workers},
-                        {"microbatches", spec.microbatches},
-                        {"iterations", spec.iterations},
-                        {"optimizer", spec.optimizer == pipeline::OptimizerMode::kSynchronous ? "synchronous" : "asynchronous"},
-                        {"makespan_ms", result.makespanMs},
-                        {"bubble_ratio", bubbles.ratio},
-                        {"breakdown", nlohmann::json::object()},
-                        {"hop_total_ms", result.hopTotalMs},
-                        {"hop_exposed_ms", result.hopExposedMs},
-                        {"forward_partition", spec.forwardPartition},
-                        {"per_worker", perWorker},
-                        {"run", run},
-                        {"db", db}};
+    nlohmann::json j = {
+        {"schedule", pipeline::toString(spec.schedule)},
+        {"workers", spec.workers},
+        {"microbatches", spec.microbatches},
+        {"iterations", spec.iterations},
+        {"optimizer",
+         spec.optimizer == pipeline::OptimizerMode::kSynchronous ? "synchronous" : "asynchronous"},
+        {"makespan_ms", result.makespanMs},
+        {"bubble_ratio", bubbles.ratio},
+        {"breakdown", nlohmann::json::object()},
+        {"hop_total_ms", result.hopTotalMs},
+        {"hop_exposed_ms", result.hopExposedMs},
+        {"forward_partition", spec.forwardPartition},
+        {"per_worker", perWorker},
+        {"run", run},
+        {"db", db}};
     for (const auto& [name, part] : bubbles.breakdown()) j["breakdown"][name] = part;
-    if (spec.schedule == pipeline::Schedule::kRoundPipe) j["backward_partition"] = spec.backwardPartition;
+    if (spec.schedule == pipeline::Schedule::kRoundPipe)
+        j["backward_partition"] = spec.backwardPartition;
     return j;
 }
 
@@ -148,23 +160,29 @@ std::string partitionText(const std::vector<int>& p) {
 }
 
 std::string resultText(const nlohmann::json& j) {
-    std::string out = fmt::format("{}: {} workers, {} micro-batches, {} iteration(s), {} optimizer\n",
-                                  j["schedule"].get<std::string>(), j["workers"].get<int>(), j["microbatches"].get<int>(),
-                                  j["iterations"].get<int>(), j["optimizer"].get<std::string>());
-    out += fmt::format("  partition      {}", partitionText(j["forward_partition"].get<std::vector<int>>()));
+    std::string out = fmt::format(
+        "{}: {} workers, {} micro-batches, {} iteration(s), {} optimizer\n",
+        j["schedule"].get<std::string>(), j["workers"].get<int>(), j["microbatches"].get<int>(),
+        j["iterations"].get<int>(), j["optimizer"].get<std::string>());
+    out += fmt::format("  partition      {}",
+                       partitionText(j["forward_partition"].get<std::vector<int>>()));
     if (j.contains("backward_partition")) {
-        out += fmt::format("  |  backward {}", partitionText(j["backward_partition"].get<std::vector<int>>()));
+        out += fmt::format("  |  backward {}",
+                           partitionText(j["backward_partition"].get<std::vector<int>>()));
     }
-    out += fmt::format("\n  makespan       {:.2f} ms\n  bubble ratio   {:.2f}%  (fill {:.2f}%, switch {:.2f}%, drain "
-                       "{:.2f}%, intra {:.2f}%)\n  hops           {:.2f} ms issued, {:.2f} ms exposed\n",
-                       j["makespan_ms"].get<double>(), 100 * j["bubble_ratio"].get<double>(),
-                       100 * j["breakdown"]["fill"].get<double>(), 100 * j["breakdown"]["switch"].get<double>(),
-                       100 * j["breakdown"]["drain"].get<double>(), 100 * j["breakdown"]["intra"].get<double>(),
-                       j["hop_total_ms"].get<double>(), j["hop_exposed_ms"].get<double>());
+    out += fmt::format(
+        "\n  makespan       {:.2f} ms\n  bubble ratio   {:.2f}%  (fill {:.2f}%, switch {:.2f}%, "
+        "drain "
+        "{:.2f}%, intra {:.2f}%)\n  hops           {:.2f} ms issued, {:.2f} ms exposed\n",
+        j["makespan_ms"].get<double>(), 100 * j["bubble_ratio"].get<double>(),
+        100 * j["breakdown"]["fill"].get<double>(), 100 * j["breakdown"]["switch"].get<double>(),
+        100 * j["breakdown"]["drain"].get<double>(), 100 * j["breakdown"]["intra"].get<double>(),
+        j["hop_total_ms"].get<double>(), j["hop_exposed_ms"].get<double>());
     for (const nlohmann::json& w : j["per_worker"]) {
-        out += fmt::format("  worker {:<3}     busy {:>10.2f} ms  idle {:>10.2f} ms  ({:.1f}% busy)\n",
-                           w["worker"].get<int>(), w["busy_ms"].get<double>(), w["idle_ms"].get<double>(),
-                           100 * w["utilization"].get<double>());
+        out +=
+            fmt::format("  worker {:<3}     busy {:>10.2f} ms  idle {:>10.2f} ms  ({:.1f}% busy)\n",
+                        w["worker"].get<int>(), w["busy_ms"].get<double>(),
+                        w["idle_ms"].get<double>(), 100 * w["utilization"].get<double>());
     }
     return out;
 }
@@ -181,13 +199,15 @@ Replayed replayRun(const std::string& db, RunId run) {
     const TraceModel model = TraceReader(db).loadRun(run);
     const nlohmann::json config = nlohmann::json::parse(model.run().configJson, nullptr, false);
     if (!config.is_object() || !config.contains("pipeline_plan")) {
-        throw inputError(fmt::format("run {} in '{}' is not an executed pipeline (no pipeline_plan): record one with "
-                                     "`glueprof ab --opt roundpipe`",
-                                     run, db));
+        throw inputError(fmt::format(
+            "run {} in '{}' is not an executed pipeline (no pipeline_plan): record one with "
+            "`glueprof ab --opt roundpipe`",
+            run, db));
     }
     Replayed r;
     try {
-        const pipeline::SimulationSpec plan = pipeline::specFromJson(config["pipeline_plan"].dump());
+        const pipeline::SimulationSpec plan =
+            pipeline::specFromJson(config["pipeline_plan"].dump());
         r.file.costs = pipeline::measuredCosts(model, plan);
         r.file.workers = plan.workers;
         r.file.microbatches = plan.microbatches;
@@ -207,10 +227,13 @@ Replayed replayRun(const std::string& db, RunId run) {
 }
 
 int simulateCommand(const SimulateOptions& o) {
-    const int sources = (o.costs.empty() ? 0 : 1) + (o.preset.empty() ? 0 : 1) + (o.replay > 0 ? 1 : 0);
+    const int sources =
+        (o.costs.empty() ? 0 : 1) + (o.preset.empty() ? 0 : 1) + (o.replay > 0 ? 1 : 0);
     if (sources != 1) {
-        throw usageError("give the costs once: --costs FILE (e.g. assets/pipeline/roundpipe-1.7b.json), --preset NAME "
-                         "(measured on this machine) or --replay RUN (an executed pipeline in --db)");
+        throw usageError(
+            "give the costs once: --costs FILE (e.g. assets/pipeline/roundpipe-1.7b.json), "
+            "--preset NAME "
+            "(measured on this machine) or --replay RUN (an executed pipeline in --db)");
     }
     std::optional<Replayed> replayed;
     if (o.replay > 0) replayed = replayRun(o.db, static_cast<RunId>(o.replay));
@@ -223,15 +246,21 @@ int simulateCommand(const SimulateOptions& o) {
             throw inputError(e.what());
         }
     }
-    if (!o.preset.empty()) presetConfig(o.preset);  // an unknown preset is a usage error before any file
+    if (!o.preset.empty())
+        presetConfig(o.preset);  // an unknown preset is a usage error before any file
     TraceWriter writer(o.db);
     if (!o.preset.empty()) file.costs = measurePreset(o, writer);
     if (o.hopMs >= 0) file.costs.hopMs = o.hopMs;
     if (o.optimizerMs >= 0) file.costs.optimizerMs = o.optimizerMs;
     const int workers = o.workers > 0 ? o.workers : (file.workers > 0 ? file.workers : 2);
-    const int microbatches = o.microbatches > 0 ? o.microbatches : (file.microbatches > 0 && o.workers == 0 ? file.microbatches : workers + 1);
+    const int microbatches =
+        o.microbatches > 0
+            ? o.microbatches
+            : (file.microbatches > 0 && o.workers == 0 ? file.microbatches : workers + 1);
     std::vector<std::string> schedules =
-        !o.schedules.empty() ? o.schedules : std::vector<std::string>{replayed ? replayed->schedule : "roundpipe"};
+        !o.schedules.empty()
+            ? o.schedules
+            : std::vector<std::string>{replayed ? replayed->schedule : "roundpipe"};
 
     nlohmann::json results = nlohmann::json::array();
     std::string text;
@@ -246,7 +275,8 @@ int simulateCommand(const SimulateOptions& o) {
         }
         const RunId run = pipeline::recordSimulation(writer, spec, result, "simulate:" + name,
                                                      o.preset.empty() ? o.costs : o.preset);
-        // The stored run's twin in memory: the same analyzer, without reading back what was just written.
+        // The stored run's twin in memory: the same analyzer, without reading back what was just
+        // written.
         const BubbleResult bubbles = analyzeBubbles(pipeline::simulationModel(spec, result));
         nlohmann::json j = resultJson(spec, result, bubbles, run, o.db);
         text += resultText(j);
@@ -257,16 +287,19 @@ int simulateCommand(const SimulateOptions& o) {
                              {"makespan_ms", e.medianStepMakespanMs()},
                              {"bubble_ratio", e.ratio},
                              {"steps", e.stepMakespansNs.size()}};
-            text += fmt::format("  executed       run {} ({}): makespan {:.2f} ms per step (median of {}), bubble "
-                                "{:.2f}%  <- measured; the lines above replay its costs\n",
-                                o.replay, replayed->label, e.medianStepMakespanMs(),
-                                e.stepMakespansNs.size(), 100 * e.ratio);
+            text += fmt::format(
+                "  executed       run {} ({}): makespan {:.2f} ms per step (median of {}), bubble "
+                "{:.2f}%  <- measured; the lines above replay its costs\n",
+                o.replay, replayed->label, e.medianStepMakespanMs(), e.stepMakespansNs.size(),
+                100 * e.ratio);
         }
         results.push_back(j);
     }
     nlohmann::json predictions = nlohmann::json::array();
     if (o.predict) {  // the same costs replayed for P = 2..8, analyzed as any simulated run
-        text += "\npredicted (same costs, M = 2P):\n  P   looped-bfs makespan  bubble   roundpipe makespan  bubble\n";
+        text +=
+            "\npredicted (same costs, M = 2P):\n  P   looped-bfs makespan  bubble   roundpipe "
+            "makespan  bubble\n";
         SimulateOptions plain = o;
         plain.partition.clear();
         plain.backwardPartition.clear();
@@ -275,11 +308,13 @@ int simulateCommand(const SimulateOptions& o) {
         for (int p = 2; p <= 8; ++p) {
             nlohmann::json row = {{"workers", p}};
             std::string line = fmt::format("  {:<3}", p);
-            for (pipeline::Schedule s : {pipeline::Schedule::kLoopedBfs, pipeline::Schedule::kRoundPipe}) {
+            for (pipeline::Schedule s :
+                 {pipeline::Schedule::kLoopedBfs, pipeline::Schedule::kRoundPipe}) {
                 const pipeline::SimulationSpec spec = specFor(s, p, 2 * p, plain, noPartitions);
                 const pipeline::SimulationResult r = pipeline::simulate(spec);
                 const double ratio = analyzeBubbles(pipeline::simulationModel(spec, r)).ratio;
-                row[pipeline::toString(s)] = {{"makespan_ms", r.makespanMs}, {"bubble_ratio", ratio}};
+                row[pipeline::toString(s)] = {{"makespan_ms", r.makespanMs},
+                                              {"bubble_ratio", ratio}};
                 line += fmt::format(" {:>16.2f} ms  {:>5.1f}%", r.makespanMs, 100 * ratio);
             }
             predictions.push_back(row);
@@ -288,7 +323,8 @@ int simulateCommand(const SimulateOptions& o) {
     }
     writer.close();
     if (o.json) {
-        nlohmann::json out = results.size() == 1 ? results[0] : nlohmann::json{{"simulations", results}};
+        nlohmann::json out =
+            results.size() == 1 ? results[0] : nlohmann::json{{"simulations", results}};
         if (o.predict) out["predictions"] = predictions;
         std::cout << out.dump(2) << "\n";
     } else {
@@ -301,29 +337,44 @@ int simulateCommand(const SimulateOptions& o) {
 
 void registerSimulateCommand(CLI::App& app, Action& action) {
     auto o = std::make_shared<SimulateOptions>();
-    CLI::App* command = app.add_subcommand(
-        "simulate", "simulate a pipeline schedule (gpipe, 1f1b, looped-bfs, roundpipe): makespan and bubble ratio");
-    command->add_option("--schedule", o->schedules, "gpipe, 1f1b, looped-bfs or roundpipe (repeatable; default roundpipe)");
-    command->add_option("--workers", o->workers, "workers P (default: the cost file's, else 2)")->check(CLI::Range(1, 1024));
-    command->add_option("--microbatches", o->microbatches, "micro-batches M (default: the cost file's, else P + 1)")
+    CLI::App* command = app.add_subcommand("simulate",
+                                           "simulate a pipeline schedule (gpipe, 1f1b, looped-bfs, "
+                                           "roundpipe): makespan and bubble ratio");
+    command->add_option("--schedule", o->schedules,
+                        "gpipe, 1f1b, looped-bfs or roundpipe (repeatable; default roundpipe)");
+    command->add_option("--workers", o->workers, "workers P (default: the cost file's, else 2)")
+        ->check(CLI::Range(1, 1024));
+    command
+        ->add_option("--microbatches", o->microbatches,
+                     "micro-batches M (default: the cost file's, else P + 1)")
         ->check(CLI::Range(1, 1 << 20));
-    command->add_option("--iterations", o->iterations, "training iterations to simulate")->capture_default_str()
+    command->add_option("--iterations", o->iterations, "training iterations to simulate")
+        ->capture_default_str()
         ->check(CLI::Range(1, 1000));
-    command->add_flag("--async", o->async, "RoundPipe's asynchronous optimizer (one-step-stale weights)");
+    command->add_flag("--async", o->async,
+                      "RoundPipe's asynchronous optimizer (one-step-stale weights)");
     command->add_option("--costs", o->costs, "cost file (assets/pipeline/*.json)");
-    command->add_option("--preset", o->preset, "measure per-layer costs of this trainer preset on this machine");
+    command->add_option("--preset", o->preset,
+                        "measure per-layer costs of this trainer preset on this machine");
     command->add_option("--scale", o->scale, "with --preset: shrink the model (as run/ab --scale)");
     command->add_option("--seq-len", o->seqLen, "with --preset: tokens per micro-batch");
-    command->add_option("--replay", o->replay,
-                        "an executed pipeline run in --db (ab --opt roundpipe): replay its plan with the costs its "
-                        "jobs measured, next to its executed bubble");
-    command->add_option("--partition", o->partition, "layers per stage, e.g. 7,7,7,7 (RoundPipe: the forward partition)");
-    command->add_option("--backward-partition", o->backwardPartition,
-                        "RoundPipe's backward partition, head stage first, e.g. 0,3,3,3,3,3,3,3,3,2,2");
-    command->add_option("--hop-ms", o->hopMs, "cost of one hand-off between workers (default: the cost file's)");
-    command->add_option("--optimizer-ms", o->optimizerMs, "optimizer step between synchronous iterations");
-    command->add_flag("--predict", o->predict, "also predict P = 2..8 for Looped-BFS and RoundPipe with the same costs");
-    command->add_option("--db", o->db, "trace database the simulated runs are written to")->capture_default_str();
+    command->add_option(
+        "--replay", o->replay,
+        "an executed pipeline run in --db (ab --opt roundpipe): replay its plan with the costs its "
+        "jobs measured, next to its executed bubble");
+    command->add_option("--partition", o->partition,
+                        "layers per stage, e.g. 7,7,7,7 (RoundPipe: the forward partition)");
+    command->add_option(
+        "--backward-partition", o->backwardPartition,
+        "RoundPipe's backward partition, head stage first, e.g. 0,3,3,3,3,3,3,3,3,2,2");
+    command->add_option("--hop-ms", o->hopMs,
+                        "cost of one hand-off between workers (default: the cost file's)");
+    command->add_option("--optimizer-ms", o->optimizerMs,
+                        "optimizer step between synchronous iterations");
+    command->add_flag("--predict", o->predict,
+                      "also predict P = 2..8 for Looped-BFS and RoundPipe with the same costs");
+    command->add_option("--db", o->db, "trace database the simulated runs are written to")
+        ->capture_default_str();
     command->add_flag("--json", o->json, "print one JSON object");
     command->callback([o, &action] { action = [o] { return simulateCommand(*o); }; });
 }

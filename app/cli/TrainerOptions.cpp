@@ -11,12 +11,15 @@
 namespace glueprof::cli {
 
 void TrainerOptions::addTo(CLI::App& command) {
-    command.add_option("--preset", preset, "trainer preset: " + presetNames())->capture_default_str();
+    command.add_option("--preset", preset, "trainer preset: " + presetNames())
+        ->capture_default_str();
     command.add_option("--device", device, "cpu or cuda")->capture_default_str();
     command.add_option("--steps", steps, "measured steps (per block for ab)")
-        ->capture_default_str()->check(CLI::Range(1, 100000));
+        ->capture_default_str()
+        ->check(CLI::Range(1, 100000));
     command.add_option("--warmup", warmup, "warm-up steps, excluded from statistics")
-        ->capture_default_str()->check(CLI::Range(0, 100000));
+        ->capture_default_str()
+        ->check(CLI::Range(0, 100000));
     command.add_option("--seq-len", seqLen, "override the preset's tokens per micro-batch")
         ->check(CLI::Range(int64_t{8}, int64_t{1} << 24));
     command.add_option("--layers", layers, "override the preset's layer count")
@@ -25,31 +28,43 @@ void TrainerOptions::addTo(CLI::App& command) {
         ->check(CLI::Range(int64_t{8}, int64_t{1} << 20));
     command.add_option("--doc-lengths", docLengths,
                        "document lengths: fixed:N, uniform:MIN,MAX or lognormal:MEDIAN,SIGMA");
-    command.add_option("--scale", scale,
-                       "shrink the preset's width and depth by this factor in (0, 1] (CPU runs of "
-                       "the published shapes)")
+    command
+        .add_option("--scale", scale,
+                    "shrink the preset's width and depth by this factor in (0, 1] (CPU runs of "
+                    "the published shapes)")
         ->capture_default_str();
-    command.add_option("--lora-rank", loraRank, "LoRA rank (0 = full fine-tuning; default: the preset's)");
+    command.add_option("--lora-rank", loraRank,
+                       "LoRA rank (0 = full fine-tuning; default: the preset's)");
     command.add_option("--lora-alpha", loraAlpha, "LoRA alpha (default: the preset's)");
     command.add_flag("--qlora", qlora, "QLoRA: quantize the frozen base weights to NF4");
-    command.add_option("--data", data,
-                       "train on this corpus instead of synthetic documents: UTF-8 text (documents "
-                       "separated by blank lines) or JSONL with a \"text\" field; byte-level tokens");
+    command.add_option(
+        "--data", data,
+        "train on this corpus instead of synthetic documents: UTF-8 text (documents "
+        "separated by blank lines) or JSONL with a \"text\" field; byte-level tokens");
     command.add_option("--seed", seed, "seed for weights and data")->capture_default_str();
-    command.add_option("--db", db, "trace database (SQLite), created when absent")->capture_default_str();
+    command.add_option("--db", db, "trace database (SQLite), created when absent")
+        ->capture_default_str();
     command.add_flag("--json", json, "print one JSON object instead of the table");
-    command.add_option("--microbatches", microbatches, "micro-batches per optimizer step (default: the preset's)")
+    command
+        .add_option("--microbatches", microbatches,
+                    "micro-batches per optimizer step (default: the preset's)")
         ->check(CLI::Range(1, 4096));
     command.add_option("--workers", workers, "pipeline workers for the roundpipe toggle")
-        ->capture_default_str()->check(CLI::Range(1, 64));
-    command.add_option("--threads-per-worker", threadsPerWorker, "intra-op threads of each pipeline worker")
-        ->capture_default_str()->check(CLI::Range(1, 256));
+        ->capture_default_str()
+        ->check(CLI::Range(1, 64));
+    command
+        .add_option("--threads-per-worker", threadsPerWorker,
+                    "intra-op threads of each pipeline worker")
+        ->capture_default_str()
+        ->check(CLI::Range(1, 256));
     command.add_flag("--async-optimizer", asyncOptimizer,
-                     "roundpipe: the optimizer of step k runs under step k + 1, which uses the weights before it (one "
+                     "roundpipe: the optimizer of step k runs under step k + 1, which uses the "
+                     "weights before it (one "
                      "step stale)");
-    command.add_option("--partition", partition,
-                       "Looped-BFS stages as layers per stage, e.g. 5,1,1,1 (a multiple of --workers stages; the "
-                       "last also runs the LM head; default: balanced)");
+    command.add_option(
+        "--partition", partition,
+        "Looped-BFS stages as layers per stage, e.g. 5,1,1,1 (a multiple of --workers stages; the "
+        "last also runs the LM head; default: balanced)");
 }
 
 TrainConfig TrainerOptions::resolve() const {
@@ -72,7 +87,8 @@ TrainConfig TrainerOptions::resolve() const {
     if (loraAlpha > 0) config.lora.alpha = loraAlpha;
     if (qlora) {
         if (!config.lora.enabled()) {
-            throw usageError("--qlora quantizes the frozen base under LoRA: give --lora-rank R > 0");
+            throw usageError(
+                "--qlora quantizes the frozen base under LoRA: give --lora-rank R > 0");
         }
         config.lora.nf4 = true;
     }
@@ -82,12 +98,15 @@ TrainConfig TrainerOptions::resolve() const {
     config.optimizations.pipeline.threadsPerWorker = threadsPerWorker;
     config.optimizations.pipeline.asyncOptimizer = asyncOptimizer;
     if (!partition.empty()) {
-        config.optimizations.pipeline.loopedBfsPartition = parseLayerCounts(partition, "--partition");
+        config.optimizations.pipeline.loopedBfsPartition =
+            parseLayerCounts(partition, "--partition");
         int total = 0;
         for (int n : config.optimizations.pipeline.loopedBfsPartition) total += n;
-        if (total != config.model.layers || config.optimizations.pipeline.loopedBfsPartition.size() % workers != 0) {
-            throw usageError(fmt::format("--partition '{}' must cover the model's {} layers in a multiple of {} stages",
-                                         partition, config.model.layers, workers));
+        if (total != config.model.layers ||
+            config.optimizations.pipeline.loopedBfsPartition.size() % workers != 0) {
+            throw usageError(fmt::format(
+                "--partition '{}' must cover the model's {} layers in a multiple of {} stages",
+                partition, config.model.layers, workers));
         }
     }
     config.dataFile = data;
@@ -106,7 +125,8 @@ std::vector<int> parseLayerCounts(const std::string& text, const char* option) {
             if (used != item.size() || n < 0) throw std::invalid_argument(item);
             counts.push_back(n);
         } catch (const std::exception&) {
-            throw usageError(fmt::format("{} '{}': '{}' is not a layer count; write e.g. 5,1,1,1", option, text, item));
+            throw usageError(fmt::format("{} '{}': '{}' is not a layer count; write e.g. 5,1,1,1",
+                                         option, text, item));
         }
     }
     return counts;
@@ -119,8 +139,8 @@ const Toggle& resolveToggle(const std::string& name, const TrainConfig& config) 
     }
     std::string reason = notApplicableReason(*toggle, config.model.isMoe());
     if (!reason.empty()) {
-        throw usageError(
-            fmt::format("toggle '{}' does not apply to preset '{}': {}", name, config.preset, reason));
+        throw usageError(fmt::format("toggle '{}' does not apply to preset '{}': {}", name,
+                                     config.preset, reason));
     }
     return *toggle;
 }

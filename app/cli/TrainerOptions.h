@@ -19,7 +19,7 @@ struct TrainerOptions {
     std::int64_t loraRank = -1;  // -1 = the preset's; 0 = full fine-tuning
     double loraAlpha = 0.0;      // 0 = the preset's
     bool qlora = false;
-    std::string data;            // "" = synthetic documents
+    std::string data;         // "" = synthetic documents
     std::int64_t seqLen = 0;  // 0 = the preset's
     std::int64_t layers = 0;
     std::int64_t hidden = 0;
@@ -28,9 +28,9 @@ struct TrainerOptions {
     int warmup = 2;
     std::string db = "runs.sqlite";
     bool json = false;
-    int workers = 2;              // pipeline workers (the roundpipe toggle)
+    int workers = 2;  // pipeline workers (the roundpipe toggle)
     int threadsPerWorker = 1;
-    std::string partition;        // Looped-BFS stages "L,L,..."; "" = the default
+    std::string partition;          // Looped-BFS stages "L,L,..."; "" = the default
     std::int64_t microbatches = 0;  // 0 = the preset's
     bool asyncOptimizer = false;    // RoundPipe's asynchronous optimizer
 

@@ -8,13 +8,15 @@ namespace glueprof::gui {
 
 App::App(ViewState view) : m_view(std::move(view)), m_panels(makePanels()) {
     for (const auto& panel : m_panels) {
-        if (m_view.panelOpen.count(panel->name()) == 0) m_view.panelOpen[panel->name()] = panel->openByDefault();
+        if (m_view.panelOpen.count(panel->name()) == 0)
+            m_view.panelOpen[panel->name()] = panel->openByDefault();
     }
 }
 
 void App::frame() {
     if (m_workspace.poll()) m_frameStats.reset();
-    if (m_runner.takeFinished() && m_workspace.isOpen()) m_workspace.open(m_workspace.path());  // show the new runs
+    if (m_runner.takeFinished() && m_workspace.isOpen())
+        m_workspace.open(m_workspace.path());  // show the new runs
     drawMenu();
     Actions actions;
     PanelContext context{m_workspace, m_runner, m_view, actions, m_log};
@@ -26,8 +28,9 @@ void App::frame() {
         ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + at.x * viewport->WorkSize.x,
                                        viewport->WorkPos.y + at.y * viewport->WorkSize.y),
                                 ImGuiCond_FirstUseEver);
-        ImGui::SetNextWindowSize(ImVec2(at.width * viewport->WorkSize.x, at.height * viewport->WorkSize.y),
-                                 ImGuiCond_FirstUseEver);
+        ImGui::SetNextWindowSize(
+            ImVec2(at.width * viewport->WorkSize.x, at.height * viewport->WorkSize.y),
+            ImGuiCond_FirstUseEver);
         if (ImGui::Begin(panel->name(), &open)) panel->draw(context);
         ImGui::End();
     }
@@ -39,10 +42,12 @@ void App::frame() {
 void App::drawMenu() {
     if (!ImGui::BeginMainMenuBar()) return;
     if (ImGui::BeginMenu("View")) {
-        for (const auto& panel : m_panels) ImGui::MenuItem(panel->name(), nullptr, &m_view.panelOpen[panel->name()]);
+        for (const auto& panel : m_panels)
+            ImGui::MenuItem(panel->name(), nullptr, &m_view.panelOpen[panel->name()]);
         ImGui::Separator();
         const FrameSummary frames = m_frameStats.summary();
-        ImGui::TextDisabled("frame: median %.2f ms, p95 %.2f ms (CPU, %zu frames)", frames.medianMs, frames.p95Ms, frames.frames);
+        ImGui::TextDisabled("frame: median %.2f ms, p95 %.2f ms (CPU, %zu frames)", frames.medianMs,
+                            frames.p95Ms, frames.frames);
         ImGui::EndMenu();
     }
     if (m_workspace.loading()) {
@@ -50,7 +55,9 @@ void App::drawMenu() {
         ImGui::ProgressBar(p.fraction, ImVec2(220.0F, 0.0F), p.stage);
         if (ImGui::SmallButton("Cancel loading")) m_workspace.cancel();
     }
-    if (m_runner.running()) ImGui::Text("  running %s: step %d/%d", m_runner.current().c_str(), m_runner.done(), m_runner.total());
+    if (m_runner.running())
+        ImGui::Text("  running %s: step %d/%d", m_runner.current().c_str(), m_runner.done(),
+                    m_runner.total());
     ImGui::EndMainMenuBar();
 }
 
@@ -58,12 +65,14 @@ void App::drawToasts() {
     const std::vector<LogEntry> errors = m_log.recentErrors(6.0);
     if (errors.empty()) return;
     const ImGuiViewport* viewport = ImGui::GetMainViewport();
-    ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + viewport->WorkSize.x - 10, viewport->WorkPos.y + 10),
-                            ImGuiCond_Always, ImVec2(1.0F, 0.0F));
+    ImGui::SetNextWindowPos(
+        ImVec2(viewport->WorkPos.x + viewport->WorkSize.x - 10, viewport->WorkPos.y + 10),
+        ImGuiCond_Always, ImVec2(1.0F, 0.0F));
     ImGui::SetNextWindowBgAlpha(0.9F);
     if (ImGui::Begin("##toasts", nullptr,
-                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize | ImGuiWindowFlags_NoSavedSettings |
-                         ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoNav)) {
+                     ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
+                         ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
+                         ImGuiWindowFlags_NoNav)) {
         for (const LogEntry& e : errors) {
             ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0F, 0.45F, 0.4F, 1.0F));
             ImGui::TextWrapped("%s", e.text.c_str());
@@ -80,7 +89,9 @@ std::string App::dumpState() const {
     }
     nlohmann::json j = {{"db", m_workspace.path()},
                         {"open_panels", panels},
-                        {"selected", {{"baseline", m_workspace.selectedBaseline()}, {"optimized", m_workspace.selectedOptimized()}}},
+                        {"selected",
+                         {{"baseline", m_workspace.selectedBaseline()},
+                          {"optimized", m_workspace.selectedOptimized()}}},
                         {"loading", m_workspace.loading()},
                         {"running", m_runner.running()},
                         {"font", m_fontPath}};
@@ -88,7 +99,10 @@ std::string App::dumpState() const {
     for (const TraceModel& t : m_workspace.traces()) events += t.eventCount();
     j["events_loaded"] = events;
     const FrameSummary frames = m_frameStats.summary();
-    j["frame_ms"] = {{"frames", frames.frames}, {"median", frames.medianMs}, {"p95", frames.p95Ms}, {"max", frames.maxMs}};
+    j["frame_ms"] = {{"frames", frames.frames},
+                     {"median", frames.medianMs},
+                     {"p95", frames.p95Ms},
+                     {"max", frames.maxMs}};
     if (const TraceReport* report = m_workspace.report()) {
         j["dashboard"] = nlohmann::json::parse(renderReportJson(*report));
     }

@@ -11,7 +11,7 @@
 namespace glueprof::gui {
 
 class App {
-public:
+  public:
     explicit App(ViewState view = {});
     void frame();  // between ImGui::NewFrame() and ImGui::Render()
     Workspace& workspace() { return m_workspace; }
@@ -25,7 +25,7 @@ public:
     FrameStats& frameStats() { return m_frameStats; }
     void setFontPath(std::string path) { m_fontPath = std::move(path); }
 
-private:
+  private:
     void drawMenu();
     void drawToasts();
 

@@ -13,8 +13,8 @@ namespace glueprof::gui {
 
 namespace {
 
-// TrueType (0x00010000 or 'true'), OpenType CFF ('OTTO') or a collection ('ttcf'). ImGui asserts when
-// its rasterizer cannot read a font, so anything else is refused before it gets there.
+// TrueType (0x00010000 or 'true'), OpenType CFF ('OTTO') or a collection ('ttcf'). ImGui asserts
+// when its rasterizer cannot read a font, so anything else is refused before it gets there.
 bool looksLikeFont(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     char magic[4] = {};
@@ -27,12 +27,14 @@ bool looksLikeFont(const std::string& path) {
 
 std::vector<std::string> fontCandidates() {
     std::vector<std::string> paths;
-    if (const char* env = std::getenv("GLUEPROF_FONT"); env != nullptr && *env != '\0') paths.emplace_back(env);
+    if (const char* env = std::getenv("GLUEPROF_FONT"); env != nullptr && *env != '\0')
+        paths.emplace_back(env);
     std::error_code ec;
     std::vector<std::string> dropped;
     for (const auto& entry : std::filesystem::directory_iterator(GLUEPROF_FONTS_DIR, ec)) {
         const std::string ext = entry.path().extension().string();
-        if (ext == ".ttf" || ext == ".otf" || ext == ".TTF" || ext == ".OTF") dropped.push_back(entry.path().string());
+        if (ext == ".ttf" || ext == ".otf" || ext == ".TTF" || ext == ".OTF")
+            dropped.push_back(entry.path().string());
     }
     std::sort(dropped.begin(), dropped.end());  // deterministic when several are dropped in
     paths.insert(paths.end(), dropped.begin(), dropped.end());
@@ -45,7 +47,9 @@ std::string loadDefaultFont(float pixelSize, Log& log) {
     for (const std::string& path : fontCandidates()) {
         if (!std::filesystem::exists(path)) continue;
         if (!looksLikeFont(path)) {
-            log.error("font " + path + " is not a TrueType/OpenType font: remove it from assets/fonts or fix GLUEPROF_FONT");
+            log.error("font " + path +
+                      " is not a TrueType/OpenType font: remove it from assets/fonts or fix "
+                      "GLUEPROF_FONT");
             continue;
         }
         if (ImFont* font = io.Fonts->AddFontFromFileTTF(path.c_str(), pixelSize); font != nullptr) {
@@ -53,7 +57,9 @@ std::string loadDefaultFont(float pixelSize, Log& log) {
             return path;
         }
     }
-    log.info("no TrueType font found (install fonts-dejavu-core or set GLUEPROF_FONT): using ImGui's built-in font");
+    log.info(
+        "no TrueType font found (install fonts-dejavu-core or set GLUEPROF_FONT): using ImGui's "
+        "built-in font");
     io.Fonts->AddFontDefault();
     return "";
 }

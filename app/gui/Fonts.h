@@ -1,8 +1,9 @@
 #pragma once
 // The GUI's text font. ImGui's built-in bitmap font is 13 px and blurs when scaled, so glueprof-gui
-// rasterizes a TrueType font at the window's content scale (high-DPI sharp). Where it comes from, first
-// found wins: $GLUEPROF_FONT; a .ttf dropped into assets/fonts/ (see assets/fonts/README.md); DejaVu Sans
-// from Debian's fonts-dejavu-core (scripts/bootstrap.sh installs it); else ImGui's built-in font.
+// rasterizes a TrueType font at the window's content scale (high-DPI sharp). Where it comes from,
+// first found wins: $GLUEPROF_FONT; a .ttf dropped into assets/fonts/ (see assets/fonts/README.md);
+// DejaVu Sans from Debian's fonts-dejavu-core (scripts/bootstrap.sh installs it); else ImGui's
+// built-in font.
 #include <string>
 #include <vector>
 

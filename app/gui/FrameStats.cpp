@@ -15,7 +15,9 @@ FrameSummary FrameStats::summary() const {
     if (m_samples.empty()) return s;
     std::vector<double> sorted = m_samples;
     std::sort(sorted.begin(), sorted.end());
-    auto at = [&](double q) { return sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))]; };
+    auto at = [&](double q) {
+        return sorted[static_cast<std::size_t>(q * static_cast<double>(sorted.size() - 1))];
+    };
     s.medianMs = at(0.5);
     s.p95Ms = at(0.95);
     s.maxMs = sorted.back();

@@ -15,14 +15,14 @@ struct LogEntry {
 };
 
 class Log {
-public:
+  public:
     void info(std::string text);
     void error(std::string text);  // also a toast
     std::vector<LogEntry> entries() const;
     // Errors younger than `seconds`, newest last (the toasts to show).
     std::vector<LogEntry> recentErrors(double seconds) const;
 
-private:
+  private:
     mutable std::mutex m_mutex;
     std::vector<LogEntry> m_entries;
 };

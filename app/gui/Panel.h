@@ -39,7 +39,7 @@ struct PanelContext {
 };
 
 class Panel {
-public:
+  public:
     virtual ~Panel() = default;
     virtual const char* name() const = 0;  // the window title, and the key in ViewState::panelOpen
     virtual bool openByDefault() const { return true; }

@@ -11,8 +11,8 @@
 #include "profiler/core/TraceWriter.h"
 #include "profiler/host/HostTracer.h"
 #include "profiler/torch_ops/OpObserver.h"
-#include "reference_trainer/CaptureScope.h"
 #include "reference_trainer/AbRunner.h"
+#include "reference_trainer/CaptureScope.h"
 #include "reference_trainer/Presets.h"
 
 namespace glueprof::gui {
@@ -29,9 +29,12 @@ RunController::~RunController() {
 }
 
 bool RunController::cudaAvailable(std::string& why) {
-    static const bool available = torch::cuda::is_available();  // asked every frame: ask the driver once
+    static const bool available =
+        torch::cuda::is_available();  // asked every frame: ask the driver once
     if (available) return true;
-    why = "this libtorch has no CUDA or no GPU is visible (build against a CUDA libtorch with TORCH_DIR)";
+    why =
+        "this libtorch has no CUDA or no GPU is visible (build against a CUDA libtorch with "
+        "TORCH_DIR)";
     return false;
 }
 
@@ -47,7 +50,8 @@ bool RunController::start(const RunRequest& request) {
     if (m_thread.joinable()) m_thread.join();
     m_cancel = false;
     m_done = 0;
-    m_total = static_cast<int>(request.toggles.size()) * 2 * (request.warmup + request.steps * request.repeats);
+    m_total = static_cast<int>(request.toggles.size()) * 2 *
+              (request.warmup + request.steps * request.repeats);
     m_started = std::chrono::steady_clock::now();
     m_running = true;
     m_thread = std::thread([this, request] { run(request); });
@@ -57,7 +61,8 @@ bool RunController::start(const RunRequest& request) {
 double RunController::secondsLeft() const {
     const int done = m_done;
     if (done == 0) return -1.0;
-    const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - m_started).count();
     return elapsed / done * (m_total - done);
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // Runs A/Bs of the reference trainer from the app, on a background thread, into the workspace's
-// database exactly as `glueprof ab` does (same runner, tracer and op observer). Progress, ETA and the
-// per-step loss and step time are readable every frame; cancel stops after the current step (the
-// runs are marked failed).
+// database exactly as `glueprof ab` does (same runner, tracer and op observer). Progress, ETA and
+// the per-step loss and step time are readable every frame; cancel stops after the current step
+// (the runs are marked failed).
 #include <atomic>
 #include <chrono>
 #include <mutex>
@@ -32,7 +32,7 @@ struct RunSample {
 };
 
 class RunController {
-public:
+  public:
     explicit RunController(Log& log) : m_log(log) {}
     ~RunController();
 
@@ -54,7 +54,7 @@ public:
     // Whether this libtorch can run on CUDA, and why not.
     static bool cudaAvailable(std::string& why);
 
-private:
+  private:
     void run(RunRequest request);
 
     Log& m_log;

@@ -20,7 +20,8 @@ Script Script::load(const std::string& path) {
 }
 
 bool Script::waiting(App& app) const {
-    return m_waiting && (app.runner().running() || app.runner().finishedPending() || app.workspace().loading());
+    return m_waiting &&
+           (app.runner().running() || app.runner().finishedPending() || app.workspace().loading());
 }
 
 bool Script::step(App& app) {

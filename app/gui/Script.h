@@ -16,7 +16,7 @@ namespace glueprof::gui {
 class App;
 
 class Script {
-public:
+  public:
     static Script load(const std::string& path);  // throws std::runtime_error naming the file
     explicit Script(std::vector<std::string> lines) : m_lines(std::move(lines)) {}
 
@@ -24,7 +24,7 @@ public:
     bool step(App& app);
     bool waiting(App& app) const;
 
-private:
+  private:
     std::vector<std::string> m_lines;
     std::size_t m_next = 0;
     bool m_waiting = false;

@@ -6,7 +6,8 @@
 namespace glueprof::gui {
 
 void ViewState::rememberDatabase(const std::string& path) {
-    recentDatabases.erase(std::remove(recentDatabases.begin(), recentDatabases.end(), path), recentDatabases.end());
+    recentDatabases.erase(std::remove(recentDatabases.begin(), recentDatabases.end(), path),
+                          recentDatabases.end());
     recentDatabases.insert(recentDatabases.begin(), path);
     if (recentDatabases.size() > 8) recentDatabases.resize(8);
 }

@@ -1,6 +1,7 @@
 #pragma once
-// What the user is looking at, kept apart from the data (Workspace): which panels are open, the path
-// field, recent databases. Saved between sessions as JSON beside ImGui's window layout (imgui.ini).
+// What the user is looking at, kept apart from the data (Workspace): which panels are open, the
+// path field, recent databases. Saved between sessions as JSON beside ImGui's window layout
+// (imgui.ini).
 #include <cstdint>
 #include <map>
 #include <string>
@@ -9,8 +10,8 @@
 namespace glueprof::gui {
 
 struct ViewState {
-    std::map<std::string, bool> panelOpen;  // panel name -> shown
-    std::string pathField;                  // the Runs panel's database path
+    std::map<std::string, bool> panelOpen;     // panel name -> shown
+    std::string pathField;                     // the Runs panel's database path
     std::vector<std::string> recentDatabases;  // newest first, at most 8
     // Timeline: the visible range in ns from the aligned step's start, the step runs are aligned at
     // (-1: the first measured step), the selected event (trace, lane, event index; -1 = none).
@@ -24,7 +25,8 @@ struct ViewState {
 
     void rememberDatabase(const std::string& path);
     std::string toJson() const;
-    static ViewState fromJson(const std::string& text);  // tolerant: unknown or bad fields are ignored
+    static ViewState fromJson(
+        const std::string& text);  // tolerant: unknown or bad fields are ignored
 };
 
 }  // namespace glueprof::gui

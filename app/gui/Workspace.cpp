@@ -18,7 +18,8 @@ Workspace::~Workspace() {
     for (std::future<Loaded>& f : m_abandoned) f.wait();
 }
 
-const char* const Workspace::kStages[] = {"reading run A", "reading run B", "analyzing", "indexing the timeline", "done"};
+const char* const Workspace::kStages[] = {"reading run A", "reading run B", "analyzing",
+                                          "indexing the timeline", "done"};
 
 Workspace::Progress Workspace::progress() const {
     if (!m_stage) return {};
@@ -78,11 +79,12 @@ void Workspace::select(RunId baseline, RunId optimized) {
             for (const TraceModel& t : loaded.traces) traces.push_back(&t);
             const std::string toggle = toggleFromLabel(loaded.traces.back().run().label);
             const Toggle* known = findToggle(toggle);
-            loaded.report = std::make_unique<TraceReport>(
-                buildTraceReport(traces, toggle, known != nullptr ? known->primaryMetric : "step_ms"));
+            loaded.report = std::make_unique<TraceReport>(buildTraceReport(
+                traces, toggle, known != nullptr ? known->primaryMetric : "step_ms"));
             *stage = 3;
             if (*cancelled) return loaded;
-            for (const TraceModel& t : loaded.traces) loaded.timelines.push_back(buildTimelineIndex(t));
+            for (const TraceModel& t : loaded.traces)
+                loaded.timelines.push_back(buildTimelineIndex(t));
             *stage = 4;
         } catch (const std::exception& e) {
             loaded.error = e.what();
@@ -95,9 +97,14 @@ void Workspace::select(RunId baseline, RunId optimized) {
 
 bool Workspace::poll() {
     m_abandoned.erase(std::remove_if(m_abandoned.begin(), m_abandoned.end(),
-                                     [](std::future<Loaded>& f) { return f.wait_for(std::chrono::seconds(0)) == std::future_status::ready; }),
+                                     [](std::future<Loaded>& f) {
+                                         return f.wait_for(std::chrono::seconds(0)) ==
+                                                std::future_status::ready;
+                                     }),
                       m_abandoned.end());
-    if (!m_pending.valid() || m_pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready) return false;
+    if (!m_pending.valid() ||
+        m_pending.wait_for(std::chrono::seconds(0)) != std::future_status::ready)
+        return false;
     Loaded loaded = m_pending.get();
     if (*m_cancelled) return false;
     if (!loaded.error.empty()) {
@@ -114,8 +121,8 @@ bool Workspace::poll() {
 
 void Workspace::cancel() {
     if (m_cancelled) *m_cancelled = true;
-    // The loader stops at its next check; its result is dropped. It is not waited for here, so the UI
-    // stays responsive: poll() and the destructor reap it.
+    // The loader stops at its next check; its result is dropped. It is not waited for here, so the
+    // UI stays responsive: poll() and the destructor reap it.
     if (m_pending.valid()) {
         m_abandoned.push_back(std::move(m_pending));
         m_log.info("loading cancelled");

@@ -1,7 +1,8 @@
 #pragma once
-// The workspace: the open trace database, its runs, the selected baseline/optimized pair and what the
-// analyzers say about it (a TraceReport, the same model the HTML report renders, so the numbers agree).
-// Loading and analysis run on a background thread; poll() moves finished work in. Panels only read it.
+// The workspace: the open trace database, its runs, the selected baseline/optimized pair and what
+// the analyzers say about it (a TraceReport, the same model the HTML report renders, so the numbers
+// agree). Loading and analysis run on a background thread; poll() moves finished work in. Panels
+// only read it.
 #include <atomic>
 #include <cstdint>
 #include <future>
@@ -18,13 +19,13 @@
 namespace glueprof::gui {
 
 class Workspace {
-public:
+  public:
     explicit Workspace(Log& log) : m_log(log) {}
     ~Workspace();
 
-    // Opens `path` (creating an empty database when there is no file) and lists its runs; false (with
-    // the reason in the log and a toast) when it is not a glueprof database. Selects the newest A/B
-    // pair, else the newest run.
+    // Opens `path` (creating an empty database when there is no file) and lists its runs; false
+    // (with the reason in the log and a toast) when it is not a glueprof database. Selects the
+    // newest A/B pair, else the newest run.
     bool open(const std::string& path);
     bool isOpen() const { return !m_path.empty(); }
     const std::string& path() const { return m_path; }
@@ -38,7 +39,9 @@ public:
     // Call once per frame: takes in a finished load (true when one came in).
     bool poll();
     bool loading() const { return m_pending.valid(); }
-    void waitForLoad() const { if (m_pending.valid()) m_pending.wait(); }  // blocks; poll() still takes it in
+    void waitForLoad() const {
+        if (m_pending.valid()) m_pending.wait();
+    }               // blocks; poll() still takes it in
     void cancel();  // drops the load in flight without blocking
     struct Progress {
         float fraction = 0.0F;
@@ -53,7 +56,7 @@ public:
     // Counts the analyses taken in: what a panel caches about the traces is stale when it changed.
     std::uint64_t generation() const { return m_generation; }
 
-private:
+  private:
     struct Loaded {
         std::vector<TraceModel> traces;
         std::unique_ptr<TraceReport> report;
@@ -68,7 +71,7 @@ private:
     RunId m_optimized = 0;
     std::future<Loaded> m_pending;
     std::shared_ptr<std::atomic<bool>> m_cancelled;
-    std::shared_ptr<std::atomic<int>> m_stage;  // index into kStages, written by the loader
+    std::shared_ptr<std::atomic<int>> m_stage;     // index into kStages, written by the loader
     std::vector<std::future<Loaded>> m_abandoned;  // cancelled loads still finishing
     static constexpr int kStageCount = 5;
     static const char* const kStages[kStageCount];

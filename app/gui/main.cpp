@@ -12,12 +12,12 @@
 
 #include <chrono>
 #include <cmath>
-#include <memory>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -34,7 +34,8 @@ namespace {
 glueprof::gui::Log* g_glfwErrorLog = nullptr;
 
 void onGlfwError(int code, const char* text) {
-    const std::string message = "GLFW error " + std::to_string(code) + ": " + (text != nullptr ? text : "");
+    const std::string message =
+        "GLFW error " + std::to_string(code) + ": " + (text != nullptr ? text : "");
     if (g_glfwErrorLog != nullptr) {
         g_glfwErrorLog->error(message);
     } else {
@@ -45,7 +46,8 @@ void onGlfwError(int code, const char* text) {
 std::filesystem::path configDir() {
     const char* xdg = std::getenv("XDG_CONFIG_HOME");
     const char* home = std::getenv("HOME");
-    std::filesystem::path base = xdg != nullptr ? xdg : (home != nullptr ? std::filesystem::path(home) / ".config" : ".");
+    std::filesystem::path base =
+        xdg != nullptr ? xdg : (home != nullptr ? std::filesystem::path(home) / ".config" : ".");
     return base / "glueprof";
 }
 
@@ -57,7 +59,8 @@ std::string slurp(const std::filesystem::path& path) {
 }
 
 bool writeScreenshot(const std::string& path, int width, int height) {
-    std::vector<unsigned char> pixels(static_cast<std::size_t>(width) * static_cast<std::size_t>(height) * 4);
+    std::vector<unsigned char> pixels(static_cast<std::size_t>(width) *
+                                      static_cast<std::size_t>(height) * 4);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
     stbi_flip_vertically_on_write(1);
@@ -78,14 +81,18 @@ int main(int argc, char** argv) {
     cli.add_option("--db", db, "trace database to open");
     cli.add_option("--frames", frames, "render this many frames, then exit (0 = run until closed)");
     cli.add_option("--screenshot", screenshot, "save the last frame as PNG");
-    cli.add_option("--dump-state", dumpState, "write JSON of what is shown (panels, selection, dashboard numbers)");
-    cli.add_option("--script", scriptPath, "run these actions (open, select, show, align, run, wait) before the frames");
+    cli.add_option("--dump-state", dumpState,
+                   "write JSON of what is shown (panels, selection, dashboard numbers)");
+    cli.add_option("--script", scriptPath,
+                   "run these actions (open, select, show, align, run, wait) before the frames");
     cli.add_option("--size", width, "window width")->capture_default_str();
     CLI11_PARSE(cli, argc, argv);
 
     glfwSetErrorCallback(&onGlfwError);
     if (glfwInit() == 0) {
-        std::fprintf(stderr, "glueprof-gui: no display (GLFW could not initialize): set DISPLAY, or run under xvfb-run\n");
+        std::fprintf(stderr,
+                     "glueprof-gui: no display (GLFW could not initialize): set DISPLAY, or run "
+                     "under xvfb-run\n");
         return 2;
     }
     glfwWindowHint(GLFW_CONTEXT_VERSION_MAJOR, 3);
@@ -105,7 +112,8 @@ int main(int argc, char** argv) {
     const std::filesystem::path config = configDir();
     std::filesystem::create_directories(config);
     const std::string iniPath = (config / "imgui.ini").string();
-    ImGui::GetIO().IniFilename = frames > 0 ? nullptr : iniPath.c_str();  // tests start from the default layout
+    ImGui::GetIO().IniFilename =
+        frames > 0 ? nullptr : iniPath.c_str();  // tests start from the default layout
     float xscale = 1.0F;
     float yscale = 1.0F;
     glfwGetWindowContentScale(window, &xscale, &yscale);  // high-DPI: scale fonts and sizes
@@ -114,11 +122,13 @@ int main(int argc, char** argv) {
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 
-    glueprof::gui::ViewState view = frames > 0 ? glueprof::gui::ViewState{}
-                                               : glueprof::gui::ViewState::fromJson(slurp(config / "view.json"));
+    glueprof::gui::ViewState view =
+        frames > 0 ? glueprof::gui::ViewState{}
+                   : glueprof::gui::ViewState::fromJson(slurp(config / "view.json"));
     glueprof::gui::App app(view);
     g_glfwErrorLog = &app.log();
-    app.setFontPath(glueprof::gui::loadDefaultFont(std::round(15.0F * xscale), app.log()));  // rasterized at the DPI scale
+    app.setFontPath(glueprof::gui::loadDefaultFont(std::round(15.0F * xscale),
+                                                   app.log()));  // rasterized at the DPI scale
     if (!db.empty()) {
         app.view().pathField = db;
         app.workspace().open(db);
@@ -127,7 +137,8 @@ int main(int argc, char** argv) {
     std::unique_ptr<glueprof::gui::Script> script;
     if (!scriptPath.empty()) {
         try {
-            script = std::make_unique<glueprof::gui::Script>(glueprof::gui::Script::load(scriptPath));
+            script =
+                std::make_unique<glueprof::gui::Script>(glueprof::gui::Script::load(scriptPath));
         } catch (const std::exception& e) {
             app.log().error(e.what());
         }
@@ -135,7 +146,8 @@ int main(int argc, char** argv) {
     int exitCode = 0;
     int frame = 0;
     while (glfwWindowShouldClose(window) == 0) {
-        // --frames counts the frames drawn after the script has run to its end (its runs may take a while).
+        // --frames counts the frames drawn after the script has run to its end (its runs may take a
+        // while).
         const bool scripting = script != nullptr && script->step(app);
         if (scripting) std::this_thread::sleep_for(std::chrono::milliseconds(10));
         glfwPollEvents();
@@ -144,7 +156,8 @@ int main(int argc, char** argv) {
             continue;
         }
         // Headless runs wait for the analysis before their last frames, so the dump shows it.
-        if (frames > 0 && frame == frames - 2) app.workspace().waitForLoad();  // the next frame takes it in
+        if (frames > 0 && frame == frames - 2)
+            app.workspace().waitForLoad();  // the next frame takes it in
         const auto frameStart = std::chrono::steady_clock::now();
         ImGui_ImplOpenGL3_NewFrame();
         ImGui_ImplGlfw_NewFrame();
@@ -158,11 +171,15 @@ int main(int argc, char** argv) {
         glClearColor(0.10F, 0.10F, 0.11F, 1.0F);
         glClear(GL_COLOR_BUFFER_BIT);
         ImGui_ImplOpenGL3_RenderDrawData(ImGui::GetDrawData());
-        app.frameStats().record(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frameStart).count());
+        app.frameStats().record(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - frameStart)
+                .count());
         if (!scripting) ++frame;
         if (frames > 0 && frame >= frames) {
             if (!screenshot.empty() && !writeScreenshot(screenshot, fbWidth, fbHeight)) {
-                std::fprintf(stderr, "glueprof-gui: cannot write the screenshot %s: check the directory\n", screenshot.c_str());
+                std::fprintf(stderr,
+                             "glueprof-gui: cannot write the screenshot %s: check the directory\n",
+                             screenshot.c_str());
                 exitCode = 2;
             }
             glfwSwapBuffers(window);

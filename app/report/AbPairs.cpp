@@ -7,7 +7,8 @@ const std::string kBaselineSuffix = ":baseline";
 const std::string kOptimizedSuffix = ":optimized";
 
 bool endsWith(const std::string& text, const std::string& suffix) {
-    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return text.size() >= suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 }  // namespace
 
@@ -19,12 +20,14 @@ std::string toggleFromLabel(const std::string& label) {
 std::map<std::string, AbPair> latestAbPairs(const std::vector<RunSummary>& runs) {
     std::map<std::string, AbPair> pairs;
     for (const RunSummary& optimized : runs) {
-        if (!endsWith(optimized.label, kOptimizedSuffix) || optimized.displayStatus() != "complete") continue;
+        if (!endsWith(optimized.label, kOptimizedSuffix) || optimized.displayStatus() != "complete")
+            continue;
         const std::string toggle = toggleFromLabel(optimized.label);
         for (const RunSummary& baseline : runs) {
             if (baseline.id < optimized.id && baseline.label == toggle + kBaselineSuffix &&
                 baseline.displayStatus() == "complete") {
-                pairs[toggle] = AbPair{baseline, optimized};  // runs are in id order: the last one wins
+                pairs[toggle] =
+                    AbPair{baseline, optimized};  // runs are in id order: the last one wins
             }
         }
     }

@@ -15,7 +15,8 @@ struct AbPair {
     RunSummary optimized;
 };
 
-// The latest complete A/B of each toggle: its newest optimized run and the newest baseline before it.
+// The latest complete A/B of each toggle: its newest optimized run and the newest baseline before
+// it.
 std::map<std::string, AbPair> latestAbPairs(const std::vector<RunSummary>& runs);
 // The newest of them (by optimized run id), if any.
 std::optional<AbPair> newestAbPair(const std::vector<RunSummary>& runs);

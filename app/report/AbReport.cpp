@@ -25,7 +25,9 @@ bool hasHostSyncs(const AbReportEntry& e) {
     return e.baselineSyncs.hostSyncsCaptured || e.optimizedSyncs.hostSyncsCaptured;
 }
 
-bool hasPipeline(const AbReportEntry& e) { return e.baselineBubbles.workers > 0 || e.optimizedBubbles.workers > 0; }
+bool hasPipeline(const AbReportEntry& e) {
+    return e.baselineBubbles.workers > 0 || e.optimizedBubbles.workers > 0;
+}
 
 nlohmann::json bubblesJson(const BubbleResult& b) {
     nlohmann::json breakdown = nlohmann::json::object();
@@ -43,7 +45,8 @@ bool hasCopies(const AbReportEntry& e) {
 nlohmann::json overlapJson(const CopyOverlapResult& r) {
     nlohmann::json byName = nlohmann::json::object();
     for (const auto& [name, t] : r.byName) {
-        byName[name] = {{"copies", t.copies}, {"copy_ms", static_cast<double>(t.copyNs) / 1e6},
+        byName[name] = {{"copies", t.copies},
+                        {"copy_ms", static_cast<double>(t.copyNs) / 1e6},
                         {"overlap_ratio", t.overlapRatio()}};
     }
     return {{"copies", r.total.copies},
@@ -66,7 +69,8 @@ std::string verdictLine(const AbComparison& c) {
 
 std::string renderAbTable(const AbReport& report) {
     std::string out = fmt::format(
-        "glueprof A/B: preset {} on {}, {} block(s) x {} step(s) per arm after {} warm-up step(s)\n",
+        "glueprof A/B: preset {} on {}, {} block(s) x {} step(s) per arm after {} warm-up "
+        "step(s)\n",
         report.preset, report.device, report.repeats, report.steps, report.warmup);
     if (!report.gpuCapture.empty()) out += fmt::format("GPU capture: {}\n", report.gpuCapture);
     for (const AbReportEntry& entry : report.entries) {
@@ -79,9 +83,10 @@ std::string renderAbTable(const AbReport& report) {
                                m.optimized, speedupCell(m));
         }
         for (const CounterComparison& k : c.counters) {
-            out += fmt::format("  {:<34} {:>12} {:>12}{}\n", k.name, counterCell(k.baseline),
-                               counterCell(k.optimized),
-                               k.baselineConstant && k.optimizedConstant ? "" : "   (varies per step)");
+            out += fmt::format(
+                "  {:<34} {:>12} {:>12}{}\n", k.name, counterCell(k.baseline),
+                counterCell(k.optimized),
+                k.baselineConstant && k.optimizedConstant ? "" : "   (varies per step)");
         }
         if (hasCopies(entry)) {
             const CopyOverlapResult& b = entry.baselineOverlap;
@@ -92,16 +97,19 @@ std::string renderAbTable(const AbReport& report) {
                                b.exposedMsPerStep(), o.exposedMsPerStep());
         }
         if (hasPipeline(entry)) {
-            out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}\n", "pipeline_bubble_ratio", entry.baselineBubbles.ratio,
-                               entry.optimizedBubbles.ratio);
+            out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}\n", "pipeline_bubble_ratio",
+                               entry.baselineBubbles.ratio, entry.optimizedBubbles.ratio);
             out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}\n", "pipeline_makespan_ms",
-                               entry.baselineBubbles.medianStepMakespanMs(), entry.optimizedBubbles.medianStepMakespanMs());
+                               entry.baselineBubbles.medianStepMakespanMs(),
+                               entry.optimizedBubbles.medianStepMakespanMs());
         }
         if (hasHostSyncs(entry)) {  // the GPU's real syncs (CUPTI), beside the CPU counters above
             out += fmt::format("  {:<34} {:>12g} {:>12g}\n", "host_syncs_per_step",
-                               entry.baselineSyncs.medianHostSyncsPerStep, entry.optimizedSyncs.medianHostSyncsPerStep);
+                               entry.baselineSyncs.medianHostSyncsPerStep,
+                               entry.optimizedSyncs.medianHostSyncsPerStep);
             out += fmt::format("  {:<34} {:>12.3f} {:>12.3f}\n", "sync_blocked_ms",
-                               entry.baselineSyncs.medianSyncBlockedMs, entry.optimizedSyncs.medianSyncBlockedMs);
+                               entry.baselineSyncs.medianSyncBlockedMs,
+                               entry.optimizedSyncs.medianSyncBlockedMs);
         }
         out += fmt::format("  {:<34} {}\n", "loss",
                            c.lossEqual ? "equal, bit for bit, at every step"
@@ -154,10 +162,12 @@ std::string renderAbJson(const AbReport& report) {
             {"loss_equal", c.lossEqual},
             {"diagnostics", diagnostics}};
         if (hasHostSyncs(entry)) {
-            comparison["host_syncs_per_step"] = {{"baseline", entry.baselineSyncs.medianHostSyncsPerStep},
-                                                 {"optimized", entry.optimizedSyncs.medianHostSyncsPerStep}};
-            comparison["sync_blocked_ms"] = {{"baseline", entry.baselineSyncs.medianSyncBlockedMs},
-                                             {"optimized", entry.optimizedSyncs.medianSyncBlockedMs}};
+            comparison["host_syncs_per_step"] = {
+                {"baseline", entry.baselineSyncs.medianHostSyncsPerStep},
+                {"optimized", entry.optimizedSyncs.medianHostSyncsPerStep}};
+            comparison["sync_blocked_ms"] = {
+                {"baseline", entry.baselineSyncs.medianSyncBlockedMs},
+                {"optimized", entry.optimizedSyncs.medianSyncBlockedMs}};
         }
         if (hasPipeline(entry)) {
             comparison["pipeline_bubbles"] = {{"baseline", bubblesJson(entry.baselineBubbles)},
@@ -173,26 +183,28 @@ std::string renderAbJson(const AbReport& report) {
     for (const AbReport::Skipped& s : report.skipped) {
         skipped.push_back({{"toggle", s.toggle}, {"reason", s.reason}});
     }
-    nlohmann::json j = {{"preset", report.preset},
-                        {"device", report.device},
-                        {"gpu_capture", report.gpuCapture},
-                        {"db", report.db},
-                        {"report", report.reportPath},
-                        {"schedule",
-                         {{"warmup", report.warmup}, {"steps", report.steps}, {"repeats", report.repeats}}},
-                        {"comparisons", comparisons},
-                        {"skipped", skipped}};
+    nlohmann::json j = {
+        {"preset", report.preset},
+        {"device", report.device},
+        {"gpu_capture", report.gpuCapture},
+        {"db", report.db},
+        {"report", report.reportPath},
+        {"schedule",
+         {{"warmup", report.warmup}, {"steps", report.steps}, {"repeats", report.repeats}}},
+        {"comparisons", comparisons},
+        {"skipped", skipped}};
     return j.dump(2);
 }
 
 std::string renderAbMarkdown(const AbReport& report) {
     std::string md = "# glueprof A/B report\n\n";
-    md += fmt::format("Preset `{}` on `{}`; {} block(s) of {} step(s) per arm, interleaved, after {} "
-                      "warm-up step(s). Database: `{}`.\n\n",
-                      report.preset, report.device, report.repeats, report.steps, report.warmup,
-                      report.db);
+    md += fmt::format(
+        "Preset `{}` on `{}`; {} block(s) of {} step(s) per arm, interleaved, after {} "
+        "warm-up step(s). Database: `{}`.\n\n",
+        report.preset, report.device, report.repeats, report.steps, report.warmup, report.db);
     if (!report.gpuCapture.empty()) md += fmt::format("GPU capture: {}.\n\n", report.gpuCapture);
-    md += "| toggle | verdict | primary metric | speedup [95% CI] | loss |\n|---|---|---|---|---|\n";
+    md +=
+        "| toggle | verdict | primary metric | speedup [95% CI] | loss |\n|---|---|---|---|---|\n";
     for (const AbReportEntry& entry : report.entries) {
         const AbComparison& c = entry.comparison;
         const MetricComparison* m = c.metric(c.primaryMetric);
@@ -205,8 +217,11 @@ std::string renderAbMarkdown(const AbReport& report) {
     }
     for (const AbReportEntry& entry : report.entries) {
         const AbComparison& c = entry.comparison;
-        md += fmt::format("\n## `{}` (run {} vs run {})\n\n", c.toggle, c.baselineRun, c.optimizedRun);
-        md += "| metric (median ms) | baseline | optimized | speedup [95% CI] |\n|---|---:|---:|---|\n";
+        md += fmt::format("\n## `{}` (run {} vs run {})\n\n", c.toggle, c.baselineRun,
+                          c.optimizedRun);
+        md +=
+            "| metric (median ms) | baseline | optimized | speedup [95% CI] "
+            "|\n|---|---:|---:|---|\n";
         for (const MetricComparison& m : c.metrics) {
             md += fmt::format("| {} | {:.3f} | {:.3f} | {} |\n", m.name, m.baseline, m.optimized,
                               speedupCell(m));
@@ -230,25 +245,36 @@ std::string renderAbMarkdown(const AbReport& report) {
             const BubbleResult& b = entry.baselineBubbles;
             const BubbleResult& o = entry.optimizedBubbles;
             md += fmt::format(
-                "\n| pipeline (executed, per measured step) | baseline | optimized |\n|---|---:|---:|\n"
-                "| workers | {} | {} |\n| makespan ms (median step) | {:.3f} | {:.3f} |\n| bubble ratio | {:.1f}% | {:.1f}% |\n",
-                b.workers, o.workers, b.medianStepMakespanMs(), o.medianStepMakespanMs(), 100 * b.ratio, 100 * o.ratio);
+                "\n| pipeline (executed, per measured step) | baseline | optimized "
+                "|\n|---|---:|---:|\n"
+                "| workers | {} | {} |\n| makespan ms (median step) | {:.3f} | {:.3f} |\n| bubble "
+                "ratio | {:.1f}% | {:.1f}% |\n",
+                b.workers, o.workers, b.medianStepMakespanMs(), o.medianStepMakespanMs(),
+                100 * b.ratio, 100 * o.ratio);
             const auto before = b.breakdown();
             const auto after = o.breakdown();
             for (std::size_t k = 0; k < before.size(); ++k) {
-                md += fmt::format("| {} | {:.1f}% | {:.1f}% |\n", before[k].first, 100 * before[k].second, 100 * after[k].second);
+                md += fmt::format("| {} | {:.1f}% | {:.1f}% |\n", before[k].first,
+                                  100 * before[k].second, 100 * after[k].second);
             }
         }
         if (hasHostSyncs(entry)) {
-            md += fmt::format("\nHost syncs captured on the GPU (CUPTI): {:g} -> {:g} per step, blocking {:.3f} -> {:.3f} ms "
-                              "per step.\n",
-                              entry.baselineSyncs.medianHostSyncsPerStep, entry.optimizedSyncs.medianHostSyncsPerStep,
-                              entry.baselineSyncs.medianSyncBlockedMs, entry.optimizedSyncs.medianSyncBlockedMs);
+            md += fmt::format(
+                "\nHost syncs captured on the GPU (CUPTI): {:g} -> {:g} per step, blocking {:.3f} "
+                "-> {:.3f} ms "
+                "per step.\n",
+                entry.baselineSyncs.medianHostSyncsPerStep,
+                entry.optimizedSyncs.medianHostSyncsPerStep,
+                entry.baselineSyncs.medianSyncBlockedMs, entry.optimizedSyncs.medianSyncBlockedMs);
         }
-        md += "\n### Sync points per measured step, by op\n\n| op | baseline | optimized |\n|---|---:|---:|\n";
+        md +=
+            "\n### Sync points per measured step, by op\n\n| op | baseline | optimized "
+            "|\n|---|---:|---:|\n";
         auto perStep = [](const SyncPointsResult& r, const std::string& op) {
             for (const SyncGroup& g : r.byOp) {
-                if (g.key == op) return static_cast<double>(g.count) / std::max<std::size_t>(1, r.perStep.size());
+                if (g.key == op)
+                    return static_cast<double>(g.count) /
+                           std::max<std::size_t>(1, r.perStep.size());
             }
             return 0.0;
         };
@@ -261,7 +287,8 @@ std::string renderAbMarkdown(const AbReport& report) {
             md += fmt::format("| `{}` | {:g} | {:g} |\n", op, perStep(entry.baselineSyncs, op),
                               perStep(entry.optimizedSyncs, op));
         }
-        md += "\n### Advisor on the baseline run\n\n" + renderFindingsMarkdown(entry.baselineFindings);
+        md += "\n### Advisor on the baseline run\n\n" +
+              renderFindingsMarkdown(entry.baselineFindings);
         if (!entry.diagnostics.empty()) {
             md += "\n### Diagnostics\n\n";
             for (const Diagnostic& d : entry.diagnostics) {
@@ -281,22 +308,25 @@ void writeFileAtomically(const std::string& path, const std::function<void(std::
     {
         std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
         if (!out) {
-            throw inputError(fmt::format("cannot write '{}': check the directory exists and is "
-                                         "writable, or choose another path",
-                                         path));
+            throw inputError(
+                fmt::format("cannot write '{}': check the directory exists and is "
+                            "writable, or choose another path",
+                            path));
         }
         write(out);
         out.flush();
         if (!out) {
             std::remove(temporary.c_str());
-            throw inputError(fmt::format("writing '{}' failed (disk full?); nothing was written", path));
+            throw inputError(
+                fmt::format("writing '{}' failed (disk full?); nothing was written", path));
         }
     }
     std::error_code ec;
     std::filesystem::rename(temporary, path, ec);
     if (ec) {
         std::remove(temporary.c_str());
-        throw inputError(fmt::format("cannot move the finished file to '{}': {}", path, ec.message()));
+        throw inputError(
+            fmt::format("cannot move the finished file to '{}': {}", path, ec.message()));
     }
 }
 

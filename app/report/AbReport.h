@@ -23,7 +23,7 @@ struct AbReportEntry {
     BubbleResult baselineBubbles;  // pipelined arms (the roundpipe toggle): their executed bubble
     BubbleResult optimizedBubbles;
     std::vector<Finding> baselineFindings;  // the advisor on the baseline run
-    std::vector<Diagnostic> diagnostics;  // of both runs
+    std::vector<Diagnostic> diagnostics;    // of both runs
 };
 
 struct AbReport {

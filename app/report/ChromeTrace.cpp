@@ -12,11 +12,21 @@ std::string jsonString(const std::string& text) {
     std::string out = "\"";
     for (unsigned char c : text) {
         switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
+            case '"':
+                out += "\\\"";
+                break;
+            case '\\':
+                out += "\\\\";
+                break;
+            case '\n':
+                out += "\\n";
+                break;
+            case '\r':
+                out += "\\r";
+                break;
+            case '\t':
+                out += "\\t";
+                break;
             default:
                 if (c < 0x20) {
                     out += fmt::format("\\u{:04x}", c);
@@ -35,21 +45,31 @@ constexpr std::int64_t kGpuPidBase = 100;
 
 const char* categoryOf(const Event& e) {
     switch (e.kind) {
-        case EventKind::kRange: return "user_annotation";
-        case EventKind::kOp: return "cpu_op";
-        case EventKind::kKernel: return "kernel";
-        case EventKind::kMemcpy: return "gpu_memcpy";
-        case EventKind::kMemset: return "gpu_memset";
-        case EventKind::kSync: return "cuda_sync";
-        case EventKind::kRuntime: return "cuda_runtime";
-        case EventKind::kMarker: return "marker";
-        case EventKind::kWait: return "wait";
+        case EventKind::kRange:
+            return "user_annotation";
+        case EventKind::kOp:
+            return "cpu_op";
+        case EventKind::kKernel:
+            return "kernel";
+        case EventKind::kMemcpy:
+            return "gpu_memcpy";
+        case EventKind::kMemset:
+            return "gpu_memset";
+        case EventKind::kSync:
+            return "cuda_sync";
+        case EventKind::kRuntime:
+            return "cuda_runtime";
+        case EventKind::kMarker:
+            return "marker";
+        case EventKind::kWait:
+            return "wait";
     }
     return "other";
 }
 
 bool onDevice(const Lane& lane) {
-    return (lane.kind == LaneKind::kCudaStream || lane.kind == LaneKind::kCopyStream) && lane.device >= 0;
+    return (lane.kind == LaneKind::kCudaStream || lane.kind == LaneKind::kCopyStream) &&
+           lane.device >= 0;
 }
 
 // µs with ns precision, exactly: integer microseconds and three decimals.
@@ -64,7 +84,8 @@ std::string micros(TimestampNs ns) {
 void writeChromeTrace(const TraceModel& trace, std::ostream& out) {
     TimestampNs origin = std::numeric_limits<TimestampNs>::max();
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
-        if (!trace.eventsOnLane(i).empty()) origin = std::min(origin, trace.eventsOnLane(i).front().startNs);
+        if (!trace.eventsOnLane(i).empty())
+            origin = std::min(origin, trace.eventsOnLane(i).front().startNs);
     }
     if (origin == std::numeric_limits<TimestampNs>::max()) origin = 0;
 
@@ -73,11 +94,12 @@ void writeChromeTrace(const TraceModel& trace, std::ostream& out) {
         out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
         buffer.clear();
     };
-    fmt::format_to(std::back_inserter(buffer),
-                   "{{\"schemaVersion\": 1, \"displayTimeUnit\": \"ms\", \"baseTimeNanoseconds\": {},\n"
-                   " \"otherData\": {{\"producer\": \"glueprof\", \"run\": {}, \"label\": {}}},\n"
-                   " \"traceEvents\": [\n",
-                   origin, trace.run().id, jsonString(trace.run().label));
+    fmt::format_to(
+        std::back_inserter(buffer),
+        "{{\"schemaVersion\": 1, \"displayTimeUnit\": \"ms\", \"baseTimeNanoseconds\": {},\n"
+        " \"otherData\": {{\"producer\": \"glueprof\", \"run\": {}, \"label\": {}}},\n"
+        " \"traceEvents\": [\n",
+        origin, trace.run().id, jsonString(trace.run().label));
     bool first = true;
     auto begin = [&] {
         if (!first) buffer.push_back(',');
@@ -87,7 +109,8 @@ void writeChromeTrace(const TraceModel& trace, std::ostream& out) {
     // Metadata: process and thread names, sort order as the lanes are listed.
     begin();
     fmt::format_to(std::back_inserter(buffer),
-                   "{{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": {}, \"tid\": 0, \"args\": {{\"name\": {}}}}}",
+                   "{{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": {}, \"tid\": 0, "
+                   "\"args\": {{\"name\": {}}}}}",
                    kHostPid, jsonString(fmt::format("host (run {})", trace.run().id)));
     std::set<std::int64_t> gpus;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
@@ -96,16 +119,19 @@ void writeChromeTrace(const TraceModel& trace, std::ostream& out) {
         if (onDevice(lane) && gpus.insert(lane.device).second) {
             begin();
             fmt::format_to(std::back_inserter(buffer),
-                           "{{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": {}, \"tid\": 0, \"args\": {{\"name\": \"GPU {}\"}}}}",
+                           "{{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": {}, \"tid\": 0, "
+                           "\"args\": {{\"name\": \"GPU {}\"}}}}",
                            pid, lane.device);
         }
         begin();
         fmt::format_to(std::back_inserter(buffer),
-                       "{{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": {}, \"tid\": {}, \"args\": {{\"name\": {}}}}}",
+                       "{{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": {}, \"tid\": {}, "
+                       "\"args\": {{\"name\": {}}}}}",
                        pid, lane.threadOrStream, jsonString(lane.name));
         begin();
         fmt::format_to(std::back_inserter(buffer),
-                       "{{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": {}, \"tid\": {}, \"args\": {{\"sort_index\": {}}}}}",
+                       "{{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": {}, \"tid\": "
+                       "{}, \"args\": {{\"sort_index\": {}}}}}",
                        pid, lane.threadOrStream, i);
     }
     // Launches by correlation id, for the ac2g flows.
@@ -119,8 +145,9 @@ void writeChromeTrace(const TraceModel& trace, std::ostream& out) {
         const Lane& lane = trace.lanes()[i];
         for (const Event& e : trace.eventsOnLane(i)) {
             if (e.kind == EventKind::kRuntime && e.correlation != 0) {
-                launches[e.correlation] = Place{onDevice(lane) ? kGpuPidBase + lane.device : kHostPid,
-                                                lane.threadOrStream, e.startNs};
+                launches[e.correlation] =
+                    Place{onDevice(lane) ? kGpuPidBase + lane.device : kHostPid,
+                          lane.threadOrStream, e.startNs};
             }
         }
     }
@@ -133,20 +160,29 @@ void writeChromeTrace(const TraceModel& trace, std::ostream& out) {
             const std::string& name = trace.name(e.name);
             if (e.kind == EventKind::kMarker || e.endNs <= e.startNs) {
                 fmt::format_to(std::back_inserter(buffer),
-                               "{{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"{}\", \"name\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}}}",
-                               categoryOf(e), jsonString(name), pid, tid, micros(e.startNs - origin));
+                               "{{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"{}\", \"name\": {}, "
+                               "\"pid\": {}, \"tid\": {}, \"ts\": {}}}",
+                               categoryOf(e), jsonString(name), pid, tid,
+                               micros(e.startNs - origin));
             } else {
                 fmt::format_to(std::back_inserter(buffer),
-                               "{{\"ph\": \"X\", \"cat\": \"{}\", \"name\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, \"dur\": {}, "
-                               "\"args\": {{\"category\": \"{}\", \"step\": {}, \"layer\": {}, \"microbatch\": {}",
-                               categoryOf(e), jsonString(name), pid, tid, micros(e.startNs - origin),
-                               micros(e.durationNs()), toString(e.category), e.step, e.layer, e.microbatch);
-                if (e.correlation != 0) fmt::format_to(std::back_inserter(buffer), ", \"correlation\": {}", e.correlation);
+                               "{{\"ph\": \"X\", \"cat\": \"{}\", \"name\": {}, \"pid\": {}, "
+                               "\"tid\": {}, \"ts\": {}, \"dur\": {}, "
+                               "\"args\": {{\"category\": \"{}\", \"step\": {}, \"layer\": {}, "
+                               "\"microbatch\": {}",
+                               categoryOf(e), jsonString(name), pid, tid,
+                               micros(e.startNs - origin), micros(e.durationNs()),
+                               toString(e.category), e.step, e.layer, e.microbatch);
+                if (e.correlation != 0)
+                    fmt::format_to(std::back_inserter(buffer), ", \"correlation\": {}",
+                                   e.correlation);
                 if (e.bytes != 0) {
-                    fmt::format_to(std::back_inserter(buffer), ", \"bytes\": {}, \"src\": \"{}\", \"dst\": \"{}\"", e.bytes,
+                    fmt::format_to(std::back_inserter(buffer),
+                                   ", \"bytes\": {}, \"src\": \"{}\", \"dst\": \"{}\"", e.bytes,
                                    toString(e.srcKind), toString(e.dstKind));
                 }
-                if ((e.flags & kFlagWouldSync) != 0) fmt::format_to(std::back_inserter(buffer), ", \"sync_point\": true");
+                if ((e.flags & kFlagWouldSync) != 0)
+                    fmt::format_to(std::back_inserter(buffer), ", \"sync_point\": true");
                 buffer.append(std::string_view("}}"));
             }
             if (e.kind == EventKind::kKernel && e.correlation != 0) {
@@ -154,12 +190,14 @@ void writeChromeTrace(const TraceModel& trace, std::ostream& out) {
                 if (launch != launches.end()) {
                     begin();
                     fmt::format_to(std::back_inserter(buffer),
-                                   "{{\"ph\": \"s\", \"id\": {}, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"pid\": {}, \"tid\": {}, \"ts\": {}}}",
+                                   "{{\"ph\": \"s\", \"id\": {}, \"cat\": \"ac2g\", \"name\": "
+                                   "\"ac2g\", \"pid\": {}, \"tid\": {}, \"ts\": {}}}",
                                    e.correlation, launch->second.pid, launch->second.tid,
                                    micros(launch->second.ts - origin));
                     begin();
                     fmt::format_to(std::back_inserter(buffer),
-                                   "{{\"ph\": \"f\", \"bp\": \"e\", \"id\": {}, \"cat\": \"ac2g\", \"name\": \"ac2g\", \"pid\": {}, \"tid\": {}, \"ts\": {}}}",
+                                   "{{\"ph\": \"f\", \"bp\": \"e\", \"id\": {}, \"cat\": \"ac2g\", "
+                                   "\"name\": \"ac2g\", \"pid\": {}, \"tid\": {}, \"ts\": {}}}",
                                    e.correlation, pid, tid, micros(e.startNs - origin));
                 }
             }

@@ -19,17 +19,20 @@ std::string csvField(const std::string& text) {
 
 void writeEventsCsv(const TraceModel& trace, std::ostream& out) {
     fmt::memory_buffer buffer;
-    fmt::format_to(std::back_inserter(buffer),
-                   "lane,lane_kind,lane_name,kind,category,name,start_ns,end_ns,duration_ns,step,layer,"
-                   "microbatch,correlation,bytes,src_kind,dst_kind,flags\n");
+    fmt::format_to(
+        std::back_inserter(buffer),
+        "lane,lane_kind,lane_name,kind,category,name,start_ns,end_ns,duration_ns,step,layer,"
+        "microbatch,correlation,bytes,src_kind,dst_kind,flags\n");
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         const Lane& lane = trace.lanes()[i];
         const std::string laneName = csvField(lane.name);
         for (const Event& e : trace.eventsOnLane(i)) {
-            fmt::format_to(std::back_inserter(buffer), "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", lane.id,
+            fmt::format_to(std::back_inserter(buffer),
+                           "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n", lane.id,
                            toString(lane.kind), laneName, toString(e.kind), toString(e.category),
-                           csvField(trace.name(e.name)), e.startNs, e.endNs, e.durationNs(), e.step, e.layer,
-                           e.microbatch, e.correlation, e.bytes, toString(e.srcKind), toString(e.dstKind), e.flags);
+                           csvField(trace.name(e.name)), e.startNs, e.endNs, e.durationNs(), e.step,
+                           e.layer, e.microbatch, e.correlation, e.bytes, toString(e.srcKind),
+                           toString(e.dstKind), e.flags);
             if (buffer.size() > (1u << 20)) {
                 out.write(buffer.data(), static_cast<std::streamsize>(buffer.size()));
                 buffer.clear();
@@ -45,15 +48,18 @@ void writeStepsCsv(const TraceModel& trace, const AnalysisResult& analysis, std:
     std::map<std::int32_t, const GlueStep*> glue;
     for (const GlueStep& g : analysis.glue.steps) glue[g.step] = &g;
     std::string header = "step,block,wall_ms,forward_ms,backward_ms,optimizer_ms,loss";
-    for (std::size_t p = 0; p < kGluePartCount; ++p) header += fmt::format(",glue_{}_ms", toString(static_cast<GluePart>(p)));
+    for (std::size_t p = 0; p < kGluePartCount; ++p)
+        header += fmt::format(",glue_{}_ms", toString(static_cast<GluePart>(p)));
     for (const std::string& name : counterNames) header += "," + csvField(name);
     out << header << "\n";
     for (const StepTimes& t : analysis.steps.measured) {
-        std::string row = fmt::format("{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.9g}", t.step, t.block, t.wallMs, t.forwardMs,
-                                      t.backwardMs, t.optimizerMs, t.loss);
+        std::string row = fmt::format("{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.9g}", t.step, t.block,
+                                      t.wallMs, t.forwardMs, t.backwardMs, t.optimizerMs, t.loss);
         auto g = glue.find(t.step);
         for (std::size_t p = 0; p < kGluePartCount; ++p) {
-            row += g != glue.end() ? fmt::format(",{:.6f}", static_cast<double>(g->second->partNs[p]) / 1e6) : ",";
+            row += g != glue.end()
+                       ? fmt::format(",{:.6f}", static_cast<double>(g->second->partNs[p]) / 1e6)
+                       : ",";
         }
         for (const std::string& name : counterNames) {
             auto value = trace.counter(t.step, name);

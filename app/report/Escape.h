@@ -1,6 +1,6 @@
 #pragma once
-// Trace-derived text inside HTML, SVG or XML (JUnit): &, <, >, " and ' as character references, valid
-// in all three, so a kernel named <script> stays text.
+// Trace-derived text inside HTML, SVG or XML (JUnit): &, <, >, " and ' as character references,
+// valid in all three, so a kernel named <script> stays text.
 #include <string>
 
 namespace glueprof {

@@ -14,9 +14,10 @@ namespace {
 constexpr const char* kFormat = "glueprof-baseline-1";
 
 [[noreturn]] void malformed(const std::string& path, const std::string& what) {
-    throw inputError(fmt::format("baseline '{}' is malformed: {}; fix it or write a new one with "
-                                 "`glueprof check --update-baseline`",
-                                 path, what));
+    throw inputError(
+        fmt::format("baseline '{}' is malformed: {}; fix it or write a new one with "
+                    "`glueprof check --update-baseline`",
+                    path, what));
 }
 
 double number(const nlohmann::json& j, const std::string& path, const std::string& where) {
@@ -29,8 +30,10 @@ double number(const nlohmann::json& j, const std::string& path, const std::strin
 GateBaseline parseGateBaseline(const std::string& text, const std::string& path) {
     nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) malformed(path, "not a JSON object");
-    if (j.value("format", "") != kFormat) malformed(path, fmt::format("\"format\" must be \"{}\"", kFormat));
-    if (!j.contains("preset") || !j["preset"].is_string()) malformed(path, "\"preset\" must be a string");
+    if (j.value("format", "") != kFormat)
+        malformed(path, fmt::format("\"format\" must be \"{}\"", kFormat));
+    if (!j.contains("preset") || !j["preset"].is_string())
+        malformed(path, "\"preset\" must be a string");
     if (!j.contains("toggles") || !j["toggles"].is_object() || j["toggles"].empty()) {
         malformed(path, "\"toggles\" must be a non-empty object");
     }
@@ -48,18 +51,21 @@ GateBaseline parseGateBaseline(const std::string& text, const std::string& path)
                 if (!c.is_object() || !c.contains("baseline") || !c.contains("optimized")) {
                     malformed(path, at + " needs \"baseline\" and \"optimized\"");
                 }
-                e.counters[name] = CounterExpectation{number(c["baseline"], path, at + ".baseline"),
-                                                      number(c["optimized"], path, at + ".optimized")};
+                e.counters[name] =
+                    CounterExpectation{number(c["baseline"], path, at + ".baseline"),
+                                       number(c["optimized"], path, at + ".optimized")};
             }
         }
         if (t.contains("min_speedup")) {
-            if (!t["min_speedup"].is_object()) malformed(path, where + ".min_speedup must be an object");
+            if (!t["min_speedup"].is_object())
+                malformed(path, where + ".min_speedup must be an object");
             for (const auto& [metric, floor] : t["min_speedup"].items()) {
                 e.minSpeedup[metric] = number(floor, path, where + ".min_speedup." + metric);
             }
         }
         if (t.contains("loss_equal")) {
-            if (!t["loss_equal"].is_boolean()) malformed(path, where + ".loss_equal must be true or false");
+            if (!t["loss_equal"].is_boolean())
+                malformed(path, where + ".loss_equal must be true or false");
             e.lossEqual = t["loss_equal"].get<bool>();
         }
         b.toggles[toggle] = e;
@@ -71,26 +77,32 @@ std::string renderGateBaseline(const GateBaseline& b) {
     nlohmann::json toggles = nlohmann::json::object();
     for (const auto& [toggle, e] : b.toggles) {
         nlohmann::json counters = nlohmann::json::object();
-        for (const auto& [name, c] : e.counters) counters[name] = {{"baseline", c.baseline}, {"optimized", c.optimized}};
+        for (const auto& [name, c] : e.counters)
+            counters[name] = {{"baseline", c.baseline}, {"optimized", c.optimized}};
         nlohmann::json speedups = nlohmann::json::object();
         for (const auto& [metric, floor] : e.minSpeedup) speedups[metric] = floor;
-        toggles[toggle] = {{"counters", counters}, {"min_speedup", speedups}, {"loss_equal", e.lossEqual}};
+        toggles[toggle] = {
+            {"counters", counters}, {"min_speedup", speedups}, {"loss_equal", e.lossEqual}};
     }
-    nlohmann::json j = {{"format", kFormat}, {"preset", b.preset}, {"device", b.device}, {"toggles", toggles}};
+    nlohmann::json j = {
+        {"format", kFormat}, {"preset", b.preset}, {"device", b.device}, {"toggles", toggles}};
     return j.dump(2) + "\n";
 }
 
 std::string renderGateTable(const std::vector<GateCheck>& checks) {
-    std::string out = fmt::format("{:<18} {:<38} {:<24} {:<30} {}\n", "toggle", "check", "expected", "measured", "result");
+    std::string out = fmt::format("{:<18} {:<38} {:<24} {:<30} {}\n", "toggle", "check", "expected",
+                                  "measured", "result");
     int failed = 0;
     for (const GateCheck& c : checks) {
-        out += fmt::format("{:<18} {:<38} {:<24} {:<30} {}\n", c.toggle, c.check, c.expected, c.measured,
-                           c.passed ? "pass" : "FAIL");
+        out += fmt::format("{:<18} {:<38} {:<24} {:<30} {}\n", c.toggle, c.check, c.expected,
+                           c.measured, c.passed ? "pass" : "FAIL");
         if (!c.passed) ++failed;
     }
-    out += failed == 0 ? fmt::format("\nall {} checks passed\n", checks.size())
-                       : fmt::format("\n{} of {} checks FAILED: a toggle no longer saves what the baseline says\n",
-                                     failed, checks.size());
+    out += failed == 0
+               ? fmt::format("\nall {} checks passed\n", checks.size())
+               : fmt::format(
+                     "\n{} of {} checks FAILED: a toggle no longer saves what the baseline says\n",
+                     failed, checks.size());
     return out;
 }
 
@@ -98,17 +110,21 @@ std::string renderGateJunit(const std::vector<GateCheck>& checks) {
     int failures = 0;
     for (const GateCheck& c : checks) failures += c.passed ? 0 : 1;
     std::string xml = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-    xml += fmt::format("<testsuites name=\"glueprof check\" tests=\"{}\" failures=\"{}\">\n", checks.size(), failures);
-    xml += fmt::format("  <testsuite name=\"glueprof check\" tests=\"{}\" failures=\"{}\">\n", checks.size(), failures);
+    xml += fmt::format("<testsuites name=\"glueprof check\" tests=\"{}\" failures=\"{}\">\n",
+                       checks.size(), failures);
+    xml += fmt::format("  <testsuite name=\"glueprof check\" tests=\"{}\" failures=\"{}\">\n",
+                       checks.size(), failures);
     for (const GateCheck& c : checks) {
-        xml += fmt::format("    <testcase classname=\"{}\" name=\"{}\"", escapeMarkup("glueprof." + c.toggle),
-                           escapeMarkup(c.check));
+        xml += fmt::format("    <testcase classname=\"{}\" name=\"{}\"",
+                           escapeMarkup("glueprof." + c.toggle), escapeMarkup(c.check));
         if (c.passed) {
             xml += "/>\n";
         } else {
-            xml += fmt::format(">\n      <failure message=\"{}\">expected {}, measured {}</failure>\n    </testcase>\n",
-                               escapeMarkup("expected " + c.expected + ", measured " + c.measured),
-                               escapeMarkup(c.expected), escapeMarkup(c.measured));
+            xml += fmt::format(
+                ">\n      <failure message=\"{}\">expected {}, measured {}</failure>\n    "
+                "</testcase>\n",
+                escapeMarkup("expected " + c.expected + ", measured " + c.measured),
+                escapeMarkup(c.expected), escapeMarkup(c.measured));
         }
     }
     xml += "  </testsuite>\n</testsuites>\n";

@@ -20,19 +20,30 @@ std::string phaseBars(const AbComparison& c) {
     for (const MetricComparison& m : c.metrics) top = std::max({top, m.baseline, m.optimized});
     if (top <= 0) return {};
     const int rowHeight = 44;
-    std::string svg = fmt::format("<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"phase times before and after\">\n",
-                                  kChartWidth, rowHeight * static_cast<int>(c.metrics.size()) + 10);
+    std::string svg = fmt::format(
+        "<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"phase times before and "
+        "after\">\n",
+        kChartWidth, rowHeight * static_cast<int>(c.metrics.size()) + 10);
     int y = 5;
     for (const MetricComparison& m : c.metrics) {
         const double scale = (kChartWidth - kLabelWidth - 230) / top;
-        svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n", y + 24, escapeMarkup(m.name));
-        svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"{}\"><title>baseline {:.3f} ms</title></rect>\n",
-                           kLabelWidth, y, std::max(1.0, m.baseline * scale), cssColour(kBaselineColour), m.baseline);
-        svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"{}\"><title>optimized {:.3f} ms</title></rect>\n",
-                           kLabelWidth, y + 18, std::max(1.0, m.optimized * scale), cssColour(kOptimizedColour), m.optimized);
-        svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{:.3f} / {:.3f} ms &#8594; {:.3f}x [{:.3f}, {:.3f}]</text>\n",
-                           kLabelWidth + std::max(m.baseline, m.optimized) * scale + 6, y + 24, m.baseline, m.optimized,
-                           m.speedup, m.speedupLow, m.speedupHigh);
+        svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n", y + 24,
+                           escapeMarkup(m.name));
+        svg += fmt::format(
+            "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"{}\"><title>baseline "
+            "{:.3f} ms</title></rect>\n",
+            kLabelWidth, y, std::max(1.0, m.baseline * scale), cssColour(kBaselineColour),
+            m.baseline);
+        svg += fmt::format(
+            "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"{}\"><title>optimized "
+            "{:.3f} ms</title></rect>\n",
+            kLabelWidth, y + 18, std::max(1.0, m.optimized * scale), cssColour(kOptimizedColour),
+            m.optimized);
+        svg += fmt::format(
+            "<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{:.3f} / {:.3f} ms &#8594; {:.3f}x "
+            "[{:.3f}, {:.3f}]</text>\n",
+            kLabelWidth + std::max(m.baseline, m.optimized) * scale + 6, y + 24, m.baseline,
+            m.optimized, m.speedup, m.speedupLow, m.speedupHigh);
         y += rowHeight;
     }
     return svg + "</svg>\n";
@@ -42,7 +53,8 @@ std::string legend() {
     std::string html = "<p class=\"legend\">";
     for (std::size_t p = 0; p < kGluePartCount; ++p) {
         const auto part = static_cast<GluePart>(p);
-        html += fmt::format("<span><i style=\"background:{}\"></i>{}</span> ", cssColour(partColour(part)), toString(part));
+        html += fmt::format("<span><i style=\"background:{}\"></i>{}</span> ",
+                            cssColour(partColour(part)), toString(part));
     }
     return html + "</p>\n";
 }
@@ -51,23 +63,29 @@ std::string glueBars(const ReportRun& r, TimestampNs widest) {
     const std::vector<GlueStep>& steps = r.analysis.glue.steps;
     if (steps.empty() || widest <= 0) return "<p>No measured steps.</p>\n";
     const int rowHeight = 18;
-    std::string svg = fmt::format("<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"glue breakdown per step\">\n",
-                                  kChartWidth, rowHeight * static_cast<int>(steps.size()) + 4);
-    const double scale = static_cast<double>(kChartWidth - kLabelWidth - 90) / static_cast<double>(widest);
+    std::string svg = fmt::format(
+        "<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"glue breakdown per step\">\n",
+        kChartWidth, rowHeight * static_cast<int>(steps.size()) + 4);
+    const double scale =
+        static_cast<double>(kChartWidth - kLabelWidth - 90) / static_cast<double>(widest);
     int y = 2;
     for (const GlueStep& s : steps) {
-        svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">step {}</text>\n", y + 12, s.step);
+        svg +=
+            fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">step {}</text>\n", y + 12, s.step);
         double x = kLabelWidth;
         for (std::size_t p = 0; p < kGluePartCount; ++p) {
             const double w = static_cast<double>(s.partNs[p]) * scale;
             if (w <= 0) continue;
             const auto part = static_cast<GluePart>(p);
-            svg += fmt::format("<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"14\" fill=\"{}\"><title>{} {:.3f} ms</title></rect>\n",
-                               x, y, w, cssColour(partColour(part)), toString(part), static_cast<double>(s.partNs[p]) / 1e6);
+            svg += fmt::format(
+                "<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"14\" fill=\"{}\"><title>{} "
+                "{:.3f} ms</title></rect>\n",
+                x, y, w, cssColour(partColour(part)), toString(part),
+                static_cast<double>(s.partNs[p]) / 1e6);
             x += w;
         }
-        svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{:.2f} ms</text>\n", x + 4, y + 12,
-                           static_cast<double>(s.wallNs) / 1e6);
+        svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{:.2f} ms</text>\n", x + 4,
+                           y + 12, static_cast<double>(s.wallNs) / 1e6);
         y += rowHeight;
     }
     return svg + "</svg>\n";
@@ -79,15 +97,19 @@ std::string syncByLayer(const ReportRun& r) {
     std::int64_t top = 1;
     for (const SyncGroup& g : groups) top = std::max(top, g.count);
     const int rowHeight = 18;
-    std::string svg = fmt::format("<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"sync points per layer\">\n",
-                                  kChartWidth, rowHeight * static_cast<int>(groups.size()) + 4);
+    std::string svg = fmt::format(
+        "<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"sync points per layer\">\n",
+        kChartWidth, rowHeight * static_cast<int>(groups.size()) + 4);
     int y = 2;
     for (const SyncGroup& g : groups) {
-        const double w = static_cast<double>(g.count) * (kChartWidth - kLabelWidth - 60) / static_cast<double>(top);
-        svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n", y + 12, escapeMarkup(g.key));
-        svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"14\" fill=\"{}\"/>\n", kLabelWidth, y, w,
-                           cssColour(kSyncColour));
-        svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{}</text>\n", kLabelWidth + w + 4, y + 12, g.count);
+        const double w = static_cast<double>(g.count) * (kChartWidth - kLabelWidth - 60) /
+                         static_cast<double>(top);
+        svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n", y + 12,
+                           escapeMarkup(g.key));
+        svg += fmt::format("<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"14\" fill=\"{}\"/>\n",
+                           kLabelWidth, y, w, cssColour(kSyncColour));
+        svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{}</text>\n",
+                           kLabelWidth + w + 4, y + 12, g.count);
         y += rowHeight;
     }
     return svg + "</svg>\n";
@@ -95,22 +117,29 @@ std::string syncByLayer(const ReportRun& r) {
 
 std::string overlapStrip(const ReportRun& r) {
     if (r.stripCopies.empty() || r.stripEndNs <= r.stripStartNs) return {};
-    const double scale = static_cast<double>(kChartWidth - 10) / static_cast<double>(r.stripEndNs - r.stripStartNs);
+    const double scale =
+        static_cast<double>(kChartWidth - 10) / static_cast<double>(r.stripEndNs - r.stripStartNs);
     auto x = [&](TimestampNs t) { return 5.0 + static_cast<double>(t - r.stripStartNs) * scale; };
-    std::string svg = fmt::format("<svg width=\"{}\" height=\"46\" role=\"img\" aria-label=\"copies of step {}\">\n"
-                                  "<rect x=\"5\" y=\"4\" width=\"{}\" height=\"26\" fill=\"#F2F2F2\"/>\n",
-                                  kChartWidth, r.stripStep, kChartWidth - 10);
+    std::string svg = fmt::format(
+        "<svg width=\"{}\" height=\"46\" role=\"img\" aria-label=\"copies of step {}\">\n"
+        "<rect x=\"5\" y=\"4\" width=\"{}\" height=\"26\" fill=\"#F2F2F2\"/>\n",
+        kChartWidth, r.stripStep, kChartWidth - 10);
     for (const CopySpan& c : r.stripCopies) {
-        svg += fmt::format("<rect x=\"{:.2f}\" y=\"4\" width=\"{:.2f}\" height=\"26\" fill=\"{}\"><title>{} {:.3f} ms (exposed part red)</title></rect>\n",
-                           x(c.startNs), std::max(0.5, x(c.endNs) - x(c.startNs)), cssColour(kExposedColour), escapeMarkup(c.name),
-                           static_cast<double>(c.endNs - c.startNs) / 1e6);
+        svg += fmt::format(
+            "<rect x=\"{:.2f}\" y=\"4\" width=\"{:.2f}\" height=\"26\" fill=\"{}\"><title>{} "
+            "{:.3f} ms (exposed part red)</title></rect>\n",
+            x(c.startNs), std::max(0.5, x(c.endNs) - x(c.startNs)), cssColour(kExposedColour),
+            escapeMarkup(c.name), static_cast<double>(c.endNs - c.startNs) / 1e6);
         for (const auto& [start, end] : c.covered) {
-            svg += fmt::format("<rect x=\"{:.2f}\" y=\"4\" width=\"{:.2f}\" height=\"26\" fill=\"{}\"/>\n", x(start),
-                               std::max(0.5, x(end) - x(start)), cssColour(kCoveredColour));
+            svg += fmt::format(
+                "<rect x=\"{:.2f}\" y=\"4\" width=\"{:.2f}\" height=\"26\" fill=\"{}\"/>\n",
+                x(start), std::max(0.5, x(end) - x(start)), cssColour(kCoveredColour));
         }
     }
-    svg += fmt::format("<text x=\"5\" y=\"44\" class=\"value\">step {}: {:.2f} ms; copies green where compute covered them, red where exposed</text>\n",
-                       r.stripStep, static_cast<double>(r.stripEndNs - r.stripStartNs) / 1e6);
+    svg += fmt::format(
+        "<text x=\"5\" y=\"44\" class=\"value\">step {}: {:.2f} ms; copies green where compute "
+        "covered them, red where exposed</text>\n",
+        r.stripStep, static_cast<double>(r.stripEndNs - r.stripStartNs) / 1e6);
     return svg + "</svg>\n";
 }
 
@@ -124,17 +153,23 @@ std::string gantt(const ReportRun& r) {
     }
     if (end <= start) return {};
     const int rowHeight = 20;
-    const double scale = static_cast<double>(kChartWidth - kLabelWidth - 10) / static_cast<double>(end - start);
-    std::string svg = fmt::format("<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"pipeline Gantt\">\n", kChartWidth,
-                                  rowHeight * static_cast<int>(r.workers.size()) + 4);
+    const double scale =
+        static_cast<double>(kChartWidth - kLabelWidth - 10) / static_cast<double>(end - start);
+    std::string svg =
+        fmt::format("<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"pipeline Gantt\">\n",
+                    kChartWidth, rowHeight * static_cast<int>(r.workers.size()) + 4);
     for (std::size_t w = 0; w < r.workers.size(); ++w) {
-        svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n", 2 + rowHeight * static_cast<int>(w) + 13,
-                           escapeMarkup(r.workers[w]));
+        svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n",
+                           2 + rowHeight * static_cast<int>(w) + 13, escapeMarkup(r.workers[w]));
     }
     for (const GanttBar& b : r.gantt) {
-        svg += fmt::format("<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"16\" fill=\"{}\" stroke=\"#000\" stroke-width=\"0.2\"><title>{}</title></rect>\n",
-                           kLabelWidth + static_cast<double>(b.startNs - start) * scale, 2 + rowHeight * static_cast<int>(b.worker),
-                           std::max(0.5, static_cast<double>(b.endNs - b.startNs) * scale), cssColour(pipelineKindColour(b.kind)), escapeMarkup(b.kind));
+        svg += fmt::format(
+            "<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"16\" fill=\"{}\" "
+            "stroke=\"#000\" stroke-width=\"0.2\"><title>{}</title></rect>\n",
+            kLabelWidth + static_cast<double>(b.startNs - start) * scale,
+            2 + rowHeight * static_cast<int>(b.worker),
+            std::max(0.5, static_cast<double>(b.endNs - b.startNs) * scale),
+            cssColour(pipelineKindColour(b.kind)), escapeMarkup(b.kind));
     }
     return svg + "</svg>\n";
 }
@@ -143,61 +178,80 @@ std::string gantt(const ReportRun& r) {
 
 std::string renderReportHtml(const TraceReport& report) {
     std::string html =
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>glueprof report</title>\n"
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>glueprof "
+        "report</title>\n"
         "<style>body{font-family:sans-serif;max-width:820px;margin:2em auto;color:#222}"
-        "h1,h2,h3{font-weight:600}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
-        "td:first-child,th:first-child{text-align:left}.label{font-size:12px}.value{font-size:11px;fill:#444}"
-        ".legend span{margin-right:10px;font-size:12px}.legend i{display:inline-block;width:10px;height:10px;margin-right:4px}"
-        ".diagnostics{background:#FDECEA;border:1px solid #C0504D;padding:8px}code{background:#f4f4f4}</style>\n"
+        "h1,h2,h3{font-weight:600}table{border-collapse:collapse}td,th{border:1px solid "
+        "#ccc;padding:3px 8px;text-align:right}"
+        "td:first-child,th:first-child{text-align:left}.label{font-size:12px}.value{font-size:11px;"
+        "fill:#444}"
+        ".legend span{margin-right:10px;font-size:12px}.legend "
+        "i{display:inline-block;width:10px;height:10px;margin-right:4px}"
+        ".diagnostics{background:#FDECEA;border:1px solid "
+        "#C0504D;padding:8px}code{background:#f4f4f4}</style>\n"
         "</head><body>\n<h1>glueprof report</h1>\n<ul>\n";
     TimestampNs widest = 0;
     for (const ReportRun& r : report.runs) {
-        html += fmt::format("<li>run {} <code>{}</code>: preset <code>{}</code> on <code>{}</code>, {}</li>\n", r.run.id,
-                            escapeMarkup(r.run.label), escapeMarkup(r.run.preset), escapeMarkup(r.run.device),
-                            escapeMarkup(r.run.displayStatus()));
+        html += fmt::format(
+            "<li>run {} <code>{}</code>: preset <code>{}</code> on <code>{}</code>, {}</li>\n",
+            r.run.id, escapeMarkup(r.run.label), escapeMarkup(r.run.preset),
+            escapeMarkup(r.run.device), escapeMarkup(r.run.displayStatus()));
         for (const GlueStep& s : r.analysis.glue.steps) widest = std::max(widest, s.wallNs);
     }
     html += "</ul>\n";
     for (const ReportRun& r : report.runs) {
         if (r.diagnostics.empty()) continue;
-        html += fmt::format("<div class=\"diagnostics\"><strong>Run {} lost or skipped something:</strong><ul>\n", r.run.id);
+        html += fmt::format(
+            "<div class=\"diagnostics\"><strong>Run {} lost or skipped something:</strong><ul>\n",
+            r.run.id);
         for (const Diagnostic& d : r.diagnostics) {
-            html += fmt::format("<li><code>{}</code> = {}: {}</li>\n", escapeMarkup(d.name), d.value, escapeMarkup(d.detail));
+            html += fmt::format("<li><code>{}</code> = {}: {}</li>\n", escapeMarkup(d.name),
+                                d.value, escapeMarkup(d.detail));
         }
         html += "</ul></div>\n";
     }
     if (report.comparison) {
         const AbComparison& c = *report.comparison;
-        html += fmt::format("<h2>Before / after: <code>{}</code></h2>\n<p>Grey: baseline (run {}), blue: optimized (run {}); "
-                            "medians of the measured steps, speedup with its bootstrap 95% interval. Verdict on {}: <b>{}</b>. "
-                            "Loss {} at every step.</p>\n",
-                            escapeMarkup(c.toggle), c.baselineRun, c.optimizedRun, escapeMarkup(c.primaryMetric),
-                            toString(c.verdict()), c.lossEqual ? "bit-identical" : "<b>differs</b>");
+        html += fmt::format(
+            "<h2>Before / after: <code>{}</code></h2>\n<p>Grey: baseline (run {}), blue: optimized "
+            "(run {}); "
+            "medians of the measured steps, speedup with its bootstrap 95% interval. Verdict on "
+            "{}: <b>{}</b>. "
+            "Loss {} at every step.</p>\n",
+            escapeMarkup(c.toggle), c.baselineRun, c.optimizedRun, escapeMarkup(c.primaryMetric),
+            toString(c.verdict()), c.lossEqual ? "bit-identical" : "<b>differs</b>");
         html += phaseBars(c);
     }
     for (const ReportRun& r : report.runs) {
         const AnalysisResult& a = r.analysis;
-        html += fmt::format("<h2>Run {} <code>{}</code></h2>\n", r.run.id, escapeMarkup(r.run.label));
+        html +=
+            fmt::format("<h2>Run {} <code>{}</code></h2>\n", r.run.id, escapeMarkup(r.run.label));
         html += "<h3>Where each step's time goes</h3>\n" + legend() + glueBars(r, widest);
         html += "<h3>Sync points per layer (measured steps)</h3>\n" + syncByLayer(r);
         if (a.copyOverlap.total.copies > 0) {
-            html += fmt::format("<h3>Copy/compute overlap</h3>\n<p>Overlap ratio {:.3f}; exposed copy {:.3f} ms per step "
-                                "over {} copies.</p>\n",
-                                a.copyOverlap.total.overlapRatio(), a.copyOverlap.exposedMsPerStep(), a.copyOverlap.total.copies);
+            html += fmt::format(
+                "<h3>Copy/compute overlap</h3>\n<p>Overlap ratio {:.3f}; exposed copy {:.3f} ms "
+                "per step "
+                "over {} copies.</p>\n",
+                a.copyOverlap.total.overlapRatio(), a.copyOverlap.exposedMsPerStep(),
+                a.copyOverlap.total.copies);
             html += overlapStrip(r);
         }
         if (a.bubbles.workers > 0) {
-            html += fmt::format("<h3>Pipeline</h3>\n<p>{} workers, bubble ratio {:.2f}% ({}).</p>\n", a.bubbles.workers,
-                                100 * a.bubbles.ratio, a.bubbles.breakdownText());
+            html +=
+                fmt::format("<h3>Pipeline</h3>\n<p>{} workers, bubble ratio {:.2f}% ({}).</p>\n",
+                            a.bubbles.workers, 100 * a.bubbles.ratio, a.bubbles.breakdownText());
             html += gantt(r);
         }
         html += "<h3>Advisor</h3>\n";
         if (a.findings.empty()) html += "<p>No glue pattern found that a toggle addresses.</p>\n";
         html += "<ul>\n";
         for (const Finding& f : a.findings) {
-            html += fmt::format("<li><b>{}</b> ({}, up to {:.3f} ms per step): {}</li>\n", escapeMarkup(f.rule),
-                                f.toggle.empty() ? "no toggle yet" : "try <code>" + escapeMarkup(f.toggle) + "</code>",
-                                f.savingMsPerStep, escapeMarkup(f.evidence));
+            html += fmt::format(
+                "<li><b>{}</b> ({}, up to {:.3f} ms per step): {}</li>\n", escapeMarkup(f.rule),
+                f.toggle.empty() ? "no toggle yet"
+                                 : "try <code>" + escapeMarkup(f.toggle) + "</code>",
+                f.savingMsPerStep, escapeMarkup(f.evidence));
         }
         html += "</ul>\n";
     }

@@ -6,15 +6,24 @@ namespace glueprof {
 
 std::uint32_t partColour(GluePart part) {
     switch (part) {
-        case GluePart::kMath: return 0x4F81BD;
-        case GluePart::kGlue: return 0xF79646;
-        case GluePart::kOptimizer: return 0x9BBB59;
-        case GluePart::kData: return 0x8064A2;
-        case GluePart::kPipeline: return 0x4BACC6;
-        case GluePart::kCopy: return 0x2C9C8F;
-        case GluePart::kSyncWait: return 0xC0504D;
-        case GluePart::kIdle: return 0xD9D9D9;
-        case GluePart::kCount: break;
+        case GluePart::kMath:
+            return 0x4F81BD;
+        case GluePart::kGlue:
+            return 0xF79646;
+        case GluePart::kOptimizer:
+            return 0x9BBB59;
+        case GluePart::kData:
+            return 0x8064A2;
+        case GluePart::kPipeline:
+            return 0x4BACC6;
+        case GluePart::kCopy:
+            return 0x2C9C8F;
+        case GluePart::kSyncWait:
+            return 0xC0504D;
+        case GluePart::kIdle:
+            return 0xD9D9D9;
+        case GluePart::kCount:
+            break;
     }
     return 0x000000;
 }

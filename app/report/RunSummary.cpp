@@ -25,28 +25,33 @@ namespace {
 // The run's GPU capture line, from its environment ("" for runs recorded before it was stored).
 std::string gpuCaptureOf(const RunSummary& run) {
     const nlohmann::json env = nlohmann::json::parse(run.environmentJson, nullptr, false);
-    if (!env.is_object() || !env.contains("gpu_capture") || !env["gpu_capture"].is_string()) return "";
+    if (!env.is_object() || !env.contains("gpu_capture") || !env["gpu_capture"].is_string())
+        return "";
     return env["gpu_capture"].get<std::string>();
 }
 
 }  // namespace
 
 std::string renderRunSummary(const RunSummary& run, const AnalysisResult& a, const std::string& db,
-                             const ProcessStats& process, const std::vector<Diagnostic>& diagnostics) {
-    std::string out = fmt::format("run {} ({}): preset {} on {}, status {}, {} steps ({} measured)\n",
-                                  run.id, run.label, run.preset, run.device, run.displayStatus(),
-                                  run.stepCount, a.steps.measured.size());
-    if (const std::string capture = gpuCaptureOf(run); !capture.empty()) out += "GPU capture: " + capture + "\n";
+                             const ProcessStats& process,
+                             const std::vector<Diagnostic>& diagnostics) {
+    std::string out = fmt::format(
+        "run {} ({}): preset {} on {}, status {}, {} steps ({} measured)\n", run.id, run.label,
+        run.preset, run.device, run.displayStatus(), run.stepCount, a.steps.measured.size());
+    if (const std::string capture = gpuCaptureOf(run); !capture.empty())
+        out += "GPU capture: " + capture + "\n";
     out += fmt::format("  {:<24} {:>10.3f}\n", "step_ms (median)", a.steps.medianWallMs);
     out += fmt::format("  {:<24} {:>10.3f}\n", "forward_ms (median)", a.steps.medianForwardMs);
     out += fmt::format("  {:<24} {:>10.3f}\n", "backward_ms (median)", a.steps.medianBackwardMs);
     out += fmt::format("  {:<24} {:>10.3f}\n", "optimizer_ms (median)", a.steps.medianOptimizerMs);
     if (process.peakRssBytes > 0) {
-        out += fmt::format("  {:<24} {:>10.1f}\n", "peak host memory (MiB)", mib(process.peakRssBytes));
+        out += fmt::format("  {:<24} {:>10.1f}\n", "peak host memory (MiB)",
+                           mib(process.peakRssBytes));
     }
     out += "  where a step's time goes (median ms; math > glue > copy > sync wait > idle):\n";
     for (std::size_t p = 0; p < kGluePartCount; ++p) {
-        out += fmt::format("    {:<22} {:>10.3f}\n", toString(static_cast<GluePart>(p)), a.glue.medianMsPerPart[p]);
+        out += fmt::format("    {:<22} {:>10.3f}\n", toString(static_cast<GluePart>(p)),
+                           a.glue.medianMsPerPart[p]);
     }
     out += fmt::format("  {:<24} {:>10g}\n", "sync points per step", a.syncPoints.medianPerStep);
     for (const SyncGroup& g : a.syncPoints.byOp) {
@@ -56,23 +61,32 @@ std::string renderRunSummary(const RunSummary& run, const AnalysisResult& a, con
         out += fmt::format("    in range {:<31} {:>8} in all\n", g.key, g.count);
     }
     if (a.syncPoints.hostSyncsCaptured) {
-        out += fmt::format("  {:<24} {:>10g}\n", "host syncs per step (GPU)", a.syncPoints.medianHostSyncsPerStep);
-        out += fmt::format("  {:<24} {:>10.3f}\n", "sync blocked ms per step", a.syncPoints.medianSyncBlockedMs);
+        out += fmt::format("  {:<24} {:>10g}\n", "host syncs per step (GPU)",
+                           a.syncPoints.medianHostSyncsPerStep);
+        out += fmt::format("  {:<24} {:>10.3f}\n", "sync blocked ms per step",
+                           a.syncPoints.medianSyncBlockedMs);
     }
     out += "  advisor:\n" + renderFindingsText(a.findings);
-    for (const Diagnostic& d : diagnostics) out += fmt::format("  diagnostic: {} = {} ({})\n", d.name, d.value, d.detail);
+    for (const Diagnostic& d : diagnostics)
+        out += fmt::format("  diagnostic: {} = {} ({})\n", d.name, d.value, d.detail);
     out += fmt::format("database: {}\n", db);
     return out;
 }
 
-std::string renderRunSummaryJson(const RunSummary& run, const AnalysisResult& a, const std::string& db,
-                                 const ProcessStats& process, const std::vector<Diagnostic>& diagnostics) {
+std::string renderRunSummaryJson(const RunSummary& run, const AnalysisResult& a,
+                                 const std::string& db, const ProcessStats& process,
+                                 const std::vector<Diagnostic>& diagnostics) {
     nlohmann::json byOp = nlohmann::json::array();
-    for (const SyncGroup& g : a.syncPoints.byOp) byOp.push_back({{"op", g.key}, {"count", g.count}});
+    for (const SyncGroup& g : a.syncPoints.byOp)
+        byOp.push_back({{"op", g.key}, {"count", g.count}});
     nlohmann::json steps = nlohmann::json::array();
     for (const StepTimes& t : a.steps.measured) {
-        steps.push_back({{"step", t.step}, {"wall_ms", t.wallMs}, {"forward_ms", t.forwardMs},
-                         {"backward_ms", t.backwardMs}, {"optimizer_ms", t.optimizerMs}, {"loss", t.loss}});
+        steps.push_back({{"step", t.step},
+                         {"wall_ms", t.wallMs},
+                         {"forward_ms", t.forwardMs},
+                         {"backward_ms", t.backwardMs},
+                         {"optimizer_ms", t.optimizerMs},
+                         {"loss", t.loss}});
     }
     nlohmann::json j = {{"db", db},
                         {"run", run.id},
@@ -95,7 +109,8 @@ std::string renderRunSummaryJson(const RunSummary& run, const AnalysisResult& a,
         j["sync_blocked_ms"] = a.syncPoints.medianSyncBlockedMs;
     }
     nlohmann::json lost = nlohmann::json::array();
-    for (const Diagnostic& d : diagnostics) lost.push_back({{"name", d.name}, {"value", d.value}, {"detail", d.detail}});
+    for (const Diagnostic& d : diagnostics)
+        lost.push_back({{"name", d.name}, {"value", d.value}, {"detail", d.detail}});
     j["diagnostics"] = lost;
     return j.dump(2);
 }

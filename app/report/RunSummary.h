@@ -13,7 +13,8 @@ struct ProcessStats {
     std::int64_t peakRssBytes = 0;  // peak resident set of the process (0: unknown)
 };
 
-// `diagnostics`: what the capture lost or skipped (TraceModel::diagnostics), listed after the summary.
+// `diagnostics`: what the capture lost or skipped (TraceModel::diagnostics), listed after the
+// summary.
 std::string renderRunSummary(const RunSummary& run, const AnalysisResult& analysis,
                              const std::string& db, const ProcessStats& process = {},
                              const std::vector<Diagnostic>& diagnostics = {});

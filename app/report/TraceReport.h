@@ -1,7 +1,8 @@
 #pragma once
-// The trace report (`glueprof report`, and the GUI's export): one run, or a baseline and an optimized
-// run, with everything the analyzers say about them. Built once, rendered as self-contained HTML
-// (inline SVG, no network), Markdown or JSON. Every trace-derived string is escaped by the renderer.
+// The trace report (`glueprof report`, and the GUI's export): one run, or a baseline and an
+// optimized run, with everything the analyzers say about them. Built once, rendered as
+// self-contained HTML (inline SVG, no network), Markdown or JSON. Every trace-derived string is
+// escaped by the renderer.
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,12 +38,12 @@ struct TraceReport {
     std::optional<AbComparison> comparison;  // with two runs
 };
 
-// `traces`: one run, or baseline and optimized. `toggle` names the comparison ("" = from the labels);
-// `primaryMetric` is the metric its verdict is about (the toggle's, from the registry, for callers
-// that know it).
-TraceReport buildTraceReport(const std::vector<const TraceModel*>& traces, const std::string& toggle = "",
+// `traces`: one run, or baseline and optimized. `toggle` names the comparison ("" = from the
+// labels); `primaryMetric` is the metric its verdict is about (the toggle's, from the registry, for
+// callers that know it).
+TraceReport buildTraceReport(const std::vector<const TraceModel*>& traces,
+                             const std::string& toggle = "",
                              const std::string& primaryMetric = "step_ms");
-
 
 std::string renderReportMarkdown(const TraceReport& report);
 std::string renderReportJson(const TraceReport& report);

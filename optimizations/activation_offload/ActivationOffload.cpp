@@ -9,9 +9,12 @@ namespace glueprof {
 
 const char* toString(OffloadMode mode) {
     switch (mode) {
-        case OffloadMode::kOff: return "off";
-        case OffloadMode::kSingleBuffer: return "single_buffer";
-        case OffloadMode::kDoubleBuffer: return "double_buffer";
+        case OffloadMode::kOff:
+            return "off";
+        case OffloadMode::kSingleBuffer:
+            return "single_buffer";
+        case OffloadMode::kDoubleBuffer:
+            return "double_buffer";
     }
     return "unknown";
 }
@@ -35,8 +38,8 @@ void ActivationOffloader::beginStep() {
     ++m_steps;
     // From the second step: the first step runs single-buffered (as the source does), so the
     // second buffer is only taken once the step's peak memory is known.
-    m_doubleActive = m_settings.mode == OffloadMode::kDoubleBuffer && m_steps >= 2 &&
-                     !m_secondBufferFailed;
+    m_doubleActive =
+        m_settings.mode == OffloadMode::kDoubleBuffer && m_steps >= 2 && !m_secondBufferFailed;
 }
 
 namespace {
@@ -54,12 +57,18 @@ bool ActivationOffloader::offload(std::int64_t layer, const at::Tensor& x) {
     Slot& slot = m_slots[index];
     if (!slot.host.defined() || slot.host.sizes() != x.sizes() || slot.host.dtype() != x.dtype()) {
         if (slot.host.defined()) m_hostBytes -= static_cast<std::int64_t>(slot.host.nbytes());
-        slot.host = at::empty(x.sizes(), x.options().device(at::kCPU).pinned_memory(m_device.is_cuda()));
+        slot.host =
+            at::empty(x.sizes(), x.options().device(at::kCPU).pinned_memory(m_device.is_cuda()));
         m_hostBytes += bytes;
     }
     const Tags tags = tagsHere();
-    CopyJob job{slot.host, x, names::kOffload, tags.step, static_cast<std::int32_t>(layer),
-                tags.microbatch, deviceMemoryKind(m_device),
+    CopyJob job{slot.host,
+                x,
+                names::kOffload,
+                tags.step,
+                static_cast<std::int32_t>(layer),
+                tags.microbatch,
+                deviceMemoryKind(m_device),
                 m_device.is_cuda() ? MemoryKind::kPinned : MemoryKind::kPageable};
     // The input is complete once the compute queued so far has run.
     slot.offloadDone = m_engine->copy(std::move(job), m_engine->markCompute());
@@ -123,8 +132,13 @@ bool ActivationOffloader::issueReload(std::int64_t layer) {
     // compute, the coarse way to know nothing still reads it.
     CopyEventPtr gate = m_doubleActive ? m_lastUse[bufferIndex] : m_engine->markCompute();
     const Tags tags = tagsHere();
-    CopyJob job{*buffer, slot.host, names::kReload, tags.step, static_cast<std::int32_t>(layer),
-                tags.microbatch, m_device.is_cuda() ? MemoryKind::kPinned : MemoryKind::kPageable,
+    CopyJob job{*buffer,
+                slot.host,
+                names::kReload,
+                tags.step,
+                static_cast<std::int32_t>(layer),
+                tags.microbatch,
+                m_device.is_cuda() ? MemoryKind::kPinned : MemoryKind::kPageable,
                 deviceMemoryKind(m_device)};
     slot.reloadDone = m_engine->copy(std::move(job), gate);
     slot.reloadIssued = true;
@@ -146,7 +160,8 @@ at::Tensor ActivationOffloader::reloaded(std::int64_t layer) {
     const bool issuedHere = !slot.reloadIssued;
     if (issuedHere && !issueReload(layer)) issueReload(layer);  // retry after a fallback
     const bool blocked = m_engine->computeWaits(slot.reloadDone);
-    // The copy queue is in order, so the offload has run; waiting on it rethrows its failure, if any.
+    // The copy queue is in order, so the offload has run; waiting on it rethrows its failure, if
+    // any.
     m_engine->computeWaits(slot.offloadDone);
     if (m_tracer != nullptr && m_engine->computeIsHostThread() && (blocked || issuedHere)) {
         Event wait;

@@ -44,7 +44,7 @@ struct OffloadSettings {
 };
 
 class ActivationOffloader {
-public:
+  public:
     // layers: the decoder's layer count; minBytes: inputs smaller than this stay on the device.
     ActivationOffloader(OffloadSettings settings, const at::Device& device, std::int64_t layers,
                         std::int64_t minBytes, HostTracer* tracer);
@@ -61,10 +61,10 @@ public:
     bool offload(std::int64_t layer, const at::Tensor& x);
 
     // Backward of `layer`, in this order (for every layer, offloaded or not):
-    void beforeRecompute(std::int64_t layer);            // prefetch issues reload(layer-1)
-    at::Tensor reloaded(std::int64_t layer);             // the offloaded input, once copied back
-    void afterRecompute(std::int64_t layer);             // double buffer issues reload(layer-1)
-    void afterBackward(std::int64_t layer);              // marks the end of the buffer's use
+    void beforeRecompute(std::int64_t layer);  // prefetch issues reload(layer-1)
+    at::Tensor reloaded(std::int64_t layer);   // the offloaded input, once copied back
+    void afterRecompute(std::int64_t layer);   // double buffer issues reload(layer-1)
+    void afterBackward(std::int64_t layer);    // marks the end of the buffer's use
 
     // Bytes of host buffers and device buffers allocated so far; they stop growing after the
     // first steps.
@@ -77,10 +77,10 @@ public:
     // Waits for every queued copy.
     void drain() { m_engine->drain(); }
 
-private:
+  private:
     struct Slot {
-        at::Tensor host;           // persistent host buffer for this layer's input
-        bool offloaded = false;    // holds the current micro-batch's input
+        at::Tensor host;         // persistent host buffer for this layer's input
+        bool offloaded = false;  // holds the current micro-batch's input
         bool reloadIssued = false;
         int buffer = 0;            // device buffer chosen at forward time
         CopyEventPtr offloadDone;  // waited on with the reload, so a failed offload is not lost
@@ -98,8 +98,8 @@ private:
     HostTracer* m_tracer;
     std::unique_ptr<CopyEngine> m_engine;
     std::vector<Slot> m_slots;
-    std::vector<at::Tensor> m_buffers;      // one, or two once double buffering is on
-    std::vector<CopyEventPtr> m_lastUse;    // per device buffer: the end of its last use
+    std::vector<at::Tensor> m_buffers;    // one, or two once double buffering is on
+    std::vector<CopyEventPtr> m_lastUse;  // per device buffer: the end of its last use
     bool m_doubleActive = false;
     bool m_secondBufferFailed = false;
     std::int64_t m_steps = 0;

@@ -20,7 +20,7 @@ namespace {
 // ---- CPU: a copy worker thread -------------------------------------------------------------
 
 class ThreadEvent : public CopyEvent {
-public:
+  public:
     explicit ThreadEvent(bool done = false) : m_done(done) {}
     void complete(std::exception_ptr error) {
         {
@@ -39,7 +39,7 @@ public:
         return blocked;
     }
 
-private:
+  private:
     std::mutex m_mutex;
     std::condition_variable m_changed;
     bool m_done;
@@ -47,7 +47,7 @@ private:
 };
 
 class WorkerThreadCopyEngine : public CopyEngine {
-public:
+  public:
     explicit WorkerThreadCopyEngine(HostTracer* tracer)
         : m_tracer(tracer), m_worker([this] { work(); }) {}
 
@@ -66,7 +66,8 @@ public:
         auto done = std::make_shared<ThreadEvent>();
         {
             std::lock_guard<std::mutex> lock(m_mutex);
-            m_queue.push_back(Queued{std::move(job), std::static_pointer_cast<ThreadEvent>(after), done});
+            m_queue.push_back(
+                Queued{std::move(job), std::static_pointer_cast<ThreadEvent>(after), done});
         }
         m_changed.notify_all();
         return done;
@@ -83,7 +84,7 @@ public:
 
     bool computeIsHostThread() const override { return true; }
 
-private:
+  private:
     struct Queued {
         CopyJob job;
         std::shared_ptr<ThreadEvent> after;
@@ -148,13 +149,13 @@ private:
 // ---- devices with streams: the c10 stream/event API ------------------------------------------
 
 class StreamEvent : public CopyEvent {
-public:
+  public:
     explicit StreamEvent(c10::DeviceType type) : event(type) {}
     c10::Event event;
 };
 
 class StreamCopyEngine : public CopyEngine {
-public:
+  public:
     explicit StreamCopyEngine(const at::Device& device)
         : m_device(device),
           m_impl(device.type()),
@@ -190,7 +191,7 @@ public:
 
     bool computeIsHostThread() const override { return false; }
 
-private:
+  private:
     at::Device m_device;
     c10::impl::VirtualGuardImpl m_impl;
     c10::Stream m_copyStream;

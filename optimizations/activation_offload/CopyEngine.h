@@ -21,7 +21,7 @@ class HostTracer;
 
 // A point on the compute stream or the copy queue.
 class CopyEvent {
-public:
+  public:
     virtual ~CopyEvent() = default;
 };
 using CopyEventPtr = std::shared_ptr<CopyEvent>;
@@ -38,7 +38,7 @@ struct CopyJob {
 };
 
 class CopyEngine {
-public:
+  public:
     virtual ~CopyEngine() = default;
     // An event at the current end of the compute stream ("all queued compute").
     virtual CopyEventPtr markCompute() = 0;

@@ -8,9 +8,12 @@ namespace glueprof {
 
 const char* toString(MoeRoutingMode mode) {
     switch (mode) {
-        case MoeRoutingMode::kPerExpert: return "per_expert";
-        case MoeRoutingMode::kGroupOnce: return "group_once";
-        case MoeRoutingMode::kSyncFree: return "sync_free";
+        case MoeRoutingMode::kPerExpert:
+            return "per_expert";
+        case MoeRoutingMode::kGroupOnce:
+            return "group_once";
+        case MoeRoutingMode::kSyncFree:
+            return "sync_free";
     }
     return "unknown";
 }
@@ -38,7 +41,8 @@ std::vector<ExpertTokens> routeGrouped(MoeRoutingMode mode, const at::Tensor& to
     const std::int64_t k = topExperts.size(1);
     at::Tensor flat = topExperts.reshape({-1});  // [T*K], index = token * K + slot
     // Stable: equal expert ids keep ascending flat index, so ascending token order per expert.
-    at::Tensor order = std::get<1>(at::sort(flat, /*stable=*/true, /*dim=*/0, /*descending=*/false));
+    at::Tensor order =
+        std::get<1>(at::sort(flat, /*stable=*/true, /*dim=*/0, /*descending=*/false));
     at::Tensor tokenOfSorted = at::div(order, k, "floor");
     at::Tensor counts;
     if (mode == MoeRoutingMode::kGroupOnce) {
@@ -52,7 +56,8 @@ std::vector<ExpertTokens> routeGrouped(MoeRoutingMode mode, const at::Tensor& to
     std::vector<ExpertTokens> routes;
     std::int64_t offset = 0;
     for (std::int64_t e = 0; e < experts; ++e) {
-        if (count[e] > 0) routes.push_back(ExpertTokens{e, tokenOfSorted.narrow(0, offset, count[e])});
+        if (count[e] > 0)
+            routes.push_back(ExpertTokens{e, tokenOfSorted.narrow(0, offset, count[e])});
         offset += count[e];
     }
     return routes;

@@ -11,9 +11,12 @@ namespace glueprof {
 
 const char* toString(PackedMetadataMode mode) {
     switch (mode) {
-        case PackedMetadataMode::kRebuild: return "rebuild";
-        case PackedMetadataMode::kCached: return "cached";
-        case PackedMetadataMode::kVectorized: return "vectorized";
+        case PackedMetadataMode::kRebuild:
+            return "rebuild";
+        case PackedMetadataMode::kCached:
+            return "cached";
+        case PackedMetadataMode::kVectorized:
+            return "vectorized";
     }
     return "unknown";
 }

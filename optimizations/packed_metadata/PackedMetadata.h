@@ -27,8 +27,9 @@ const char* toString(PackedMetadataMode mode);
 struct PackedSequenceInfo {
     at::Tensor lengths;     // [D] int64 on the compute device: document lengths in order
     at::Tensor segmentIds;  // [T] int64 on the compute device: document index of each token
-    std::vector<std::int64_t> hostCuSeqlens;  // [D+1] prefix sums, computed on the host by the loader
-    std::int64_t hostMaxSeqlen = 0;           // computed on the host by the loader
+    std::vector<std::int64_t>
+        hostCuSeqlens;               // [D+1] prefix sums, computed on the host by the loader
+    std::int64_t hostMaxSeqlen = 0;  // computed on the host by the loader
 };
 
 struct PackedMetadata {
@@ -46,17 +47,18 @@ PackedMetadata buildPackedMetadataVectorized(const PackedSequenceInfo& info, at:
 // so that tensor's storage cannot be freed and its address reused by another micro-batch, and it
 // compares the version counter, so an in-place edit of the lengths invalidates the entry.
 class PackedMetadataCache {
-public:
+  public:
     // The cached metadata when `lengths` is the same tensor, at the same version, with the same
     // dtype as the entry for its device; nullptr otherwise.
     const PackedMetadata* lookup(const at::Tensor& lengths, at::ScalarType dtype);
     // Replaces the entry for the device of `lengths`.
-    const PackedMetadata& store(const at::Tensor& lengths, at::ScalarType dtype, PackedMetadata metadata);
+    const PackedMetadata& store(const at::Tensor& lengths, at::ScalarType dtype,
+                                PackedMetadata metadata);
     void clear();
     std::int64_t hits() const { return m_hits; }
     std::int64_t misses() const { return m_misses; }
 
-private:
+  private:
     struct Entry {
         at::Tensor lengths;
         std::int64_t version = 0;
@@ -71,14 +73,14 @@ private:
 // What an attention layer calls: picks the build for the mode, counts mask builds and records a
 // `build_packed_mask` glue range around each build.
 class PackedMetadataProvider {
-public:
+  public:
     PackedMetadataProvider(PackedMetadataMode mode, HostTracer* tracer);
 
     PackedMetadata get(const PackedSequenceInfo& info, at::ScalarType dtype, bool recompute);
     PackedMetadataMode mode() const { return m_mode; }
     PackedMetadataCache& cache() { return m_cache; }
 
-private:
+  private:
     PackedMetadata build(const PackedSequenceInfo& info, at::ScalarType dtype, bool recompute);
 
     PackedMetadataMode m_mode;

@@ -17,19 +17,24 @@ using nlohmann::json;
     throw std::invalid_argument(fmt::format("cost file '{}': {}", path, what));
 }
 
-double number(const json& j, const char* field, const std::string& path, double fallback, bool required) {
+double number(const json& j, const char* field, const std::string& path, double fallback,
+              bool required) {
     if (!j.contains(field)) {
         if (required) bad(path, fmt::format("'{}' is missing: give it in milliseconds", field));
         return fallback;
     }
-    if (!j[field].is_number() || j[field].get<double>() < 0) bad(path, fmt::format("'{}' must be a number >= 0", field));
+    if (!j[field].is_number() || j[field].get<double>() < 0)
+        bad(path, fmt::format("'{}' must be a number >= 0", field));
     return j[field].get<double>();
 }
 
 // A per-layer cost: one number for every layer, or an array of `layers` numbers.
-std::vector<double> perLayer(const json& j, const char* field, int layers, const std::string& path, bool required) {
+std::vector<double> perLayer(const json& j, const char* field, int layers, const std::string& path,
+                             bool required) {
     if (!j.contains(field)) {
-        if (required) bad(path, fmt::format("'{}' is missing: a number (every layer) or an array of {}", field, layers));
+        if (required)
+            bad(path, fmt::format("'{}' is missing: a number (every layer) or an array of {}",
+                                  field, layers));
         return {};
     }
     const json& v = j[field];
@@ -38,22 +43,26 @@ std::vector<double> perLayer(const json& j, const char* field, int layers, const
         return std::vector<double>(static_cast<std::size_t>(layers), v.get<double>());
     }
     if (!v.is_array() || v.size() != static_cast<std::size_t>(layers)) {
-        bad(path, fmt::format("'{}' must be a number or an array of {} numbers (one per layer)", field, layers));
+        bad(path, fmt::format("'{}' must be a number or an array of {} numbers (one per layer)",
+                              field, layers));
     }
     std::vector<double> out;
     for (const json& x : v) {
-        if (!x.is_number() || x.get<double>() < 0) bad(path, fmt::format("'{}' holds a value that is not a number >= 0", field));
+        if (!x.is_number() || x.get<double>() < 0)
+            bad(path, fmt::format("'{}' holds a value that is not a number >= 0", field));
         out.push_back(x.get<double>());
     }
     return out;
 }
 
 std::vector<int> partition(const json& v, const std::string& name, const std::string& path) {
-    if (!v.is_array() || v.empty()) bad(path, fmt::format("partition '{}' must be a non-empty array of layer counts", name));
+    if (!v.is_array() || v.empty())
+        bad(path, fmt::format("partition '{}' must be a non-empty array of layer counts", name));
     std::vector<int> out;
     for (const json& x : v) {
         if (!x.is_number_integer() || x.get<int>() < 0) {
-            bad(path, fmt::format("partition '{}' holds a value that is not a layer count >= 0", name));
+            bad(path,
+                fmt::format("partition '{}' holds a value that is not a layer count >= 0", name));
         }
         out.push_back(x.get<int>());
     }
@@ -83,7 +92,8 @@ CostFile parseCostFile(const std::string& text, const std::string& path) {
     f.costs.optimizerMs = number(j, "optimizer_ms", path, 0.0, false);
     for (const char* field : {"workers", "microbatches"}) {
         if (!j.contains(field)) continue;
-        if (!j[field].is_number_integer() || j[field].get<int>() <= 0) bad(path, fmt::format("'{}' must be a positive integer", field));
+        if (!j[field].is_number_integer() || j[field].get<int>() <= 0)
+            bad(path, fmt::format("'{}' must be a positive integer", field));
     }
     f.workers = j.value("workers", 0);
     f.microbatches = j.value("microbatches", 0);
@@ -92,11 +102,15 @@ CostFile parseCostFile(const std::string& text, const std::string& path) {
         if (!p.is_object()) bad(path, "'partitions' must be an object keyed by schedule");
         for (const auto& [name, value] : p.items()) {
             if (name == "roundpipe") {
-                if (!value.is_object() || !value.contains("forward") || !value.contains("backward")) {
-                    bad(path, "partition 'roundpipe' must be {\"forward\": [...], \"backward\": [...]}");
+                if (!value.is_object() || !value.contains("forward") ||
+                    !value.contains("backward")) {
+                    bad(path,
+                        "partition 'roundpipe' must be {\"forward\": [...], \"backward\": [...]}");
                 }
-                f.partitions["roundpipe-forward"] = partition(value["forward"], "roundpipe.forward", path);
-                f.partitions["roundpipe-backward"] = partition(value["backward"], "roundpipe.backward", path);
+                f.partitions["roundpipe-forward"] =
+                    partition(value["forward"], "roundpipe.forward", path);
+                f.partitions["roundpipe-backward"] =
+                    partition(value["backward"], "roundpipe.backward", path);
             } else {
                 parseSchedule(name);  // throws on an unknown schedule name
                 f.partitions[name] = partition(value, name, path);
@@ -108,7 +122,9 @@ CostFile parseCostFile(const std::string& text, const std::string& path) {
 
 CostFile loadCostFile(const std::string& path) {
     std::ifstream in(path);
-    if (!in) throw std::invalid_argument(fmt::format("cannot read the cost file '{}': check the path", path));
+    if (!in)
+        throw std::invalid_argument(
+            fmt::format("cannot read the cost file '{}': check the path", path));
     std::stringstream text;
     text << in.rdbuf();
     return parseCostFile(text.str(), path);

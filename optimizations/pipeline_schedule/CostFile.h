@@ -20,7 +20,8 @@ struct CostFile {
     PipelineCosts costs;
     int workers = 0;       // 0: not given
     int microbatches = 0;  // 0: not given
-    std::map<std::string, std::vector<int>> partitions;  // "looped-bfs", "gpipe", "1f1b", "roundpipe-forward", "roundpipe-backward"
+    std::map<std::string, std::vector<int>>
+        partitions;  // "looped-bfs", "gpipe", "1f1b", "roundpipe-forward", "roundpipe-backward"
 };
 
 // Throws std::invalid_argument naming the file, the field and what to write instead.

@@ -19,7 +19,8 @@ int greedyStages(const std::vector<double>& costs, double target, const MemoryCa
     bool open = false;
     for (std::size_t l = 0; l < costs.size(); ++l) {
         const double layerBytes = memory.layerBytes.empty() ? 0.0 : memory.layerBytes[l];
-        if (costs[l] > target * (1 + 1e-12) || (memory.capBytes > 0 && layerBytes > memory.capBytes)) {
+        if (costs[l] > target * (1 + 1e-12) ||
+            (memory.capBytes > 0 && layerBytes > memory.capBytes)) {
             return std::numeric_limits<int>::max();
         }
         const bool fits = open && cost + costs[l] <= target * (1 + 1e-12) &&

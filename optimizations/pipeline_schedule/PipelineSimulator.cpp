@@ -13,24 +13,29 @@ namespace glueprof::pipeline {
 
 const char* toString(Schedule schedule) {
     switch (schedule) {
-        case Schedule::kGPipe: return "gpipe";
-        case Schedule::kOneFOneB: return "1f1b";
-        case Schedule::kLoopedBfs: return "looped-bfs";
-        case Schedule::kRoundPipe: return "roundpipe";
+        case Schedule::kGPipe:
+            return "gpipe";
+        case Schedule::kOneFOneB:
+            return "1f1b";
+        case Schedule::kLoopedBfs:
+            return "looped-bfs";
+        case Schedule::kRoundPipe:
+            return "roundpipe";
     }
     return "?";
 }
 
 Schedule parseSchedule(const std::string& name) {
-    for (Schedule s : {Schedule::kGPipe, Schedule::kOneFOneB, Schedule::kLoopedBfs, Schedule::kRoundPipe}) {
+    for (Schedule s :
+         {Schedule::kGPipe, Schedule::kOneFOneB, Schedule::kLoopedBfs, Schedule::kRoundPipe}) {
         if (name == toString(s)) return s;
     }
     throw std::invalid_argument(
         fmt::format("unknown schedule '{}': choose gpipe, 1f1b, looped-bfs or roundpipe", name));
 }
 
-PipelineCosts PipelineCosts::uniform(int layers, double forwardMs, double backwardMs, double headForwardMs,
-                                     double headBackwardMs, double hopMs) {
+PipelineCosts PipelineCosts::uniform(int layers, double forwardMs, double backwardMs,
+                                     double headForwardMs, double headBackwardMs, double hopMs) {
     PipelineCosts c;
     c.forwardMs.assign(static_cast<std::size_t>(layers), forwardMs);
     c.backwardMs.assign(static_cast<std::size_t>(layers), backwardMs);
@@ -41,15 +46,17 @@ PipelineCosts PipelineCosts::uniform(int layers, double forwardMs, double backwa
 }
 
 std::vector<int> balancedPartition(int layers, int stages) {
-    std::vector<int> partition(static_cast<std::size_t>(std::max(stages, 0)), stages > 0 ? layers / stages : 0);
-    for (int i = 0; i < (stages > 0 ? layers % stages : 0); ++i) ++partition[static_cast<std::size_t>(i)];
+    std::vector<int> partition(static_cast<std::size_t>(std::max(stages, 0)),
+                               stages > 0 ? layers / stages : 0);
+    for (int i = 0; i < (stages > 0 ? layers % stages : 0); ++i)
+        ++partition[static_cast<std::size_t>(i)];
     return partition;
 }
 
 namespace {
 
-// Sums of per-layer costs over each stage's layers. `fromTop`: the partition lists stages from the last
-// layer down (RoundPipe's backward partition after its head stage).
+// Sums of per-layer costs over each stage's layers. `fromTop`: the partition lists stages from the
+// last layer down (RoundPipe's backward partition after its head stage).
 struct StageCosts {
     std::vector<double> forward, recompute, backward;
 };
@@ -85,7 +92,8 @@ struct Start {
     double issued = 0.0;  // hop time issued
 };
 
-// The artifact's _resolve_start: an op starts when its worker is free and every dependency has arrived.
+// The artifact's _resolve_start: an op starts when its worker is free and every dependency has
+// arrived.
 Start resolve(double hop, int worker, double workerReady, const std::vector<Done>& deps) {
     double ready = workerReady;
     double readyWithoutHops = workerReady;
@@ -106,8 +114,10 @@ void validate(const SimulationSpec& spec) {
     if (spec.workers <= 0) throw std::invalid_argument("--workers must be at least 1");
     if (spec.microbatches <= 0) throw std::invalid_argument("--microbatches must be at least 1");
     if (spec.iterations <= 0) throw std::invalid_argument("iterations must be at least 1");
-    if (c.backwardMs.size() != c.layers() || (!c.recomputeMs.empty() && c.recomputeMs.size() != c.layers())) {
-        throw std::invalid_argument("the per-layer forward, recompute and backward costs must have one entry per layer");
+    if (c.backwardMs.size() != c.layers() ||
+        (!c.recomputeMs.empty() && c.recomputeMs.size() != c.layers())) {
+        throw std::invalid_argument(
+            "the per-layer forward, recompute and backward costs must have one entry per layer");
     }
     for (const std::vector<double>* v : {&c.forwardMs, &c.recomputeMs, &c.backwardMs}) {
         if (std::any_of(v->begin(), v->end(), [](double x) { return x < 0.0; })) {
@@ -118,14 +128,17 @@ void validate(const SimulationSpec& spec) {
         throw std::invalid_argument("costs must not be negative");
     }
     auto checkPartition = [&](const std::vector<int>& partition, const char* what) {
-        if (partition.empty()) throw std::invalid_argument(fmt::format("the {} partition is empty", what));
+        if (partition.empty())
+            throw std::invalid_argument(fmt::format("the {} partition is empty", what));
         if (std::any_of(partition.begin(), partition.end(), [](int n) { return n < 0; })) {
-            throw std::invalid_argument(fmt::format("the {} partition has a negative layer count", what));
+            throw std::invalid_argument(
+                fmt::format("the {} partition has a negative layer count", what));
         }
         const int sum = std::accumulate(partition.begin(), partition.end(), 0);
         if (sum != static_cast<int>(c.layers())) {
-            throw std::invalid_argument(
-                fmt::format("the {} partition holds {} layers but the costs have {}: make them agree", what, sum, c.layers()));
+            throw std::invalid_argument(fmt::format(
+                "the {} partition holds {} layers but the costs have {}: make them agree", what,
+                sum, c.layers()));
         }
     };
     checkPartition(spec.forwardPartition, "forward");
@@ -134,37 +147,44 @@ void validate(const SimulationSpec& spec) {
         case Schedule::kGPipe:
         case Schedule::kOneFOneB:
             if (stages != spec.workers) {
-                throw std::invalid_argument(fmt::format(
-                    "{} runs one stage per worker: the partition has {} stages for {} workers (use looped-bfs for "
-                    "several stages per worker)", toString(spec.schedule), stages, spec.workers));
+                throw std::invalid_argument(
+                    fmt::format("{} runs one stage per worker: the partition has {} stages for {} "
+                                "workers (use looped-bfs for "
+                                "several stages per worker)",
+                                toString(spec.schedule), stages, spec.workers));
             }
             if (spec.microbatches < stages) {
-                throw std::invalid_argument(fmt::format("{} needs at least as many micro-batches as stages ({} < {})",
-                                                        toString(spec.schedule), spec.microbatches, stages));
+                throw std::invalid_argument(
+                    fmt::format("{} needs at least as many micro-batches as stages ({} < {})",
+                                toString(spec.schedule), spec.microbatches, stages));
             }
             break;
         case Schedule::kLoopedBfs:
             if (stages % spec.workers != 0) {
-                throw std::invalid_argument(fmt::format(
-                    "looped-bfs binds stage s to worker s mod P: the partition's {} stages must be a multiple of {} workers",
-                    stages, spec.workers));
+                throw std::invalid_argument(
+                    fmt::format("looped-bfs binds stage s to worker s mod P: the partition's {} "
+                                "stages must be a multiple of {} workers",
+                                stages, spec.workers));
             }
             break;
         case Schedule::kRoundPipe:
             checkPartition(spec.backwardPartition, "backward");
             if (spec.backwardPartition.front() != 0) {
-                throw std::invalid_argument("roundpipe's backward partition starts with the LM head stage, which holds "
-                                            "no layers: make its first entry 0");
+                throw std::invalid_argument(
+                    "roundpipe's backward partition starts with the LM head stage, which holds "
+                    "no layers: make its first entry 0");
             }
             if (spec.microbatches < spec.workers) {
-                throw std::invalid_argument(fmt::format(
-                    "roundpipe needs at least as many micro-batches as workers ({} < {}): use --microbatches {}",
-                    spec.microbatches, spec.workers, spec.workers + 1));
+                throw std::invalid_argument(
+                    fmt::format("roundpipe needs at least as many micro-batches as workers ({} < "
+                                "{}): use --microbatches {}",
+                                spec.microbatches, spec.workers, spec.workers + 1));
             }
             break;
     }
     if (spec.optimizer == OptimizerMode::kAsynchronous && spec.schedule != Schedule::kRoundPipe) {
-        throw std::invalid_argument("the asynchronous optimizer is a RoundPipe variant: use --schedule roundpipe");
+        throw std::invalid_argument(
+            "the asynchronous optimizer is a RoundPipe variant: use --schedule roundpipe");
     }
 }
 
@@ -210,24 +230,32 @@ std::vector<std::vector<Action>> plans(const SimulationSpec& spec) {
                 }
                 break;
             }
-            case Schedule::kRoundPipe: break;
+            case Schedule::kRoundPipe:
+                break;
         }
     }
     return plan;
 }
 
-void addOp(SimulationResult& r, SimOp::Kind kind, bool backwardPass, int worker, int stage, int mb, int iteration,
-           double start, double end) {
+void addOp(SimulationResult& r, SimOp::Kind kind, bool backwardPass, int worker, int stage, int mb,
+           int iteration, double start, double end) {
     // Kept when empty (a stage of 0 layers): the executor runs every job of the plan.
     r.ops.push_back(SimOp{kind, backwardPass, worker, stage, mb, iteration, start, end});
 }
 
 // GPipe, 1F1B and Looped-BFS: per-worker plans, the ready action with the earliest start first.
-double simulatePlanned(const SimulationSpec& spec, int iteration, std::vector<double>& workerFree, SimulationResult& r) {
+double simulatePlanned(const SimulationSpec& spec, int iteration, std::vector<double>& workerFree,
+                       SimulationResult& r) {
     const StageCosts cost = stageCosts(spec.costs, spec.forwardPartition, false);
     const int stages = static_cast<int>(cost.forward.size());
-    auto forwardMs = [&](int s) { return cost.forward[static_cast<std::size_t>(s)] + (s == stages - 1 ? spec.costs.headForwardMs : 0.0); };
-    auto backwardMs = [&](int s) { return cost.backward[static_cast<std::size_t>(s)] + (s == stages - 1 ? spec.costs.headBackwardMs : 0.0); };
+    auto forwardMs = [&](int s) {
+        return cost.forward[static_cast<std::size_t>(s)] +
+               (s == stages - 1 ? spec.costs.headForwardMs : 0.0);
+    };
+    auto backwardMs = [&](int s) {
+        return cost.backward[static_cast<std::size_t>(s)] +
+               (s == stages - 1 ? spec.costs.headBackwardMs : 0.0);
+    };
     const std::vector<std::vector<Action>> plan = plans(spec);
     std::vector<std::size_t> cursor(plan.size(), 0);
     std::map<std::pair<int, int>, Done> forwardDone;
@@ -256,17 +284,22 @@ double simulatePlanned(const SimulationSpec& spec, int iteration, std::vector<do
             } else {
                 auto own = forwardDone.find({a.stage, a.microbatch});
                 if (own == forwardDone.end()) continue;
-                deps.push_back(Done{own->second.end, -1});  // saved activations stay on their worker
+                deps.push_back(
+                    Done{own->second.end, -1});  // saved activations stay on their worker
                 if (a.stage < stages - 1) {
                     auto next = backwardDone.find({a.stage + 1, a.microbatch});
                     if (next == backwardDone.end()) continue;
                     deps.push_back(next->second);
                 }
             }
-            const Start when = resolve(spec.costs.hopMs, w, workerFree[static_cast<std::size_t>(w)], deps);
-            if (!best || when.start < best->when.start) best = Candidate{when, w, a};  // ties: the lower worker
+            const Start when =
+                resolve(spec.costs.hopMs, w, workerFree[static_cast<std::size_t>(w)], deps);
+            if (!best || when.start < best->when.start)
+                best = Candidate{when, w, a};  // ties: the lower worker
         }
-        if (!best) throw std::logic_error(fmt::format("{} schedule deadlocked: no action is ready", toString(spec.schedule)));
+        if (!best)
+            throw std::logic_error(
+                fmt::format("{} schedule deadlocked: no action is ready", toString(spec.schedule)));
         const Action a = best->action;
         const int w = best->worker;
         r.hopTotalMs += best->when.issued;
@@ -274,13 +307,17 @@ double simulatePlanned(const SimulationSpec& spec, int iteration, std::vector<do
         double finish = 0.0;
         if (!a.backward) {
             finish = best->when.start + forwardMs(a.stage);
-            addOp(r, SimOp::Kind::kForward, false, w, a.stage, a.microbatch, iteration, best->when.start, finish);
+            addOp(r, SimOp::Kind::kForward, false, w, a.stage, a.microbatch, iteration,
+                  best->when.start, finish);
             forwardDone[{a.stage, a.microbatch}] = Done{finish, w};
         } else {
-            const double recomputeEnd = best->when.start + cost.recompute[static_cast<std::size_t>(a.stage)];
+            const double recomputeEnd =
+                best->when.start + cost.recompute[static_cast<std::size_t>(a.stage)];
             finish = recomputeEnd + backwardMs(a.stage);
-            addOp(r, SimOp::Kind::kRecompute, true, w, a.stage, a.microbatch, iteration, best->when.start, recomputeEnd);
-            addOp(r, SimOp::Kind::kBackward, true, w, a.stage, a.microbatch, iteration, recomputeEnd, finish);
+            addOp(r, SimOp::Kind::kRecompute, true, w, a.stage, a.microbatch, iteration,
+                  best->when.start, recomputeEnd);
+            addOp(r, SimOp::Kind::kBackward, true, w, a.stage, a.microbatch, iteration,
+                  recomputeEnd, finish);
             backwardDone[{a.stage, a.microbatch}] = Done{finish, w};
         }
         workerFree[static_cast<std::size_t>(w)] = finish;
@@ -290,9 +327,10 @@ double simulatePlanned(const SimulationSpec& spec, int iteration, std::vector<do
     return end;
 }
 
-// RoundPipe: stages dealt round-robin to the worker pool, one round of up to P micro-batches at a time.
-double simulateRoundPipe(const SimulationSpec& spec, int iteration, int& roundStartWorker, std::vector<double>& workerFree,
-                         SimulationResult& r) {
+// RoundPipe: stages dealt round-robin to the worker pool, one round of up to P micro-batches at a
+// time.
+double simulateRoundPipe(const SimulationSpec& spec, int iteration, int& roundStartWorker,
+                         std::vector<double>& workerFree, SimulationResult& r) {
     const StageCosts fwd = stageCosts(spec.costs, spec.forwardPartition, false);
     // Backward stage 0 is the head (0 layers); the others cover the layers from the top down.
     std::vector<int> layerStages(spec.backwardPartition.begin() + 1, spec.backwardPartition.end());
@@ -310,7 +348,8 @@ double simulateRoundPipe(const SimulationSpec& spec, int iteration, int& roundSt
             for (int mb = roundStart; mb < roundEnd; ++mb) {
                 std::vector<Done> deps;
                 if (s > 0) deps.push_back(forwardDone.at({s - 1, mb}));
-                const Start when = resolve(spec.costs.hopMs, w, workerFree[static_cast<std::size_t>(w)], deps);
+                const Start when =
+                    resolve(spec.costs.hopMs, w, workerFree[static_cast<std::size_t>(w)], deps);
                 r.hopTotalMs += when.issued;
                 r.hopExposedMs += when.stall;
                 const double finish = when.start + fwd.forward[static_cast<std::size_t>(s)];
@@ -324,17 +363,22 @@ double simulateRoundPipe(const SimulationSpec& spec, int iteration, int& roundSt
             const bool head = s == 0;
             // The head stage runs the LM head forward (not a recompute: it was never run) then its
             // backward; the other stages recompute their layers, then run their backward.
-            const double before = head ? spec.costs.headForwardMs : bwdLayers.recompute[static_cast<std::size_t>(s - 1)];
-            const double backward = head ? spec.costs.headBackwardMs : bwdLayers.backward[static_cast<std::size_t>(s - 1)];
+            const double before = head ? spec.costs.headForwardMs
+                                       : bwdLayers.recompute[static_cast<std::size_t>(s - 1)];
+            const double backward = head ? spec.costs.headBackwardMs
+                                         : bwdLayers.backward[static_cast<std::size_t>(s - 1)];
             for (int mb = roundStart; mb < roundEnd; ++mb) {
                 std::vector<Done> deps{forwardDone.at({forwardStages - 1, mb})};
                 if (s > 0) deps.push_back(backwardDone.at({s - 1, mb}));
-                // The dependencies gate the backward itself; what comes before it runs just ahead of it.
-                const Start when = resolve(spec.costs.hopMs, w, workerFree[static_cast<std::size_t>(w)] + before, deps);
+                // The dependencies gate the backward itself; what comes before it runs just ahead
+                // of it.
+                const Start when = resolve(spec.costs.hopMs, w,
+                                           workerFree[static_cast<std::size_t>(w)] + before, deps);
                 r.hopTotalMs += when.issued;
                 r.hopExposedMs += when.stall;
                 const double preStart = when.start - before;
-                addOp(r, head ? SimOp::Kind::kForward : SimOp::Kind::kRecompute, true, w, s, mb, iteration, preStart, when.start);
+                addOp(r, head ? SimOp::Kind::kForward : SimOp::Kind::kRecompute, true, w, s, mb,
+                      iteration, preStart, when.start);
                 const double finish = when.start + backward;
                 addOp(r, SimOp::Kind::kBackward, true, w, s, mb, iteration, when.start, finish);
                 backwardDone[{s, mb}] = Done{finish, w};
@@ -343,7 +387,8 @@ double simulateRoundPipe(const SimulationSpec& spec, int iteration, int& roundSt
             }
         }
         // The next round starts on the worker that is free first (ties: the lower one).
-        roundStartWorker = static_cast<int>(std::min_element(workerFree.begin(), workerFree.end()) - workerFree.begin());
+        roundStartWorker = static_cast<int>(std::min_element(workerFree.begin(), workerFree.end()) -
+                                            workerFree.begin());
     }
     return end;
 }
@@ -359,7 +404,8 @@ SimulationResult simulate(const SimulationSpec& spec) {
     for (int iteration = 0; iteration < spec.iterations; ++iteration) {
         if (iteration > 0 && spec.optimizer == OptimizerMode::kSynchronous) {
             // The optimizer step needs every gradient; the next iteration waits for it.
-            for (double& free : workerFree) free = std::max(free, previousEnd + spec.costs.optimizerMs);
+            for (double& free : workerFree)
+                free = std::max(free, previousEnd + spec.costs.optimizerMs);
         }
         const double end = spec.schedule == Schedule::kRoundPipe
                                ? simulateRoundPipe(spec, iteration, roundStartWorker, workerFree, r)

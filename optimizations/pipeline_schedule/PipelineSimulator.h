@@ -2,18 +2,20 @@
 // A discrete-event simulator of pipeline-parallel training on P workers, with the semantics of the
 // RoundPipe artifact's pp-simulate (ITcarrot/RoundPipe-artifact, pp-simulate/simulator.py), so its
 // published numbers are reproduced:
-//   - GPipe, 1F1B (PyTorch's Schedule1F1B order) and Looped-BFS (stage s bound to worker s mod P, all
-//     forwards of a worker's stages in order, then the backwards in reverse) run as per-worker plans:
-//     repeatedly the ready action with the earliest start runs (ties: the lower worker);
+//   - GPipe, 1F1B (PyTorch's Schedule1F1B order) and Looped-BFS (stage s bound to worker s mod P,
+//   all
+//     forwards of a worker's stages in order, then the backwards in reverse) run as per-worker
+//     plans: repeatedly the ready action with the earliest start runs (ties: the lower worker);
 //   - RoundPipe deals stages round-robin to a stateless worker pool: per round of up to P
 //     micro-batches, forward stage s runs on worker (r + s) mod P and backward stage s on worker
-//     (r + F + s) mod P (the job counter continues from forward into backward); the next round starts
-//     on the worker that is free first. Backward stage 0 is the LM head, a fused forward + backward
-//     that is not recomputed; forward and backward partitions differ;
+//     (r + F + s) mod P (the job counter continues from forward into backward); the next round
+//     starts on the worker that is free first. Backward stage 0 is the LM head, a fused forward +
+//     backward that is not recomputed; forward and backward partitions differ;
 //   - a forward waits for the previous stage's forward of its micro-batch, a backward for its own
-//     forward (same worker under the bound schedules) and the next stage's backward (RoundPipe: for the
-//     last forward stage and the previous backward stage); each hand-off between different workers
-//     costs `hopMs`; a backward of a stage recomputes its layers first (layers x (f + b) in all);
+//     forward (same worker under the bound schedules) and the next stage's backward (RoundPipe: for
+//     the last forward stage and the previous backward stage); each hand-off between different
+//     workers costs `hopMs`; a backward of a stage recomputes its layers first (layers x (f + b) in
+//     all);
 //   - iterations: with a synchronous optimizer the next iteration starts after every backward and
 //     `optimizerMs`; RoundPipe's asynchronous variant (one-step-stale weights) does not wait.
 #include <cstdint>
@@ -36,14 +38,16 @@ struct PipelineCosts {
     std::vector<double> backwardMs;   // per layer, without the recompute
     double headForwardMs = 0.0;       // the LM head (and loss)
     double headBackwardMs = 0.0;
-    double hopMs = 0.0;               // one hand-off between different workers
-    double optimizerMs = 0.0;         // between iterations (synchronous optimizer)
+    double hopMs = 0.0;        // one hand-off between different workers
+    double optimizerMs = 0.0;  // between iterations (synchronous optimizer)
 
     std::size_t layers() const { return forwardMs.size(); }
-    double recompute(std::size_t layer) const { return recomputeMs.empty() ? forwardMs[layer] : recomputeMs[layer]; }
+    double recompute(std::size_t layer) const {
+        return recomputeMs.empty() ? forwardMs[layer] : recomputeMs[layer];
+    }
     // Uniform costs, as the artifact takes them.
-    static PipelineCosts uniform(int layers, double forwardMs, double backwardMs, double headForwardMs,
-                                 double headBackwardMs, double hopMs);
+    static PipelineCosts uniform(int layers, double forwardMs, double backwardMs,
+                                 double headForwardMs, double headBackwardMs, double hopMs);
 };
 
 struct SimulationSpec {
@@ -52,8 +56,9 @@ struct SimulationSpec {
     int microbatches = 2;
     int iterations = 1;
     OptimizerMode optimizer = OptimizerMode::kSynchronous;
-    // Layers per stage. The bound schedules put the LM head in the last stage (it may hold 0 layers);
-    // RoundPipe's forward partition has no head, and its backward partition starts with the head stage.
+    // Layers per stage. The bound schedules put the LM head in the last stage (it may hold 0
+    // layers); RoundPipe's forward partition has no head, and its backward partition starts with
+    // the head stage.
     std::vector<int> forwardPartition;
     std::vector<int> backwardPartition;  // RoundPipe only
     PipelineCosts costs;
@@ -75,9 +80,9 @@ struct SimOp {
 
 struct SimulationResult {
     double makespanMs = 0.0;
-    std::vector<SimOp> ops;       // by start; empty ops (stages of 0 layers) included
-    double hopTotalMs = 0.0;      // every cross-worker hand-off
-    double hopExposedMs = 0.0;    // the part that delayed an op
+    std::vector<SimOp> ops;     // by start; empty ops (stages of 0 layers) included
+    double hopTotalMs = 0.0;    // every cross-worker hand-off
+    double hopExposedMs = 0.0;  // the part that delayed an op
     std::vector<double> iterationEndMs;
 };
 

@@ -18,7 +18,8 @@ struct JobTimes {
     std::map<int, std::vector<double>> forward, recompute, backward;  // by stage
 };
 
-// Backward-pass ops of one job: a "forward" range on a RoundPipe head stage comes with its backward.
+// Backward-pass ops of one job: a "forward" range on a RoundPipe head stage comes with its
+// backward.
 JobTimes jobTimes(const TraceModel& trace) {
     JobTimes t;
     const auto forward = trace.findName(names::kForward);
@@ -33,11 +34,13 @@ JobTimes jobTimes(const TraceModel& trace) {
             if (e.kind != EventKind::kRange || measured.count(e.step) == 0) continue;
             const double ms = static_cast<double>(e.durationNs()) / 1e6;
             if (forward && e.name == *forward) {
-                // A RoundPipe head job: its "forward" is directly followed by its "backward" of stage 0
-                // for the same micro-batch; it is a pre-backward, kept apart under recompute.
-                const bool headPre = i + 1 < events.size() && backward && events[i + 1].name == *backward &&
-                                     events[i + 1].layer == e.layer && events[i + 1].microbatch == e.microbatch &&
-                                     events[i + 1].startNs == e.endNs;
+                // A RoundPipe head job: its "forward" is directly followed by its "backward" of
+                // stage 0 for the same micro-batch; it is a pre-backward, kept apart under
+                // recompute.
+                const bool headPre =
+                    i + 1 < events.size() && backward && events[i + 1].name == *backward &&
+                    events[i + 1].layer == e.layer && events[i + 1].microbatch == e.microbatch &&
+                    events[i + 1].startNs == e.endNs;
                 (headPre ? t.recompute : t.forward)[e.layer].push_back(ms);
             } else if (recompute && e.name == *recompute) {
                 t.recompute[e.layer].push_back(ms);
@@ -52,7 +55,8 @@ JobTimes jobTimes(const TraceModel& trace) {
 double stageMedian(const std::map<int, std::vector<double>>& times, int stage, const char* what) {
     auto it = times.find(stage);
     if (it == times.end() || it->second.empty()) {
-        throw std::invalid_argument(fmt::format("the run has no {} jobs of stage {}: is it an executed pipeline?", what, stage));
+        throw std::invalid_argument(fmt::format(
+            "the run has no {} jobs of stage {}: is it an executed pipeline?", what, stage));
     }
     return median(it->second);
 }
@@ -68,19 +72,22 @@ PipelineCosts measuredCosts(const TraceModel& executed, const SimulationSpec& pl
     c.backwardMs.assign(layers, 0.0);
     c.hopMs = plan.costs.hopMs;
     auto spread = [](std::vector<double>& perLayer, std::size_t first, int count, double total) {
-        for (int l = 0; l < count; ++l) perLayer[first + static_cast<std::size_t>(l)] = total / count;
+        for (int l = 0; l < count; ++l)
+            perLayer[first + static_cast<std::size_t>(l)] = total / count;
     };
     std::size_t first = 0;
     const int stages = static_cast<int>(plan.forwardPartition.size());
     for (int s = 0; s < stages; ++s) {
         const int n = plan.forwardPartition[static_cast<std::size_t>(s)];
-        if (n == 0 && (plan.schedule == Schedule::kRoundPipe || s != stages - 1)) continue;  // a pass-through stage
+        if (n == 0 && (plan.schedule == Schedule::kRoundPipe || s != stages - 1))
+            continue;  // a pass-through stage
         const double f = stageMedian(t.forward, s, "forward");
         if (plan.schedule == Schedule::kRoundPipe) {
             spread(c.forwardMs, first, n, f);
         } else {
             const bool head = s == stages - 1;
-            const double r = n > 0 || head ? (t.recompute.count(s) ? median(t.recompute.at(s)) : 0.0) : 0.0;
+            const double r =
+                n > 0 || head ? (t.recompute.count(s) ? median(t.recompute.at(s)) : 0.0) : 0.0;
             const double b = stageMedian(t.backward, s, "backward");
             if (!head) {
                 spread(c.forwardMs, first, n, f);
@@ -90,7 +97,8 @@ PipelineCosts measuredCosts(const TraceModel& executed, const SimulationSpec& pl
                 c.headForwardMs = f;
                 c.headBackwardMs = r + b;  // the executor recomputes the head in its backward
             } else {
-                // Layers and head together: the layers at the other stages' mean, the rest is the head.
+                // Layers and head together: the layers at the other stages' mean, the rest is the
+                // head.
                 double perLayerF = 0.0, perLayerR = 0.0, perLayerB = 0.0;
                 if (first > 0) {
                     for (std::size_t l = 0; l < first; ++l) {
@@ -118,7 +126,8 @@ PipelineCosts measuredCosts(const TraceModel& executed, const SimulationSpec& pl
         for (std::size_t s = 1; s < plan.backwardPartition.size(); ++s) {
             const int n = plan.backwardPartition[s];
             top -= static_cast<std::size_t>(n);
-            spread(c.recomputeMs, top, n, stageMedian(t.recompute, static_cast<int>(s), "recompute"));
+            spread(c.recomputeMs, top, n,
+                   stageMedian(t.recompute, static_cast<int>(s), "recompute"));
             spread(c.backwardMs, top, n, stageMedian(t.backward, static_cast<int>(s), "backward"));
         }
     }

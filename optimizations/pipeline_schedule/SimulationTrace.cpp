@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <cmath>
-#include <stdexcept>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "profiler/core/TraceNames.h"
 
@@ -16,9 +16,12 @@ TimestampNs toNs(double ms) { return static_cast<TimestampNs>(std::llround(ms * 
 
 const char* rangeName(const SimOp& op) {
     switch (op.kind) {
-        case SimOp::Kind::kForward: return names::kForward;
-        case SimOp::Kind::kRecompute: return names::kRecompute;
-        case SimOp::Kind::kBackward: return names::kBackward;
+        case SimOp::Kind::kForward:
+            return names::kForward;
+        case SimOp::Kind::kRecompute:
+            return names::kRecompute;
+        case SimOp::Kind::kBackward:
+            return names::kBackward;
     }
     return names::kForward;
 }
@@ -33,7 +36,8 @@ void emitTrace(const SimulationResult& result, AddRange&& addRange, AddStep&& ad
     }
     double start = 0.0;
     for (std::size_t i = 0; i < result.iterationEndMs.size(); ++i) {
-        addStep(StepInfo{static_cast<std::int32_t>(i), toNs(start), toNs(result.iterationEndMs[i]), false, 1, 0.0, 0});
+        addStep(StepInfo{static_cast<std::int32_t>(i), toNs(start), toNs(result.iterationEndMs[i]),
+                         false, 1, 0.0, 0});
         start = result.iterationEndMs[i];
     }
 }
@@ -42,19 +46,21 @@ void emitTrace(const SimulationResult& result, AddRange&& addRange, AddStep&& ad
 
 std::string specJson(const SimulationSpec& spec) {
     const PipelineCosts& c = spec.costs;
-    nlohmann::json j = {{"schedule", toString(spec.schedule)},
-                        {"workers", spec.workers},
-                        {"microbatches", spec.microbatches},
-                        {"iterations", spec.iterations},
-                        {"optimizer", spec.optimizer == OptimizerMode::kSynchronous ? "synchronous" : "asynchronous"},
-                        {"forward_partition", spec.forwardPartition},
-                        {"layers", c.layers()},
-                        {"forward_ms", c.forwardMs},
-                        {"backward_ms", c.backwardMs},
-                        {"head_forward_ms", c.headForwardMs},
-                        {"head_backward_ms", c.headBackwardMs},
-                        {"hop_ms", c.hopMs},
-                        {"optimizer_ms", c.optimizerMs}};
+    nlohmann::json j = {
+        {"schedule", toString(spec.schedule)},
+        {"workers", spec.workers},
+        {"microbatches", spec.microbatches},
+        {"iterations", spec.iterations},
+        {"optimizer",
+         spec.optimizer == OptimizerMode::kSynchronous ? "synchronous" : "asynchronous"},
+        {"forward_partition", spec.forwardPartition},
+        {"layers", c.layers()},
+        {"forward_ms", c.forwardMs},
+        {"backward_ms", c.backwardMs},
+        {"head_forward_ms", c.headForwardMs},
+        {"head_backward_ms", c.headBackwardMs},
+        {"hop_ms", c.hopMs},
+        {"optimizer_ms", c.optimizerMs}};
     if (!c.recomputeMs.empty()) j["recompute_ms"] = c.recomputeMs;
     if (spec.schedule == Schedule::kRoundPipe) j["backward_partition"] = spec.backwardPartition;
     return j.dump();
@@ -68,13 +74,16 @@ SimulationSpec specFromJson(const std::string& text) {
         spec.workers = j.at("workers").get<int>();
         spec.microbatches = j.at("microbatches").get<int>();
         spec.iterations = j.value("iterations", 1);
-        spec.optimizer = j.value("optimizer", std::string("synchronous")) == "asynchronous" ? OptimizerMode::kAsynchronous
-                                                                                          : OptimizerMode::kSynchronous;
+        spec.optimizer = j.value("optimizer", std::string("synchronous")) == "asynchronous"
+                             ? OptimizerMode::kAsynchronous
+                             : OptimizerMode::kSynchronous;
         spec.forwardPartition = j.at("forward_partition").get<std::vector<int>>();
-        if (j.contains("backward_partition")) spec.backwardPartition = j["backward_partition"].get<std::vector<int>>();
+        if (j.contains("backward_partition"))
+            spec.backwardPartition = j["backward_partition"].get<std::vector<int>>();
         spec.costs.forwardMs = j.at("forward_ms").get<std::vector<double>>();
         spec.costs.backwardMs = j.at("backward_ms").get<std::vector<double>>();
-        if (j.contains("recompute_ms")) spec.costs.recomputeMs = j["recompute_ms"].get<std::vector<double>>();
+        if (j.contains("recompute_ms"))
+            spec.costs.recomputeMs = j["recompute_ms"].get<std::vector<double>>();
         spec.costs.headForwardMs = j.at("head_forward_ms").get<double>();
         spec.costs.headBackwardMs = j.at("head_backward_ms").get<double>();
         spec.costs.hopMs = j.value("hop_ms", 0.0);
@@ -92,20 +101,22 @@ TraceModel simulationModel(const SimulationSpec& spec, const SimulationResult& r
     run.configJson = specJson(spec);
     TraceModelBuilder b(run);
     std::vector<std::size_t> lanes;
-    for (int w = 0; w < spec.workers; ++w) lanes.push_back(b.addLane(LaneKind::kSimulatedWorker, fmt::format("worker {}", w), w, w));
+    for (int w = 0; w < spec.workers; ++w)
+        lanes.push_back(b.addLane(LaneKind::kSimulatedWorker, fmt::format("worker {}", w), w, w));
     emitTrace(
         result,
         [&](const SimOp& op, const char* name, TimestampNs start, TimestampNs end) {
-            b.addEvent(lanes[static_cast<std::size_t>(op.worker)], EventKind::kRange, Category::kMath, name, start, end,
-                       op.iteration, op.stage)
+            b.addEvent(lanes[static_cast<std::size_t>(op.worker)], EventKind::kRange,
+                       Category::kMath, name, start, end, op.iteration, op.stage)
                 .microbatch = op.microbatch;
         },
         [&](const StepInfo& step) { b.addStep(step); });
     return std::move(b).build();
 }
 
-RunId recordSimulation(TraceWriter& writer, const SimulationSpec& spec, const SimulationResult& result,
-                       const std::string& label, const std::string& preset) {
+RunId recordSimulation(TraceWriter& writer, const SimulationSpec& spec,
+                       const SimulationResult& result, const std::string& label,
+                       const std::string& preset) {
     RunInfo info;
     info.label = label;
     info.preset = preset;
@@ -115,7 +126,8 @@ RunId recordSimulation(TraceWriter& writer, const SimulationSpec& spec, const Si
     const RunId run = writer.beginRun(info);
     std::vector<LaneId> lanes;
     for (int w = 0; w < spec.workers; ++w) {
-        lanes.push_back(writer.addLane(run, LaneKind::kSimulatedWorker, fmt::format("worker {}", w), w, w));
+        lanes.push_back(
+            writer.addLane(run, LaneKind::kSimulatedWorker, fmt::format("worker {}", w), w, w));
     }
     emitTrace(
         result,
@@ -133,7 +145,9 @@ RunId recordSimulation(TraceWriter& writer, const SimulationSpec& spec, const Si
             e.microbatch = op.microbatch;
             writer.record(e);
         },
-        [&](const StepInfo& step) { writer.recordStep(StepRecord{run, step}); });
+        [&](const StepInfo& step) {
+            writer.recordStep(StepRecord{run, step});
+        });
     writer.endRun(run, RunStatus::kComplete);
     return run;
 }

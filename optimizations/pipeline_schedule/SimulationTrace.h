@@ -1,8 +1,9 @@
 #pragma once
-// A simulated pipeline as a run in the trace store: one simulated-worker lane per worker, `forward`,
-// `recompute` and `backward` ranges (layer tag = the stage, micro-batch and step = iteration tags),
-// one step per iteration, the spec in the run's config JSON (`"schedule":"roundpipe"` tells the bubble
-// analyzer there is no warm-up phase). The same analyzer that reads executed pipelines reads it.
+// A simulated pipeline as a run in the trace store: one simulated-worker lane per worker,
+// `forward`, `recompute` and `backward` ranges (layer tag = the stage, micro-batch and step =
+// iteration tags), one step per iteration, the spec in the run's config JSON
+// (`"schedule":"roundpipe"` tells the bubble analyzer there is no warm-up phase). The same analyzer
+// that reads executed pipelines reads it.
 #include <string>
 
 #include "optimizations/pipeline_schedule/PipelineSimulator.h"
@@ -19,7 +20,8 @@ SimulationSpec specFromJson(const std::string& text);
 TraceModel simulationModel(const SimulationSpec& spec, const SimulationResult& result);
 
 // Records the simulation as a complete run labelled `label` (e.g. "simulate:roundpipe").
-RunId recordSimulation(TraceWriter& writer, const SimulationSpec& spec, const SimulationResult& result,
-                       const std::string& label, const std::string& preset);
+RunId recordSimulation(TraceWriter& writer, const SimulationSpec& spec,
+                       const SimulationResult& result, const std::string& label,
+                       const std::string& preset);
 
 }  // namespace glueprof::pipeline

@@ -10,7 +10,8 @@ std::atomic<Clock::Source> g_source{nullptr};
 }  // namespace
 
 TimestampNs Clock::steadyNs() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
         .count();
 }
 
@@ -19,6 +20,8 @@ TimestampNs Clock::nowNs() {
     return source != nullptr ? source() : steadyNs();
 }
 
-Clock::Source Clock::useSource(Source source) { return g_source.exchange(source, std::memory_order_acq_rel); }
+Clock::Source Clock::useSource(Source source) {
+    return g_source.exchange(source, std::memory_order_acq_rel);
+}
 
 }  // namespace glueprof

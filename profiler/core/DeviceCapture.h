@@ -1,8 +1,8 @@
 #pragma once
 // The seam between host tracing and a device activity capture (profiler/cupti on NVIDIA GPUs).
-// The op observer tells it when an aten op starts and ends on the calling thread, so the capture can
-// tie the kernels and copies the op launches to it (CUPTI external correlation); the step end makes it
-// flush, so every step's device records are in the store before the step record.
+// The op observer tells it when an aten op starts and ends on the calling thread, so the capture
+// can tie the kernels and copies the op launches to it (CUPTI external correlation); the step end
+// makes it flush, so every step's device records are in the store before the step record.
 #include <cstdint>
 
 #include "profiler/core/Event.h"
@@ -14,11 +14,12 @@ struct OpContext {
     std::int32_t step = kNoTag;
     std::int32_t layer = kNoTag;
     std::int32_t microbatch = kNoTag;
-    Category category = Category::kNone;  // what the op's events are (math, or glue inside a glue range)
+    Category category =
+        Category::kNone;  // what the op's events are (math, or glue inside a glue range)
 };
 
 class DeviceCapture {
-public:
+  public:
     virtual ~DeviceCapture() = default;
     // `externalId` is the op's correlation in the trace (its RecordFunction handle).
     virtual void enterOp(std::uint64_t externalId, const OpContext& op) = 0;

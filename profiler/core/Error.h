@@ -14,12 +14,12 @@ enum class ExitCode : int {
 };
 
 class GlueprofError : public std::runtime_error {
-public:
+  public:
     GlueprofError(ExitCode code, const std::string& message)
         : std::runtime_error(message), m_code(code) {}
     ExitCode code() const { return m_code; }
 
-private:
+  private:
     ExitCode m_code;
 };
 

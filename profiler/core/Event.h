@@ -13,10 +13,10 @@ using LaneId = std::int64_t;
 using StringId = std::int64_t;
 
 enum class EventKind : std::int32_t {
-    kRange = 0,    // a host range (ScopedRange / NVTX push-pop)
-    kOp = 1,       // an aten op seen by the op observer
-    kKernel = 2,   // a device kernel (CUPTI)
-    kMemcpy = 3,   // a copy (CUPTI or the CPU copy worker)
+    kRange = 0,   // a host range (ScopedRange / NVTX push-pop)
+    kOp = 1,      // an aten op seen by the op observer
+    kKernel = 2,  // a device kernel (CUPTI)
+    kMemcpy = 3,  // a copy (CUPTI or the CPU copy worker)
     kMemset = 4,
     kSync = 5,     // a synchronization record (CUPTI)
     kRuntime = 6,  // a CUDA runtime/driver API call (CUPTI)
@@ -54,9 +54,10 @@ enum class MemoryKind : std::int32_t {
 // Bit flags on an event.
 enum EventFlags : std::uint32_t {
     kFlagNone = 0,
-    kFlagWouldSync = 1u << 0,  // the op blocks the host on CUDA (see profiler/torch_ops SyncOpTable)
-    kFlagHostRead = 1u << 1,   // the op reads a device value back to the host
-    kFlagNested = 1u << 2,     // the op runs inside another op (not a top-level dispatch)
+    kFlagWouldSync =
+        1u << 0,              // the op blocks the host on CUDA (see profiler/torch_ops SyncOpTable)
+    kFlagHostRead = 1u << 1,  // the op reads a device value back to the host
+    kFlagNested = 1u << 2,    // the op runs inside another op (not a top-level dispatch)
 };
 
 constexpr std::int32_t kNoTag = -1;  // step/layer/microbatch not known

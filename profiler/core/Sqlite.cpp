@@ -10,7 +10,8 @@ namespace glueprof {
 
 void throwSqliteError(sqlite3* db, int rc, const char* call, const char* file, int line) {
     const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
-    throw inputError(fmt::format("SQLite error {} ({}) in {} at {}:{}", rc, message, call, file, line));
+    throw inputError(
+        fmt::format("SQLite error {} ({}) in {} at {}:{}", rc, message, call, file, line));
 }
 
 SqliteStatement::SqliteStatement(sqlite3* db, const std::string& sql) : m_db(db) {
@@ -29,8 +30,9 @@ void SqliteStatement::bind(int index, double value) {
     GLUEPROF_SQLITE_CHECK(m_db, sqlite3_bind_double(m_stmt, index, value));
 }
 void SqliteStatement::bind(int index, const std::string& value) {
-    GLUEPROF_SQLITE_CHECK(m_db, sqlite3_bind_text(m_stmt, index, value.data(),
-                                                  static_cast<int>(value.size()), SQLITE_TRANSIENT));
+    GLUEPROF_SQLITE_CHECK(
+        m_db, sqlite3_bind_text(m_stmt, index, value.data(), static_cast<int>(value.size()),
+                                SQLITE_TRANSIENT));
 }
 void SqliteStatement::bindNull(int index) {
     GLUEPROF_SQLITE_CHECK(m_db, sqlite3_bind_null(m_stmt, index));
@@ -70,9 +72,10 @@ SqliteDb::SqliteDb(const std::string& path, OpenMode mode) : m_path(path) {
         std::string message = m_db != nullptr ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
         sqlite3_close(m_db);
         m_db = nullptr;
-        throw inputError(fmt::format("cannot open trace database '{}': {}; check the path and its "
-                                     "permissions, or pass another --db",
-                                     path, message));
+        throw inputError(
+            fmt::format("cannot open trace database '{}': {}; check the path and its "
+                        "permissions, or pass another --db",
+                        path, message));
     }
     sqlite3_busy_timeout(m_db, 5000);
 }

@@ -11,19 +11,20 @@ namespace glueprof {
 class SqliteDb;
 
 // Throws a GlueprofError (exit code kInput) naming the failed call and SQLite's message.
-[[noreturn]] void throwSqliteError(sqlite3* db, int rc, const char* call, const char* file, int line);
+[[noreturn]] void throwSqliteError(sqlite3* db, int rc, const char* call, const char* file,
+                                   int line);
 
-#define GLUEPROF_SQLITE_CHECK(db, expr)                                      \
-    do {                                                                     \
-        int glueprof_rc_ = (expr);                                           \
-        if (glueprof_rc_ != SQLITE_OK && glueprof_rc_ != SQLITE_DONE &&      \
-            glueprof_rc_ != SQLITE_ROW) {                                    \
+#define GLUEPROF_SQLITE_CHECK(db, expr)                                                \
+    do {                                                                               \
+        int glueprof_rc_ = (expr);                                                     \
+        if (glueprof_rc_ != SQLITE_OK && glueprof_rc_ != SQLITE_DONE &&                \
+            glueprof_rc_ != SQLITE_ROW) {                                              \
             ::glueprof::throwSqliteError(db, glueprof_rc_, #expr, __FILE__, __LINE__); \
-        }                                                                    \
+        }                                                                              \
     } while (0)
 
 class SqliteStatement {
-public:
+  public:
     SqliteStatement(sqlite3* db, const std::string& sql);
     ~SqliteStatement();
     SqliteStatement(const SqliteStatement&) = delete;
@@ -44,7 +45,7 @@ public:
     std::string columnText(int index) const;
     bool columnIsNull(int index) const;
 
-private:
+  private:
     sqlite3* m_db = nullptr;
     sqlite3_stmt* m_stmt = nullptr;
 };
@@ -52,7 +53,7 @@ private:
 enum class OpenMode { kReadOnly, kReadWriteCreate };
 
 class SqliteDb {
-public:
+  public:
     SqliteDb(const std::string& path, OpenMode mode);
     ~SqliteDb();
     SqliteDb(const SqliteDb&) = delete;
@@ -64,7 +65,7 @@ public:
     sqlite3* handle() const { return m_db; }
     const std::string& path() const { return m_path; }
 
-private:
+  private:
     sqlite3* m_db = nullptr;
     std::string m_path;
 };

@@ -122,8 +122,9 @@ Event& TraceModelBuilder::addEvent(std::size_t laneIndex, EventKind kind, Catego
 void TraceModelBuilder::addEventById(const Event& event) {
     auto it = m_laneIndex.find(event.lane);
     if (it == m_laneIndex.end()) {
-        throw inputError("trace event refers to lane " + std::to_string(event.lane) +
-                         ", which the trace does not define; the database is damaged, re-record it");
+        throw inputError(
+            "trace event refers to lane " + std::to_string(event.lane) +
+            ", which the trace does not define; the database is damaged, re-record it");
     }
     m_laneEvents[it->second].push_back(event);
 }

@@ -52,7 +52,7 @@ struct Diagnostic {
 };
 
 class TraceModel {
-public:
+  public:
     TraceModel(RunSummary run, std::vector<Lane> lanes, std::vector<std::vector<Event>> laneEvents,
                std::vector<StepInfo> steps, std::vector<CounterValue> counters,
                std::vector<Diagnostic> diagnostics,
@@ -60,8 +60,11 @@ public:
 
     const RunSummary& run() const { return m_run; }
     const std::vector<Lane>& lanes() const { return m_lanes; }
-    // Events of lanes()[laneIndex], sorted by start then by longest first (parents before children).
-    const std::vector<Event>& eventsOnLane(std::size_t laneIndex) const { return m_laneEvents[laneIndex]; }
+    // Events of lanes()[laneIndex], sorted by start then by longest first (parents before
+    // children).
+    const std::vector<Event>& eventsOnLane(std::size_t laneIndex) const {
+        return m_laneEvents[laneIndex];
+    }
     const std::vector<StepInfo>& steps() const { return m_steps; }  // sorted by step
     const std::vector<CounterValue>& counters() const { return m_counters; }
     const std::vector<Diagnostic>& diagnostics() const { return m_diagnostics; }
@@ -73,7 +76,7 @@ public:
     // The steps that statistics use: every step not marked warm-up.
     std::set<std::int32_t> measuredSteps() const;
 
-private:
+  private:
     RunSummary m_run;
     std::vector<Lane> m_lanes;
     std::vector<std::vector<Event>> m_laneEvents;
@@ -86,7 +89,7 @@ private:
 
 // Builds a TraceModel in code: used by the reader, by importers and by tests (hand-built traces).
 class TraceModelBuilder {
-public:
+  public:
     explicit TraceModelBuilder(RunSummary run = {});
 
     std::size_t addLane(LaneKind kind, const std::string& name, std::int64_t device = 0,
@@ -105,7 +108,7 @@ public:
 
     TraceModel build() &&;
 
-private:
+  private:
     RunSummary m_run;
     std::vector<Lane> m_lanes;
     std::unordered_map<LaneId, std::size_t> m_laneIndex;

@@ -49,8 +49,9 @@ RunSummary TraceReader::runSummary(RunId run) const {
     SqliteStatement query = m_db->prepare(std::string(kRunColumns) + " WHERE r.id = ?1");
     query.bind(1, static_cast<std::int64_t>(run));
     if (!query.step()) {
-        throw inputError(fmt::format("run {} is not in '{}'; `glueprof list --db {}` shows the runs",
-                                     run, m_db->path(), m_db->path()));
+        throw inputError(
+            fmt::format("run {} is not in '{}'; `glueprof list --db {}` shows the runs", run,
+                        m_db->path(), m_db->path()));
     }
     return readRunRow(query);
 }
@@ -116,8 +117,8 @@ TraceModel TraceReader::loadRun(RunId run) const {
         builder.addStep(step);
     }
 
-    SqliteStatement counters =
-        m_db->prepare("SELECT step, name, value FROM counters WHERE run_id = ?1 ORDER BY step, name");
+    SqliteStatement counters = m_db->prepare(
+        "SELECT step, name, value FROM counters WHERE run_id = ?1 ORDER BY step, name");
     counters.bind(1, static_cast<std::int64_t>(run));
     while (counters.step()) {
         builder.addCounter(static_cast<std::int32_t>(counters.columnInt(0)), counters.columnText(1),
@@ -129,13 +130,16 @@ TraceModel TraceReader::loadRun(RunId run) const {
 }
 
 std::vector<Diagnostic> TraceReader::loadDiagnostics(RunId run) const {
-    // A capture writes a name's count in several rows as it goes (so a killed run keeps them): summed.
+    // A capture writes a name's count in several rows as it goes (so a killed run keeps them):
+    // summed.
     SqliteStatement diagnostics = m_db->prepare(
-        "SELECT name, SUM(value), MIN(detail) FROM diagnostics WHERE run_id = ?1 GROUP BY name ORDER BY MIN(id)");
+        "SELECT name, SUM(value), MIN(detail) FROM diagnostics WHERE run_id = ?1 GROUP BY name "
+        "ORDER BY MIN(id)");
     diagnostics.bind(1, static_cast<std::int64_t>(run));
     std::vector<Diagnostic> result;
     while (diagnostics.step()) {
-        result.push_back(Diagnostic{diagnostics.columnText(0), diagnostics.columnInt(1), diagnostics.columnText(2)});
+        result.push_back(Diagnostic{diagnostics.columnText(0), diagnostics.columnInt(1),
+                                    diagnostics.columnText(2)});
     }
     return result;
 }

@@ -12,7 +12,7 @@ namespace glueprof {
 class SqliteDb;
 
 class TraceReader {
-public:
+  public:
     explicit TraceReader(const std::string& path);
     ~TraceReader();
 
@@ -22,7 +22,7 @@ public:
     // The run's diagnostics alone (rows of one name summed), without loading its events.
     std::vector<Diagnostic> loadDiagnostics(RunId run) const;
 
-private:
+  private:
     std::unique_ptr<SqliteDb> m_db;
 };
 

@@ -158,22 +158,25 @@ int readUserVersion(SqliteDb& db) {
     try {
         return static_cast<int>(db.queryInt("PRAGMA user_version"));
     } catch (const GlueprofError&) {
-        throw inputError(fmt::format("'{}' is not an SQLite database; pass a glueprof trace or a "
-                                     "new path with --db",
-                                     db.path()));
+        throw inputError(
+            fmt::format("'{}' is not an SQLite database; pass a glueprof trace or a "
+                        "new path with --db",
+                        db.path()));
     }
 }
 
 void refuseForeignVersion(SqliteDb& db, int version) {
     if (version == kTraceSchemaVersion) return;
     if (version == 0) {
-        throw inputError(fmt::format("'{}' is an SQLite database but not a glueprof trace (no schema "
-                                     "version); pass a glueprof trace or a new path with --db",
-                                     db.path()));
+        throw inputError(
+            fmt::format("'{}' is an SQLite database but not a glueprof trace (no schema "
+                        "version); pass a glueprof trace or a new path with --db",
+                        db.path()));
     }
-    throw inputError(fmt::format("'{}' holds trace schema v{}, this build reads v{}: re-record it "
-                                 "with this build or open it with a matching glueprof",
-                                 db.path(), version, kTraceSchemaVersion));
+    throw inputError(
+        fmt::format("'{}' holds trace schema v{}, this build reads v{}: re-record it "
+                    "with this build or open it with a matching glueprof",
+                    db.path(), version, kTraceSchemaVersion));
 }
 
 }  // namespace
@@ -183,15 +186,17 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path) {
     std::error_code ec;
     fs::path parent = fs::path(path).parent_path();
     if (!parent.empty() && !fs::is_directory(parent, ec)) {
-        throw inputError(fmt::format("cannot create trace database '{}': directory '{}' does not "
-                                     "exist; create it or pass another --db",
-                                     path, parent.string()));
+        throw inputError(
+            fmt::format("cannot create trace database '{}': directory '{}' does not "
+                        "exist; create it or pass another --db",
+                        path, parent.string()));
     }
     auto db = std::make_unique<SqliteDb>(path, OpenMode::kReadWriteCreate);
     if (sqlite3_db_readonly(db->handle(), "main") == 1) {
-        throw inputError(fmt::format("trace database '{}' is not writable; fix its permissions or "
-                                     "pass another --db",
-                                     path));
+        throw inputError(
+            fmt::format("trace database '{}' is not writable; fix its permissions or "
+                        "pass another --db",
+                        path));
     }
     int version = readUserVersion(*db);
     bool empty = db->queryInt("SELECT count(*) FROM sqlite_master") == 0;
@@ -214,9 +219,10 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path) {
 std::unique_ptr<SqliteDb> openTraceForReading(const std::string& path) {
     std::error_code ec;
     if (!std::filesystem::is_regular_file(path, ec)) {
-        throw inputError(fmt::format("trace database '{}' does not exist; record one with "
-                                     "`glueprof ab` or pass an existing --db",
-                                     path));
+        throw inputError(
+            fmt::format("trace database '{}' does not exist; record one with "
+                        "`glueprof ab` or pass an existing --db",
+                        path));
     }
     auto db = std::make_unique<SqliteDb>(path, OpenMode::kReadOnly);
     refuseForeignVersion(*db, readUserVersion(*db));

@@ -12,10 +12,14 @@ namespace glueprof {
 
 const char* toString(RunStatus status) {
     switch (status) {
-        case RunStatus::kRunning: return "running";
-        case RunStatus::kComplete: return "complete";
-        case RunStatus::kFailed: return "failed";
-        case RunStatus::kAborted: return "aborted";
+        case RunStatus::kRunning:
+            return "running";
+        case RunStatus::kComplete:
+            return "complete";
+        case RunStatus::kFailed:
+            return "failed";
+        case RunStatus::kAborted:
+            return "aborted";
     }
     return "unknown";
 }
@@ -30,7 +34,7 @@ std::int64_t unixNowNs() {
 
 // The prepared statements, compiled once and reused by every batch.
 class TraceWriter::Statements {
-public:
+  public:
     explicit Statements(SqliteDb& db)
         : run(db.prepare(sql::kInsertRun)),
           status(db.prepare(sql::kUpdateRunStatus)),
@@ -293,8 +297,8 @@ void TraceWriter::writeBatch(Batch& batch) {
     std::size_t next = 0;
     for (; next + blockRows <= batch.events.size(); next += blockRows) {
         for (std::size_t r = 0; r < blockRows; ++r) {
-            bindEvent(s.eventBlock, static_cast<int>(r) * sql::kEventColumns + 1, batch.events[next + r],
-                      m_nextEventSeq++);
+            bindEvent(s.eventBlock, static_cast<int>(r) * sql::kEventColumns + 1,
+                      batch.events[next + r], m_nextEventSeq++);
         }
         s.eventBlock.step();
         s.eventBlock.reset();

@@ -73,7 +73,7 @@ struct WriterStats {
 };
 
 class TraceWriter {
-public:
+  public:
     explicit TraceWriter(const std::string& path, WriterOptions options = {});
     ~TraceWriter();
     TraceWriter(const TraceWriter&) = delete;
@@ -100,7 +100,7 @@ public:
     WriterStats stats() const;
     const std::string& path() const { return m_path; }
 
-private:
+  private:
     struct RunRow {
         RunId id;
         RunInfo info;

@@ -29,8 +29,9 @@ using NewestSync = CUpti_ActivitySynchronization2;
 using NewestCudaEvent = CUpti_ActivityCudaEvent2;
 using NewestOverhead = CUpti_ActivityOverhead3;
 
-#define GLUEPROF_SAME_FIELD(OLD, NEW, FIELD) \
-    static_assert(offsetof(OLD, FIELD) == offsetof(NEW, FIELD), #FIELD " moved between " #OLD " and " #NEW)
+#define GLUEPROF_SAME_FIELD(OLD, NEW, FIELD)                    \
+    static_assert(offsetof(OLD, FIELD) == offsetof(NEW, FIELD), \
+                  #FIELD " moved between " #OLD " and " #NEW)
 GLUEPROF_SAME_FIELD(KernelRecord, NewestKernel, start);
 GLUEPROF_SAME_FIELD(KernelRecord, NewestKernel, end);
 GLUEPROF_SAME_FIELD(KernelRecord, NewestKernel, deviceId);

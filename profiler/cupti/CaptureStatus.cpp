@@ -7,8 +7,8 @@ namespace glueprof::cupti {
 
 std::string CaptureStatus::summary() const {
     if (active) {
-        std::string text = fmt::format("capturing with {} (CUPTI API {}; built with {})", libraryPath, runtimeVersion,
-                                       headerVersion);
+        std::string text = fmt::format("capturing with {} (CUPTI API {}; built with {})",
+                                       libraryPath, runtimeVersion, headerVersion);
         for (const std::string& note : notes) text += "; " + note;
         return text;
     }

@@ -34,16 +34,19 @@ bool resolve(void* handle, const char* name, F& slot, std::string& missing) {
 }  // namespace
 
 std::vector<std::string> CuptiLibrary::candidates() {
-    if (const char* explicitPath = std::getenv("GLUEPROF_CUPTI_PATH"); explicitPath != nullptr && *explicitPath != '\0') {
+    if (const char* explicitPath = std::getenv("GLUEPROF_CUPTI_PATH");
+        explicitPath != nullptr && *explicitPath != '\0') {
         return {explicitPath};
     }
     std::vector<std::string> paths;
     auto addToolkit = [&](const std::string& root) {
-        for (const char* dir : {"/lib64", "/extras/CUPTI/lib64", "/lib", "/targets/x86_64-linux/lib"}) {
+        for (const char* dir :
+             {"/lib64", "/extras/CUPTI/lib64", "/lib", "/targets/x86_64-linux/lib"}) {
             paths.push_back(root + dir + "/libcupti.so");
         }
     };
-    if (const char* cudaHome = std::getenv("CUDA_HOME"); cudaHome != nullptr && *cudaHome != '\0') addToolkit(cudaHome);
+    if (const char* cudaHome = std::getenv("CUDA_HOME"); cudaHome != nullptr && *cudaHome != '\0')
+        addToolkit(cudaHome);
     addToolkit("/usr/local/cuda");
     if (const std::string torchDir = cudaTorchDir(); !torchDir.empty()) {
         for (const char* rel : {"/libcupti.so", "/../../nvidia/cuda_cupti/lib/libcupti.so.13",
@@ -51,7 +54,8 @@ std::vector<std::string> CuptiLibrary::candidates() {
             paths.push_back(torchDir + rel);
         }
     }
-    for (const char* name : {"libcupti.so", "libcupti.so.13", "libcupti.so.12"}) paths.emplace_back(name);
+    for (const char* name : {"libcupti.so", "libcupti.so.13", "libcupti.so.12"})
+        paths.emplace_back(name);
     return paths;
 }
 
@@ -76,10 +80,13 @@ CuptiLibrary CuptiLibrary::load() {
         resolve(handle, "cuptiActivityRegisterCallbacks", f.activityRegisterCallbacks, missing);
         resolve(handle, "cuptiActivityFlushAll", f.activityFlushAll, missing);
         resolve(handle, "cuptiActivityGetNextRecord", f.activityGetNextRecord, missing);
-        resolve(handle, "cuptiActivityGetNumDroppedRecords", f.activityGetNumDroppedRecords, missing);
+        resolve(handle, "cuptiActivityGetNumDroppedRecords", f.activityGetNumDroppedRecords,
+                missing);
         resolve(handle, "cuptiGetTimestamp", f.getTimestamp, missing);
-        resolve(handle, "cuptiActivityPushExternalCorrelationId", f.pushExternalCorrelationId, missing);
-        resolve(handle, "cuptiActivityPopExternalCorrelationId", f.popExternalCorrelationId, missing);
+        resolve(handle, "cuptiActivityPushExternalCorrelationId", f.pushExternalCorrelationId,
+                missing);
+        resolve(handle, "cuptiActivityPopExternalCorrelationId", f.popExternalCorrelationId,
+                missing);
         resolve(handle, "cuptiGetCallbackName", f.getCallbackName, missing);
         resolve(handle, "cuptiSetThreadIdType", f.setThreadIdType, missing);
         resolve(handle, "cuptiFinalize", f.finalize, missing);
@@ -93,13 +100,16 @@ CuptiLibrary CuptiLibrary::load() {
         lib.m_path = path;
         return lib;
     }
-    lib.m_error = explicitPath != nullptr
-                      ? fmt::format("GLUEPROF_CUPTI_PATH={} cannot be loaded ({}): point it at libcupti.so of the "
-                                    "CUDA toolkit (e.g. /usr/local/cuda/lib64/libcupti.so) or unset it",
-                                    explicitPath, lastError)
-                      : fmt::format("libcupti not found ({}): install the CUDA toolkit's CUPTI, or set "
-                                    "GLUEPROF_CUPTI_PATH or CUDA_HOME",
-                                    lastError);
+    lib.m_error =
+        explicitPath != nullptr
+            ? fmt::format(
+                  "GLUEPROF_CUPTI_PATH={} cannot be loaded ({}): point it at libcupti.so of the "
+                  "CUDA toolkit (e.g. /usr/local/cuda/lib64/libcupti.so) or unset it",
+                  explicitPath, lastError)
+            : fmt::format(
+                  "libcupti not found ({}): install the CUDA toolkit's CUPTI, or set "
+                  "GLUEPROF_CUPTI_PATH or CUDA_HOME",
+                  lastError);
     return lib;
 }
 
@@ -117,11 +127,13 @@ CuptiLibrary& CuptiLibrary::operator=(CuptiLibrary&& other) noexcept {
 }
 
 // CUPTI cannot be unloaded safely once it has attached to a CUDA context; only a library that never
-// got that far (here: the handle is kept for the process's lifetime after a session started) is closed.
+// got that far (here: the handle is kept for the process's lifetime after a session started) is
+// closed.
 CuptiLibrary::~CuptiLibrary() = default;
 
 std::string CuptiLibrary::missingDriverReason() {
-    if (dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) != nullptr) return "";  // kept loaded: CUPTI needs it
+    if (dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) != nullptr)
+        return "";  // kept loaded: CUPTI needs it
     const char* error = dlerror();
     return fmt::format("no NVIDIA driver ({}): install the driver to capture GPU activity",
                        error != nullptr ? error : "libcuda.so.1 not found");
@@ -129,7 +141,8 @@ std::string CuptiLibrary::missingDriverReason() {
 
 std::string CuptiLibrary::describe(CUptiResult result) const {
     const char* text = nullptr;
-    if (m_fn.getResultString != nullptr && m_fn.getResultString(result, &text) == CUPTI_SUCCESS && text != nullptr) {
+    if (m_fn.getResultString != nullptr && m_fn.getResultString(result, &text) == CUPTI_SUCCESS &&
+        text != nullptr) {
         return text;
     }
     return fmt::format("CUPTI result {}", static_cast<int>(result));

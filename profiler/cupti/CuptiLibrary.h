@@ -1,8 +1,9 @@
 #pragma once
-// libcupti, loaded at run time (dlopen), so glueprof's binaries run where it is absent. Search order:
-// $GLUEPROF_CUPTI_PATH (used alone when set: a bad path is an error, not a fallback), $CUDA_HOME's
-// lib64 / extras/CUPTI/lib64 / lib, /usr/local/cuda's, the directory of a loaded CUDA libtorch (and the
-// pip wheel's nvidia/cuda_cupti/lib beside it), then the loader path. Only profiler/cupti includes cupti.h.
+// libcupti, loaded at run time (dlopen), so glueprof's binaries run where it is absent. Search
+// order: $GLUEPROF_CUPTI_PATH (used alone when set: a bad path is an error, not a fallback),
+// $CUDA_HOME's lib64 / extras/CUPTI/lib64 / lib, /usr/local/cuda's, the directory of a loaded CUDA
+// libtorch (and the pip wheel's nvidia/cuda_cupti/lib beside it), then the loader path. Only
+// profiler/cupti includes cupti.h.
 #include <cupti.h>
 
 #include <string>
@@ -28,7 +29,7 @@ struct CuptiFunctions {
 };
 
 class CuptiLibrary {
-public:
+  public:
     // Loads libcupti and resolves every function; on failure ok() is false and error() says why and
     // what to do (one line).
     static CuptiLibrary load();
@@ -50,7 +51,7 @@ public:
     // CUPTI's text for a result code ("CUPTI_ERROR_..."), or the number when the library is absent.
     std::string describe(CUptiResult result) const;
 
-private:
+  private:
     CuptiLibrary() = default;
     void* m_handle = nullptr;
     std::string m_path;

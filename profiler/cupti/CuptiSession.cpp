@@ -57,7 +57,8 @@ std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, Captur
     if (status.runtimeVersion < status.headerVersion) {
         status.blocker = CaptureStatus::Blocker::kOldLibrary;
         status.reason = fmt::format(
-            "{} is CUPTI API {}, older than the headers this build used ({}): its records would be misread; "
+            "{} is CUPTI API {}, older than the headers this build used ({}): its records would be "
+            "misread; "
             "rebuild on this machine against its CUDA toolkit (scripts/gpu-check.sh does)",
             library->path(), status.runtimeVersion, status.headerVersion);
         return nullptr;
@@ -71,8 +72,10 @@ std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, Captur
         const CuptiLibrary* lib = library.get();  // owned by the session for its whole life
         env.apiName = [lib](bool driver, std::uint32_t cbid) {
             const char* name = nullptr;
-            const CUpti_CallbackDomain domain = driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
-            if (lib->fn().getCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr) return std::string(name);
+            const CUpti_CallbackDomain domain =
+                driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API;
+            if (lib->fn().getCallbackName(domain, cbid, &name) == CUPTI_SUCCESS && name != nullptr)
+                return std::string(name);
             return fmt::format("{} api {}", driver ? "driver" : "runtime", cbid);
         };
     }
@@ -87,15 +90,18 @@ std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, Captur
     auto fail = [&](const std::string& what, CUptiResult result) {
         status.blocker = CaptureStatus::Blocker::kCuptiRefused;
         status.reason = fmt::format("{} failed: {}", what, session->m_library->describe(result));
-        for (int kind : session->m_enabledKinds) f.activityDisable(static_cast<CUpti_ActivityKind>(kind));
+        for (int kind : session->m_enabledKinds)
+            f.activityDisable(static_cast<CUpti_ActivityKind>(kind));
         session->m_enabledKinds.clear();
         s_active.store(nullptr);
         return nullptr;
     };
-    if (CUptiResult r = f.activityRegisterCallbacks(&requestTrampoline, &completeTrampoline); r != CUPTI_SUCCESS) {
+    if (CUptiResult r = f.activityRegisterCallbacks(&requestTrampoline, &completeTrampoline);
+        r != CUPTI_SUCCESS) {
         return fail("cuptiActivityRegisterCallbacks", r);
     }
-    if (CUptiResult r = f.setThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM); r != CUPTI_SUCCESS) {
+    if (CUptiResult r = f.setThreadIdType(CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM);
+        r != CUPTI_SUCCESS) {
         return fail("cuptiSetThreadIdType(SYSTEM)", r);
     }
     for (const KindToEnable& k : kKinds) {
@@ -105,7 +111,8 @@ std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, Captur
         } else if (k.required) {
             return fail(fmt::format("cuptiActivityEnable({})", k.name), r);
         } else {
-            status.notes.push_back(fmt::format("{} not captured: {}", k.name, session->m_library->describe(r)));
+            status.notes.push_back(
+                fmt::format("{} not captured: {}", k.name, session->m_library->describe(r)));
         }
     }
     Clock::useSource(&clockTrampoline);
@@ -136,7 +143,8 @@ void CuptiSession::exitOp() {
 }
 
 void CuptiSession::flush(std::int32_t step) {
-    m_library->fn().activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // completes every buffer now
+    m_library->fn().activityFlushAll(
+        CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // completes every buffer now
     m_handler.resolve(step);
 }
 
@@ -157,7 +165,8 @@ void CuptiSession::giveBack(std::uint8_t* buffer) {
     m_free.push_back(buffer);
 }
 
-void CuptiSession::completed(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer, std::size_t validSize) {
+void CuptiSession::completed(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer,
+                             std::size_t validSize) {
     const CuptiFunctions& f = m_library->fn();
     CUpti_Activity* record = nullptr;
     while (validSize > 0 && f.activityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
@@ -170,7 +179,8 @@ void CuptiSession::completed(CUcontext context, std::uint32_t streamId, std::uin
     giveBack(buffer);
 }
 
-void CuptiSession::requestTrampoline(std::uint8_t** buffer, std::size_t* size, std::size_t* maxRecords) {
+void CuptiSession::requestTrampoline(std::uint8_t** buffer, std::size_t* size,
+                                     std::size_t* maxRecords) {
     CuptiSession* self = s_active.load(std::memory_order_acquire);
     *maxRecords = 0;  // as many as fit
     *buffer = self != nullptr ? self->takeBuffer() : nullptr;
@@ -178,7 +188,8 @@ void CuptiSession::requestTrampoline(std::uint8_t** buffer, std::size_t* size, s
     if (*buffer == nullptr && self != nullptr) self->m_handler.noteBufferRefused();
 }
 
-void CuptiSession::completeTrampoline(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer, std::size_t /*size*/,
+void CuptiSession::completeTrampoline(CUcontext context, std::uint32_t streamId,
+                                      std::uint8_t* buffer, std::size_t /*size*/,
                                       std::size_t validSize) {
     CuptiSession* self = s_active.load(std::memory_order_acquire);
     if (self != nullptr && buffer != nullptr) self->completed(context, streamId, buffer, validSize);
@@ -187,7 +198,8 @@ void CuptiSession::completeTrampoline(CUcontext context, std::uint32_t streamId,
 TimestampNs CuptiSession::clockTrampoline() {
     CuptiSession* self = s_active.load(std::memory_order_acquire);
     std::uint64_t now = 0;
-    if (self == nullptr || self->m_library->fn().getTimestamp(&now) != CUPTI_SUCCESS) return Clock::steadyNs();
+    if (self == nullptr || self->m_library->fn().getTimestamp(&now) != CUPTI_SUCCESS)
+        return Clock::steadyNs();
     return static_cast<TimestampNs>(now);
 }
 

@@ -1,11 +1,12 @@
 #pragma once
 // CuptiSession: GPU activity capture with CUPTI, the one class that talks to libcupti at run time.
 // start() loads libcupti (CuptiLibrary), checks its version against the headers this build used,
-// enables the activity kinds (CONCURRENT_KERNEL, MEMCPY, MEMSET, SYNCHRONIZATION, CUDA_EVENT on its own,
-// RUNTIME, DRIVER, MARKER, EXTERNAL_CORRELATION, OVERHEAD), allocates its 4 MiB buffers up front,
-// registers the buffer callbacks and makes CUPTI's timestamp the clock of every host event. Records go
-// to the production RecordHandler; every step end forces a flush. When anything is missing, start()
-// returns null and the status says which and why (with CUPTI's error string); host tracing goes on.
+// enables the activity kinds (CONCURRENT_KERNEL, MEMCPY, MEMSET, SYNCHRONIZATION, CUDA_EVENT on its
+// own, RUNTIME, DRIVER, MARKER, EXTERNAL_CORRELATION, OVERHEAD), allocates its 4 MiB buffers up
+// front, registers the buffer callbacks and makes CUPTI's timestamp the clock of every host event.
+// Records go to the production RecordHandler; every step end forces a flush. When anything is
+// missing, start() returns null and the status says which and why (with CUPTI's error string); host
+// tracing goes on.
 //
 // CUPTI's buffer callbacks carry no user pointer, so one static trampoline points at the running
 // session: one session per process at a time. There is no other global state.
@@ -25,10 +26,11 @@ namespace glueprof::cupti {
 class CuptiLibrary;
 
 class CuptiSession : public DeviceCapture {
-public:
+  public:
     static constexpr std::size_t kBufferBytes = 4u << 20;
-    static constexpr std::size_t kBuffersUpFront = 8;   // 32 MiB before the measured window
-    static constexpr std::size_t kBufferCap = 64;       // 256 MiB at most; beyond, records are dropped (counted)
+    static constexpr std::size_t kBuffersUpFront = 8;  // 32 MiB before the measured window
+    static constexpr std::size_t kBufferCap =
+        64;  // 256 MiB at most; beyond, records are dropped (counted)
 
     // Starts capture, or returns null with `status` saying why not.
     static std::unique_ptr<CuptiSession> start(CaptureEnvironment env, CaptureStatus& status);
@@ -42,15 +44,17 @@ public:
 
     CaptureCounts counts() const { return m_handler.counts(); }
 
-private:
+  private:
     CuptiSession(std::unique_ptr<CuptiLibrary> library, CaptureEnvironment env);
     std::uint8_t* takeBuffer();
     void giveBack(std::uint8_t* buffer);
-    void completed(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer, std::size_t validSize);
+    void completed(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer,
+                   std::size_t validSize);
 
-    static void requestTrampoline(std::uint8_t** buffer, std::size_t* size, std::size_t* maxRecords);
-    static void completeTrampoline(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer, std::size_t size,
-                                   std::size_t validSize);
+    static void requestTrampoline(std::uint8_t** buffer, std::size_t* size,
+                                  std::size_t* maxRecords);
+    static void completeTrampoline(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer,
+                                   std::size_t size, std::size_t validSize);
     static TimestampNs clockTrampoline();
     static std::atomic<CuptiSession*> s_active;  // the trampoline's target
 

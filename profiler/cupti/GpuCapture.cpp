@@ -24,8 +24,9 @@ CaptureStatus probeCapture() {
         status.reason = std::move(driver);
         return status;
     }
-    status.reason = fmt::format("{} (CUPTI API {}) and the driver are present; capture starts with a CUDA run",
-                                library.path(), status.runtimeVersion);
+    status.reason =
+        fmt::format("{} (CUPTI API {}) and the driver are present; capture starts with a CUDA run",
+                    library.path(), status.runtimeVersion);
     return status;
 }
 

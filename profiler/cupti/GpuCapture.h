@@ -1,6 +1,6 @@
 #pragma once
-// The public face of profiler/cupti, free of cupti.h so the CLI, the GUI and builds without the CUDA
-// toolkit use it: start a GPU activity capture, or learn why it cannot run.
+// The public face of profiler/cupti, free of cupti.h so the CLI, the GUI and builds without the
+// CUDA toolkit use it: start a GPU activity capture, or learn why it cannot run.
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -12,8 +12,8 @@
 
 namespace glueprof::cupti {
 
-// What the capture writes through: the store, the run now recorded, and the host lane of an OS thread
-// (HostTracer::laneForOsThread), so API calls and syncs land on the thread that made them.
+// What the capture writes through: the store, the run now recorded, and the host lane of an OS
+// thread (HostTracer::laneForOsThread), so API calls and syncs land on the thread that made them.
 struct CaptureEnvironment {
     TraceWriter* writer = nullptr;
     std::function<RunId()> currentRun;
@@ -23,16 +23,27 @@ struct CaptureEnvironment {
 
 struct CaptureStatus {
     // What stops the capture, first missing piece first; kNone while it runs.
-    enum class Blocker { kNone, kCpuRun, kNoHeaders, kNoLibrary, kOldLibrary, kNoDriver, kCuptiRefused, kBusy };
+    enum class Blocker {
+        kNone,
+        kCpuRun,
+        kNoHeaders,
+        kNoLibrary,
+        kOldLibrary,
+        kNoDriver,
+        kCuptiRefused,
+        kBusy
+    };
     bool active = false;
     Blocker blocker = Blocker::kNone;
     // Why not, in one line with what to do: "no NVIDIA driver (...)", "libcupti not found (...)",
-    // "cuptiActivityEnable(CONCURRENT_KERNEL) failed: CUPTI_ERROR_...", "built without CUPTI headers".
+    // "cuptiActivityEnable(CONCURRENT_KERNEL) failed: CUPTI_ERROR_...", "built without CUPTI
+    // headers".
     std::string reason;
     std::string libraryPath;           // the libcupti loaded, when one was
     std::uint32_t runtimeVersion = 0;  // cuptiGetVersion, when loaded
-    std::uint32_t headerVersion = 0;   // CUPTI_API_VERSION this build used (0: built without headers)
-    std::vector<std::string> notes;    // kinds this CUPTI does not offer, and similar non-fatal facts
+    std::uint32_t headerVersion =
+        0;                           // CUPTI_API_VERSION this build used (0: built without headers)
+    std::vector<std::string> notes;  // kinds this CUPTI does not offer, and similar non-fatal facts
 
     std::string summary() const;  // one line for `doctor` and run headers
 };
@@ -41,8 +52,8 @@ struct CaptureStatus {
 CaptureStatus probeCapture();
 
 // Starts capturing (one capture per process), or returns null with `status` saying why not. Attach
-// the result to the HostTracer (setDeviceCapture) so ops correlate and steps flush; destroy it after
-// the last step to write what is left.
+// the result to the HostTracer (setDeviceCapture) so ops correlate and steps flush; destroy it
+// after the last step to write what is left.
 std::unique_ptr<DeviceCapture> startCapture(CaptureEnvironment env, CaptureStatus& status);
 
 }  // namespace glueprof::cupti

@@ -6,7 +6,8 @@ namespace glueprof::cupti {
 
 namespace {
 constexpr const char* kReason =
-    "glueprof was built without CUPTI headers (cupti.h not found under CUDA_HOME or /usr/local/cuda): "
+    "glueprof was built without CUPTI headers (cupti.h not found under CUDA_HOME or "
+    "/usr/local/cuda): "
     "install the CUDA toolkit and rebuild";
 }  // namespace
 

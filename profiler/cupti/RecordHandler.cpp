@@ -13,43 +13,63 @@ namespace {
 
 MemoryKind memoryKind(std::uint8_t kind) {
     switch (kind) {
-        case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return MemoryKind::kPageable;
-        case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return MemoryKind::kPinned;
+        case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE:
+            return MemoryKind::kPageable;
+        case CUPTI_ACTIVITY_MEMORY_KIND_PINNED:
+            return MemoryKind::kPinned;
         case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE:
         case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY:
-        case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return MemoryKind::kDevice;
-        default: return MemoryKind::kUnknown;
+        case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC:
+            return MemoryKind::kDevice;
+        default:
+            return MemoryKind::kUnknown;
     }
 }
 
 const char* copyName(std::uint8_t copyKind) {
     switch (copyKind) {
-        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "memcpy HtoD";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "memcpy DtoH";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "memcpy DtoD";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "memcpy HtoH";
-        case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "memcpy PtoP";
-        default: return "memcpy";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+            return "memcpy HtoD";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+            return "memcpy DtoH";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+            return "memcpy DtoD";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+            return "memcpy HtoH";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+            return "memcpy PtoP";
+        default:
+            return "memcpy";
     }
 }
 
 const char* syncName(CUpti_ActivitySynchronizationType type) {
     switch (type) {
-        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE: return "cudaEventSynchronize";
-        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT: return "cudaStreamWaitEvent";
-        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE: return "cudaStreamSynchronize";
-        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE: return "cudaDeviceSynchronize";
-        default: return "synchronize";
+        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
+            return "cudaEventSynchronize";
+        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
+            return "cudaStreamWaitEvent";
+        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
+            return "cudaStreamSynchronize";
+        case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
+            return "cudaDeviceSynchronize";
+        default:
+            return "synchronize";
     }
 }
 
 std::string overheadName(CUpti_ActivityOverheadKind kind) {
     switch (static_cast<std::uint32_t>(kind)) {
-        case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER: return "cupti overhead: driver compiler";
-        case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH: return "cupti overhead: buffer flush";
-        case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION: return "cupti overhead: instrumentation";
-        case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE: return "cupti overhead: resource";
-        default: return fmt::format("cupti overhead: kind {}", static_cast<std::uint32_t>(kind));
+        case CUPTI_ACTIVITY_OVERHEAD_DRIVER_COMPILER:
+            return "cupti overhead: driver compiler";
+        case CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH:
+            return "cupti overhead: buffer flush";
+        case CUPTI_ACTIVITY_OVERHEAD_CUPTI_INSTRUMENTATION:
+            return "cupti overhead: instrumentation";
+        case CUPTI_ACTIVITY_OVERHEAD_CUPTI_RESOURCE:
+            return "cupti overhead: resource";
+        default:
+            return fmt::format("cupti overhead: kind {}", static_cast<std::uint32_t>(kind));
     }
 }
 
@@ -59,7 +79,8 @@ constexpr const char* kOwnNvtxDomain = "glueprof";  // profiler/host ScopedRange
 
 // What every record that ran on a stream (kernel, copy, memset) has in common.
 template <typename Record>
-RecordHandler::DeviceRecord RecordHandler::onStream(const Record& r, EventKind kind, std::string name) {
+RecordHandler::DeviceRecord RecordHandler::onStream(const Record& r, EventKind kind,
+                                                    std::string name) {
     DeviceRecord d;
     d.kind = kind;
     d.name = std::move(name);
@@ -123,7 +144,8 @@ void RecordHandler::handle(const CUpti_Activity& record) {
             // A synchronous device->host copy, or an "async" one into pageable memory (which CUDA
             // performs synchronously), blocks the calling thread until the data is there.
             const bool async = (r.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
-            d.blocksHost = r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH && (!async || d.dst == MemoryKind::kPageable);
+            d.blocksHost = r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH &&
+                           (!async || d.dst == MemoryKind::kPageable);
             m_device.push_back(std::move(d));
             return;
         }
@@ -139,13 +161,15 @@ void RecordHandler::handle(const CUpti_Activity& record) {
         case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
             const auto& r = reinterpret_cast<const SyncRecordLayout&>(record);
             if (!timed(r.start, r.end)) return;
-            m_syncs.push_back(SyncRecord{r.type, static_cast<TimestampNs>(r.start), static_cast<TimestampNs>(r.end),
-                                         r.streamId, r.correlationId});
+            m_syncs.push_back(SyncRecord{r.type, static_cast<TimestampNs>(r.start),
+                                         static_cast<TimestampNs>(r.end), r.streamId,
+                                         r.correlationId});
             return;
         }
         case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
             const auto& r = reinterpret_cast<const CudaEventRecord&>(record);
-            m_events.push_back(EventMark{0, r.streamId, r.correlationId, 0});  // placed at its API call
+            m_events.push_back(
+                EventMark{0, r.streamId, r.correlationId, 0});  // placed at its API call
             return;
         }
         case CUPTI_ACTIVITY_KIND_RUNTIME:
@@ -153,31 +177,37 @@ void RecordHandler::handle(const CUpti_Activity& record) {
             const auto& r = reinterpret_cast<const ApiRecord&>(record);
             if (!timed(r.start, r.end)) return;
             auto& calls = record.kind == CUPTI_ACTIVITY_KIND_DRIVER ? m_driverApi : m_api;
-            calls[r.correlationId] = ApiCall{static_cast<std::int64_t>(r.threadId), static_cast<TimestampNs>(r.start),
-                                             static_cast<TimestampNs>(r.end), static_cast<std::uint32_t>(r.cbid),
-                                             record.kind == CUPTI_ACTIVITY_KIND_DRIVER};
+            calls[r.correlationId] =
+                ApiCall{static_cast<std::int64_t>(r.threadId), static_cast<TimestampNs>(r.start),
+                        static_cast<TimestampNs>(r.end), static_cast<std::uint32_t>(r.cbid),
+                        record.kind == CUPTI_ACTIVITY_KIND_DRIVER};
             ++m_counts.apiCalls;
             return;
         }
         case CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION: {
             const auto& r = reinterpret_cast<const ExternalCorrelationRecord&>(record);
-            if (r.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0) m_external[r.correlationId] = r.externalId;
+            if (r.externalKind == CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0)
+                m_external[r.correlationId] = r.externalId;
             return;
         }
         case CUPTI_ACTIVITY_KIND_MARKER: {
             const auto& r = reinterpret_cast<const MarkerRecord&>(record);
-            if (r.domain != nullptr && std::string(r.domain) == kOwnNvtxDomain) return;  // already a host range
-            const std::int64_t tid = r.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? r.objectId.pt.threadId : 0;
+            if (r.domain != nullptr && std::string(r.domain) == kOwnNvtxDomain)
+                return;  // already a host range
+            const std::int64_t tid =
+                r.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? r.objectId.pt.threadId : 0;
             const auto at = static_cast<TimestampNs>(r.timestamp);
             if ((r.flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0) {
-                m_openMarkers[r.id] = MarkerStart{r.name != nullptr ? r.name : "nvtx range", tid, at};
+                m_openMarkers[r.id] =
+                    MarkerStart{r.name != nullptr ? r.name : "nvtx range", tid, at};
             } else if ((r.flags & CUPTI_ACTIVITY_FLAG_MARKER_END) != 0) {
                 auto open = m_openMarkers.find(r.id);
                 if (open == m_openMarkers.end()) {
                     lose(loss::kCuptiUnpairedMarkers);
                     return;
                 }
-                m_nvtx.push_back(NvtxRange{open->second.name, open->second.tid, open->second.start, at});
+                m_nvtx.push_back(
+                    NvtxRange{open->second.name, open->second.tid, open->second.start, at});
                 m_openMarkers.erase(open);
             } else if ((r.flags & CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS) != 0) {
                 m_nvtx.push_back(NvtxRange{r.name != nullptr ? r.name : "nvtx mark", tid, at, at});
@@ -187,8 +217,9 @@ void RecordHandler::handle(const CUpti_Activity& record) {
         case CUPTI_ACTIVITY_KIND_OVERHEAD: {
             const auto& r = reinterpret_cast<const OverheadRecord&>(record);
             if (!timed(r.start, r.end)) return;
-            m_overheads.push_back(
-                Overhead{overheadName(r.overheadKind), static_cast<TimestampNs>(r.start), static_cast<TimestampNs>(r.end)});
+            m_overheads.push_back(Overhead{overheadName(r.overheadKind),
+                                           static_cast<TimestampNs>(r.start),
+                                           static_cast<TimestampNs>(r.end)});
             return;
         }
         default:
@@ -208,8 +239,9 @@ StringId RecordHandler::intern(const std::string& text) { return m_env.writer->i
 StringId RecordHandler::apiNameId(bool driver, std::uint32_t cbid) {
     auto [it, added] = m_apiNames.try_emplace({driver, cbid}, 0);
     if (added) {  // named once per callback id, not per call
-        it->second = intern(m_env.apiName ? m_env.apiName(driver, cbid)
-                                          : fmt::format("{} api {}", driver ? "driver" : "runtime", cbid));
+        it->second =
+            intern(m_env.apiName ? m_env.apiName(driver, cbid)
+                                 : fmt::format("{} api {}", driver ? "driver" : "runtime", cbid));
     }
     return it->second;
 }
@@ -217,8 +249,9 @@ StringId RecordHandler::apiNameId(bool driver, std::uint32_t cbid) {
 LaneId RecordHandler::streamLane(RunId run, std::uint32_t device, std::uint32_t stream) {
     auto [it, added] = m_streamLanes.try_emplace({run, device, stream}, 0);
     if (added) {
-        it->second = m_env.writer->addLane(run, LaneKind::kCudaStream, fmt::format("GPU {} stream {}", device, stream),
-                                           device, stream);
+        it->second =
+            m_env.writer->addLane(run, LaneKind::kCudaStream,
+                                  fmt::format("GPU {} stream {}", device, stream), device, stream);
     }
     return it->second;
 }
@@ -229,7 +262,8 @@ LaneId RecordHandler::namedLane(RunId run, const std::string& name) {
     return it->second;
 }
 
-void RecordHandler::tagFromOp(Event& e, std::uint32_t correlation, std::int32_t flushedStep, Category fallback) {
+void RecordHandler::tagFromOp(Event& e, std::uint32_t correlation, std::int32_t flushedStep,
+                              Category fallback) {
     e.category = fallback;
     e.step = flushedStep;
     auto external = m_external.find(correlation);
@@ -239,7 +273,8 @@ void RecordHandler::tagFromOp(Event& e, std::uint32_t correlation, std::int32_t 
     e.step = op->second.step != kNoTag ? op->second.step : flushedStep;
     e.layer = op->second.layer;
     e.microbatch = op->second.microbatch;
-    if (fallback != Category::kSync && fallback != Category::kCopy && op->second.category != Category::kNone) {
+    if (fallback != Category::kSync && fallback != Category::kCopy &&
+        op->second.category != Category::kNone) {
         e.category = op->second.category;
     }
     ++m_counts.attributedToOps;
@@ -253,10 +288,16 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
         return;
     }
     TraceWriter& writer = *m_env.writer;
-    std::unordered_map<std::uint32_t, std::uint32_t> streamDevice;  // for CUDA events, which carry no device
-    auto deviceOf = [&](std::uint32_t stream) { return streamDevice.count(stream) != 0 ? streamDevice[stream] : 0u; };
-    auto hostLane = [&](std::int64_t tid) { return m_env.laneOfThread ? m_env.laneOfThread(run, tid) : namedLane(run, "host"); };
-    auto event = [&](LaneId lane, EventKind kind, StringId name, TimestampNs start, TimestampNs end) {
+    std::unordered_map<std::uint32_t, std::uint32_t>
+        streamDevice;  // for CUDA events, which carry no device
+    auto deviceOf = [&](std::uint32_t stream) {
+        return streamDevice.count(stream) != 0 ? streamDevice[stream] : 0u;
+    };
+    auto hostLane = [&](std::int64_t tid) {
+        return m_env.laneOfThread ? m_env.laneOfThread(run, tid) : namedLane(run, "host");
+    };
+    auto event = [&](LaneId lane, EventKind kind, StringId name, TimestampNs start,
+                     TimestampNs end) {
         Event e;
         e.run = run;
         e.lane = lane;
@@ -269,7 +310,8 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
 
     for (const auto* calls : {&m_api, &m_driverApi}) {
         for (const auto& [correlation, call] : *calls) {
-            Event e = event(hostLane(call.tid), EventKind::kRuntime, apiNameId(call.driver, call.cbid), call.start, call.end);
+            Event e = event(hostLane(call.tid), EventKind::kRuntime,
+                            apiNameId(call.driver, call.cbid), call.start, call.end);
             e.correlation = correlation;
             tagFromOp(e, correlation, flushedStep, Category::kNone);
             writer.record(e);
@@ -277,12 +319,14 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
     }
     for (const DeviceRecord& d : m_device) {
         streamDevice[d.stream] = d.device;
-        Event e = event(streamLane(run, d.device, d.stream), d.kind, intern(d.name), d.start, d.end);
+        Event e =
+            event(streamLane(run, d.device, d.stream), d.kind, intern(d.name), d.start, d.end);
         e.correlation = d.correlation;
         e.bytes = d.bytes;
         e.srcKind = d.src;
         e.dstKind = d.dst;
-        tagFromOp(e, d.correlation, flushedStep, d.kind == EventKind::kKernel ? Category::kMath : Category::kCopy);
+        tagFromOp(e, d.correlation, flushedStep,
+                  d.kind == EventKind::kKernel ? Category::kMath : Category::kCopy);
         const ApiCall* call = callOf(d.correlation);
         if (call == nullptr) lose(loss::kCuptiUnmatched);
         if (d.kind == EventKind::kKernel) ++m_counts.kernels;
@@ -290,8 +334,8 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
         if (d.kind == EventKind::kMemset) ++m_counts.memsets;
         writer.record(e);
         if (d.blocksHost && call != nullptr) {
-            // The host was blocked for the whole API call: a sync point on the calling thread (same bytes and
-            // memory kinds as the copy).
+            // The host was blocked for the whole API call: a sync point on the calling thread (same
+            // bytes and memory kinds as the copy).
             Event s = e;
             s.lane = hostLane(call->tid);
             s.kind = EventKind::kSync;
@@ -308,11 +352,12 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
         Event e;
         if (sync.type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) {
             // The device waits, not the host: a wait on the stream.
-            e = event(streamLane(run, deviceOf(sync.stream), sync.stream), EventKind::kWait, intern(syncName(sync.type)),
-                      sync.start, sync.end);
-        } else {
-            e = event(call != nullptr ? hostLane(call->tid) : namedLane(run, "CUDA syncs (thread unknown)"), EventKind::kSync,
+            e = event(streamLane(run, deviceOf(sync.stream), sync.stream), EventKind::kWait,
                       intern(syncName(sync.type)), sync.start, sync.end);
+        } else {
+            e = event(call != nullptr ? hostLane(call->tid)
+                                      : namedLane(run, "CUDA syncs (thread unknown)"),
+                      EventKind::kSync, intern(syncName(sync.type)), sync.start, sync.end);
             ++m_counts.syncs;
         }
         e.correlation = sync.correlation;
@@ -326,20 +371,22 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
             lose(loss::kCuptiUnmatched);
             continue;
         }
-        Event e = event(streamLane(run, deviceOf(mark.stream), mark.stream), EventKind::kMarker, intern("cudaEventRecord"),
-                        call->end, call->end);
+        Event e = event(streamLane(run, deviceOf(mark.stream), mark.stream), EventKind::kMarker,
+                        intern("cudaEventRecord"), call->end, call->end);
         e.correlation = mark.correlation;
         tagFromOp(e, mark.correlation, flushedStep, Category::kNone);
         writer.record(e);
     }
     for (const NvtxRange& r : m_nvtx) {
-        Event e = event(hostLane(r.tid), r.end == r.start ? EventKind::kMarker : EventKind::kRange, intern(r.name), r.start, r.end);
+        Event e = event(hostLane(r.tid), r.end == r.start ? EventKind::kMarker : EventKind::kRange,
+                        intern(r.name), r.start, r.end);
         e.step = flushedStep;
         ++m_counts.markers;
         writer.record(e);
     }
     for (const Overhead& o : m_overheads) {
-        Event e = event(namedLane(run, "CUPTI overhead"), EventKind::kRange, intern(o.name), o.start, o.end);
+        Event e = event(namedLane(run, "CUPTI overhead"), EventKind::kRange, intern(o.name),
+                        o.start, o.end);
         e.step = flushedStep;
         writer.record(e);
     }
@@ -361,16 +408,22 @@ void RecordHandler::clearPending() {
 
 void RecordHandler::writeDiagnostics(RunId run) {
     static const std::map<std::string, const char*> kMeaning = {
-        {loss::kCuptiDroppedRecords, "CUPTI dropped records because its buffers were full: the device timeline has gaps"},
-        {loss::kCuptiBufferLimit, "glueprof refused a CUPTI buffer at its memory cap: records were dropped"},
-        {loss::kCuptiUnknownKinds, "records of kinds glueprof does not handle: update glueprof for this CUPTI"},
+        {loss::kCuptiDroppedRecords,
+         "CUPTI dropped records because its buffers were full: the device timeline has gaps"},
+        {loss::kCuptiBufferLimit,
+         "glueprof refused a CUPTI buffer at its memory cap: records were dropped"},
+        {loss::kCuptiUnknownKinds,
+         "records of kinds glueprof does not handle: update glueprof for this CUPTI"},
         {loss::kCuptiZeroTimestamps, "records with start = end = 0 were skipped"},
-        {loss::kCuptiUnmatched, "device records whose launching API call was not captured: their host side is unknown"},
-        {loss::kCuptiUnpairedMarkers, "NVTX range ends without a start (or starts without an end at the capture's end)"},
+        {loss::kCuptiUnmatched,
+         "device records whose launching API call was not captured: their host side is unknown"},
+        {loss::kCuptiUnpairedMarkers,
+         "NVTX range ends without a start (or starts without an end at the capture's end)"},
     };
     for (const auto& [name, count] : m_unwrittenLosses) {
         auto meaning = kMeaning.find(name);
-        m_env.writer->recordDiagnostic(DiagnosticRecord{run, name, count, meaning != kMeaning.end() ? meaning->second : ""});
+        m_env.writer->recordDiagnostic(
+            DiagnosticRecord{run, name, count, meaning != kMeaning.end() ? meaning->second : ""});
     }
     m_unwrittenLosses.clear();
 }
@@ -378,7 +431,8 @@ void RecordHandler::writeDiagnostics(RunId run) {
 void RecordHandler::finish() {
     {
         std::lock_guard<std::mutex> lock(m_mutex);
-        if (!m_openMarkers.empty()) lose(loss::kCuptiUnpairedMarkers, static_cast<std::int64_t>(m_openMarkers.size()));
+        if (!m_openMarkers.empty())
+            lose(loss::kCuptiUnpairedMarkers, static_cast<std::int64_t>(m_openMarkers.size()));
         m_openMarkers.clear();
     }
     resolve(kNoTag);

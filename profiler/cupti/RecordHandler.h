@@ -1,27 +1,29 @@
 #pragma once
-// The production handling of CUPTI activity records, behind the seam tests feed with FakeCuptiRecords:
-// each record of a completed buffer goes to handle(); resolve() (after every flush) matches
-// correlations and writes events and diagnostics to the store.
+// The production handling of CUPTI activity records, behind the seam tests feed with
+// FakeCuptiRecords: each record of a completed buffer goes to handle(); resolve() (after every
+// flush) matches correlations and writes events and diagnostics to the store.
 //
 //   kernels, memcpy, memset    -> the stream's lane ("GPU d stream s"), correlation = CUPTI's id,
 //                                 step/layer/micro-batch/category of the aten op that launched them
 //                                 (EXTERNAL_CORRELATION of the op's handle), else the flushed step
 //   runtime / driver API calls -> the calling thread's host lane, nested in the op that made them
-//   synchronizations           -> a sync event on the calling thread's lane (host-blocking types), or a
+//   synchronizations           -> a sync event on the calling thread's lane (host-blocking types),
+//   or a
 //                                 device wait on the stream (cudaStreamWaitEvent)
 //   blocking device->host copy -> also a sync event over the API call on the calling thread
 //   CUDA events                -> markers on the stream lane
-//   NVTX (MARKER)              -> ranges/marks on the thread's lane (glueprof's own domain is skipped:
+//   NVTX (MARKER)              -> ranges/marks on the thread's lane (glueprof's own domain is
+//   skipped:
 //                                 its ranges are already host ranges)
 //   OVERHEAD                   -> ranges on a "CUPTI overhead" lane
 // Lost or unusable records are counted (profiler/core/LossDiagnostics.h), never dropped silently.
 #include <cupti.h>
 
 #include <cstdint>
-#include <tuple>
 #include <map>
 #include <mutex>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -37,8 +39,8 @@ struct CaptureCounts {
     std::int64_t kernels = 0;
     std::int64_t memcpys = 0;
     std::int64_t memsets = 0;
-    std::int64_t syncs = 0;            // host-blocking synchronizations
-    std::int64_t blockingCopies = 0;   // device->host copies that blocked the host
+    std::int64_t syncs = 0;           // host-blocking synchronizations
+    std::int64_t blockingCopies = 0;  // device->host copies that blocked the host
     std::int64_t apiCalls = 0;
     std::int64_t markers = 0;
     std::int64_t attributedToOps = 0;  // device records tied to an aten op by external correlation
@@ -46,23 +48,23 @@ struct CaptureCounts {
 };
 
 class RecordHandler {
-public:
+  public:
     explicit RecordHandler(CaptureEnvironment env);
 
     // The aten op with this external id (its trace correlation) started: its kernels inherit it.
     void noteOp(std::uint64_t externalId, const OpContext& op);
     void handle(const CUpti_Activity& record);  // any thread (CUPTI's buffer thread)
-    void noteDropped(std::size_t records);       // cuptiActivityGetNumDroppedRecords of one buffer
-    void noteBufferRefused();                    // a buffer request refused at the cap
-    // Matches what came in since the last call and writes it; device records whose op is unknown get
-    // `flushedStep`. Unmatched device records are counted as lost correlations.
+    void noteDropped(std::size_t records);      // cuptiActivityGetNumDroppedRecords of one buffer
+    void noteBufferRefused();                   // a buffer request refused at the cap
+    // Matches what came in since the last call and writes it; device records whose op is unknown
+    // get `flushedStep`. Unmatched device records are counted as lost correlations.
     void resolve(std::int32_t flushedStep);
     // At the end of the capture: NVTX ranges still open are counted.
     void finish();
 
     CaptureCounts counts() const;
 
-private:
+  private:
     struct ApiCall {
         std::int64_t tid = 0;
         TimestampNs start = 0;
@@ -120,7 +122,8 @@ private:
     StringId apiNameId(bool driver, std::uint32_t cbid);  // m_mutex held
     LaneId streamLane(RunId run, std::uint32_t device, std::uint32_t stream);
     LaneId namedLane(RunId run, const std::string& name);
-    void tagFromOp(Event& e, std::uint32_t correlation, std::int32_t flushedStep, Category fallback);
+    void tagFromOp(Event& e, std::uint32_t correlation, std::int32_t flushedStep,
+                   Category fallback);
     void writeDiagnostics(RunId run);
     void clearPending();  // what a resolve consumed (m_mutex held)
 
@@ -128,17 +131,18 @@ private:
     mutable std::mutex m_mutex;
     CaptureCounts m_counts;
     std::map<std::string, std::int64_t> m_unwrittenLosses;
-    std::unordered_map<std::uint64_t, OpContext> m_ops;              // external id -> op
-    std::unordered_map<std::uint32_t, std::uint64_t> m_external;     // CUPTI correlation -> external id
-    // CUPTI correlation -> API call. A runtime call and the driver call it makes share the id, so they
-    // are kept apart; device records match the runtime call first.
+    std::unordered_map<std::uint64_t, OpContext> m_ops;  // external id -> op
+    std::unordered_map<std::uint32_t, std::uint64_t>
+        m_external;  // CUPTI correlation -> external id
+    // CUPTI correlation -> API call. A runtime call and the driver call it makes share the id, so
+    // they are kept apart; device records match the runtime call first.
     std::unordered_map<std::uint32_t, ApiCall> m_api;
     std::unordered_map<std::uint32_t, ApiCall> m_driverApi;
     const ApiCall* callOf(std::uint32_t correlation) const;
     std::vector<DeviceRecord> m_device;
     std::vector<SyncRecord> m_syncs;
     std::vector<EventMark> m_events;
-    std::unordered_map<std::uint32_t, MarkerStart> m_openMarkers;    // NVTX range id -> start
+    std::unordered_map<std::uint32_t, MarkerStart> m_openMarkers;  // NVTX range id -> start
     std::vector<NvtxRange> m_nvtx;
     std::vector<Overhead> m_overheads;
     std::map<std::tuple<RunId, std::uint32_t, std::uint32_t>, LaneId> m_streamLanes;

@@ -1,8 +1,8 @@
 #include "profiler/host/HostTracer.h"
 
 #include <pthread.h>
-#include <unistd.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 
@@ -21,8 +21,8 @@ struct ThreadLaneCache {
     LaneId lane = 0;
 };
 
-// Every lane this thread has in any run: A/B arms alternate runs on one thread, and each run must keep
-// one lane per thread (and kind), not a new one at every switch.
+// Every lane this thread has in any run: A/B arms alternate runs on one thread, and each run must
+// keep one lane per thread (and kind), not a new one at every switch.
 thread_local std::vector<ThreadLaneCache> t_lanes;
 thread_local Tags t_tags;
 thread_local std::string t_threadName;
@@ -39,7 +39,8 @@ void HostTracer::setRun(RunId run) { m_run.store(run, std::memory_order_release)
 LaneId HostTracer::laneForThisThread(LaneKind kind) {
     RunId current = run();
     for (const ThreadLaneCache& cached : t_lanes) {
-        if (cached.instance == m_instance && cached.run == current && cached.kind == kind) return cached.lane;
+        if (cached.instance == m_instance && cached.run == current && cached.kind == kind)
+            return cached.lane;
     }
     const std::int64_t tid = osThreadId();
     std::string name = t_threadName.empty() ? fmt::format("host thread {}", tid) : t_threadName;
@@ -59,7 +60,9 @@ LaneId HostTracer::laneForThisThread(LaneKind kind) {
 LaneId HostTracer::laneForOsThread(RunId run, std::int64_t tid) {
     std::lock_guard<std::mutex> lock(m_threadLanesMutex);
     auto [it, added] = m_threadLanes.try_emplace({run, tid}, 0);
-    if (added) it->second = m_writer.addLane(run, LaneKind::kHostThread, fmt::format("host thread {}", tid), -1, tid);
+    if (added)
+        it->second = m_writer.addLane(run, LaneKind::kHostThread,
+                                      fmt::format("host thread {}", tid), -1, tid);
     return it->second;
 }
 
@@ -67,7 +70,8 @@ void HostTracer::nameThisThread(const std::string& name) { t_threadName = name; 
 
 void HostTracer::record(Event event) {
     if (event.run == 0) event.run = run();
-    if (event.run == 0) return;  // no run yet (e.g. a model being built before its first step): not traced
+    if (event.run == 0)
+        return;  // no run yet (e.g. a model being built before its first step): not traced
     if (event.lane == 0) event.lane = laneForThisThread();
     m_writer.record(event);
 }

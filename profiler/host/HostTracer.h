@@ -25,7 +25,7 @@ struct Tags {
 };
 
 class HostTracer {
-public:
+  public:
     explicit HostTracer(TraceWriter& writer);
 
     TraceWriter& writer() { return m_writer; }
@@ -36,9 +36,9 @@ public:
 
     // The calling thread's lane in the current run, created on first use.
     LaneId laneForThisThread(LaneKind kind = LaneKind::kHostThread);
-    // The host-thread lane of OS thread `tid` in `run` (the lane its own events go to; created, named
-    // "host thread TID", when that thread has recorded nothing yet). Device captures put a thread's CUDA
-    // API calls and synchronizations there, nested in the ops that made them.
+    // The host-thread lane of OS thread `tid` in `run` (the lane its own events go to; created,
+    // named "host thread TID", when that thread has recorded nothing yet). Device captures put a
+    // thread's CUDA API calls and synchronizations there, nested in the ops that made them.
     LaneId laneForOsThread(RunId run, std::int64_t tid);
     // Names the calling thread's lanes from now on (e.g. "copy worker"); default "host thread N".
     static void nameThisThread(const std::string& name);
@@ -52,21 +52,24 @@ public:
     void endStep(const StepRecord& step);
 
     // A device activity capture (CUPTI) to tell about ops and step ends; nullptr = none.
-    void setDeviceCapture(DeviceCapture* capture) { m_capture.store(capture, std::memory_order_release); }
+    void setDeviceCapture(DeviceCapture* capture) {
+        m_capture.store(capture, std::memory_order_release);
+    }
     DeviceCapture* deviceCapture() const { return m_capture.load(std::memory_order_acquire); }
 
     // Tags of the innermost ScopedRange on the calling thread.
     static Tags currentTags();
     static void setCurrentTags(const Tags& tags);
 
-private:
+  private:
     TraceWriter& m_writer;
     std::atomic<RunId> m_run{0};
     std::uint64_t m_instance;  // tells apart tracers that reuse an address
     StepCounters m_counters;
     std::atomic<DeviceCapture*> m_capture{nullptr};
     std::mutex m_threadLanesMutex;
-    std::map<std::pair<RunId, std::int64_t>, LaneId> m_threadLanes;  // (run, OS tid) -> host-thread lane
+    std::map<std::pair<RunId, std::int64_t>, LaneId>
+        m_threadLanes;  // (run, OS tid) -> host-thread lane
 };
 
 }  // namespace glueprof

@@ -9,14 +9,14 @@
 namespace glueprof {
 
 class ScopedRange {
-public:
+  public:
     // tracer may be null: the range then costs nothing and records nothing (tracing off).
     ScopedRange(HostTracer* tracer, std::string_view name, Category category, Tags tags = {});
     ~ScopedRange();
     ScopedRange(const ScopedRange&) = delete;
     ScopedRange& operator=(const ScopedRange&) = delete;
 
-private:
+  private:
     HostTracer* m_tracer;
     StringId m_name = 0;
     Category m_category;

@@ -8,21 +8,21 @@
 namespace glueprof {
 
 enum class Counter : std::size_t {
-    kOpsDispatched = 0,   // top-level aten ops dispatched on traced threads
-    kWouldSyncOps,        // top-level ops that block the host on CUDA (SyncOpTable)
-    kHostReads,           // device values read back to the host (item, to_host)
-    kMaskBuilds,          // packed attention masks built (forward and recompute)
-    kMaskBuildsForward,   // of which in the forward pass
-    kRoutingHostReads,    // host reads made by MoE routing (per expert, or one per layer pass)
-    kOffloadBytes,        // bytes of layer inputs copied to host memory
-    kReloads,             // layer inputs copied back for the recompute
+    kOpsDispatched = 0,  // top-level aten ops dispatched on traced threads
+    kWouldSyncOps,       // top-level ops that block the host on CUDA (SyncOpTable)
+    kHostReads,          // device values read back to the host (item, to_host)
+    kMaskBuilds,         // packed attention masks built (forward and recompute)
+    kMaskBuildsForward,  // of which in the forward pass
+    kRoutingHostReads,   // host reads made by MoE routing (per expert, or one per layer pass)
+    kOffloadBytes,       // bytes of layer inputs copied to host memory
+    kReloads,            // layer inputs copied back for the recompute
     kCount
 };
 
 const char* counterName(Counter counter);
 
 class StepCounters {
-public:
+  public:
     void add(Counter counter, std::int64_t amount = 1) {
         m_values[static_cast<std::size_t>(counter)].fetch_add(amount, std::memory_order_relaxed);
     }
@@ -33,7 +33,7 @@ public:
         for (auto& v : m_values) v.store(0, std::memory_order_relaxed);
     }
 
-private:
+  private:
     std::array<std::atomic<std::int64_t>, static_cast<std::size_t>(Counter::kCount)> m_values{};
 };
 

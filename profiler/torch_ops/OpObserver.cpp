@@ -66,8 +66,9 @@ OpObserver::OpObserver(HostTracer& tracer)
     : m_tracer(tracer), m_instance(g_nextInstance.fetch_add(1)) {
     OpObserver* expected = nullptr;
     if (!s_active.compare_exchange_strong(expected, this)) {
-        throw GlueprofError(ExitCode::kInput, "an op observer is already active in this process; "
-                                              "destroy it before creating another");
+        throw GlueprofError(ExitCode::kInput,
+                            "an op observer is already active in this process; "
+                            "destroy it before creating another");
     }
     m_handle = at::addGlobalCallback(
         at::RecordFunctionCallback(&OpObserver::onStart, &OpObserver::onEnd)
@@ -99,8 +100,10 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
     if (isFunction) ++t_state.openFunctions;
     if (DeviceCapture* capture = self->m_tracer.deviceCapture()) {
         const Tags tags = HostTracer::currentTags();
-        capture->enterOp(fn.handle(), OpContext{name.id, tags.step, tags.layer, tags.microbatch,
-                                                tags.category != Category::kNone ? tags.category : Category::kMath});
+        capture->enterOp(
+            fn.handle(),
+            OpContext{name.id, tags.step, tags.layer, tags.microbatch,
+                      tags.category != Category::kNone ? tags.category : Category::kMath});
     }
     t_state.frames.push_back(Frame{Clock::nowNs(), name, isFunction, countedSync});
     return nullptr;

@@ -12,7 +12,7 @@
 namespace glueprof {
 
 class OpObserver {
-public:
+  public:
     explicit OpObserver(HostTracer& tracer);
     ~OpObserver();
     OpObserver(const OpObserver&) = delete;
@@ -21,7 +21,7 @@ public:
     HostTracer& tracer() { return m_tracer; }
     std::uint64_t instance() const { return m_instance; }
 
-private:
+  private:
     static std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn);
     static void onEnd(const at::RecordFunction& fn, at::ObserverContext* context);
 

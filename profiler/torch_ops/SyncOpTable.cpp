@@ -11,7 +11,8 @@ const std::vector<SyncOpInfo>& syncOpTable() {
         {"aten::_local_scalar_dense", SyncKind::kHostRead, "the copy behind item()"},
         {"aten::is_nonzero", SyncKind::kHostRead, "a tensor used as a C++/Python bool"},
         {"aten::equal", SyncKind::kHostRead, "returns a host bool computed on the device"},
-        {kHostReadOpName, SyncKind::kDeviceToHost, "blocking device-to-host copy made by glue code"},
+        {kHostReadOpName, SyncKind::kDeviceToHost,
+         "blocking device-to-host copy made by glue code"},
         {"aten::nonzero", SyncKind::kOutputSize, "output size = number of true elements"},
         {"aten::nonzero_numpy", SyncKind::kOutputSize, "one-argument where() goes through it"},
         {"aten::argwhere", SyncKind::kOutputSize, "output size = number of true elements"},
@@ -43,10 +44,14 @@ SyncKind classifySyncOp(std::string_view opName) {
 
 const char* toString(SyncKind kind) {
     switch (kind) {
-        case SyncKind::kNone: return "none";
-        case SyncKind::kHostRead: return "host_read";
-        case SyncKind::kOutputSize: return "output_size";
-        case SyncKind::kDeviceToHost: return "device_to_host";
+        case SyncKind::kNone:
+            return "none";
+        case SyncKind::kHostRead:
+            return "host_read";
+        case SyncKind::kOutputSize:
+            return "output_size";
+        case SyncKind::kDeviceToHost:
+            return "device_to_host";
     }
     return "unknown";
 }

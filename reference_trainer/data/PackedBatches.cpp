@@ -12,7 +12,9 @@
 namespace glueprof {
 
 PackedBatch PackedBatch::toDevice(const torch::Device& device) const {
-    auto copy = [&](const torch::Tensor& t) { return t.to(device, /*non_blocking=*/false, /*copy=*/true); };
+    auto copy = [&](const torch::Tensor& t) {
+        return t.to(device, /*non_blocking=*/false, /*copy=*/true);
+    };
     PackedBatch out;
     out.tokens = copy(tokens);
     out.labels = copy(labels);
@@ -31,9 +33,10 @@ PackedBatches::PackedBatches(const TrainConfig& config)
       m_seed(config.seed) {
     if (config.dataFile.empty()) return;
     if (m_vocab < 256) {
-        throw inputError(fmt::format("--data needs a vocabulary of at least 256 byte tokens; preset "
-                                     "'{}' has {}: choose another preset",
-                                     config.preset, m_vocab));
+        throw inputError(
+            fmt::format("--data needs a vocabulary of at least 256 byte tokens; preset "
+                        "'{}' has {}: choose another preset",
+                        config.preset, m_vocab));
     }
     TextCorpus corpus = TextCorpus::load(config.dataFile);
     m_corpusTokens.reserve(static_cast<std::size_t>(corpus.bytes()));

@@ -29,7 +29,7 @@ struct PackedBatch {
 };
 
 class PackedBatches {
-public:
+  public:
     explicit PackedBatches(const TrainConfig& config);
     // The host-side batch number `index` (deterministic).
     PackedBatch batch(std::int64_t index) const;
@@ -37,7 +37,7 @@ public:
     std::vector<std::int64_t> documentLengths(std::int64_t index) const;
     bool fromCorpus() const { return !m_corpusTokens.empty(); }
 
-private:
+  private:
     struct Documents {
         std::vector<std::int64_t> lengths;
         std::vector<std::int64_t> tokens;  // seqLen tokens, documents back to back

@@ -51,7 +51,8 @@ std::int64_t firstInvalidUtf8(const std::string& text) {
 namespace {
 
 bool endsWith(const std::string& text, const std::string& suffix) {
-    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return text.size() >= suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 std::vector<std::string> paragraphs(const std::string& text) {
@@ -108,15 +109,19 @@ TextCorpus TextCorpus::load(const std::string& path) {
     const std::int64_t bad = firstInvalidUtf8(text);
     if (bad >= 0) {
         throw inputError(fmt::format(
-            "--data {}: not UTF-8 text (invalid byte at offset {}); give UTF-8 text or JSONL", path, bad));
+            "--data {}: not UTF-8 text (invalid byte at offset {}); give UTF-8 text or JSONL", path,
+            bad));
     }
     TextCorpus corpus;
-    corpus.m_documents = endsWith(path, ".jsonl") || endsWith(path, ".json") ? jsonlTexts(text, path)
-                                                                             : paragraphs(text);
+    corpus.m_documents = endsWith(path, ".jsonl") || endsWith(path, ".json")
+                             ? jsonlTexts(text, path)
+                             : paragraphs(text);
     if (corpus.m_documents.empty()) {
-        throw inputError(fmt::format("--data {}: no documents found (the file is empty or blank)", path));
+        throw inputError(
+            fmt::format("--data {}: no documents found (the file is empty or blank)", path));
     }
-    for (const std::string& d : corpus.m_documents) corpus.m_bytes += static_cast<std::int64_t>(d.size());
+    for (const std::string& d : corpus.m_documents)
+        corpus.m_bytes += static_cast<std::int64_t>(d.size());
     return corpus;
 }
 

@@ -9,7 +9,7 @@
 namespace glueprof {
 
 class TextCorpus {
-public:
+  public:
     // Throws an input error naming the file and what is wrong (missing, not UTF-8, a JSONL line
     // without a text field, no documents).
     static TextCorpus load(const std::string& path);
@@ -17,7 +17,7 @@ public:
     const std::vector<std::string>& documents() const { return m_documents; }
     std::int64_t bytes() const { return m_bytes; }
 
-private:
+  private:
     std::vector<std::string> m_documents;
     std::int64_t m_bytes = 0;
 };

@@ -26,7 +26,9 @@ namespace {
 torch::Tensor expandKvHeads(const torch::Tensor& kv, std::int64_t groups) {
     if (groups == 1) return kv;
     auto s = kv.sizes();
-    return kv.unsqueeze(2).expand({s[0], s[1], groups, s[2], s[3]}).reshape({s[0], s[1] * groups, s[2], s[3]});
+    return kv.unsqueeze(2)
+        .expand({s[0], s[1], groups, s[2], s[3]})
+        .reshape({s[0], s[1] * groups, s[2], s[3]});
 }
 }  // namespace
 
@@ -45,8 +47,8 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const ForwardContex
     k = expandKvHeads(k, c.heads / c.kvHeads);
     v = expandKvHeads(v, c.heads / c.kvHeads);
 
-    PackedMetadata meta = context.packedMetadata->get(context.batch->packing, x.scalar_type(),
-                                                      context.recompute);
+    PackedMetadata meta =
+        context.packedMetadata->get(context.batch->packing, x.scalar_type(), context.recompute);
     torch::Tensor out;
 #if TORCH_VERSION_MAJOR >= 2
     // On CUDA with libtorch 2.x, the fused kernel; both arms of an A/B take the same path.

@@ -11,11 +11,12 @@
 namespace glueprof {
 
 class AttentionImpl : public torch::nn::Module {
-public:
+  public:
     AttentionImpl(const ModelConfig& config, const LoraConfig& lora);
-    torch::Tensor forward(const torch::Tensor& x, const ForwardContext& context);  // [1,T,H] -> [1,T,H]
+    torch::Tensor forward(const torch::Tensor& x,
+                          const ForwardContext& context);  // [1,T,H] -> [1,T,H]
 
-private:
+  private:
     ModelConfig m_config;
     Projection m_q{nullptr}, m_k{nullptr}, m_v{nullptr}, m_o{nullptr};
     RMSNorm m_qNorm{nullptr}, m_kNorm{nullptr};  // Qwen3 only

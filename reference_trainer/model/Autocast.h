@@ -7,13 +7,13 @@ namespace glueprof {
 bool cudaAutocastEnabled();
 
 class CudaAutocast {
-public:
+  public:
     explicit CudaAutocast(bool enable);
     ~CudaAutocast();
     CudaAutocast(const CudaAutocast&) = delete;
     CudaAutocast& operator=(const CudaAutocast&) = delete;
 
-private:
+  private:
     bool m_active;
     bool m_previous = false;
 };

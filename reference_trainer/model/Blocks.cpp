@@ -25,12 +25,13 @@ RotaryTables makeRotaryTables(std::int64_t headDim, std::int64_t maxPositions, d
                               const torch::Device& device) {
     auto options = torch::TensorOptions().dtype(torch::kFloat).device(device);
     torch::Tensor exponent = torch::arange(0, headDim, 2, options) / static_cast<double>(headDim);
-    torch::Tensor invFreq = torch::pow(theta, -exponent);                 // [D/2]
+    torch::Tensor invFreq = torch::pow(theta, -exponent);                                // [D/2]
     torch::Tensor angles = torch::outer(torch::arange(maxPositions, options), invFreq);  // [P, D/2]
     return RotaryTables{angles.cos(), angles.sin()};
 }
 
-torch::Tensor applyRotary(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin) {
+torch::Tensor applyRotary(const torch::Tensor& x, const torch::Tensor& cos,
+                          const torch::Tensor& sin) {
     const std::int64_t half = x.size(-1) / 2;
     torch::Tensor x1 = x.narrow(-1, 0, half);
     torch::Tensor x2 = x.narrow(-1, half, half);

@@ -9,22 +9,22 @@
 namespace glueprof {
 
 class RMSNormImpl : public torch::nn::Module {
-public:
+  public:
     RMSNormImpl(std::int64_t hidden, double eps, bool trainable = true);
     torch::Tensor forward(const torch::Tensor& x);  // [.., H] -> [.., H]
 
-private:
+  private:
     torch::Tensor m_weight;
     double m_eps;
 };
 TORCH_MODULE(RMSNorm);
 
 class MlpImpl : public torch::nn::Module {
-public:
+  public:
     MlpImpl(const ModelConfig& config, const LoraConfig& lora);
     torch::Tensor forward(const torch::Tensor& x);  // down(silu(gate(x)) * up(x))
 
-private:
+  private:
     Projection m_gate{nullptr}, m_up{nullptr}, m_down{nullptr};
 };
 TORCH_MODULE(Mlp);
@@ -37,6 +37,7 @@ struct RotaryTables {
 RotaryTables makeRotaryTables(std::int64_t headDim, std::int64_t maxPositions, double theta,
                               const torch::Device& device);
 // x: [B, heads, T, D]; cos/sin: [T, D/2]
-torch::Tensor applyRotary(const torch::Tensor& x, const torch::Tensor& cos, const torch::Tensor& sin);
+torch::Tensor applyRotary(const torch::Tensor& x, const torch::Tensor& cos,
+                          const torch::Tensor& sin);
 
 }  // namespace glueprof

@@ -13,7 +13,8 @@ DecoderLayerImpl::DecoderLayerImpl(const ModelConfig& c, const LoraConfig& lora,
     const bool trainNorms = !lora.enabled();
     m_inputNorm = register_module("input_layernorm", RMSNorm(c.hidden, c.rmsEps, trainNorms));
     m_attention = register_module("self_attn", Attention(c, lora));
-    m_postNorm = register_module("post_attention_layernorm", RMSNorm(c.hidden, c.rmsEps, trainNorms));
+    m_postNorm =
+        register_module("post_attention_layernorm", RMSNorm(c.hidden, c.rmsEps, trainNorms));
     if (c.isMoe()) {
         m_moe = register_module("mlp", Moe(c, /*frozen=*/lora.enabled()));
     } else {
@@ -54,7 +55,8 @@ DecoderImpl::DecoderImpl(const ModelConfig& c, const LoraConfig& lora, std::int6
 void DecoderImpl::fillRotary(const torch::Tensor& positions, ForwardContext& context) {
     torch::Tensor flatPositions = positions.reshape({-1});
     if (m_rotary.cos.device() != positions.device()) {
-        m_rotary = RotaryTables{m_rotary.cos.to(positions.device()), m_rotary.sin.to(positions.device())};
+        m_rotary =
+            RotaryTables{m_rotary.cos.to(positions.device()), m_rotary.sin.to(positions.device())};
     }
     context.ropeCos = m_rotary.cos.index_select(0, flatPositions);  // [T, D/2]
     context.ropeSin = m_rotary.sin.index_select(0, flatPositions);
@@ -68,14 +70,16 @@ torch::Tensor DecoderImpl::embed(const torch::Tensor& tokens, const torch::Tenso
 
 torch::Tensor DecoderImpl::runLayers(torch::Tensor h, std::int64_t first, std::int64_t count,
                                      const ForwardContext& context) {
-    for (std::int64_t i = first; i < first + count; ++i) h = m_layers[static_cast<std::size_t>(i)]->forward(h, context);
+    for (std::int64_t i = first; i < first + count; ++i)
+        h = m_layers[static_cast<std::size_t>(i)]->forward(h, context);
     return h;
 }
 
 torch::Tensor DecoderImpl::head(const torch::Tensor& h) {
     torch::Tensor normed = m_norm(h);
     if (m_lmHead) return m_lmHead(normed);  // [1,T,V]
-    // Tied: the embedding may live on another GPU (a pipeline stage's); .to is a no-op on the same device.
+    // Tied: the embedding may live on another GPU (a pipeline stage's); .to is a no-op on the same
+    // device.
     return torch::nn::functional::linear(normed, m_embed->weight.to(normed.device()));
 }
 
@@ -113,7 +117,8 @@ std::vector<torch::Tensor> DecoderImpl::state() const { return stateOf(*this); }
 
 std::vector<torch::Tensor> DecoderImpl::headState() const {
     std::vector<torch::Tensor> state = stateOf(*m_norm);
-    const std::vector<torch::Tensor> head = m_lmHead ? stateOf(*m_lmHead) : stateOf(*m_embed);  // tied
+    const std::vector<torch::Tensor> head =
+        m_lmHead ? stateOf(*m_lmHead) : stateOf(*m_embed);  // tied
     state.insert(state.end(), head.begin(), head.end());
     return state;
 }

@@ -19,7 +19,7 @@ struct ForwardContext {
     HostTracer* tracer = nullptr;  // null: tracing off
     MoeRoutingMode moeRouting = MoeRoutingMode::kPerExpert;
     ActivationOffloader* offloader = nullptr;  // null or disabled: checkpoints stay on the device
-    torch::Tensor ropeCos;         // [T, headDim/2] for this micro-batch's positions
+    torch::Tensor ropeCos;                     // [T, headDim/2] for this micro-batch's positions
     torch::Tensor ropeSin;
     bool recompute = false;
 };

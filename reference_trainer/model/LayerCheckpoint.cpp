@@ -24,7 +24,8 @@ torch::Tensor LayerCheckpoint::forward(torch::autograd::AutogradContext* ctx, to
                                        DecoderLayerImpl* layer, const ForwardContext* context) {
     const bool offloaded =
         context->offloader != nullptr && context->offloader->offload(layer->index(), x);
-    ctx->save_for_backward(offloaded ? torch::autograd::variable_list{} : torch::autograd::variable_list{x});
+    ctx->save_for_backward(offloaded ? torch::autograd::variable_list{}
+                                     : torch::autograd::variable_list{x});
     ctx->saved_data["offloaded"] = offloaded;
     ctx->saved_data["autocast"] = cudaAutocastEnabled();
     ctx->saved_data["layer"] = asInt(layer);
@@ -33,8 +34,8 @@ torch::Tensor LayerCheckpoint::forward(torch::autograd::AutogradContext* ctx, to
     return layer->forward(x, *context);
 }
 
-torch::autograd::variable_list LayerCheckpoint::backward(torch::autograd::AutogradContext* ctx,
-                                                         torch::autograd::variable_list gradOutputs) {
+torch::autograd::variable_list LayerCheckpoint::backward(
+    torch::autograd::AutogradContext* ctx, torch::autograd::variable_list gradOutputs) {
     auto* layer = asPointer<DecoderLayerImpl>(ctx->saved_data["layer"]);
     ForwardContext context = *asPointer<const ForwardContext>(ctx->saved_data["context"]);
     context.recompute = true;
@@ -42,7 +43,7 @@ torch::autograd::variable_list LayerCheckpoint::backward(torch::autograd::Autogr
     const std::int64_t index = layer->index();
     if (offloader != nullptr) offloader->beforeRecompute(index);
     torch::Tensor saved = ctx->saved_data["offloaded"].toBool() ? offloader->reloaded(index)
-                                                                  : ctx->get_saved_variables()[0];
+                                                                : ctx->get_saved_variables()[0];
     torch::Tensor input = saved.detach().requires_grad_(true);
     torch::Tensor output;
     {

@@ -13,7 +13,7 @@ namespace glueprof {
 class DecoderLayerImpl;
 
 class LayerCheckpoint : public torch::autograd::Function<LayerCheckpoint> {
-public:
+  public:
     // `layer` and `context` must outlive the backward pass of this micro-batch.
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, torch::Tensor x,
                                  DecoderLayerImpl* layer, const ForwardContext* context);

@@ -11,7 +11,8 @@ constexpr double kGluAlpha = 1.702;  // gpt-oss: glu = gate * sigmoid(alpha * ga
 }
 
 MoeImpl::MoeImpl(const ModelConfig& c, bool frozen) : m_config(c) {
-    m_router = register_module("router", torch::nn::Linear(torch::nn::LinearOptions(c.hidden, c.experts)));
+    m_router =
+        register_module("router", torch::nn::Linear(torch::nn::LinearOptions(c.hidden, c.experts)));
     const double std = 0.02;
     const bool train = !frozen;
     // Named as gpt-oss checkpoints name them: mlp.experts.gate_up_proj, ...
@@ -22,7 +23,8 @@ MoeImpl::MoeImpl(const ModelConfig& c, bool frozen) : m_config(c) {
         "gate_up_proj_bias", torch::zeros({c.experts, 2 * c.intermediate}), train);
     m_down = experts->register_parameter(
         "down_proj", torch::randn({c.experts, c.intermediate, c.hidden}) * std, train);
-    m_downBias = experts->register_parameter("down_proj_bias", torch::zeros({c.experts, c.hidden}), train);
+    m_downBias =
+        experts->register_parameter("down_proj_bias", torch::zeros({c.experts, c.hidden}), train);
     if (frozen) {
         for (auto& p : m_router->parameters()) p.set_requires_grad(false);
     }
@@ -32,8 +34,8 @@ torch::Tensor MoeImpl::forward(const torch::Tensor& x, const ForwardContext& con
     const ModelConfig& c = m_config;
     const std::int64_t t = x.size(1);
     torch::Tensor tokens = x.reshape({t, c.hidden});
-    torch::Tensor logits = m_router(tokens);                      // [T, E]
-    auto [topLogits, topExperts] = logits.topk(c.topK, -1);       // [T, K] each, sorted
+    torch::Tensor logits = m_router(tokens);                 // [T, E]
+    auto [topLogits, topExperts] = logits.topk(c.topK, -1);  // [T, K] each, sorted
     torch::Tensor topWeights = torch::softmax(topLogits, -1);
     torch::Tensor routing = torch::zeros_like(logits).scatter(1, topExperts, topWeights);  // [T, E]
 
@@ -44,12 +46,14 @@ torch::Tensor MoeImpl::forward(const torch::Tensor& x, const ForwardContext& con
     torch::Tensor out = torch::zeros({t, c.hidden}, x.options().dtype(torch::kFloat));
     for (const ExpertTokens& route : routes) {
         const std::int64_t e = route.expert;
-        torch::Tensor in = tokens.index_select(0, route.tokens);                           // [n, H]
-        torch::Tensor h = torch::matmul(in, m_gateUp.select(0, e)) + m_gateUpBias.select(0, e);  // [n, 2I]
+        torch::Tensor in = tokens.index_select(0, route.tokens);  // [n, H]
+        torch::Tensor h =
+            torch::matmul(in, m_gateUp.select(0, e)) + m_gateUpBias.select(0, e);  // [n, 2I]
         torch::Tensor gate = h.slice(1, 0, c10::nullopt, 2).clamp_max(c.swigluLimit);
         torch::Tensor up = h.slice(1, 1, c10::nullopt, 2).clamp(-c.swigluLimit, c.swigluLimit);
         torch::Tensor glu = gate * torch::sigmoid(gate * kGluAlpha);
-        torch::Tensor y = torch::matmul((up + 1) * glu, m_down.select(0, e)) + m_downBias.select(0, e);
+        torch::Tensor y =
+            torch::matmul((up + 1) * glu, m_down.select(0, e)) + m_downBias.select(0, e);
         torch::Tensor weight = routing.select(1, e).index_select(0, route.tokens).unsqueeze(1);
         out.index_add_(0, route.tokens, (y * weight).to(torch::kFloat));
     }

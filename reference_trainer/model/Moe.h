@@ -13,7 +13,7 @@
 namespace glueprof {
 
 class MoeImpl : public torch::nn::Module {
-public:
+  public:
     // Under LoRA the router and the experts stay frozen (adapters go on attention and dense MLPs).
     MoeImpl(const ModelConfig& config, bool frozen);
     torch::Tensor forward(const torch::Tensor& x, const ForwardContext& context);  // [1,T,H]
@@ -24,7 +24,7 @@ public:
     torch::Tensor& down() { return m_down; }              // [E, I, H]
     torch::Tensor& downBias() { return m_downBias; }      // [E, H]
 
-private:
+  private:
     ModelConfig m_config;
     torch::nn::Linear m_router{nullptr};
     torch::Tensor m_gateUp, m_gateUpBias, m_down, m_downBias;

@@ -29,7 +29,8 @@ const std::array<float, 16>& nf4CodeBook() {
 double nf4MaxRelativeError() {
     const auto& book = nf4CodeBook();
     double widest = 0.0;
-    for (std::size_t i = 1; i < book.size(); ++i) widest = std::max(widest, double(book[i] - book[i - 1]));
+    for (std::size_t i = 1; i < book.size(); ++i)
+        widest = std::max(widest, double(book[i] - book[i - 1]));
     return widest / 2.0;
 }
 
@@ -54,7 +55,7 @@ Nf4Tensor quantizeNf4(const torch::Tensor& weight) {
     torch::Tensor flat = weight.detach().to(torch::kFloat).reshape({-1});
     flat = torch::constant_pad_nd(flat, {0, blocks * kNf4BlockSize - q.numel}, 0);
     torch::Tensor grid = flat.view({blocks, kNf4BlockSize});
-    q.absmax = grid.abs().amax(1);                                  // [blocks]
+    q.absmax = grid.abs().amax(1);  // [blocks]
     torch::Tensor scale = torch::where(q.absmax > 0, q.absmax, torch::ones_like(q.absmax));
     torch::Tensor normalized = (grid / scale.unsqueeze(1)).reshape({-1});  // in [-1, 1]
     // The nearest code: bucketize against the midpoints between neighbouring code values.

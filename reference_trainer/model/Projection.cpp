@@ -22,7 +22,8 @@ ProjectionImpl::ProjectionImpl(std::int64_t in, std::int64_t out, bool bias, con
         m_weight = register_parameter("weight", weight, /*requires_grad=*/!lora.enabled());
     }
     if (lora.enabled()) {
-        m_loraA = register_parameter("lora_A", torch::empty({lora.rank, in}).uniform_(-bound, bound));
+        m_loraA =
+            register_parameter("lora_A", torch::empty({lora.rank, in}).uniform_(-bound, bound));
         m_loraB = register_parameter("lora_B", torch::zeros({out, lora.rank}));
     }
 }

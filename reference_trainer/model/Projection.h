@@ -15,7 +15,7 @@
 namespace glueprof {
 
 class ProjectionImpl : public torch::nn::Module {
-public:
+  public:
     ProjectionImpl(std::int64_t in, std::int64_t out, bool bias, const LoraConfig& lora);
     torch::Tensor forward(const torch::Tensor& x);  // [.., in] -> [.., out]
 
@@ -23,7 +23,7 @@ public:
     torch::Tensor baseWeight() const;
     bool quantized() const { return m_nf4 != nullptr; }
 
-private:
+  private:
     LoraConfig m_lora;
     torch::Tensor m_weight;  // undefined when quantized
     torch::Tensor m_bias;

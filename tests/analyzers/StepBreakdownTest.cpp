@@ -21,11 +21,14 @@ TraceModel twoMeasuredSteps() {
     b.addEvent(lane, EventKind::kRange, Category::kPhase, names::kForward, -50 * kMs, -20 * kMs, 0);
     b.addEvent(lane, EventKind::kRange, Category::kPhase, names::kForward, 0, 30 * kMs, 1);
     b.addEvent(lane, EventKind::kRange, Category::kPhase, names::kBackward, 30 * kMs, 80 * kMs, 1);
-    b.addEvent(lane, EventKind::kRange, Category::kOptimizer, names::kOptimizer, 80 * kMs, 95 * kMs, 1);
+    b.addEvent(lane, EventKind::kRange, Category::kOptimizer, names::kOptimizer, 80 * kMs, 95 * kMs,
+               1);
     b.addEvent(lane, EventKind::kRange, Category::kPhase, names::kForward, 100 * kMs, 120 * kMs, 2);
     b.addEvent(lane, EventKind::kRange, Category::kPhase, names::kForward, 125 * kMs, 135 * kMs, 2);
-    b.addEvent(lane, EventKind::kRange, Category::kPhase, names::kBackward, 135 * kMs, 170 * kMs, 2);
-    b.addEvent(lane, EventKind::kRange, Category::kOptimizer, names::kOptimizer, 170 * kMs, 175 * kMs, 2);
+    b.addEvent(lane, EventKind::kRange, Category::kPhase, names::kBackward, 135 * kMs, 170 * kMs,
+               2);
+    b.addEvent(lane, EventKind::kRange, Category::kOptimizer, names::kOptimizer, 170 * kMs,
+               175 * kMs, 2);
     return std::move(b).build();
 }
 

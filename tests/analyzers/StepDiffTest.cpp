@@ -6,18 +6,20 @@
 namespace glueprof {
 namespace {
 
-// Run A: warm-up step 0 [0, 100), measured step 1 [100, 300): build_packed_mask four times (10 ns each),
-// aten::mm twice (50 ns each). Run B: measured step 1 [1000, 1150): build_packed_mask once (10 ns),
-// aten::mm twice (50 ns each), a copy "reload" (30 ns) on another lane. Events of the warm-up step do
-// not count.
+// Run A: warm-up step 0 [0, 100), measured step 1 [100, 300): build_packed_mask four times (10 ns
+// each), aten::mm twice (50 ns each). Run B: measured step 1 [1000, 1150): build_packed_mask once
+// (10 ns), aten::mm twice (50 ns each), a copy "reload" (30 ns) on another lane. Events of the
+// warm-up step do not count.
 TraceModel runA() {
     TraceModelBuilder b;
     const std::size_t main = b.addLane(LaneKind::kHostThread, "main");
     b.addStep(StepInfo{0, 0, 100, true, 0, 0.0, 0});
     b.addStep(StepInfo{1, 100, 300, false, 1, 0.0, 0});
-    b.addEvent(main, EventKind::kRange, Category::kGlue, "build_packed_mask", 10, 90, 0);  // warm-up
+    b.addEvent(main, EventKind::kRange, Category::kGlue, "build_packed_mask", 10, 90,
+               0);  // warm-up
     for (int i = 0; i < 4; ++i) {
-        b.addEvent(main, EventKind::kRange, Category::kGlue, "build_packed_mask", 100 + 20 * i, 110 + 20 * i, 1);
+        b.addEvent(main, EventKind::kRange, Category::kGlue, "build_packed_mask", 100 + 20 * i,
+                   110 + 20 * i, 1);
     }
     b.addEvent(main, EventKind::kOp, Category::kMath, "aten::mm", 180, 230, 1);
     b.addEvent(main, EventKind::kOp, Category::kMath, "aten::mm", 240, 290, 1);

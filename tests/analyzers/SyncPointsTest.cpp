@@ -22,7 +22,8 @@ TraceModel layerWithSyncs() {
     b.addEvent(lane, EventKind::kRange, Category::kGlue, names::kMaskBuild, 10, 50, 1, 0);
     b.addEvent(lane, EventKind::kOp, Category::kGlue, "aten::item", 20, 25, 1, 0).flags =
         kFlagWouldSync | kFlagHostRead;
-    b.addEvent(lane, EventKind::kOp, Category::kMath, "aten::nonzero", 60, 70, 1, 0).flags = kFlagWouldSync;
+    b.addEvent(lane, EventKind::kOp, Category::kMath, "aten::nonzero", 60, 70, 1, 0).flags =
+        kFlagWouldSync;
     b.addEvent(lane, EventKind::kOp, Category::kMath, "aten::mm", 70, 80, 1, 0);
     return std::move(b).build();
 }
@@ -58,15 +59,17 @@ TEST(SyncPointsTest, RangeThatEndedBeforeTheOpIsNotItsRange) {
     std::size_t lane = b.addLane(LaneKind::kHostThread, "main");
     b.addStep(StepInfo{1, 0, 100, false, 1, 0.0, 0});
     b.addEvent(lane, EventKind::kRange, Category::kGlue, "early", 0, 10, 1);
-    b.addEvent(lane, EventKind::kOp, Category::kGlue, "aten::item", 10, 12, 1).flags = kFlagWouldSync;
+    b.addEvent(lane, EventKind::kOp, Category::kGlue, "aten::item", 10, 12, 1).flags =
+        kFlagWouldSync;
     SyncPointsResult r = analyzeSyncPoints(std::move(b).build());
     ASSERT_EQ(r.points.size(), 1u);
     EXPECT_EQ(r.points[0].range, "");
 }
 
 // GPU view: CUPTI sync events on the host lane, inside aten::item inside build_packed_mask (20 ns
-// blocked) and inside aten::to directly in the layer (30 ns); one on the stream lane is a device wait
-// and is not a host sync; one in the warm-up step is excluded. 2 host syncs, 50 ns blocked in step 1.
+// blocked) and inside aten::to directly in the layer (30 ns); one on the stream lane is a device
+// wait and is not a host sync; one in the warm-up step is excluded. 2 host syncs, 50 ns blocked in
+// step 1.
 TEST(SyncPointsTest, GpuHostSyncsAreAttributedToTheirOpAndRangeWithBlockedTime) {
     TraceModelBuilder b;
     std::size_t lane = b.addLane(LaneKind::kHostThread, "main");

@@ -18,9 +18,9 @@ TEST(IntervalsTest, UnionIntersectionDifferenceAndCoverage) {
     EXPECT_EQ(a[1].start, 5);
     EXPECT_EQ(a[1].end, 12);
     IntervalSet b = unionOf({{3, 6}, {8, 9}});
-    EXPECT_EQ(totalLength(intersectionOf(a, b)), 1 + 1 + 1);   // [3,4) [5,6) [8,9)
-    EXPECT_EQ(totalLength(differenceOf(a, b)), 3 + 2 + 3);     // [0,3) [6,8) [9,12)
-    EXPECT_EQ(coveredLength({2, 9}, a), 2 + 4);                // [2,4) and [5,9)
+    EXPECT_EQ(totalLength(intersectionOf(a, b)), 1 + 1 + 1);  // [3,4) [5,6) [8,9)
+    EXPECT_EQ(totalLength(differenceOf(a, b)), 3 + 2 + 3);    // [0,3) [6,8) [9,12)
+    EXPECT_EQ(coveredLength({2, 9}, a), 2 + 4);               // [2,4) and [5,9)
     EXPECT_EQ(totalLength(clippedTo(a, {3, 6})), 1 + 1);
 }
 
@@ -37,7 +37,8 @@ TraceModel copiesAgainstCompute() {
     b.addEvent(main, EventKind::kOp, Category::kMath, "aten::mm", 0, 40, 1);
     b.addEvent(main, EventKind::kOp, Category::kMath, "autograd node", 60, 100, 1);
     b.addEvent(main, EventKind::kWait, Category::kSync, "wait_reload", 80, 100, 1);
-    auto addCopy = [&](const char* name, TimestampNs start, TimestampNs end, MemoryKind src, MemoryKind dst) {
+    auto addCopy = [&](const char* name, TimestampNs start, TimestampNs end, MemoryKind src,
+                       MemoryKind dst) {
         Event& e = b.addEvent(copy, EventKind::kMemcpy, Category::kCopy, name, start, end, 1);
         e.bytes = 1000;
         e.srcKind = src;
@@ -62,7 +63,8 @@ TEST(CopyOverlapTest, HiddenHalfHiddenAndExposedCopies) {
     EXPECT_EQ(r.byDirection.at("DtoH").copies, 2);
     EXPECT_EQ(r.byDirection.at("HtoH").copyNs, 10);
     EXPECT_EQ(r.byHostMemory.at("pinned").copyNs, 40);
-    EXPECT_EQ(r.byHostMemory.at("pageable").copies, 1);  // counted once although both ends are pageable
+    EXPECT_EQ(r.byHostMemory.at("pageable").copies,
+              1);  // counted once although both ends are pageable
     EXPECT_EQ(r.byLane.at("copy engine").copyNs, 50);
 }
 
@@ -110,7 +112,8 @@ TEST(GlueOverheadTest, KernelsWithoutCategoryAreClassifiedByName) {
     b.addStep(StepInfo{1, 0, 100, false, 1, 0.0, 0});
     b.addEvent(host, EventKind::kOp, Category::kMath, "aten::mm", 0, 100, 1);  // host: ignored
     b.addEvent(stream, EventKind::kKernel, Category::kNone, "ampere_sgemm_128x64_nn", 0, 50, 1);
-    b.addEvent(stream, EventKind::kKernel, Category::kNone, "vectorized_elementwise_kernel", 50, 60, 1);
+    b.addEvent(stream, EventKind::kKernel, Category::kNone, "vectorized_elementwise_kernel", 50, 60,
+               1);
     b.addEvent(host, EventKind::kSync, Category::kSync, "cudaStreamSynchronize", 70, 90, 1);
     GlueOverheadResult r = analyzeGlueOverhead(std::move(b).build());
     ASSERT_TRUE(r.fromKernels);
@@ -129,20 +132,24 @@ TEST(GlueOverheadTest, KernelsWithoutCategoryAreClassifiedByName) {
 namespace glueprof {
 namespace {
 
-// Step 1 with 2 micro-batches and 3 layers: build_packed_mask runs in every layer of both micro-batches
-// (6 runs of 2 ns, each with one would-sync op inside) -> repeated, avoidable 12 x (1 - 2/6) = 8 ns.
-// A load_batch-like glue range that runs once per micro-batch is not repeated.
+// Step 1 with 2 micro-batches and 3 layers: build_packed_mask runs in every layer of both
+// micro-batches (6 runs of 2 ns, each with one would-sync op inside) -> repeated, avoidable 12 x (1
+// - 2/6) = 8 ns. A load_batch-like glue range that runs once per micro-batch is not repeated.
 TEST(RepeatedWorkTest, PerLayerRebuildsBeyondOncePerMicroBatchAreFound) {
     TraceModelBuilder b;
     std::size_t main = b.addLane(LaneKind::kHostThread, "main");
     b.addStep(StepInfo{1, 0, 1000, false, 1, 0.0, 0});
     TimestampNs t = 0;
     for (std::int32_t mb = 0; mb < 2; ++mb) {
-        b.addEvent(main, EventKind::kRange, Category::kGlue, "prepare", t, t + 5, 1).microbatch = mb;
+        b.addEvent(main, EventKind::kRange, Category::kGlue, "prepare", t, t + 5, 1).microbatch =
+            mb;
         t += 10;
         for (std::int32_t layer = 0; layer < 3; ++layer) {
-            b.addEvent(main, EventKind::kRange, Category::kGlue, "build_packed_mask", t, t + 2, 1, layer).microbatch = mb;
-            b.addEvent(main, EventKind::kOp, Category::kGlue, "aten::item", t, t + 1, 1, layer).flags = kFlagWouldSync;
+            b.addEvent(main, EventKind::kRange, Category::kGlue, "build_packed_mask", t, t + 2, 1,
+                       layer)
+                .microbatch = mb;
+            b.addEvent(main, EventKind::kOp, Category::kGlue, "aten::item", t, t + 1, 1, layer)
+                .flags = kFlagWouldSync;
             t += 10;
         }
     }
@@ -201,9 +208,11 @@ TEST(PipelineBubblesTest, FourWorkerGanttWithKnownBubbleAndBreakdown) {
     TraceModelBuilder b;
     for (int w = 0; w < 4; ++w) {
         std::size_t lane = b.addLane(LaneKind::kSimulatedWorker, "worker " + std::to_string(w));
-        b.addEvent(lane, EventKind::kRange, Category::kPhase, "forward", 10 * w, 10 * (w + 1), 0, w).microbatch = 0;
+        b.addEvent(lane, EventKind::kRange, Category::kPhase, "forward", 10 * w, 10 * (w + 1), 0, w)
+            .microbatch = 0;
         const TimestampNs bwd = 10 * (4 + 2 * (3 - w));
-        b.addEvent(lane, EventKind::kRange, Category::kPhase, "backward", bwd, bwd + 20, 0, w).microbatch = 0;
+        b.addEvent(lane, EventKind::kRange, Category::kPhase, "backward", bwd, bwd + 20, 0, w)
+            .microbatch = 0;
     }
     BubbleResult r = analyzeBubbles(std::move(b).build(), /*hasWarmupPhase=*/true);
     EXPECT_EQ(r.workers, 4u);
@@ -235,9 +244,9 @@ namespace {
 
 // One stream on GPU 0, step 1, ns:
 //   k1 [100, 200) launched [10, 20) (corr 1)
-//   k2 [210, 300) launched [50, 60): gap 10 < 30 and launched long before k1 ended -> kernel wait 10
-//   k3 [400, 450) launched [350, 360): launch after k2 ended (300)               -> host wait 100
-//   k4 [500, 510) launched [380, 400): gap 50 >= 30, launched before k3 ended     -> other 50
+//   k2 [210, 300) launched [50, 60): gap 10 < 30 and launched long before k1 ended -> kernel wait
+//   10 k3 [400, 450) launched [350, 360): launch after k2 ended (300)               -> host wait
+//   100 k4 [500, 510) launched [380, 400): gap 50 >= 30, launched before k3 ended     -> other 50
 // Launch delay = kernel start - launch end: 80, 150, 40, 100 -> median 90 ns = 0.09 µs;
 // k4 (10 ns) is shorter than its launch (20 ns).
 TEST(IdleBreakdownTest, GapsAreHostKernelOrOtherWaitAsHtaClassifiesThem) {
@@ -245,11 +254,15 @@ TEST(IdleBreakdownTest, GapsAreHostKernelOrOtherWaitAsHtaClassifiesThem) {
     std::size_t host = b.addLane(LaneKind::kHostThread, "main");
     std::size_t stream = b.addLane(LaneKind::kCudaStream, "stream 7", 0, 7);
     b.addStep(StepInfo{1, 0, 1000, false, 1, 0.0, 0});
-    const TimestampNs kernels[4][4] = {{100, 200, 10, 20}, {210, 300, 50, 60}, {400, 450, 350, 360}, {500, 510, 380, 400}};
+    const TimestampNs kernels[4][4] = {
+        {100, 200, 10, 20}, {210, 300, 50, 60}, {400, 450, 350, 360}, {500, 510, 380, 400}};
     for (int k = 0; k < 4; ++k) {
-        b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", kernels[k][2], kernels[k][3], 1)
+        b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", kernels[k][2],
+                   kernels[k][3], 1)
             .correlation = k + 1;
-        b.addEvent(stream, EventKind::kKernel, Category::kNone, "kernel", kernels[k][0], kernels[k][1], 1).correlation = k + 1;
+        b.addEvent(stream, EventKind::kKernel, Category::kNone, "kernel", kernels[k][0],
+                   kernels[k][1], 1)
+            .correlation = k + 1;
     }
     TraceModel trace = std::move(b).build();
     std::vector<StreamIdle> idle = analyzeIdleBreakdown(trace);

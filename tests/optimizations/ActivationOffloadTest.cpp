@@ -37,13 +37,15 @@ TEST(ActivationOffloadTest, ReloadReturnsExactlyTheOffloadedBytesInEveryMode) {
                                      OffloadSettings{OffloadMode::kDoubleBuffer, true}}) {
         ActivationOffloader offloader(settings, torch::kCPU, kLayers, 0, nullptr);
         for (int step = 0; step < 3; ++step) {
-            EXPECT_TRUE(stepReturnsExactBytes(offloader, step)) << toString(settings.mode) << " step " << step;
+            EXPECT_TRUE(stepReturnsExactBytes(offloader, step))
+                << toString(settings.mode) << " step " << step;
         }
     }
 }
 
 TEST(ActivationOffloadTest, BuffersAreAllocatedOnceAndReusedAcrossSteps) {
-    ActivationOffloader offloader({OffloadMode::kDoubleBuffer, false}, torch::kCPU, kLayers, 0, nullptr);
+    ActivationOffloader offloader({OffloadMode::kDoubleBuffer, false}, torch::kCPU, kLayers, 0,
+                                  nullptr);
     const std::int64_t inputBytes = 16 * 8 * 4;
     stepReturnsExactBytes(offloader, 0);
     EXPECT_FALSE(offloader.doubleBuffered());  // the first step is single-buffered
@@ -62,11 +64,12 @@ TEST(ActivationOffloadTest, BuffersAreAllocatedOnceAndReusedAcrossSteps) {
 }
 
 TEST(ActivationOffloadTest, SmallInputsAndTheLastLayerStayOnTheDevice) {
-    ActivationOffloader offloader({OffloadMode::kSingleBuffer, false}, torch::kCPU, 3, 1024, nullptr);
+    ActivationOffloader offloader({OffloadMode::kSingleBuffer, false}, torch::kCPU, 3, 1024,
+                                  nullptr);
     offloader.beginStep();
-    EXPECT_FALSE(offloader.offload(0, torch::zeros({10})));        // 40 bytes < 1024
-    EXPECT_TRUE(offloader.offload(1, torch::zeros({1024})));       // 4 KiB
-    EXPECT_FALSE(offloader.offload(2, torch::zeros({1024})));      // the last layer
+    EXPECT_FALSE(offloader.offload(0, torch::zeros({10})));    // 40 bytes < 1024
+    EXPECT_TRUE(offloader.offload(1, torch::zeros({1024})));   // 4 KiB
+    EXPECT_FALSE(offloader.offload(2, torch::zeros({1024})));  // the last layer
     ActivationOffloader off({OffloadMode::kOff, false}, torch::kCPU, 3, 0, nullptr);
     EXPECT_FALSE(off.offload(0, torch::zeros({1024})));
     offloader.drain();

@@ -1,8 +1,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include <cmath>
 #include <unistd.h>
+#include <cmath>
 
 #include <filesystem>
 
@@ -24,7 +24,8 @@ TrainConfig tinyWith(PackedMetadataMode mode) {
 
 TEST(PackedMetadataTest, PerDocumentAndVectorizedBuildsAreBitIdentical) {
     PackedBatch batch = PackedBatches(presetConfig("tiny")).batch(3);
-    PackedMetadata perDocument = buildPackedMetadataPerDocument(batch.packing.lengths, torch::kFloat);
+    PackedMetadata perDocument =
+        buildPackedMetadataPerDocument(batch.packing.lengths, torch::kFloat);
     PackedMetadata vectorized = buildPackedMetadataVectorized(batch.packing, torch::kFloat);
     EXPECT_TRUE(torch::equal(perDocument.mask, vectorized.mask));
     EXPECT_TRUE(torch::equal(perDocument.cuSeqlens, vectorized.cuSeqlens));
@@ -57,7 +58,7 @@ TEST(PackedMetadataTest, CacheHitsTheSameTensorAndMissesAfterInPlaceEditCloneOrC
     EXPECT_EQ(cache.lookup(lengths, torch::kFloat), nullptr);
     cache.store(lengths, torch::kFloat, buildPackedMetadataPerDocument(lengths, torch::kFloat));
     EXPECT_NE(cache.lookup(lengths, torch::kFloat), nullptr);
-    EXPECT_EQ(cache.lookup(lengths, torch::kDouble), nullptr);    // another dtype
+    EXPECT_EQ(cache.lookup(lengths, torch::kDouble), nullptr);         // another dtype
     EXPECT_EQ(cache.lookup(lengths.clone(), torch::kFloat), nullptr);  // same values, other tensor
     lengths.add_(0);  // an in-place edit bumps the version counter
     EXPECT_EQ(cache.lookup(lengths, torch::kFloat), nullptr);
@@ -69,13 +70,14 @@ TEST(PackedMetadataTest, CacheHitsTheSameTensorAndMissesAfterInPlaceEditCloneOrC
 }
 
 TEST(PackedMetadataTest, ProviderBuildsOncePerMicroBatchWhenCachedAndEveryCallOtherwise) {
-    auto db = std::filesystem::temp_directory_path() / ("glueprof-provider-" + std::to_string(::getpid()) + ".sqlite");
+    auto db = std::filesystem::temp_directory_path() /
+              ("glueprof-provider-" + std::to_string(::getpid()) + ".sqlite");
     std::filesystem::remove(db);
     TraceWriter writer(db.string());
     HostTracer tracer(writer);
     PackedBatch batch = PackedBatches(presetConfig("tiny")).batch(2);
-    for (PackedMetadataMode mode :
-         {PackedMetadataMode::kRebuild, PackedMetadataMode::kCached, PackedMetadataMode::kVectorized}) {
+    for (PackedMetadataMode mode : {PackedMetadataMode::kRebuild, PackedMetadataMode::kCached,
+                                    PackedMetadataMode::kVectorized}) {
         tracer.counters().reset();
         PackedMetadataProvider provider(mode, &tracer);
         for (int layer = 0; layer < 4; ++layer) provider.get(batch.packing, torch::kFloat, false);
@@ -114,7 +116,8 @@ TEST(PackedMetadataTest, LogitsLossAndGradientsAreBitIdenticalAcrossTheThreeMode
         EXPECT_TRUE(torch::equal(rebuild.loss, other.loss)) << toString(mode);
         ASSERT_EQ(rebuild.grads.size(), other.grads.size());
         for (std::size_t i = 0; i < rebuild.grads.size(); ++i) {
-            EXPECT_TRUE(torch::equal(rebuild.grads[i], other.grads[i])) << toString(mode) << " grad " << i;
+            EXPECT_TRUE(torch::equal(rebuild.grads[i], other.grads[i]))
+                << toString(mode) << " grad " << i;
         }
     }
 }

@@ -1,6 +1,7 @@
-// The pipeline simulator: the RoundPipe artifact's published 1.7B vector, hand-checkable small cases
-// for each schedule, the analytic GPipe/1F1B bubble, the partitioner and the cost file. Bubbles are
-// computed by the same analyzer that reads executed pipelines, from a real SQLite trace.
+// The pipeline simulator: the RoundPipe artifact's published 1.7B vector, hand-checkable small
+// cases for each schedule, the analytic GPipe/1F1B bubble, the partitioner and the cost file.
+// Bubbles are computed by the same analyzer that reads executed pipelines, from a real SQLite
+// trace.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -21,14 +22,16 @@ namespace fs = std::filesystem;
 BubbleResult bubblesOf(const SimulationSpec& spec, SimulationResult* out = nullptr) {
     const SimulationResult result = simulate(spec);
     if (out != nullptr) *out = result;
-    const fs::path db = fs::temp_directory_path() /
-                        ("glueprof-sim-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
-                         ".sqlite");
+    const fs::path db =
+        fs::temp_directory_path() /
+        ("glueprof-sim-" +
+         std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + ".sqlite");
     fs::remove(db);
     RunId run = 0;
     {
         TraceWriter writer(db.string());
-        run = recordSimulation(writer, spec, result, std::string("simulate:") + toString(spec.schedule), "test");
+        run = recordSimulation(writer, spec, result,
+                               std::string("simulate:") + toString(spec.schedule), "test");
         writer.close();
     }
     const TraceModel model = TraceReader(db.string()).loadRun(run);
@@ -37,7 +40,8 @@ BubbleResult bubblesOf(const SimulationSpec& spec, SimulationResult* out = nullp
 }
 
 SimulationSpec artifact(Schedule schedule) {
-    const CostFile file = loadCostFile(std::string(GLUEPROF_SOURCE_DIR) + "/assets/pipeline/roundpipe-1.7b.json");
+    const CostFile file =
+        loadCostFile(std::string(GLUEPROF_SOURCE_DIR) + "/assets/pipeline/roundpipe-1.7b.json");
     SimulationSpec spec;
     spec.schedule = schedule;
     spec.workers = file.workers;
@@ -64,7 +68,8 @@ TEST(PipelineSimulatorTest, ReproducesTheArtifactsPublished17BCase) {
     EXPECT_NEAR(r.ratio * 100.0, 19.07, 0.1);
     // The breakdown adds up to the bubble.
     for (const BubbleResult* b : {&l, &r}) {
-        EXPECT_NEAR(static_cast<double>(b->fillNs + b->switchNs + b->drainNs + b->intraNs), static_cast<double>(b->bubbleNs),
+        EXPECT_NEAR(static_cast<double>(b->fillNs + b->switchNs + b->drainNs + b->intraNs),
+                    static_cast<double>(b->bubbleNs),
                     static_cast<double>(b->bubbleNs) * 1e-9 + 4.0);
     }
 }
@@ -97,16 +102,17 @@ TEST(PipelineSimulatorTest, HandCheckedTwoWorkerTwoMicrobatchCases) {
     EXPECT_DOUBLE_EQ(o.makespanMs, 9.0);
     // Looped-BFS with 4 one-layer stages on 2 workers: w0 runs stages 0 and 2, w1 stages 1 and 3.
     // w0: F(0,0)[0,1] F(0,1)[1,2] F(2,0)[2,3] F(2,1)[3,4]; w1: F(1,0)[1,2] F(1,1)[2,3] F(3,0)[3,4]
-    // F(3,1)[4,5] B(3,1)[5,7] B(3,0)[7,9]; w0: B(2,1)[7,9] B(2,0)[9,11]; w1: B(1,1)[9,11] B(1,0)[11,13];
-    // w0: B(0,1)[11,13] B(0,0)[13,15]. Makespan 15, busy 12 + 12 of 30.
+    // F(3,1)[4,5] B(3,1)[5,7] B(3,0)[7,9]; w0: B(2,1)[7,9] B(2,0)[9,11]; w1: B(1,1)[9,11]
+    // B(1,0)[11,13]; w0: B(0,1)[11,13] B(0,0)[13,15]. Makespan 15, busy 12 + 12 of 30.
     SimulationResult b;
     const BubbleResult bb = bubblesOf(unit(Schedule::kLoopedBfs, 2, 2, {1, 1, 1, 1}), &b);
     EXPECT_DOUBLE_EQ(b.makespanMs, 15.0);
     EXPECT_NEAR(bb.ratio, 6.0 / 30.0, 1e-9);
     // RoundPipe, forward 2 x 1 layer, backward head + 2 x 1 layer, head f = b = 0.5:
-    // round 0 (mb 0, 1): F0 on w0 [0,1] [1,2]; F1 on w1 [1,2] [2,3]; the head on w0 (the job counter
-    // goes on: 2 mod 2) mb0 [2,3] (0.5 head forward + 0.5 backward), mb1 [3,4]; B1 on w1 (recompute
-    // then backward) mb0 [3,5], mb1 [5,7]; B2 on w0 mb0 [4,6] (after B1 mb0 at 5), mb1 [6,8]. Makespan 8.
+    // round 0 (mb 0, 1): F0 on w0 [0,1] [1,2]; F1 on w1 [1,2] [2,3]; the head on w0 (the job
+    // counter goes on: 2 mod 2) mb0 [2,3] (0.5 head forward + 0.5 backward), mb1 [3,4]; B1 on w1
+    // (recompute then backward) mb0 [3,5], mb1 [5,7]; B2 on w0 mb0 [4,6] (after B1 mb0 at 5), mb1
+    // [6,8]. Makespan 8.
     SimulationSpec rp = unit(Schedule::kRoundPipe, 2, 2, {1, 1});
     rp.backwardPartition = {0, 1, 1};
     rp.costs.headForwardMs = 0.5;
@@ -116,7 +122,9 @@ TEST(PipelineSimulatorTest, HandCheckedTwoWorkerTwoMicrobatchCases) {
     EXPECT_DOUBLE_EQ(r.makespanMs, 8.0);
     int headForwards = 0;
     for (const SimOp& op : r.ops) {
-        if (op.kind == SimOp::Kind::kForward && op.stage == 0 && op.worker == 0 && op.startMs >= 2.0) ++headForwards;
+        if (op.kind == SimOp::Kind::kForward && op.stage == 0 && op.worker == 0 &&
+            op.startMs >= 2.0)
+            ++headForwards;
     }
     EXPECT_EQ(headForwards, 2);  // the head is its own fused stage on the next worker in the round
 }
@@ -126,7 +134,8 @@ TEST(PipelineSimulatorTest, GpipeAndOneFOneBMatchTheAnalyticBubble) {
     for (Schedule schedule : {Schedule::kGPipe, Schedule::kOneFOneB}) {
         for (int p : {2, 4}) {
             for (int m : {4, 8}) {
-                SimulationSpec spec = unit(schedule, p, m, std::vector<int>(static_cast<std::size_t>(p), 2));
+                SimulationSpec spec =
+                    unit(schedule, p, m, std::vector<int>(static_cast<std::size_t>(p), 2));
                 spec.costs.recomputeMs.assign(spec.costs.layers(), 0.0);
                 const BubbleResult b = bubblesOf(spec);
                 EXPECT_NEAR(b.ratio, static_cast<double>(p - 1) / (m + p - 1), 1e-9)
@@ -154,7 +163,8 @@ TEST(PipelineSimulatorTest, IterationsWaitForTheSynchronousOptimizerButNotTheAsy
 }
 
 TEST(PipelineSimulatorTest, ThePartitionerFindsTheArtifactsRoundPipePartitions) {
-    const CostFile file = loadCostFile(std::string(GLUEPROF_SOURCE_DIR) + "/assets/pipeline/roundpipe-1.7b.json");
+    const CostFile file =
+        loadCostFile(std::string(GLUEPROF_SOURCE_DIR) + "/assets/pipeline/roundpipe-1.7b.json");
     const RoundPipePartition p = roundPipePartition(file.costs);
     EXPECT_EQ(p.forward, file.partitions.at("roundpipe-forward"));
     EXPECT_EQ(p.backward, file.partitions.at("roundpipe-backward"));
@@ -175,17 +185,33 @@ TEST(PipelineSimulatorTest, BadSpecsAndCostFilesSayWhatToChange) {
         }
         return std::string();
     };
-    EXPECT_NE(message([] { simulate(unit(Schedule::kGPipe, 2, 2, {1, 1, 1})); }).find("one stage per worker"), std::string::npos);
-    EXPECT_NE(message([] { simulate(unit(Schedule::kLoopedBfs, 2, 2, {1, 1, 1})); }).find("multiple of 2 workers"),
+    EXPECT_NE(message([] {
+                  simulate(unit(Schedule::kGPipe, 2, 2, {1, 1, 1}));
+              }).find("one stage per worker"),
               std::string::npos);
-    EXPECT_NE(message([] { simulate(unit(Schedule::kRoundPipe, 2, 2, {1, 1})); }).find("backward partition is empty"),
+    EXPECT_NE(message([] {
+                  simulate(unit(Schedule::kLoopedBfs, 2, 2, {1, 1, 1}));
+              }).find("multiple of 2 workers"),
               std::string::npos);
-    EXPECT_NE(message([] { parseSchedule("zigzag"); }).find("choose gpipe, 1f1b, looped-bfs or roundpipe"), std::string::npos);
-    EXPECT_NE(message([] { parseCostFile("{\"format\": \"glueprof-pipeline-costs-1\", \"layers\": 2, \"forward_ms\": [1], "
-                                         "\"backward_ms\": 1, \"head_forward_ms\": 0, \"head_backward_ms\": 0}", "c.json"); })
-                  .find("cost file 'c.json': 'forward_ms' must be a number or an array of 2 numbers"),
+    EXPECT_NE(message([] {
+                  simulate(unit(Schedule::kRoundPipe, 2, 2, {1, 1}));
+              }).find("backward partition is empty"),
               std::string::npos);
-    EXPECT_NE(message([] { loadCostFile("/nonexistent/costs.json"); }).find("cannot read the cost file"), std::string::npos);
+    EXPECT_NE(message([] {
+                  parseSchedule("zigzag");
+              }).find("choose gpipe, 1f1b, looped-bfs or roundpipe"),
+              std::string::npos);
+    EXPECT_NE(
+        message([] {
+            parseCostFile(
+                "{\"format\": \"glueprof-pipeline-costs-1\", \"layers\": 2, \"forward_ms\": [1], "
+                "\"backward_ms\": 1, \"head_forward_ms\": 0, \"head_backward_ms\": 0}",
+                "c.json");
+        }).find("cost file 'c.json': 'forward_ms' must be a number or an array of 2 numbers"),
+        std::string::npos);
+    EXPECT_NE(
+        message([] { loadCostFile("/nonexistent/costs.json"); }).find("cannot read the cost file"),
+        std::string::npos);
 }
 
 }  // namespace

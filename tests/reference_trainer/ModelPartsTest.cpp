@@ -58,10 +58,13 @@ TEST(Nf4Test, RoundTripErrorStaysWithinHalfTheWidestCodeGapTimesAbsmax) {
     torch::Tensor back = dequantizeNf4(q, torch::kFloat);
     ASSERT_EQ(back.sizes(), w.sizes());
     torch::Tensor blockMax =
-        torch::constant_pad_nd(w.reshape({-1}).abs(), {0, q.absmax.numel() * 64 - 2310}, 0).view({-1, 64}).amax(1);
+        torch::constant_pad_nd(w.reshape({-1}).abs(), {0, q.absmax.numel() * 64 - 2310}, 0)
+            .view({-1, 64})
+            .amax(1);
     EXPECT_TRUE(torch::allclose(q.absmax, blockMax));
     // Per element: |w - w'| <= (widest gap / 2) * absmax of its block.
-    torch::Tensor bound = blockMax.repeat_interleave(64).narrow(0, 0, 2310).view_as(w) * nf4MaxRelativeError();
+    torch::Tensor bound =
+        blockMax.repeat_interleave(64).narrow(0, 0, 2310).view_as(w) * nf4MaxRelativeError();
     EXPECT_TRUE(((w - back).abs() <= bound + 1e-7).all().item<bool>());
     EXPECT_NEAR(nf4MaxRelativeError(), (1.0 - 0.6961928009986877) / 2, 1e-7);
     // The block maxima themselves are exact (code +-1).
@@ -109,7 +112,8 @@ TEST(MoeTest, RouterTopKSoftmaxClampedExpertsAndCombineOnAHandCheckedCase) {
     moe->downBias()[1][1] = 0.5F;
 
     ForwardContext context;
-    for (MoeRoutingMode mode : {MoeRoutingMode::kPerExpert, MoeRoutingMode::kGroupOnce, MoeRoutingMode::kSyncFree}) {
+    for (MoeRoutingMode mode :
+         {MoeRoutingMode::kPerExpert, MoeRoutingMode::kGroupOnce, MoeRoutingMode::kSyncFree}) {
         context.moeRouting = mode;
         torch::Tensor x = torch::tensor({1.0F, 0.0F, 0.5F, 0.0F}).view({1, 2, 2});
         torch::Tensor out = moe->forward(x, context);
@@ -118,12 +122,15 @@ TEST(MoeTest, RouterTopKSoftmaxClampedExpertsAndCombineOnAHandCheckedCase) {
         const double w1 = 1.0 - w0;
         for (int token = 0; token < 2; ++token) {
             const double x0 = token == 0 ? 1.0 : 0.5;
-            const double e0 = (x0 + 1) * (x0 * sigmoid(1.702 * x0));            // expert 0, output 0
+            const double e0 = (x0 + 1) * (x0 * sigmoid(1.702 * x0));  // expert 0, output 0
             const double gate1 = std::min(10 * x0, 7.0);
             const double up1 = std::max(-10 * x0, -7.0);
-            const double e1 = (up1 + 1) * (gate1 * sigmoid(1.702 * gate1)) + 0.5;  // expert 1, output 1
-            EXPECT_NEAR(out[0][token][0].item<double>(), w0 * e0, 1e-5) << toString(mode) << " token " << token;
-            EXPECT_NEAR(out[0][token][1].item<double>(), w1 * e1, 1e-5) << toString(mode) << " token " << token;
+            const double e1 =
+                (up1 + 1) * (gate1 * sigmoid(1.702 * gate1)) + 0.5;  // expert 1, output 1
+            EXPECT_NEAR(out[0][token][0].item<double>(), w0 * e0, 1e-5)
+                << toString(mode) << " token " << token;
+            EXPECT_NEAR(out[0][token][1].item<double>(), w1 * e1, 1e-5)
+                << toString(mode) << " token " << token;
         }
     }
 }
@@ -132,7 +139,8 @@ TEST(PresetTest, PublishedShapesMatchTheCitedConfigFiles) {
     int checked = 0;
     for (const Preset& preset : presets()) {
         if (preset.source.empty()) continue;
-        std::ifstream file(std::string(GLUEPROF_SOURCE_DIR) + "/assets/presets/" + preset.name + ".json");
+        std::ifstream file(std::string(GLUEPROF_SOURCE_DIR) + "/assets/presets/" + preset.name +
+                           ".json");
         ASSERT_TRUE(file) << preset.name;
         nlohmann::json j = nlohmann::json::parse(file);
         const ModelConfig& m = preset.config.model;
@@ -173,7 +181,8 @@ TEST(PresetTest, ScaleShrinksWidthAndDepthAndKeepsHeadsGrouped) {
     const double expected = 12.0 * static_cast<double>(counts.total - counts.projections) +
                             (16.0 - 0.5 - 4.0 / 64) * static_cast<double>(counts.projections) -
                             16.0 * static_cast<double>(counts.adapters);
-    EXPECT_NEAR(static_cast<double>(estimateTrainerBytes(full) - estimateTrainerBytes(c)), expected, 2.0);
+    EXPECT_NEAR(static_cast<double>(estimateTrainerBytes(full) - estimateTrainerBytes(c)), expected,
+                2.0);
 }
 
 TEST(DataTest, CorpusBatchesAreBytesPackedIntoDocumentsAndDeterministic) {
@@ -202,8 +211,8 @@ TEST(DataTest, InvalidUtf8IsLocated) {
     EXPECT_EQ(firstInvalidUtf8("plain ascii"), -1);
     EXPECT_EQ(firstInvalidUtf8("caf\xc3\xa9"), -1);
     EXPECT_EQ(firstInvalidUtf8("ab\xff"), 2);
-    EXPECT_EQ(firstInvalidUtf8("ab\xc3"), 2);          // truncated
-    EXPECT_EQ(firstInvalidUtf8("\xed\xa0\x80"), 0);    // a UTF-16 surrogate
+    EXPECT_EQ(firstInvalidUtf8("ab\xc3"), 2);        // truncated
+    EXPECT_EQ(firstInvalidUtf8("\xed\xa0\x80"), 0);  // a UTF-16 surrogate
 }
 
 }  // namespace

@@ -43,8 +43,9 @@ TEST(PipelineExecutorTest, TwoWorkersTrainBitIdenticallyToOneForBothSchedules) {
 }
 
 // RoundPipe's asynchronous optimizer: step k + 1 runs on the weights before update k. Deterministic
-// (two trainers agree bit for bit); step 0 and step 1 both see the initial weights, so step 0 matches
-// the synchronous run and step 1 matches a synchronous run's step 1 only if update 0 changed nothing.
+// (two trainers agree bit for bit); step 0 and step 1 both see the initial weights, so step 0
+// matches the synchronous run and step 1 matches a synchronous run's step 1 only if update 0
+// changed nothing.
 TEST(PipelineExecutorTest, TheAsynchronousOptimizerIsOneStepStaleAndDeterministic) {
     TrainConfig async = pipelined(PipelineMode::kRoundPipe);
     async.optimizations.pipeline.asyncOptimizer = true;
@@ -71,11 +72,12 @@ TEST(PipelineExecutorTest, TheAsynchronousOptimizerIsOneStepStaleAndDeterministi
 }
 
 // RoundPipe's downloads carry the bytes of the gradients they move: per step, every micro-batch's
-// gradient of every trainable parameter once (a tied embedding twice: its embedding and head stages).
-// A backward job recomputes before it waits for its output's gradient: on the worker lane, every
-// backward of a non-head stage follows recompute, then the wait for that gradient.
+// gradient of every trainable parameter once (a tied embedding twice: its embedding and head
+// stages). A backward job recomputes before it waits for its output's gradient: on the worker lane,
+// every backward of a non-head stage follows recompute, then the wait for that gradient.
 TEST(PipelineExecutorTest, RoundPipeMovesEachGradientOnceAndRecomputesBeforeWaitingForIt) {
-    const auto db = std::filesystem::temp_directory_path() / ("glueprof-pipeline-" + std::to_string(::getpid()) + ".sqlite");
+    const auto db = std::filesystem::temp_directory_path() /
+                    ("glueprof-pipeline-" + std::to_string(::getpid()) + ".sqlite");
     std::filesystem::remove(db);
     const TrainConfig config = pipelined(PipelineMode::kRoundPipe);
     std::int64_t gradientBytes = 0;
@@ -91,10 +93,15 @@ TEST(PipelineExecutorTest, RoundPipeMovesEachGradientOnceAndRecomputesBeforeWait
         run = writer.beginRun(info);
         tracer.setRun(run);
         Trainer trainer(config, &tracer);
-        for (const torch::Tensor& p : trainer.trainableParameters()) gradientBytes += static_cast<std::int64_t>(p.nbytes());
-        if (config.model.tieEmbeddings) gradientBytes += static_cast<std::int64_t>(trainer.model()->embedParameters().front().nbytes());
-        for (const torch::Tensor& t : trainer.model()->parameters()) stateBytes += static_cast<std::int64_t>(t.nbytes());
-        for (const torch::Tensor& t : trainer.model()->buffers()) stateBytes += static_cast<std::int64_t>(t.nbytes());
+        for (const torch::Tensor& p : trainer.trainableParameters())
+            gradientBytes += static_cast<std::int64_t>(p.nbytes());
+        if (config.model.tieEmbeddings)
+            gradientBytes +=
+                static_cast<std::int64_t>(trainer.model()->embedParameters().front().nbytes());
+        for (const torch::Tensor& t : trainer.model()->parameters())
+            stateBytes += static_cast<std::int64_t>(t.nbytes());
+        for (const torch::Tensor& t : trainer.model()->buffers())
+            stateBytes += static_cast<std::int64_t>(t.nbytes());
         for (int step = 0; step < 2; ++step) trainer.step(step);
         writer.close();
     }
@@ -112,25 +119,30 @@ TEST(PipelineExecutorTest, RoundPipeMovesEachGradientOnceAndRecomputesBeforeWait
             const std::string& name = model.name(e.name);
             if (name == "download") downloaded[e.step] += e.bytes;
             if (name == "upload") uploaded[e.step] += e.bytes;
-            if (name != "backward" || e.layer == 0) continue;  // backward stage 0 is the head: no gradient to wait for
+            if (name != "backward" || e.layer == 0)
+                continue;  // backward stage 0 is the head: no gradient to wait for
             ASSERT_GE(i, 2u);
             const Event& wait = events[i - 1];
             const Event& recompute = events[i - 2];
-            EXPECT_EQ(model.name(wait.name), "wait") << "step " << e.step << " stage " << e.layer << " mb " << e.microbatch;
+            EXPECT_EQ(model.name(wait.name), "wait")
+                << "step " << e.step << " stage " << e.layer << " mb " << e.microbatch;
             EXPECT_EQ(model.name(recompute.name), "recompute");
-            EXPECT_EQ(std::make_tuple(wait.layer, wait.microbatch, recompute.layer, recompute.microbatch),
-                      std::make_tuple(e.layer, e.microbatch, e.layer, e.microbatch));
+            EXPECT_EQ(
+                std::make_tuple(wait.layer, wait.microbatch, recompute.layer, recompute.microbatch),
+                std::make_tuple(e.layer, e.microbatch, e.layer, e.microbatch));
             EXPECT_GE(wait.startNs, recompute.endNs);
             ++gradientWaits;
         }
     }
     EXPECT_EQ(workerLanes, 2);
     const pipeline::SimulationSpec plan = pipelineSpec(withPipelineMicrobatches(config));
-    EXPECT_EQ(gradientWaits, 2 * config.microbatches * static_cast<int>(plan.backwardPartition.size() - 1));
+    EXPECT_EQ(gradientWaits,
+              2 * config.microbatches * static_cast<int>(plan.backwardPartition.size() - 1));
     ASSERT_EQ(downloaded.size(), 2u);
-    for (const auto& [step, bytes] : downloaded) EXPECT_EQ(bytes, config.microbatches * gradientBytes) << "step " << step;
-    // Each stage is uploaded at least once per step (by the worker that first runs it) and at most once per
-    // job: the whole model at least, never more than M times the model with both passes.
+    for (const auto& [step, bytes] : downloaded)
+        EXPECT_EQ(bytes, config.microbatches * gradientBytes) << "step " << step;
+    // Each stage is uploaded at least once per step (by the worker that first runs it) and at most
+    // once per job: the whole model at least, never more than M times the model with both passes.
     for (const auto& [step, bytes] : uploaded) {
         EXPECT_GE(bytes, stateBytes) << "step " << step;
         EXPECT_LE(bytes, 2 * config.microbatches * stateBytes) << "step " << step;
@@ -141,7 +153,8 @@ TEST(PipelineExecutorTest, RoundPipeMovesEachGradientOnceAndRecomputesBeforeWait
 TEST(PipelineExecutorTest, PlansFollowTheSchedules) {
     const pipeline::SimulationSpec looped = pipelineSpec(pipelined(PipelineMode::kLoopedBfs));
     EXPECT_EQ(looped.schedule, pipeline::Schedule::kLoopedBfs);
-    EXPECT_EQ(looped.forwardPartition, (std::vector<int>{1, 1, 2, 0}));  // tiny: 4 layers, 2 workers
+    EXPECT_EQ(looped.forwardPartition,
+              (std::vector<int>{1, 1, 2, 0}));  // tiny: 4 layers, 2 workers
     const pipeline::SimulationSpec round = pipelineSpec(pipelined(PipelineMode::kRoundPipe));
     EXPECT_EQ(round.schedule, pipeline::Schedule::kRoundPipe);
     EXPECT_EQ(round.backwardPartition.front(), 0);  // the head stage
@@ -153,7 +166,8 @@ TEST(PipelineExecutorTest, AnImpossiblePartitionIsAnInputError) {
         FAIL() << "a partition of 3 stages for 2 workers was accepted";
     } catch (const GlueprofError& e) {
         EXPECT_EQ(e.code(), ExitCode::kInput);
-        EXPECT_NE(std::string(e.what()).find("multiple of 2 workers"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("multiple of 2 workers"), std::string::npos)
+            << e.what();
     }
 }
 

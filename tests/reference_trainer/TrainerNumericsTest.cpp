@@ -65,7 +65,8 @@ TEST(TrainerNumericsTest, CheckpointedGradientsMatchFiniteDifferences) {
             };
             double numeric = (lossAt(original + h) - lossAt(original - h)) / (2 * h);
             flat[index] = original;
-            EXPECT_NEAR(analytic, numeric, 1e-6 + 1e-4 * std::abs(numeric)) << item.key() << "[" << index << "]";
+            EXPECT_NEAR(analytic, numeric, 1e-6 + 1e-4 * std::abs(numeric))
+                << item.key() << "[" << index << "]";
             ++checked;
         }
     }
@@ -79,7 +80,8 @@ TEST(TrainerNumericsTest, CheckpointedAndPlainBackwardGiveTheSameGradients) {
         PackedBatch batch = trainer.data().batch(1).toDevice(trainer.device());
         ForwardContext context = trainer.makeContext(batch);
         trainer.forwardLoss(batch, context).backward();
-        for (const auto& p : trainer.model()->parameters()) grads[checkpoint].push_back(p.grad().clone());
+        for (const auto& p : trainer.model()->parameters())
+            grads[checkpoint].push_back(p.grad().clone());
     }
     ASSERT_EQ(grads[0].size(), grads[1].size());
     for (std::size_t i = 0; i < grads[0].size(); ++i) {

@@ -17,7 +17,8 @@ namespace {
 void glueLegend() {
     for (std::size_t p = 0; p < kGluePartCount; ++p) {
         const auto part = static_cast<GluePart>(p);
-        ImGui::ColorButton(toString(part), ImGui::ColorConvertU32ToFloat4(imColour(partColour(part))),
+        ImGui::ColorButton(toString(part),
+                           ImGui::ColorConvertU32ToFloat4(imColour(partColour(part))),
                            ImGuiColorEditFlags_NoTooltip, ImVec2(10, 10));
         ImGui::SameLine();
         ImGui::TextUnformatted(toString(part));
@@ -27,11 +28,12 @@ void glueLegend() {
 
 void runSection(const ReportRun& r, TimestampNs widest) {
     const AnalysisResult& a = r.analysis;
-    ImGui::Text("Run %lld  %s  (%s on %s)", static_cast<long long>(r.run.id), r.run.label.c_str(), r.run.preset.c_str(),
-                r.run.device.c_str());
+    ImGui::Text("Run %lld  %s  (%s on %s)", static_cast<long long>(r.run.id), r.run.label.c_str(),
+                r.run.preset.c_str(), r.run.device.c_str());
     if (!r.diagnostics.empty()) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0F, 0.4F, 0.35F, 1.0F));
-        ImGui::Text("%zu diagnostic(s): the capture lost or skipped something (see Diagnostics)", r.diagnostics.size());
+        ImGui::Text("%zu diagnostic(s): the capture lost or skipped something (see Diagnostics)",
+                    r.diagnostics.size());
         ImGui::PopStyleColor();
     }
     ImGui::TextUnformatted("Where each measured step's time goes:");
@@ -43,16 +45,17 @@ void runSection(const ReportRun& r, TimestampNs widest) {
                                        fmt::format("step {}: {} {:.3f} ms", s.step, toString(part),
                                                    static_cast<double>(s.partNs[p]) / 1e6)});
         }
-        stackedBar(segments, static_cast<double>(widest), fmt::format("step {}: {:.2f} ms", s.step, static_cast<double>(s.wallNs) / 1e6));
+        stackedBar(segments, static_cast<double>(widest),
+                   fmt::format("step {}: {:.2f} ms", s.step, static_cast<double>(s.wallNs) / 1e6));
     }
     ImGui::Text("Sync points per step: %g", a.syncPoints.medianPerStep);
     if (a.copyOverlap.total.copies > 0) {
-        ImGui::Text("Copy/compute overlap: %.3f, exposed copy %.3f ms per step", a.copyOverlap.total.overlapRatio(),
-                    a.copyOverlap.exposedMsPerStep());
+        ImGui::Text("Copy/compute overlap: %.3f, exposed copy %.3f ms per step",
+                    a.copyOverlap.total.overlapRatio(), a.copyOverlap.exposedMsPerStep());
     }
     if (a.bubbles.workers > 0) {
-        ImGui::Text("Bubble ratio %.2f%% over %zu workers (%s)", 100 * a.bubbles.ratio, a.bubbles.workers,
-                    a.bubbles.breakdownText().c_str());
+        ImGui::Text("Bubble ratio %.2f%% over %zu workers (%s)", 100 * a.bubbles.ratio,
+                    a.bubbles.workers, a.bubbles.breakdownText().c_str());
     }
     if (a.findings.empty()) {
         ImGui::TextDisabled("Advisor: no glue pattern found that a toggle addresses.");
@@ -60,12 +63,13 @@ void runSection(const ReportRun& r, TimestampNs widest) {
     for (const Finding& f : a.findings) {
         ImGui::Bullet();
         ImGui::TextWrapped("Advisor [%s] %s%s: up to %.3f ms per step. %s", f.rule.c_str(),
-                           f.toggle.empty() ? "no toggle yet" : "try ", f.toggle.c_str(), f.savingMsPerStep, f.evidence.c_str());
+                           f.toggle.empty() ? "no toggle yet" : "try ", f.toggle.c_str(),
+                           f.savingMsPerStep, f.evidence.c_str());
     }
 }
 
 class DashboardPanel : public Panel {
-public:
+  public:
     const char* name() const override { return "A/B dashboard"; }
 
     Placement defaultPlacement() const override { return {0.34F, 0.0F, 0.66F, 0.55F}; }
@@ -73,27 +77,33 @@ public:
     void draw(PanelContext& c) override {
         const TraceReport* report = c.workspace.report();
         if (report == nullptr) {
-            ImGui::TextWrapped(c.workspace.loading() ? "Loading and analyzing the selected runs..."
-                                                     : "Open a database and pick runs in the Runs panel.");
+            ImGui::TextWrapped(c.workspace.loading()
+                                   ? "Loading and analyzing the selected runs..."
+                                   : "Open a database and pick runs in the Runs panel.");
             return;
         }
         if (report->comparison) {
             const AbComparison& cmp = *report->comparison;
             const MetricComparison* primary = cmp.metric(cmp.primaryMetric);
             ImGui::Text("%s: runs %lld (A, baseline) vs %lld (B, optimized)", cmp.toggle.c_str(),
-                        static_cast<long long>(cmp.baselineRun), static_cast<long long>(cmp.optimizedRun));
+                        static_cast<long long>(cmp.baselineRun),
+                        static_cast<long long>(cmp.optimizedRun));
             if (primary != nullptr) {
-                ImGui::Text("Verdict (%s): %s, %.3fx [%.3f, %.3f]; loss %s", cmp.primaryMetric.c_str(), toString(cmp.verdict()),
-                            primary->speedup, primary->speedupLow, primary->speedupHigh,
+                ImGui::Text("Verdict (%s): %s, %.3fx [%.3f, %.3f]; loss %s",
+                            cmp.primaryMetric.c_str(), toString(cmp.verdict()), primary->speedup,
+                            primary->speedupLow, primary->speedupHigh,
                             cmp.lossEqual ? "bit-identical" : "DIFFERS");
             }
             double top = 0.0;
-            for (const MetricComparison& m : cmp.metrics) top = std::max({top, m.baseline, m.optimized});
+            for (const MetricComparison& m : cmp.metrics)
+                top = std::max({top, m.baseline, m.optimized});
             for (const MetricComparison& m : cmp.metrics) {
                 ImGui::TextUnformatted(m.name.c_str());
-                horizontalBar(m.baseline, top, kBaselineColour, fmt::format("A {:.3f} ms", m.baseline));
+                horizontalBar(m.baseline, top, kBaselineColour,
+                              fmt::format("A {:.3f} ms", m.baseline));
                 horizontalBar(m.optimized, top, kOptimizedColour,
-                              fmt::format("B {:.3f} ms  {:.3f}x [{:.3f}, {:.3f}]", m.optimized, m.speedup, m.speedupLow, m.speedupHigh));
+                              fmt::format("B {:.3f} ms  {:.3f}x [{:.3f}, {:.3f}]", m.optimized,
+                                          m.speedup, m.speedupLow, m.speedupHigh));
             }
             ImGui::Separator();
         }

@@ -8,7 +8,7 @@ namespace glueprof::gui {
 namespace {
 
 class DiagnosticsPanel : public Panel {
-public:
+  public:
     const char* name() const override { return "Diagnostics"; }
 
     Placement defaultPlacement() const override { return {0.0F, 0.65F, 0.34F, 0.1F}; }
@@ -21,8 +21,8 @@ public:
             for (const Diagnostic& d : r.diagnostics) {
                 any = true;
                 ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0F, 0.4F, 0.35F, 1.0F));
-                ImGui::TextWrapped("run %lld: %s = %lld", static_cast<long long>(r.run.id), d.name.c_str(),
-                                   static_cast<long long>(d.value));
+                ImGui::TextWrapped("run %lld: %s = %lld", static_cast<long long>(r.run.id),
+                                   d.name.c_str(), static_cast<long long>(d.value));
                 ImGui::PopStyleColor();
                 ImGui::TextWrapped("  %s", d.detail.c_str());
             }

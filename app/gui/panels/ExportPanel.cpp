@@ -17,7 +17,7 @@ namespace glueprof::gui {
 namespace {
 
 class ExportPanel : public Panel {
-public:
+  public:
     const char* name() const override { return "Export"; }
     Placement defaultPlacement() const override { return {0.0F, 0.9F, 0.34F, 0.1F}; }
 
@@ -29,20 +29,26 @@ public:
         }
         ImGui::SetNextItemWidth(-1.0F);
         ImGui::InputText("##stem", &m_stem);
-        if (ImGui::Button("HTML report")) write(c, m_stem + ".html", [&](std::ostream& out) { out << renderReportHtml(*report); });
+        if (ImGui::Button("HTML report"))
+            write(c, m_stem + ".html",
+                  [&](std::ostream& out) { out << renderReportHtml(*report); });
         ImGui::SameLine();
         if (ImGui::Button("Markdown report")) {
-            write(c, m_stem + ".md", [&](std::ostream& out) { out << renderReportMarkdown(*report); });
+            write(c, m_stem + ".md",
+                  [&](std::ostream& out) { out << renderReportMarkdown(*report); });
         }
         ImGui::SameLine();
         if (ImGui::Button("Chrome trace (A)") && !c.workspace.traces().empty()) {
-            write(c, m_stem + "-trace.json", [&](std::ostream& out) { writeChromeTrace(c.workspace.traces().front(), out); });
+            write(c, m_stem + "-trace.json",
+                  [&](std::ostream& out) { writeChromeTrace(c.workspace.traces().front(), out); });
         }
     }
 
-private:
-    // Panels do not write the workspace; files are theirs to write, and the log records the outcome.
-    static void write(PanelContext& c, const std::string& path, const std::function<void(std::ostream&)>& body) {
+  private:
+    // Panels do not write the workspace; files are theirs to write, and the log records the
+    // outcome.
+    static void write(PanelContext& c, const std::string& path,
+                      const std::function<void(std::ostream&)>& body) {
         Log& log = c.log;
         try {
             writeFileAtomically(path, body);

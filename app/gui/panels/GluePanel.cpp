@@ -1,5 +1,6 @@
 // Glue breakdown: every measured step's wall time split into math / glue / optimizer / data /
-// pipeline / copy / sync wait / idle (the parts sum to the wall time), per selected run, as a table.
+// pipeline / copy / sync wait / idle (the parts sum to the wall time), per selected run, as a
+// table.
 #include <imgui.h>
 
 #include "app/gui/Panel.h"
@@ -9,7 +10,7 @@ namespace glueprof::gui {
 namespace {
 
 class GluePanel : public Panel {
-public:
+  public:
     const char* name() const override { return "Glue breakdown"; }
     Placement defaultPlacement() const override { return {0.34F, 0.1F, 0.5F, 0.35F}; }
     bool openByDefault() const override { return false; }
@@ -18,12 +19,15 @@ public:
         const TraceReport* report = c.workspace.report();
         if (report == nullptr) return;
         for (const ReportRun& r : report->runs) {
-            ImGui::Text("Run %lld %s (ms; parts sum to the wall time)", static_cast<long long>(r.run.id), r.run.label.c_str());
+            ImGui::Text("Run %lld %s (ms; parts sum to the wall time)",
+                        static_cast<long long>(r.run.id), r.run.label.c_str());
             ImGui::PushID(static_cast<int>(r.run.id));
-            if (ImGui::BeginTable("glue", static_cast<int>(kGluePartCount) + 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
+            if (ImGui::BeginTable("glue", static_cast<int>(kGluePartCount) + 2,
+                                  ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) {
                 ImGui::TableSetupColumn("step");
                 ImGui::TableSetupColumn("wall");
-                for (std::size_t p = 0; p < kGluePartCount; ++p) ImGui::TableSetupColumn(toString(static_cast<GluePart>(p)));
+                for (std::size_t p = 0; p < kGluePartCount; ++p)
+                    ImGui::TableSetupColumn(toString(static_cast<GluePart>(p)));
                 ImGui::TableHeadersRow();
                 for (const GlueStep& s : r.analysis.glue.steps) {
                     ImGui::TableNextRow();

@@ -8,7 +8,7 @@ namespace glueprof::gui {
 namespace {
 
 class LogPanel : public Panel {
-public:
+  public:
     const char* name() const override { return "Log"; }
 
     Placement defaultPlacement() const override { return {0.0F, 0.75F, 0.34F, 0.15F}; }
@@ -20,7 +20,8 @@ public:
         while (clipper.Step()) {
             for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
                 const LogEntry& e = entries[static_cast<std::size_t>(i)];
-                if (e.level == LogEntry::Level::kError) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0F, 0.4F, 0.35F, 1.0F));
+                if (e.level == LogEntry::Level::kError)
+                    ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0F, 0.4F, 0.35F, 1.0F));
                 ImGui::TextWrapped("%s", e.text.c_str());
                 if (e.level == LogEntry::Level::kError) ImGui::PopStyleColor();
             }

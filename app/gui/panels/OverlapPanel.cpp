@@ -1,5 +1,6 @@
-// Copy/compute overlap of the selected runs: totals by lane, name, direction and host memory kind, and
-// the copy strip of the first measured step (green where compute covered a copy, red where exposed).
+// Copy/compute overlap of the selected runs: totals by lane, name, direction and host memory kind,
+// and the copy strip of the first measured step (green where compute covered a copy, red where
+// exposed).
 #include <imgui.h>
 
 #include <fmt/format.h>
@@ -13,8 +14,10 @@ namespace glueprof::gui {
 namespace {
 
 void totalsTable(const char* id, const char* what, const std::map<std::string, CopyTotals>& rows) {
-    if (rows.empty() || !ImGui::BeginTable(id, 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) return;
-    for (const char* column : {what, "copies", "copy ms", "exposed ms", "overlap"}) ImGui::TableSetupColumn(column);
+    if (rows.empty() || !ImGui::BeginTable(id, 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders))
+        return;
+    for (const char* column : {what, "copies", "copy ms", "exposed ms", "overlap"})
+        ImGui::TableSetupColumn(column);
     ImGui::TableHeadersRow();
     for (const auto& [key, t] : rows) {
         ImGui::TableNextRow();
@@ -33,7 +36,7 @@ void totalsTable(const char* id, const char* what, const std::map<std::string, C
 }
 
 class OverlapPanel : public Panel {
-public:
+  public:
     const char* name() const override { return "Overlap"; }
     Placement defaultPlacement() const override { return {0.34F, 0.1F, 0.4F, 0.4F}; }
     bool openByDefault() const override { return false; }
@@ -44,7 +47,8 @@ public:
         for (const ReportRun& r : report->runs) {
             const CopyOverlapResult& o = r.analysis.copyOverlap;
             ImGui::Text("Run %lld %s: overlap ratio %.3f, exposed %.3f ms per step (compute = %s)",
-                        static_cast<long long>(r.run.id), r.run.label.c_str(), o.total.overlapRatio(), o.exposedMsPerStep(),
+                        static_cast<long long>(r.run.id), r.run.label.c_str(),
+                        o.total.overlapRatio(), o.exposedMsPerStep(),
                         o.computeFromKernels ? "kernels" : "host ops");
             if (o.total.copies == 0) {
                 ImGui::TextDisabled("  no copies in this run");
@@ -64,11 +68,16 @@ public:
                     TimestampNs at = std::max(cursor, copy.startNs);
                     strip.push_back(Segment{static_cast<double>(at - cursor), 0x303030, ""});
                     for (const auto& [start, end] : copy.covered) {
-                        if (start > at) strip.push_back(Segment{static_cast<double>(start - at), kExposedColour, copy.name + " exposed"});
-                        strip.push_back(Segment{static_cast<double>(end - std::max(start, at)), kCoveredColour, copy.name + " covered"});
+                        if (start > at)
+                            strip.push_back(Segment{static_cast<double>(start - at), kExposedColour,
+                                                    copy.name + " exposed"});
+                        strip.push_back(Segment{static_cast<double>(end - std::max(start, at)),
+                                                kCoveredColour, copy.name + " covered"});
                         at = std::max(at, end);
                     }
-                    if (copy.endNs > at) strip.push_back(Segment{static_cast<double>(copy.endNs - at), kExposedColour, copy.name + " exposed"});
+                    if (copy.endNs > at)
+                        strip.push_back(Segment{static_cast<double>(copy.endNs - at),
+                                                kExposedColour, copy.name + " exposed"});
                     cursor = std::max(cursor, copy.endNs);
                 }
                 stackedBar(strip, length, fmt::format("{:.2f} ms", length / 1e6), 20.0F);

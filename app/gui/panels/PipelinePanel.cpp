@@ -1,5 +1,5 @@
-// Pipeline: the Gantt of worker lanes (forward / recompute / backward) with the bubble ratio and its
-// fill / switch / drain / intra breakdown, for runs that have workers.
+// Pipeline: the Gantt of worker lanes (forward / recompute / backward) with the bubble ratio and
+// its fill / switch / drain / intra breakdown, for runs that have workers.
 #include <imgui.h>
 
 #include <algorithm>
@@ -13,7 +13,7 @@ namespace glueprof::gui {
 namespace {
 
 class PipelinePanel : public Panel {
-public:
+  public:
     const char* name() const override { return "Pipeline"; }
     Placement defaultPlacement() const override { return {0.34F, 0.2F, 0.6F, 0.4F}; }
     bool openByDefault() const override { return false; }
@@ -26,9 +26,12 @@ public:
             const BubbleResult& b = r.analysis.bubbles;
             if (b.workers == 0) continue;
             any = true;
-            ImGui::Text("Run %lld (%s): %zu workers, makespan %.3f ms per step (median of %zu), bubble %.2f%% (%s)",
-                        static_cast<long long>(r.run.id), r.run.label.c_str(), b.workers, b.medianStepMakespanMs(),
-                        b.stepMakespansNs.size(), 100 * b.ratio, b.breakdownText().c_str());
+            ImGui::Text(
+                "Run %lld (%s): %zu workers, makespan %.3f ms per step (median of %zu), bubble "
+                "%.2f%% (%s)",
+                static_cast<long long>(r.run.id), r.run.label.c_str(), b.workers,
+                b.medianStepMakespanMs(), b.stepMakespansNs.size(), 100 * b.ratio,
+                b.breakdownText().c_str());
             TimestampNs start = r.gantt.front().startNs;
             TimestampNs end = r.gantt.front().endNs;
             for (const GanttBar& bar : r.gantt) {
@@ -40,18 +43,25 @@ public:
             const float width = std::max(100.0F, ImGui::GetContentRegionAvail().x - 120.0F);
             const double scale = width / static_cast<double>(std::max<TimestampNs>(1, end - start));
             for (std::size_t w = 0; w < r.workers.size(); ++w) {
-                draw->AddText(ImVec2(origin.x, origin.y + 18.0F * static_cast<float>(w)), ImGui::GetColorU32(ImGuiCol_Text),
-                              r.workers[w].c_str());
+                draw->AddText(ImVec2(origin.x, origin.y + 18.0F * static_cast<float>(w)),
+                              ImGui::GetColorU32(ImGuiCol_Text), r.workers[w].c_str());
             }
             for (const GanttBar& bar : r.gantt) {
-                const float x0 = origin.x + 120.0F + static_cast<float>(static_cast<double>(bar.startNs - start) * scale);
-                const float x1 = origin.x + 120.0F + static_cast<float>(static_cast<double>(bar.endNs - start) * scale);
+                const float x0 =
+                    origin.x + 120.0F +
+                    static_cast<float>(static_cast<double>(bar.startNs - start) * scale);
+                const float x1 = origin.x + 120.0F +
+                                 static_cast<float>(static_cast<double>(bar.endNs - start) * scale);
                 const float y = origin.y + 18.0F * static_cast<float>(bar.worker);
-                draw->AddRectFilled(ImVec2(x0, y), ImVec2(std::max(x1, x0 + 1.0F), y + 15.0F), imColour(pipelineKindColour(bar.kind)));
+                draw->AddRectFilled(ImVec2(x0, y), ImVec2(std::max(x1, x0 + 1.0F), y + 15.0F),
+                                    imColour(pipelineKindColour(bar.kind)));
             }
             ImGui::Dummy(ImVec2(width + 120.0F, 18.0F * static_cast<float>(r.workers.size())));
         }
-        if (!any) ImGui::TextWrapped("No pipeline workers in the selected runs (pipelines come with `glueprof simulate`).");
+        if (!any)
+            ImGui::TextWrapped(
+                "No pipeline workers in the selected runs (pipelines come with `glueprof "
+                "simulate`).");
     }
 };
 

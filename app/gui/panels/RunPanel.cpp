@@ -1,5 +1,5 @@
-// Run: an A/B of the chosen toggles on the built-in trainer, written to the open database as the CLI
-// writes it; progress with ETA, live loss and step-time charts, cancel.
+// Run: an A/B of the chosen toggles on the built-in trainer, written to the open database as the
+// CLI writes it; progress with ETA, live loss and step-time charts, cancel.
 #include <imgui.h>
 
 #include <fmt/format.h>
@@ -16,7 +16,7 @@ namespace glueprof::gui {
 namespace {
 
 class RunPanel : public Panel {
-public:
+  public:
     const char* name() const override { return "Run A/B"; }
     Placement defaultPlacement() const override { return {0.34F, 0.0F, 0.33F, 0.45F}; }
     bool openByDefault() const override { return false; }
@@ -26,7 +26,8 @@ public:
         const std::vector<Preset>& all = presets();
         if (ImGui::BeginCombo("preset", all[static_cast<std::size_t>(m_preset)].name.c_str())) {
             for (std::size_t i = 0; i < all.size(); ++i) {
-                if (ImGui::Selectable(all[i].name.c_str(), static_cast<int>(i) == m_preset)) m_preset = static_cast<int>(i);
+                if (ImGui::Selectable(all[i].name.c_str(), static_cast<int>(i) == m_preset))
+                    m_preset = static_cast<int>(i);
                 if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", all[i].description.c_str());
             }
             ImGui::EndCombo();
@@ -39,7 +40,8 @@ public:
         ImGui::RadioButton("cuda", &m_device, 1);
         if (!cuda) {
             ImGui::EndDisabled();
-            if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) ImGui::SetTooltip("%s", why.c_str());
+            if (ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+                ImGui::SetTooltip("%s", why.c_str());
             m_device = 0;
         }
         ImGui::SliderInt("steps per block", &m_steps, 1, 20);
@@ -59,7 +61,8 @@ public:
             ImGui::TextDisabled("%s", reason.empty() ? t.description.c_str() : reason.c_str());
         }
         if (!c.workspace.isOpen()) {
-            ImGui::TextWrapped("Open (or name) a database in the Runs panel: the runs are written there.");
+            ImGui::TextWrapped(
+                "Open (or name) a database in the Runs panel: the runs are written there.");
         } else if (runner.running()) {
             if (ImGui::Button("Cancel")) c.actions.cancelRun();
         } else if (ImGui::Button("Run A/B")) {
@@ -76,11 +79,14 @@ public:
             c.actions.startRun(request);
         }
         if (runner.total() > 0) {
-            const float fraction = static_cast<float>(runner.done()) / static_cast<float>(runner.total());
+            const float fraction =
+                static_cast<float>(runner.done()) / static_cast<float>(runner.total());
             const double left = runner.secondsLeft();
-            ImGui::ProgressBar(fraction, ImVec2(-1, 0),
-                               fmt::format("{} {}/{}{}", runner.current(), runner.done(), runner.total(),
-                                           left >= 0 ? fmt::format(", about {:.0f} s left", left) : "").c_str());
+            ImGui::ProgressBar(
+                fraction, ImVec2(-1, 0),
+                fmt::format("{} {}/{}{}", runner.current(), runner.done(), runner.total(),
+                            left >= 0 ? fmt::format(", about {:.0f} s left", left) : "")
+                    .c_str());
             std::vector<float> loss;
             std::vector<float> stepMs;
             for (const RunSample& s : runner.samples()) {
@@ -88,14 +94,15 @@ public:
                 stepMs.push_back(static_cast<float>(s.stepMs));
             }
             if (!loss.empty()) {
-                ImGui::PlotLines("loss", loss.data(), static_cast<int>(loss.size()), 0, nullptr, FLT_MAX, FLT_MAX, ImVec2(0, 60));
-                ImGui::PlotLines("step ms", stepMs.data(), static_cast<int>(stepMs.size()), 0, nullptr, FLT_MAX, FLT_MAX,
-                                 ImVec2(0, 60));
+                ImGui::PlotLines("loss", loss.data(), static_cast<int>(loss.size()), 0, nullptr,
+                                 FLT_MAX, FLT_MAX, ImVec2(0, 60));
+                ImGui::PlotLines("step ms", stepMs.data(), static_cast<int>(stepMs.size()), 0,
+                                 nullptr, FLT_MAX, FLT_MAX, ImVec2(0, 60));
             }
         }
     }
 
-private:
+  private:
     int m_preset = 0;
     int m_device = 0;
     int m_steps = 2;

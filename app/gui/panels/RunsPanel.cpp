@@ -11,7 +11,7 @@ namespace glueprof::gui {
 namespace {
 
 class RunsPanel : public Panel {
-public:
+  public:
     const char* name() const override { return "Runs"; }
 
     Placement defaultPlacement() const override { return {0.0F, 0.0F, 0.34F, 0.4F}; }
@@ -24,7 +24,8 @@ public:
             c.view.rememberDatabase(c.view.pathField);
             c.actions.openDatabase(c.view.pathField);
         }
-        if (!c.view.recentDatabases.empty() && ImGui::BeginCombo("recent", c.workspace.path().c_str())) {
+        if (!c.view.recentDatabases.empty() &&
+            ImGui::BeginCombo("recent", c.workspace.path().c_str())) {
             for (const std::string& path : c.view.recentDatabases) {
                 if (ImGui::Selectable(path.c_str())) {
                     c.view.pathField = path;
@@ -34,16 +35,18 @@ public:
             ImGui::EndCombo();
         }
         if (!c.workspace.isOpen()) {
-            ImGui::TextWrapped("Open a database written by `glueprof ab` or `glueprof run` (runs.sqlite).");
+            ImGui::TextWrapped(
+                "Open a database written by `glueprof ab` or `glueprof run` (runs.sqlite).");
             return;
         }
         ImGui::Text("%zu runs in %s", c.workspace.runs().size(), c.workspace.path().c_str());
         ImGui::TextDisabled("A = baseline, B = optimized; click A then B, or use the buttons.");
-        const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
-                                      ImGuiTableFlags_Resizable;
+        const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders |
+                                      ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable;
         if (!ImGui::BeginTable("runs", 7, flags)) return;
         ImGui::TableSetupScrollFreeze(0, 1);
-        for (const char* column : {"id", "label", "preset", "device", "status", "steps", "use as"}) ImGui::TableSetupColumn(column);
+        for (const char* column : {"id", "label", "preset", "device", "status", "steps", "use as"})
+            ImGui::TableSetupColumn(column);
         ImGui::TableHeadersRow();
         ImGuiListClipper clipper;
         clipper.Begin(static_cast<int>(c.workspace.runs().size()));
@@ -54,7 +57,10 @@ public:
                 const bool isB = r.id == c.workspace.selectedOptimized();
                 ImGui::TableNextRow();
                 ImGui::TableNextColumn();
-                ImGui::Text("%lld%s", static_cast<long long>(r.id), isA ? " (A)" : isB ? " (B)" : "");
+                ImGui::Text("%lld%s", static_cast<long long>(r.id),
+                            isA   ? " (A)"
+                            : isB ? " (B)"
+                                  : "");
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(r.label.c_str());
                 ImGui::TableNextColumn();
@@ -67,7 +73,10 @@ public:
                 ImGui::Text("%lld", static_cast<long long>(r.stepCount));
                 ImGui::TableNextColumn();
                 ImGui::PushID(row);
-                if (ImGui::SmallButton("A")) c.actions.selectRuns(r.id, c.workspace.selectedOptimized() == r.id ? 0 : c.workspace.selectedOptimized());
+                if (ImGui::SmallButton("A"))
+                    c.actions.selectRuns(r.id, c.workspace.selectedOptimized() == r.id
+                                                   ? 0
+                                                   : c.workspace.selectedOptimized());
                 ImGui::SameLine();
                 if (ImGui::SmallButton("B") && c.workspace.selectedBaseline() != r.id) {
                     c.actions.selectRuns(c.workspace.selectedBaseline(), r.id);

@@ -11,7 +11,7 @@ namespace glueprof::gui {
 namespace {
 
 class SyncPointsPanel : public Panel {
-public:
+  public:
     const char* name() const override { return "Sync points"; }
     Placement defaultPlacement() const override { return {0.0F, 0.4F, 0.34F, 0.25F}; }
 
@@ -20,32 +20,41 @@ public:
         if (report == nullptr) return;
         if (report->runs.size() > 1) {
             ImGui::SetNextItemWidth(120.0F);
-            ImGui::Combo("run", &m_run, report->runs.size() > 1 ? "A (baseline)\0B (optimized)\0" : "A\0");
+            ImGui::Combo("run", &m_run,
+                         report->runs.size() > 1 ? "A (baseline)\0B (optimized)\0" : "A\0");
             ImGui::SameLine();
         }
         m_run = std::clamp(m_run, 0, static_cast<int>(report->runs.size()) - 1);
         ImGui::RadioButton("by op", &m_grouping, 0);
         ImGui::SameLine();
         ImGui::RadioButton("by layer", &m_grouping, 1);
-        const SyncPointsResult& syncs = report->runs[static_cast<std::size_t>(m_run)].analysis.syncPoints;
+        const SyncPointsResult& syncs =
+            report->runs[static_cast<std::size_t>(m_run)].analysis.syncPoints;
         std::vector<SyncGroup> groups = m_grouping == 0 ? syncs.byOp : syncs.byLayer;
 
-        const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders |
-                                      ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable;
-        if (ImGui::BeginTable("groups", 3, flags, ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 8))) {
+        const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg |
+                                      ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
+                                      ImGuiTableFlags_Resizable;
+        if (ImGui::BeginTable("groups", 3, flags,
+                              ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 8))) {
             ImGui::TableSetupScrollFreeze(0, 1);
             ImGui::TableSetupColumn(m_grouping == 0 ? "op" : "layer", ImGuiTableColumnFlags_NoSort);
-            ImGui::TableSetupColumn("count", ImGuiTableColumnFlags_DefaultSort | ImGuiTableColumnFlags_PreferSortDescending);
+            ImGui::TableSetupColumn("count", ImGuiTableColumnFlags_DefaultSort |
+                                                 ImGuiTableColumnFlags_PreferSortDescending);
             ImGui::TableSetupColumn("blocked ms", ImGuiTableColumnFlags_PreferSortDescending);
             ImGui::TableHeadersRow();
-            if (ImGuiTableSortSpecs* sort = ImGui::TableGetSortSpecs(); sort != nullptr && sort->SpecsCount > 0) {
+            if (ImGuiTableSortSpecs* sort = ImGui::TableGetSortSpecs();
+                sort != nullptr && sort->SpecsCount > 0) {
                 const ImGuiTableColumnSortSpecs& spec = sort->Specs[0];
                 const bool descending = spec.SortDirection == ImGuiSortDirection_Descending;
-                std::sort(groups.begin(), groups.end(), [&](const SyncGroup& a, const SyncGroup& b) {
-                    const double x = spec.ColumnIndex == 2 ? a.totalMs : static_cast<double>(a.count);
-                    const double y = spec.ColumnIndex == 2 ? b.totalMs : static_cast<double>(b.count);
-                    return descending ? x > y : x < y;
-                });
+                std::sort(groups.begin(), groups.end(),
+                          [&](const SyncGroup& a, const SyncGroup& b) {
+                              const double x =
+                                  spec.ColumnIndex == 2 ? a.totalMs : static_cast<double>(a.count);
+                              const double y =
+                                  spec.ColumnIndex == 2 ? b.totalMs : static_cast<double>(b.count);
+                              return descending ? x > y : x < y;
+                          });
             }
             for (const SyncGroup& g : groups) {
                 ImGui::TableNextRow();
@@ -58,8 +67,12 @@ public:
             }
             ImGui::EndTable();
         }
-        ImGui::Text("%zu sync points in the measured steps (click one to show it on the timeline)", syncs.points.size());
-        if (!ImGui::BeginTable("points", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Borders)) return;
+        ImGui::Text("%zu sync points in the measured steps (click one to show it on the timeline)",
+                    syncs.points.size());
+        if (!ImGui::BeginTable(
+                "points", 4,
+                ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Borders))
+            return;
         ImGui::TableSetupScrollFreeze(0, 1);
         for (const char* column : {"step", "layer", "op", "range"}) ImGui::TableSetupColumn(column);
         ImGui::TableHeadersRow();
@@ -74,7 +87,8 @@ public:
                 ImGui::TableNextRow();
                 ImGui::TableNextColumn();
                 ImGui::PushID(i);
-                if (ImGui::Selectable(std::to_string(p.step).c_str(), false, ImGuiSelectableFlags_SpanAllColumns) &&
+                if (ImGui::Selectable(std::to_string(p.step).c_str(), false,
+                                      ImGuiSelectableFlags_SpanAllColumns) &&
                     trace != nullptr) {
                     jumpTo(*trace, p, c.view);
                 }
@@ -90,7 +104,7 @@ public:
         ImGui::EndTable();
     }
 
-private:
+  private:
     // Aligns the timeline at the point's step and centres a window ten times its duration on it.
     static void jumpTo(const TraceModel& trace, const SyncPoint& p, ViewState& v) {
         for (const StepInfo& s : trace.steps()) {

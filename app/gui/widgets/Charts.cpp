@@ -14,11 +14,13 @@ namespace {
 constexpr float kLabelRoom = 230.0F;
 }
 
-void horizontalBar(double value, double maxValue, std::uint32_t rgb, const std::string& label, float height) {
+void horizontalBar(double value, double maxValue, std::uint32_t rgb, const std::string& label,
+                   float height) {
     stackedBar({Segment{value, rgb, label}}, maxValue, label, height);
 }
 
-void stackedBar(const std::vector<Segment>& segments, double total, const std::string& label, float height) {
+void stackedBar(const std::vector<Segment>& segments, double total, const std::string& label,
+                float height) {
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
     const float width = std::max(50.0F, ImGui::GetContentRegionAvail().x - kLabelRoom);
@@ -31,7 +33,8 @@ void stackedBar(const std::vector<Segment>& segments, double total, const std::s
         const ImVec2 a(x, origin.y);
         const ImVec2 b(x + w, origin.y + height);
         draw->AddRectFilled(a, b, imColour(s.rgb));
-        if (!s.tooltip.empty() && mouse.x >= a.x && mouse.x < b.x && mouse.y >= a.y && mouse.y < b.y) {
+        if (!s.tooltip.empty() && mouse.x >= a.x && mouse.x < b.x && mouse.y >= a.y &&
+            mouse.y < b.y) {
             ImGui::SetTooltip("%s", s.tooltip.c_str());
         }
         x += w;

@@ -18,8 +18,10 @@ struct Segment {
 };
 
 // A horizontal bar of `value` out of `maxValue` across the available width, with a label after it.
-void horizontalBar(double value, double maxValue, std::uint32_t rgb, const std::string& label, float height = 14.0F);
+void horizontalBar(double value, double maxValue, std::uint32_t rgb, const std::string& label,
+                   float height = 14.0F);
 // A horizontal stacked bar; `total` scales it; hovering a segment shows its tooltip.
-void stackedBar(const std::vector<Segment>& segments, double total, const std::string& label, float height = 14.0F);
+void stackedBar(const std::vector<Segment>& segments, double total, const std::string& label,
+                float height = 14.0F);
 
 }  // namespace glueprof::gui

@@ -1,10 +1,11 @@
 #pragma once
-// Timeline level of detail, independent of ImGui so it can be tested and benchmarked. Built once per
-// trace: each lane's events split by nesting depth into sorted, disjoint start/end arrays. Per frame,
-// for a visible time range and a width in pixels, visibleItems() returns what to draw: events at least
-// `minPixels` wide as themselves, runs of narrower ones folded into one box with a count. It finds the
-// first visible event by binary search and, inside a folded box, jumps to the next pixel by binary
-// search too, so a frame costs about (pixels x depth x log n), not the number of events.
+// Timeline level of detail, independent of ImGui so it can be tested and benchmarked. Built once
+// per trace: each lane's events split by nesting depth into sorted, disjoint start/end arrays. Per
+// frame, for a visible time range and a width in pixels, visibleItems() returns what to draw:
+// events at least `minPixels` wide as themselves, runs of narrower ones folded into one box with a
+// count. It finds the first visible event by binary search and, inside a folded box, jumps to the
+// next pixel by binary search too, so a frame costs about (pixels x depth x log n), not the number
+// of events.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -39,12 +40,12 @@ std::string laneGroup(const Lane& lane);
 TimelineIndex buildTimelineIndex(const TraceModel& trace);
 
 struct DrawItem {
-    std::uint32_t lane = 0;    // index into TimelineIndex::lanes
+    std::uint32_t lane = 0;  // index into TimelineIndex::lanes
     std::uint16_t depth = 0;
-    float x0 = 0.0F;           // pixels from the left edge
+    float x0 = 0.0F;  // pixels from the left edge
     float x1 = 0.0F;
-    std::int64_t event = -1;   // the event's index on its lane; -1 for a folded box
-    std::uint32_t count = 1;   // events in the box
+    std::int64_t event = -1;  // the event's index on its lane; -1 for a folded box
+    std::uint32_t count = 1;  // events in the box
 };
 
 // Items of [t0, t1) over `widthPixels`; appended to `out` (cleared first).

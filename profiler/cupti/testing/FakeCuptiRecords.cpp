@@ -6,20 +6,23 @@ namespace glueprof::cupti {
 
 template <typename Record>
 Record& FakeCuptiRecords::add(CUpti_ActivityKind kind) {
-    auto storage = std::make_unique<std::uint8_t[]>(sizeof(Record));  // value-initialized: zero-filled
+    auto storage =
+        std::make_unique<std::uint8_t[]>(sizeof(Record));  // value-initialized: zero-filled
     auto* record = reinterpret_cast<Record*>(storage.get());
     reinterpret_cast<CUpti_Activity*>(record)->kind = kind;
     m_records.push_back(std::move(storage));
     return *record;
 }
 
-const char* FakeCuptiRecords::keep(const std::string& text) { return m_strings.emplace_back(text).c_str(); }
+const char* FakeCuptiRecords::keep(const std::string& text) {
+    return m_strings.emplace_back(text).c_str();
+}
 
 namespace {
 // The fields every record of work on a stream (kernel, copy, memset) has.
 template <typename Record>
-Record& onStream(Record& r, std::uint64_t start, std::uint64_t end, std::uint32_t correlation, std::uint32_t stream,
-                 std::uint32_t device) {
+Record& onStream(Record& r, std::uint64_t start, std::uint64_t end, std::uint32_t correlation,
+                 std::uint32_t stream, std::uint32_t device) {
     r.start = start;
     r.end = end;
     r.correlationId = correlation;
@@ -29,17 +32,19 @@ Record& onStream(Record& r, std::uint64_t start, std::uint64_t end, std::uint32_
 }
 }  // namespace
 
-FakeKernel& FakeCuptiRecords::addKernel(const std::string& name, std::uint64_t start, std::uint64_t end,
-                                        std::uint32_t correlation, std::uint32_t stream, std::uint32_t device) {
+FakeKernel& FakeCuptiRecords::addKernel(const std::string& name, std::uint64_t start,
+                                        std::uint64_t end, std::uint32_t correlation,
+                                        std::uint32_t stream, std::uint32_t device) {
     FakeKernel& r = add<FakeKernel>(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);
     r.name = keep(name);
     return onStream(r, start, end, correlation, stream, device);
 }
 
-FakeMemcpy& FakeCuptiRecords::addMemcpy(CUpti_ActivityMemcpyKind copyKind, std::uint64_t bytes, std::uint64_t start,
-                                        std::uint64_t end, std::uint32_t correlation, CUpti_ActivityMemoryKind src,
-                                        CUpti_ActivityMemoryKind dst, bool async, std::uint32_t stream,
-                                        std::uint32_t device) {
+FakeMemcpy& FakeCuptiRecords::addMemcpy(CUpti_ActivityMemcpyKind copyKind, std::uint64_t bytes,
+                                        std::uint64_t start, std::uint64_t end,
+                                        std::uint32_t correlation, CUpti_ActivityMemoryKind src,
+                                        CUpti_ActivityMemoryKind dst, bool async,
+                                        std::uint32_t stream, std::uint32_t device) {
     FakeMemcpy& r = add<FakeMemcpy>(CUPTI_ACTIVITY_KIND_MEMCPY);
     r.copyKind = static_cast<std::uint8_t>(copyKind);
     r.srcKind = static_cast<std::uint8_t>(src);
@@ -50,15 +55,17 @@ FakeMemcpy& FakeCuptiRecords::addMemcpy(CUpti_ActivityMemcpyKind copyKind, std::
 }
 
 FakeMemset& FakeCuptiRecords::addMemset(std::uint64_t bytes, std::uint64_t start, std::uint64_t end,
-                                        std::uint32_t correlation, std::uint32_t stream, std::uint32_t device) {
+                                        std::uint32_t correlation, std::uint32_t stream,
+                                        std::uint32_t device) {
     FakeMemset& r = add<FakeMemset>(CUPTI_ACTIVITY_KIND_MEMSET);
     r.bytes = bytes;
     r.memoryKind = CUPTI_ACTIVITY_MEMORY_KIND_DEVICE;
     return onStream(r, start, end, correlation, stream, device);
 }
 
-FakeSync& FakeCuptiRecords::addSync(CUpti_ActivitySynchronizationType type, std::uint64_t start, std::uint64_t end,
-                                    std::uint32_t correlation, std::uint32_t stream) {
+FakeSync& FakeCuptiRecords::addSync(CUpti_ActivitySynchronizationType type, std::uint64_t start,
+                                    std::uint64_t end, std::uint32_t correlation,
+                                    std::uint32_t stream) {
     FakeSync& r = add<FakeSync>(CUPTI_ACTIVITY_KIND_SYNCHRONIZATION);
     r.type = type;
     r.start = start;
@@ -75,8 +82,9 @@ FakeCudaEvent& FakeCuptiRecords::addCudaEvent(std::uint32_t correlation, std::ui
     return r;
 }
 
-CUpti_ActivityAPI& FakeCuptiRecords::addRuntime(std::uint32_t cbid, std::uint64_t start, std::uint64_t end,
-                                                std::uint32_t correlation, std::uint32_t threadId) {
+CUpti_ActivityAPI& FakeCuptiRecords::addRuntime(std::uint32_t cbid, std::uint64_t start,
+                                                std::uint64_t end, std::uint32_t correlation,
+                                                std::uint32_t threadId) {
     CUpti_ActivityAPI& r = add<CUpti_ActivityAPI>(CUPTI_ACTIVITY_KIND_RUNTIME);
     r.cbid = cbid;
     r.start = start;
@@ -86,15 +94,18 @@ CUpti_ActivityAPI& FakeCuptiRecords::addRuntime(std::uint32_t cbid, std::uint64_
     return r;
 }
 
-CUpti_ActivityAPI& FakeCuptiRecords::addDriver(std::uint32_t cbid, std::uint64_t start, std::uint64_t end,
-                                               std::uint32_t correlation, std::uint32_t threadId) {
+CUpti_ActivityAPI& FakeCuptiRecords::addDriver(std::uint32_t cbid, std::uint64_t start,
+                                               std::uint64_t end, std::uint32_t correlation,
+                                               std::uint32_t threadId) {
     CUpti_ActivityAPI& r = addRuntime(cbid, start, end, correlation, threadId);
     r.kind = CUPTI_ACTIVITY_KIND_DRIVER;
     return r;
 }
 
-CUpti_ActivityMarker2& FakeCuptiRecords::addMarker(CUpti_ActivityFlag flags, std::uint64_t timestamp, std::uint32_t id,
-                                                   const std::string& name, const std::string& domain,
+CUpti_ActivityMarker2& FakeCuptiRecords::addMarker(CUpti_ActivityFlag flags,
+                                                   std::uint64_t timestamp, std::uint32_t id,
+                                                   const std::string& name,
+                                                   const std::string& domain,
                                                    std::uint32_t threadId) {
     CUpti_ActivityMarker2& r = add<CUpti_ActivityMarker2>(CUPTI_ACTIVITY_KIND_MARKER);
     r.flags = flags;
@@ -107,8 +118,8 @@ CUpti_ActivityMarker2& FakeCuptiRecords::addMarker(CUpti_ActivityFlag flags, std
     return r;
 }
 
-CUpti_ActivityExternalCorrelation& FakeCuptiRecords::addExternalCorrelation(std::uint32_t correlation,
-                                                                            std::uint64_t externalId) {
+CUpti_ActivityExternalCorrelation& FakeCuptiRecords::addExternalCorrelation(
+    std::uint32_t correlation, std::uint64_t externalId) {
     auto& r = add<CUpti_ActivityExternalCorrelation>(CUPTI_ACTIVITY_KIND_EXTERNAL_CORRELATION);
     r.externalKind = CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0;
     r.externalId = externalId;
@@ -116,7 +127,8 @@ CUpti_ActivityExternalCorrelation& FakeCuptiRecords::addExternalCorrelation(std:
     return r;
 }
 
-FakeOverhead& FakeCuptiRecords::addOverhead(CUpti_ActivityOverheadKind kind, std::uint64_t start, std::uint64_t end) {
+FakeOverhead& FakeCuptiRecords::addOverhead(CUpti_ActivityOverheadKind kind, std::uint64_t start,
+                                            std::uint64_t end) {
     FakeOverhead& r = add<FakeOverhead>(CUPTI_ACTIVITY_KIND_OVERHEAD);
     r.overheadKind = kind;
     r.start = start;
@@ -124,10 +136,13 @@ FakeOverhead& FakeCuptiRecords::addOverhead(CUpti_ActivityOverheadKind kind, std
     return r;
 }
 
-CUpti_Activity& FakeCuptiRecords::addOtherKind(CUpti_ActivityKind kind) { return add<CUpti_Activity>(kind); }
+CUpti_Activity& FakeCuptiRecords::addOtherKind(CUpti_ActivityKind kind) {
+    return add<CUpti_Activity>(kind);
+}
 
 void FakeCuptiRecords::feed(RecordHandler& handler) const {
-    for (const auto& record : m_records) handler.handle(*reinterpret_cast<const CUpti_Activity*>(record.get()));
+    for (const auto& record : m_records)
+        handler.handle(*reinterpret_cast<const CUpti_Activity*>(record.get()));
 }
 
 }  // namespace glueprof::cupti

@@ -32,26 +32,32 @@ using FakeOverhead = OverheadRecord;
 #endif
 
 class FakeCuptiRecords {
-public:
-    FakeKernel& addKernel(const std::string& name, std::uint64_t start, std::uint64_t end, std::uint32_t correlation,
+  public:
+    FakeKernel& addKernel(const std::string& name, std::uint64_t start, std::uint64_t end,
+                          std::uint32_t correlation, std::uint32_t stream = 7,
+                          std::uint32_t device = 0);
+    FakeMemcpy& addMemcpy(CUpti_ActivityMemcpyKind copyKind, std::uint64_t bytes,
+                          std::uint64_t start, std::uint64_t end, std::uint32_t correlation,
+                          CUpti_ActivityMemoryKind src, CUpti_ActivityMemoryKind dst, bool async,
                           std::uint32_t stream = 7, std::uint32_t device = 0);
-    FakeMemcpy& addMemcpy(CUpti_ActivityMemcpyKind copyKind, std::uint64_t bytes, std::uint64_t start, std::uint64_t end,
-                          std::uint32_t correlation, CUpti_ActivityMemoryKind src, CUpti_ActivityMemoryKind dst,
-                          bool async, std::uint32_t stream = 7, std::uint32_t device = 0);
-    FakeMemset& addMemset(std::uint64_t bytes, std::uint64_t start, std::uint64_t end, std::uint32_t correlation,
-                          std::uint32_t stream = 7, std::uint32_t device = 0);
-    FakeSync& addSync(CUpti_ActivitySynchronizationType type, std::uint64_t start, std::uint64_t end,
-                      std::uint32_t correlation, std::uint32_t stream = 7);
+    FakeMemset& addMemset(std::uint64_t bytes, std::uint64_t start, std::uint64_t end,
+                          std::uint32_t correlation, std::uint32_t stream = 7,
+                          std::uint32_t device = 0);
+    FakeSync& addSync(CUpti_ActivitySynchronizationType type, std::uint64_t start,
+                      std::uint64_t end, std::uint32_t correlation, std::uint32_t stream = 7);
     FakeCudaEvent& addCudaEvent(std::uint32_t correlation, std::uint32_t stream = 7);
-    CUpti_ActivityAPI& addRuntime(std::uint32_t cbid, std::uint64_t start, std::uint64_t end, std::uint32_t correlation,
-                                  std::uint32_t threadId);
-    CUpti_ActivityAPI& addDriver(std::uint32_t cbid, std::uint64_t start, std::uint64_t end, std::uint32_t correlation,
-                                 std::uint32_t threadId);
+    CUpti_ActivityAPI& addRuntime(std::uint32_t cbid, std::uint64_t start, std::uint64_t end,
+                                  std::uint32_t correlation, std::uint32_t threadId);
+    CUpti_ActivityAPI& addDriver(std::uint32_t cbid, std::uint64_t start, std::uint64_t end,
+                                 std::uint32_t correlation, std::uint32_t threadId);
     // NVTX: flags CUPTI_ACTIVITY_FLAG_MARKER_START / _END / _INSTANTANEOUS.
-    CUpti_ActivityMarker2& addMarker(CUpti_ActivityFlag flags, std::uint64_t timestamp, std::uint32_t id,
-                                     const std::string& name, const std::string& domain, std::uint32_t threadId);
-    CUpti_ActivityExternalCorrelation& addExternalCorrelation(std::uint32_t correlation, std::uint64_t externalId);
-    FakeOverhead& addOverhead(CUpti_ActivityOverheadKind kind, std::uint64_t start, std::uint64_t end);
+    CUpti_ActivityMarker2& addMarker(CUpti_ActivityFlag flags, std::uint64_t timestamp,
+                                     std::uint32_t id, const std::string& name,
+                                     const std::string& domain, std::uint32_t threadId);
+    CUpti_ActivityExternalCorrelation& addExternalCorrelation(std::uint32_t correlation,
+                                                              std::uint64_t externalId);
+    FakeOverhead& addOverhead(CUpti_ActivityOverheadKind kind, std::uint64_t start,
+                              std::uint64_t end);
     // A record of a kind glueprof does not handle (its header only).
     CUpti_Activity& addOtherKind(CUpti_ActivityKind kind);
 
@@ -59,7 +65,7 @@ public:
     void feed(RecordHandler& handler) const;
     std::size_t size() const { return m_records.size(); }
 
-private:
+  private:
     template <typename Record>
     Record& add(CUpti_ActivityKind kind);
     const char* keep(const std::string& text);

@@ -32,10 +32,11 @@ struct Result {
 };
 
 class CliTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         m_dir = fs::temp_directory_path() /
-                (std::string("glueprof-cli-") + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+                (std::string("glueprof-cli-") +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(m_dir);
         fs::create_directories(m_dir);
     }
@@ -44,8 +45,9 @@ protected:
     std::string path(const std::string& name) const { return (m_dir / name).string(); }
 
     Result run(const std::string& args, const std::string& environment = "") const {
-        std::string command = environment + (environment.empty() ? "" : " ") + std::string(GLUEPROF_CLI) + " " + args +
-                              " >" + path("out.txt") + " 2>" + path("err.txt");
+        std::string command = environment + (environment.empty() ? "" : " ") +
+                              std::string(GLUEPROF_CLI) + " " + args + " >" + path("out.txt") +
+                              " 2>" + path("err.txt");
         int status = std::system(command.c_str());
         Result r;
         r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -75,7 +77,8 @@ const nlohmann::json& counterNamed(const nlohmann::json& comparison, const std::
 
 TEST_F(CliTest, AbPackedCacheOnTinyCutsMaskBuildsFromLayerCountToOneWithEqualLoss) {
     const std::string db = path("ab.sqlite");
-    Result r = run("ab --preset tiny --opt packed_cache --json --steps 2 --warmup 1 --repeats 2 --db " + db);
+    Result r = run(
+        "ab --preset tiny --opt packed_cache --json --steps 2 --warmup 1 --repeats 2 --db " + db);
     ASSERT_EQ(r.exitCode, 0) << r.err;
     nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["preset"], "tiny");
@@ -127,8 +130,10 @@ TEST_F(CliTest, AbAllComparesEveryToggleAndVectorizedReadsNothingButTheLoss) {
                                              "double_buffer", "prefetch", "roundpipe"}));
     ASSERT_EQ(j["skipped"].size(), 2u);
     EXPECT_EQ(j["skipped"][0]["toggle"], "moe_group_once");
-    EXPECT_NE(j["skipped"][0]["reason"].get<std::string>().find("no MoE layers"), std::string::npos);
-    for (const nlohmann::json& c : j["comparisons"]) EXPECT_TRUE(c["loss_equal"].get<bool>()) << c["toggle"];
+    EXPECT_NE(j["skipped"][0]["reason"].get<std::string>().find("no MoE layers"),
+              std::string::npos);
+    for (const nlohmann::json& c : j["comparisons"])
+        EXPECT_TRUE(c["loss_equal"].get<bool>()) << c["toggle"];
     const nlohmann::json& v = j["comparisons"][1];
     EXPECT_EQ(v["toggle"], "packed_vectorized");
     EXPECT_TRUE(v["loss_equal"].get<bool>());
@@ -139,8 +144,9 @@ TEST_F(CliTest, AbAllComparesEveryToggleAndVectorizedReadsNothingButTheLoss) {
 }
 
 TEST_F(CliTest, MoeGroupOnceCutsRoutingReadsFromExpertsTimesLayerPassesToOnePerPass) {
-    Result r = run("ab --preset moe-tiny --opt moe_group_once --json --steps 2 --warmup 1 --repeats 1 --db " +
-                   path("moe.sqlite"));
+    Result r = run(
+        "ab --preset moe-tiny --opt moe_group_once --json --steps 2 --warmup 1 --repeats 1 --db " +
+        path("moe.sqlite"));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const nlohmann::json c = nlohmann::json::parse(r.out)["comparisons"][0];
     // moe-tiny: 8 experts, 2 MoE layers, each run in forward and again in the recompute.
@@ -157,8 +163,9 @@ TEST_F(CliTest, MoeTogglesAreRefusedOnADensePreset) {
 
 TEST_F(CliTest, DoubleBufferOverlapsReloadsThatOneBufferSerializes) {
     // The first step runs single-buffered (double buffering starts at the second), so warm up one.
-    Result r = run("ab --preset small --opt double_buffer --json --steps 2 --warmup 1 --repeats 1 --db " +
-                   path("db.sqlite"));
+    Result r =
+        run("ab --preset small --opt double_buffer --json --steps 2 --warmup 1 --repeats 1 --db " +
+            path("db.sqlite"));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const nlohmann::json c = nlohmann::json::parse(r.out)["comparisons"][0];
     EXPECT_TRUE(c["loss_equal"].get<bool>());
@@ -196,7 +203,8 @@ TEST_F(CliTest, DataFileTrainsOnRealTextAndBadLinesAreNamed) {
     EXPECT_EQ(bad.exitCode, 2);
     EXPECT_NE(bad.err.find("line 2"), std::string::npos) << bad.err;
     EXPECT_FALSE(fs::exists(path("b.sqlite")));
-    Result missing = run("run --preset tiny --data " + path("nope.txt") + " --db " + path("m.sqlite"));
+    Result missing =
+        run("run --preset tiny --data " + path("nope.txt") + " --db " + path("m.sqlite"));
     EXPECT_EQ(missing.exitCode, 2);
     EXPECT_NE(missing.err.find("cannot open"), std::string::npos) << missing.err;
 }
@@ -206,7 +214,8 @@ TEST_F(CliTest, PublishedShapeTooLargeForThisMachineIsRefusedBeforeAnythingIsWri
     EXPECT_EQ(r.exitCode, 2);
     EXPECT_NE(r.err.find("--scale"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(path("big.sqlite")));
-    Result badScale = run("ab --preset gpt-oss-20b --scale 0 --opt packed_cache --db " + path("big.sqlite"));
+    Result badScale =
+        run("ab --preset gpt-oss-20b --scale 0 --opt packed_cache --db " + path("big.sqlite"));
     EXPECT_EQ(badScale.exitCode, 1);
 }
 
@@ -234,18 +243,22 @@ TEST_F(CliTest, AdvisorNamesTheToggleForEachBaselinePattern) {
     EXPECT_NE(std::find(moe.begin(), moe.end(), "moe_group_once"), moe.end());
     List offload = togglesFound("--preset tiny --opt offload --opt packed_cache");
     EXPECT_EQ(offload, List{"double_buffer"});
-    EXPECT_EQ(togglesFound("--preset moe-tiny --opt moe_group_once --opt packed_vectorized"), List{"moe_sync_free"});
-    EXPECT_TRUE(togglesFound("--preset moe-tiny --opt moe_sync_free --opt packed_vectorized").empty());
+    EXPECT_EQ(togglesFound("--preset moe-tiny --opt moe_group_once --opt packed_vectorized"),
+              List{"moe_sync_free"});
+    EXPECT_TRUE(
+        togglesFound("--preset moe-tiny --opt moe_sync_free --opt packed_vectorized").empty());
 }
 
 // The CI gate: the checked-in baseline passes on a fresh A/B of every toggle on tiny; an A/A run
 // (the toggle forced off) fails with exit 3 and a JUnit failure; a malformed baseline exits 2.
 TEST_F(CliTest, CheckGatePassesOnTinyAndFailsWhenAToggleIsForcedOff) {
-    const std::string baseline = std::string(GLUEPROF_SOURCE_DIR) + "/assets/baselines/cpu-tiny.json";
+    const std::string baseline =
+        std::string(GLUEPROF_SOURCE_DIR) + "/assets/baselines/cpu-tiny.json";
     const std::string db = path("gate.sqlite");
     Result ab = run("ab --preset tiny --all --steps 2 --warmup 1 --repeats 2 --db " + db);
     ASSERT_EQ(ab.exitCode, 0) << ab.err;
-    Result pass = run("check --db " + db + " --baseline " + baseline + " --junit " + path("pass.xml"));
+    Result pass =
+        run("check --db " + db + " --baseline " + baseline + " --junit " + path("pass.xml"));
     EXPECT_EQ(pass.exitCode, 0) << pass.out << pass.err;
     EXPECT_NE(pass.out.find("checks passed"), std::string::npos) << pass.out;
     EXPECT_EQ(slurp(path("pass.xml")).find("<failure"), std::string::npos);
@@ -253,25 +266,32 @@ TEST_F(CliTest, CheckGatePassesOnTinyAndFailsWhenAToggleIsForcedOff) {
     const std::string aa = path("aa.sqlite");
     Result control = run("ab --preset tiny --all --aa --steps 1 --warmup 1 --repeats 1 --db " + aa);
     ASSERT_EQ(control.exitCode, 0) << control.err;
-    Result fail = run("check --db " + aa + " --baseline " + baseline + " --junit " + path("fail.xml"));
+    Result fail =
+        run("check --db " + aa + " --baseline " + baseline + " --junit " + path("fail.xml"));
     EXPECT_EQ(fail.exitCode, 3) << fail.out << fail.err;
     EXPECT_NE(fail.out.find("counter mask_builds_per_step"), std::string::npos);
     EXPECT_NE(fail.out.find("FAILED"), std::string::npos);
     const std::string junit = slurp(path("fail.xml"));
-    EXPECT_NE(junit.find("<failure message=\"expected 8 -&gt; 1, measured 8 -&gt; 8\""), std::string::npos) << junit;
+    EXPECT_NE(junit.find("<failure message=\"expected 8 -&gt; 1, measured 8 -&gt; 8\""),
+              std::string::npos)
+        << junit;
 
     {
         std::ofstream bad(path("bad.json"));
-        bad << "{\"format\": \"glueprof-baseline-1\", \"preset\": \"tiny\", \"toggles\": {\"packed_cache\": "
-               "{\"counters\": {\"mask_builds_per_step\": {\"baseline\": \"eight\", \"optimized\": 1}}}}}";
+        bad << "{\"format\": \"glueprof-baseline-1\", \"preset\": \"tiny\", \"toggles\": "
+               "{\"packed_cache\": "
+               "{\"counters\": {\"mask_builds_per_step\": {\"baseline\": \"eight\", \"optimized\": "
+               "1}}}}}";
     }
     Result malformed = run("check --db " + db + " --baseline " + path("bad.json"));
     EXPECT_EQ(malformed.exitCode, 2);
-    EXPECT_NE(malformed.err.find("mask_builds_per_step.baseline must be a number"), std::string::npos) << malformed.err;
+    EXPECT_NE(malformed.err.find("mask_builds_per_step.baseline must be a number"),
+              std::string::npos)
+        << malformed.err;
 }
 
-// A real run with offload exported as a Chrome trace: the main thread and the copy engine are two tids
-// of the host process and every slice on each nests; the CSV export has one row per event.
+// A real run with offload exported as a Chrome trace: the main thread and the copy engine are two
+// tids of the host process and every slice on each nests; the CSV export has one row per event.
 TEST_F(CliTest, ExportWritesANestedChromeTraceAndCsvOfARealRun) {
     const std::string db = path("e.sqlite");
     ASSERT_EQ(run("run --preset tiny --opt offload --steps 1 --warmup 1 --db " + db).exitCode, 0);
@@ -281,10 +301,12 @@ TEST_F(CliTest, ExportWritesANestedChromeTraceAndCsvOfARealRun) {
     std::map<std::int64_t, std::vector<std::pair<std::int64_t, std::int64_t>>> byTid;
     std::set<std::string> threadNames;
     for (const nlohmann::json& e : trace["traceEvents"]) {
-        if (e["ph"] == "M" && e["name"] == "thread_name") threadNames.insert(e["args"]["name"].get<std::string>());
+        if (e["ph"] == "M" && e["name"] == "thread_name")
+            threadNames.insert(e["args"]["name"].get<std::string>());
         if (e["ph"] != "X") continue;
         const auto start = std::llround(e["ts"].get<double>() * 1000.0);
-        byTid[e["tid"].get<std::int64_t>()].push_back({start, start + std::llround(e["dur"].get<double>() * 1000.0)});
+        byTid[e["tid"].get<std::int64_t>()].push_back(
+            {start, start + std::llround(e["dur"].get<double>() * 1000.0)});
     }
     EXPECT_EQ(byTid.size(), 2u);
     EXPECT_EQ(threadNames.count("copy engine"), 1u);
@@ -295,7 +317,8 @@ TEST_F(CliTest, ExportWritesANestedChromeTraceAndCsvOfARealRun) {
         std::vector<std::int64_t> open;
         for (const auto& [start, end] : slices) {
             while (!open.empty() && open.back() <= start) open.pop_back();
-            ASSERT_TRUE(open.empty() || end <= open.back()) << "tid " << tid << " slice at " << start;
+            ASSERT_TRUE(open.empty() || end <= open.back())
+                << "tid " << tid << " slice at " << start;
             open.push_back(end);
         }
     }
@@ -313,9 +336,13 @@ TEST_F(CliTest, ExportWritesANestedChromeTraceAndCsvOfARealRun) {
 
 TEST_F(CliTest, ReportOfTheLatestAbInEveryFormat) {
     const std::string db = path("rep.sqlite");
-    ASSERT_EQ(run("ab --preset tiny --opt double_buffer --steps 1 --warmup 1 --repeats 1 --db " + db).exitCode, 0);
+    ASSERT_EQ(
+        run("ab --preset tiny --opt double_buffer --steps 1 --warmup 1 --repeats 1 --db " + db)
+            .exitCode,
+        0);
     for (const char* format : {"html", "md", "json"}) {
-        Result r = run(std::string("report --db ") + db + " --format " + format + " --out " + path(std::string("r.") + format));
+        Result r = run(std::string("report --db ") + db + " --format " + format + " --out " +
+                       path(std::string("r.") + format));
         ASSERT_EQ(r.exitCode, 0) << r.err;
         EXPECT_NE(r.out.find("runs 1 vs 2"), std::string::npos) << r.out;
     }
@@ -334,15 +361,17 @@ TEST_F(CliTest, ReportOfTheLatestAbInEveryFormat) {
 }
 
 #ifdef GLUEPROF_GUI_BINARY
-// The real glueprof-gui in a virtual X display (xvfb-run, from Debian): it opens the database an A/B
-// wrote, draws, saves a screenshot that is not blank, and the dashboard numbers it dumps are the ones
-// `glueprof ab --json` printed for the same runs.
+// The real glueprof-gui in a virtual X display (xvfb-run, from Debian): it opens the database an
+// A/B wrote, draws, saves a screenshot that is not blank, and the dashboard numbers it dumps are
+// the ones `glueprof ab --json` printed for the same runs.
 TEST_F(CliTest, GuiUnderXvfbShowsTheSameNumbersAsTheCli) {
     const std::string db = path("gui.sqlite");
-    Result ab = run("ab --preset tiny --opt packed_cache --json --steps 2 --warmup 1 --repeats 1 --db " + db);
+    Result ab = run(
+        "ab --preset tiny --opt packed_cache --json --steps 2 --warmup 1 --repeats 1 --db " + db);
     ASSERT_EQ(ab.exitCode, 0) << ab.err;
-    const std::string command = "xvfb-run -a -s '-screen 0 1600x1000x24' " + std::string(GLUEPROF_GUI_BINARY) +
-                                " --db " + db + " --frames 6 --screenshot " + path("gui.png") + " --dump-state " +
+    const std::string command = "xvfb-run -a -s '-screen 0 1600x1000x24' " +
+                                std::string(GLUEPROF_GUI_BINARY) + " --db " + db +
+                                " --frames 6 --screenshot " + path("gui.png") + " --dump-state " +
                                 path("state.json") + " >" + path("gui.out") + " 2>&1";
     ASSERT_EQ(std::system(command.c_str()), 0) << slurp(path("gui.out"));
     // A blank 1600x1000 frame compresses to a few KiB; the dashboard's text and bars do not.
@@ -363,9 +392,10 @@ TEST_F(CliTest, GuiUnderXvfbShowsTheSameNumbersAsTheCli) {
         EXPECT_TRUE(matched) << shown["name"];
     }
     EXPECT_TRUE(state["errors"].empty());
-    EXPECT_GT(state["frame_ms"]["frames"], 0);  // the app timed the frames it drew with the analysis shown
+    EXPECT_GT(state["frame_ms"]["frames"],
+              0);  // the app timed the frames it drew with the analysis shown
     EXPECT_GT(state["events_loaded"], 1000);
-    EXPECT_NE(state["font"], "");               // a TrueType font, not ImGui's bitmap one
+    EXPECT_NE(state["font"], "");  // a TrueType font, not ImGui's bitmap one
 }
 
 // The app runs an A/B of packed_cache on tiny itself (through --script), into a new database; its
@@ -374,21 +404,25 @@ TEST_F(CliTest, GuiScriptRunsAnAbWhoseNumbersMatchTheCliReport) {
     const std::string db = path("scripted.sqlite");
     {
         std::ofstream script(path("ab.script"));
-        script << "open " << db << "\nshow Run A/B\nrun tiny packed_cache 2 1 2\nwait\nshow Timeline\n";
+        script << "open " << db
+               << "\nshow Run A/B\nrun tiny packed_cache 2 1 2\nwait\nshow Timeline\n";
     }
-    const std::string command = "xvfb-run -a -s '-screen 0 1600x1000x24' " + std::string(GLUEPROF_GUI_BINARY) +
-                                " --frames 6 --script " + path("ab.script") + " --screenshot " + path("s.png") +
+    const std::string command = "xvfb-run -a -s '-screen 0 1600x1000x24' " +
+                                std::string(GLUEPROF_GUI_BINARY) + " --frames 6 --script " +
+                                path("ab.script") + " --screenshot " + path("s.png") +
                                 " --dump-state " + path("s.json") + " >" + path("s.out") + " 2>&1";
     ASSERT_EQ(std::system(command.c_str()), 0) << slurp(path("s.out"));
     EXPECT_GT(fs::file_size(path("s.png")), 30000u);
     const nlohmann::json state = nlohmann::json::parse(slurp(path("s.json")));
     EXPECT_TRUE(state["errors"].empty()) << state["errors"];
     ASSERT_TRUE(state.contains("dashboard")) << state.dump();
-    Result report = run("report --db " + db + " --runs 1,2 --format json --out " + path("cli.json"));
+    Result report =
+        run("report --db " + db + " --runs 1,2 --format json --out " + path("cli.json"));
     ASSERT_EQ(report.exitCode, 0) << report.err;
     const nlohmann::json cli = nlohmann::json::parse(slurp(path("cli.json")));
     EXPECT_EQ(state["dashboard"]["comparison"], cli["comparison"]);
-    EXPECT_EQ(state["dashboard"]["runs"][0]["glue_breakdown_ms"], cli["runs"][0]["glue_breakdown_ms"]);
+    EXPECT_EQ(state["dashboard"]["runs"][0]["glue_breakdown_ms"],
+              cli["runs"][0]["glue_breakdown_ms"]);
     EXPECT_EQ(state["dashboard"]["runs"][1]["findings"], cli["runs"][1]["findings"]);
 }
 #endif
@@ -397,7 +431,9 @@ TEST_F(CliTest, GuiScriptRunsAnAbWhoseNumbersMatchTheCliReport) {
 // (and one copy-engine lane with offload), and nothing is recorded outside a run.
 TEST_F(CliTest, EachRunKeepsOneLanePerThreadAcrossInterleavedBlocks) {
     const std::string db = path("lanes.sqlite");
-    ASSERT_EQ(run("ab --preset tiny --opt offload --steps 1 --warmup 1 --repeats 3 --db " + db).exitCode, 0);
+    ASSERT_EQ(
+        run("ab --preset tiny --opt offload --steps 1 --warmup 1 --repeats 3 --db " + db).exitCode,
+        0);
     TraceReader reader(db);
     const std::vector<RunSummary> runs = reader.listRuns();
     ASSERT_EQ(runs.size(), 2u);
@@ -406,7 +442,8 @@ TEST_F(CliTest, EachRunKeepsOneLanePerThreadAcrossInterleavedBlocks) {
 }
 
 TEST_F(CliTest, TableOutputNamesTheDatabaseAndReport) {
-    Result r = run("ab --preset tiny --opt packed_cache --steps 1 --warmup 0 --repeats 1 --db " + path("t.sqlite"));
+    Result r = run("ab --preset tiny --opt packed_cache --steps 1 --warmup 0 --repeats 1 --db " +
+                   path("t.sqlite"));
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("mask_builds_per_step"), std::string::npos);
     EXPECT_NE(r.out.find("verdict"), std::string::npos);
@@ -426,8 +463,9 @@ TEST_F(CliTest, RunThenListShowsTheRunAndItsSyncPoints) {
     EXPECT_EQ(nlohmann::json::parse(list.out).size(), 1u);
 }
 
-// On these CPU machines doctor names the missing piece: no CUPTI headers at build time, no libcupti,
-// no driver, or no GPU for libtorch; a bad GLUEPROF_CUPTI_PATH gives its documented message.
+// On these CPU machines doctor names the missing piece: no CUPTI headers at build time, no
+// libcupti, no driver, or no GPU for libtorch; a bad GLUEPROF_CUPTI_PATH gives its documented
+// message.
 TEST_F(CliTest, DoctorReportsTorchAndWhyThereIsNoGpu) {
     Result r = run("doctor");
     ASSERT_EQ(r.exitCode, 0) << r.err;
@@ -436,7 +474,8 @@ TEST_F(CliTest, DoctorReportsTorchAndWhyThereIsNoGpu) {
     ASSERT_NE(line, std::string::npos) << r.out;
     const std::string reason = r.out.substr(line, r.out.find('\n', line) - line);
     bool named = false;
-    for (const char* why : {"built without CUPTI headers", "libcupti not found", "no NVIDIA driver", "no GPU visible"}) {
+    for (const char* why : {"built without CUPTI headers", "libcupti not found", "no NVIDIA driver",
+                            "no GPU visible"}) {
         named = named || reason.find(why) != std::string::npos;
     }
     EXPECT_TRUE(named) << reason;
@@ -444,7 +483,9 @@ TEST_F(CliTest, DoctorReportsTorchAndWhyThereIsNoGpu) {
     Result bad = run("doctor", "GLUEPROF_CUPTI_PATH=" + path("missing-libcupti.so"));
     ASSERT_EQ(bad.exitCode, 0) << bad.err;
     if (bad.out.find("built without CUPTI headers") == std::string::npos) {
-        EXPECT_NE(bad.out.find("GLUEPROF_CUPTI_PATH=" + path("missing-libcupti.so") + " cannot be loaded"), std::string::npos)
+        EXPECT_NE(bad.out.find("GLUEPROF_CUPTI_PATH=" + path("missing-libcupti.so") +
+                               " cannot be loaded"),
+                  std::string::npos)
             << bad.out;
     }
 }
@@ -452,11 +493,14 @@ TEST_F(CliTest, DoctorReportsTorchAndWhyThereIsNoGpu) {
 // glueprof simulate on the artifact's cost file prints the published numbers; its JSON has the
 // makespan, the bubble ratio as a fraction and per-worker entries; the runs are in the database.
 TEST_F(CliTest, SimulateReproducesThePublishedCaseAndRecordsItsRuns) {
-    const std::string costs = std::string(GLUEPROF_SOURCE_DIR) + "/assets/pipeline/roundpipe-1.7b.json";
+    const std::string costs =
+        std::string(GLUEPROF_SOURCE_DIR) + "/assets/pipeline/roundpipe-1.7b.json";
     const std::string db = path("sim.sqlite");
     for (const auto& [schedule, makespan, ratio] :
-         {std::tuple<std::string, double, double>{"looped-bfs", 2467.27, 0.2501}, {"roundpipe", 2286.02, 0.1907}}) {
-        Result r = run("simulate --costs " + costs + " --schedule " + schedule + " --json --db " + db);
+         {std::tuple<std::string, double, double>{"looped-bfs", 2467.27, 0.2501},
+          {"roundpipe", 2286.02, 0.1907}}) {
+        Result r =
+            run("simulate --costs " + costs + " --schedule " + schedule + " --json --db " + db);
         ASSERT_EQ(r.exitCode, 0) << r.err;
         const nlohmann::json j = nlohmann::json::parse(r.out);
         EXPECT_NEAR(j["makespan_ms"].get<double>(), makespan, 0.01) << schedule;
@@ -475,7 +519,9 @@ TEST_F(CliTest, SimulateReproducesThePublishedCaseAndRecordsItsRuns) {
     EXPECT_EQ(noCosts.exitCode, 1);
     Result badSchedule = run("simulate --costs " + costs + " --schedule zigzag --db " + db);
     EXPECT_EQ(badSchedule.exitCode, 1);
-    EXPECT_NE(badSchedule.err.find("choose gpipe, 1f1b, looped-bfs or roundpipe"), std::string::npos) << badSchedule.err;
+    EXPECT_NE(badSchedule.err.find("choose gpipe, 1f1b, looped-bfs or roundpipe"),
+              std::string::npos)
+        << badSchedule.err;
     {
         std::ofstream bad(path("bad-costs.json"));
         bad << "{\"format\": \"glueprof-pipeline-costs-1\", \"layers\": 4}";
@@ -485,11 +531,15 @@ TEST_F(CliTest, SimulateReproducesThePublishedCaseAndRecordsItsRuns) {
     EXPECT_NE(badFile.err.find("'forward_ms' is missing"), std::string::npos) << badFile.err;
 }
 
-// The executor on an uneven partition: Looped-BFS binds the 6-layer stage to worker 0, RoundPipe deals
-// balanced stages to both workers, so its executed bubble ratio is lower; the loss is bit-identical.
+// The executor on an uneven partition: Looped-BFS binds the 6-layer stage to worker 0, RoundPipe
+// deals balanced stages to both workers, so its executed bubble ratio is lower; the loss is
+// bit-identical.
 TEST_F(CliTest, ExecutedRoundPipeHasALowerBubbleThanAnUnevenLoopedBfs) {
     const std::string db = path("pipe.sqlite");
-    Result ab = run("ab --preset small --opt roundpipe --partition 6,1,1,0 --steps 1 --warmup 1 --repeats 2 --json --db " + db);
+    Result ab =
+        run("ab --preset small --opt roundpipe --partition 6,1,1,0 --steps 1 --warmup 1 --repeats "
+            "2 --json --db " +
+            db);
     ASSERT_EQ(ab.exitCode, 0) << ab.err;
     const nlohmann::json comparison = nlohmann::json::parse(ab.out)["comparisons"][0];
     EXPECT_TRUE(comparison["loss_equal"].get<bool>());
@@ -506,23 +556,27 @@ TEST_F(CliTest, ExecutedRoundPipeHasALowerBubbleThanAnUnevenLoopedBfs) {
     EXPECT_DOUBLE_EQ(comparison["pipeline_bubbles"]["optimized"]["ratio"].get<double>(), roundPipe);
     EXPECT_EQ(comparison["pipeline_bubbles"]["optimized"]["workers"], 2);
     const std::string markdown = slurp(path("pipe-report.md"));
-    EXPECT_NE(markdown.find(fmt::format("| bubble ratio | {:.1f}% | {:.1f}% |", 100 * looped, 100 * roundPipe)),
-              std::string::npos) << markdown;
-    std::cerr << "executed bubble ratio on small, partition 6,1,1,0: looped-bfs " << looped << ", roundpipe "
-              << roundPipe << "\n";
+    EXPECT_NE(markdown.find(fmt::format("| bubble ratio | {:.1f}% | {:.1f}% |", 100 * looped,
+                                        100 * roundPipe)),
+              std::string::npos)
+        << markdown;
+    std::cerr << "executed bubble ratio on small, partition 6,1,1,0: looped-bfs " << looped
+              << ", roundpipe " << roundPipe << "\n";
 
     // Measure, then replay: each executed run's plan with the costs its jobs measured, beside it.
     for (int id = 1; id <= 2; ++id) {
-        Result replay = run("simulate --replay " + std::to_string(id) + " --predict --json --db " + db);
+        Result replay =
+            run("simulate --replay " + std::to_string(id) + " --predict --json --db " + db);
         ASSERT_EQ(replay.exitCode, 0) << replay.err;
         const nlohmann::json j = nlohmann::json::parse(replay.out);
         EXPECT_EQ(j["schedule"], id == 1 ? "looped-bfs" : "roundpipe");
         EXPECT_EQ(j["workers"], 2);
-        EXPECT_DOUBLE_EQ(j["executed"]["bubble_ratio"].get<double>(), runs[id - 1]["bubbles"]["ratio"].get<double>());
+        EXPECT_DOUBLE_EQ(j["executed"]["bubble_ratio"].get<double>(),
+                         runs[id - 1]["bubbles"]["ratio"].get<double>());
         EXPECT_GT(j["makespan_ms"].get<double>(), 0.0);
         EXPECT_EQ(j["predictions"].size(), 7u);  // P = 2..8
-        std::cerr << "run " << id << " executed bubble " << j["executed"]["bubble_ratio"] << ", replayed "
-                  << j["bubble_ratio"] << "\n";
+        std::cerr << "run " << id << " executed bubble " << j["executed"]["bubble_ratio"]
+                  << ", replayed " << j["bubble_ratio"] << "\n";
     }
     Result notPipeline = run("simulate --replay 99 --db " + db);
     EXPECT_EQ(notPipeline.exitCode, 2) << notPipeline.err;
@@ -531,7 +585,8 @@ TEST_F(CliTest, ExecutedRoundPipeHasALowerBubbleThanAnUnevenLoopedBfs) {
 // Any capture loss in the compared runs fails the gate (exit 3) unless --allow-loss; ab on CPU says
 // why there is no GPU capture in its header.
 TEST_F(CliTest, CheckFailsOnCaptureLossUnlessAllowed) {
-    const std::string baseline = std::string(GLUEPROF_SOURCE_DIR) + "/assets/baselines/cpu-tiny.json";
+    const std::string baseline =
+        std::string(GLUEPROF_SOURCE_DIR) + "/assets/baselines/cpu-tiny.json";
     const std::string db = path("loss.sqlite");
     Result ab = run("ab --preset tiny --all --steps 2 --warmup 1 --repeats 2 --db " + db);
     ASSERT_EQ(ab.exitCode, 0) << ab.err;
@@ -539,8 +594,10 @@ TEST_F(CliTest, CheckFailsOnCaptureLossUnlessAllowed) {
     ASSERT_EQ(run("check --db " + db + " --baseline " + baseline).exitCode, 0);
     {  // a lost-records diagnostic on the newest optimized run, as a CUPTI capture would write it
         SqliteDb sqlite(db, OpenMode::kReadWriteCreate);
-        sqlite.exec("INSERT INTO diagnostics (run_id, name, value, detail) SELECT MAX(id), 'cupti_dropped_records', "
-                    "12, 'CUPTI dropped records' FROM runs");
+        sqlite.exec(
+            "INSERT INTO diagnostics (run_id, name, value, detail) SELECT MAX(id), "
+            "'cupti_dropped_records', "
+            "12, 'CUPTI dropped records' FROM runs");
     }
     Result lost = run("check --db " + db + " --baseline " + baseline);
     EXPECT_EQ(lost.exitCode, 3) << lost.out << lost.err;
@@ -551,14 +608,16 @@ TEST_F(CliTest, CheckFailsOnCaptureLossUnlessAllowed) {
 }
 
 TEST_F(CliTest, UsageErrorsExitOneWithAOneLineMessage) {
-    for (const std::string& args : {std::string("ab --preset huge --all"), std::string("ab --preset tiny --opt nope"),
-                                    std::string("ab --preset tiny"), std::string("ab --bogus-flag"),
-                                    std::string("frobnicate")}) {
+    for (const std::string& args :
+         {std::string("ab --preset huge --all"), std::string("ab --preset tiny --opt nope"),
+          std::string("ab --preset tiny"), std::string("ab --bogus-flag"),
+          std::string("frobnicate")}) {
         Result r = run(args + " --db " + path("u.sqlite"));
         EXPECT_EQ(r.exitCode, 1) << args << ": " << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
     }
-    EXPECT_NE(run("ab --preset huge --all").err.find("choose one of tiny, small"), std::string::npos);
+    EXPECT_NE(run("ab --preset huge --all").err.find("choose one of tiny, small"),
+              std::string::npos);
     EXPECT_FALSE(fs::exists(path("u.sqlite")));
 }
 
@@ -572,7 +631,8 @@ TEST_F(CliTest, InputErrorsExitTwoAndLeaveNoFileBehind) {
     Result missingDir = run("ab --preset tiny --all --db " + path("missing/x.sqlite"));
     EXPECT_EQ(missingDir.exitCode, 2) << missingDir.err;
 
-    Result tooLarge = run("ab --preset tiny --all --hidden 65536 --layers 512 --db " + path("big.sqlite"));
+    Result tooLarge =
+        run("ab --preset tiny --all --hidden 65536 --layers 512 --db " + path("big.sqlite"));
     EXPECT_EQ(tooLarge.exitCode, 2) << tooLarge.err;
     EXPECT_NE(tooLarge.err.find("GiB"), std::string::npos);
     EXPECT_FALSE(fs::exists(path("big.sqlite")));

@@ -1,5 +1,5 @@
-// The GUI without a display: every panel drawn for several frames in a headless ImGui context over a
-// real database (two runs written through the store), failing on any ImGui error; a foreign file
+// The GUI without a display: every panel drawn for several frames in a headless ImGui context over
+// a real database (two runs written through the store), failing on any ImGui error; a foreign file
 // opens to a clear message, not a crash; the view state round-trips.
 #include <gtest/gtest.h>
 #include <imgui.h>
@@ -34,7 +34,7 @@ void recordImguiError(void*, const char* format, ...) {
 }
 
 class HeadlessImgui {
-public:
+  public:
     HeadlessImgui() {
         ImGui::CreateContext();
         ImGuiIO& io = ImGui::GetIO();
@@ -67,12 +67,13 @@ std::string writeAbDatabase(const fs::path& dir) {
         const RunId run = writer.beginRun(info);
         const LaneId host = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
         const LaneId copy = writer.addLane(run, LaneKind::kCopyStream, "copy engine", -1, 2);
-        const LaneId workers[] = {writer.addLane(run, LaneKind::kSimulatedWorker, "worker 0", 0, 0),
-                                  writer.addLane(run, LaneKind::kSimulatedWorker, "worker 1", 1, 1)};
+        const LaneId workers[] = {
+            writer.addLane(run, LaneKind::kSimulatedWorker, "worker 0", 0, 0),
+            writer.addLane(run, LaneKind::kSimulatedWorker, "worker 1", 1, 1)};
         for (std::int32_t step = 0; step < 3; ++step) {
             const TimestampNs t = step * 1000;
-            auto add = [&](LaneId lane, EventKind kind, Category category, const char* name, TimestampNs start,
-                           TimestampNs end, std::uint32_t flags) {
+            auto add = [&](LaneId lane, EventKind kind, Category category, const char* name,
+                           TimestampNs start, TimestampNs end, std::uint32_t flags) {
                 Event e;
                 e.run = run;
                 e.lane = lane;
@@ -88,14 +89,18 @@ std::string writeAbDatabase(const fs::path& dir) {
             };
             add(host, EventKind::kRange, Category::kPhase, "step", 0, 900, 0);
             add(host, EventKind::kRange, Category::kGlue, "build_packed_mask", 10, 100, 0);
-            add(host, EventKind::kOp, Category::kGlue, "aten::item", 20, 30, kFlagWouldSync | kFlagHostRead);
+            add(host, EventKind::kOp, Category::kGlue, "aten::item", 20, 30,
+                kFlagWouldSync | kFlagHostRead);
             add(host, EventKind::kOp, Category::kMath, "aten::mm", 200, 800, 0);
             add(copy, EventKind::kMemcpy, Category::kCopy, "reload", 300, 400, 0);
             for (LaneId worker : workers) {  // a two-worker pipeline, so the Gantt draws too
-                add(worker, EventKind::kRange, Category::kPhase, "forward", 100 + 50 * (worker - workers[0]), 300, 0);
-                add(worker, EventKind::kRange, Category::kPhase, "backward", 400, 700 - 100 * (worker - workers[0]), 0);
+                add(worker, EventKind::kRange, Category::kPhase, "forward",
+                    100 + 50 * (worker - workers[0]), 300, 0);
+                add(worker, EventKind::kRange, Category::kPhase, "backward", 400,
+                    700 - 100 * (worker - workers[0]), 0);
             }
-            writer.recordStep(StepRecord{run, StepInfo{step, t, t + 900, step == 0, step == 0 ? 0 : 1, 1.5, 128}});
+            writer.recordStep(StepRecord{
+                run, StepInfo{step, t, t + 900, step == 0, step == 0 ? 0 : 1, 1.5, 128}});
         }
         writer.endRun(run, RunStatus::kComplete);
     }
@@ -112,7 +117,7 @@ void waitForAnalysis(Workspace& workspace) {
 }
 
 class GuiSmokeTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         m_dir = fs::temp_directory_path() / ("glueprof-gui-" + std::to_string(::getpid()));
         fs::create_directories(m_dir);
@@ -128,7 +133,7 @@ TEST_F(GuiSmokeTest, EveryPanelDrawsFramesOverARealDatabaseWithoutImguiErrors) {
     ASSERT_TRUE(app.workspace().open(writeAbDatabase(m_dir)));
     for (const auto& panel : app.panels()) app.view().panelOpen[panel->name()] = true;
     app.view().highlightName = "build_packed_mask";  // the step diff's outline draws too
-    imgui.frame(app);  // while loading
+    imgui.frame(app);                                // while loading
     waitForAnalysis(app.workspace());
     ASSERT_NE(app.workspace().report(), nullptr);
     for (int i = 0; i < 5; ++i) imgui.frame(app);
@@ -218,7 +223,8 @@ TEST_F(GuiSmokeTest, AFontThatIsNotAFontIsRefusedAndTheNextOneLoads) {
     int height = 0;
     ImGui::GetIO().Fonts->GetTexDataAsRGBA32(&pixels, &width, &height);
     const bool dejavu = fs::exists("/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf");
-    const float size = ImGui::GetIO().FontDefault != nullptr ? ImGui::GetIO().FontDefault->FontSize : 0.0F;
+    const float size =
+        ImGui::GetIO().FontDefault != nullptr ? ImGui::GetIO().FontDefault->FontSize : 0.0F;
     ImGui::DestroyContext();
     const std::vector<LogEntry> entries = log.entries();
     ASSERT_FALSE(entries.empty());

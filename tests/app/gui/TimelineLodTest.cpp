@@ -1,5 +1,5 @@
-// Timeline level of detail: what is wide is drawn as itself, what is narrow folds into counted boxes,
-// nothing visible is lost, and zooming in shows the single events again.
+// Timeline level of detail: what is wide is drawn as itself, what is narrow folds into counted
+// boxes, nothing visible is lost, and zooming in shows the single events again.
 #include <gtest/gtest.h>
 
 #include "app/gui/widgets/TimelineLod.h"
@@ -12,7 +12,8 @@ TraceModel parentWithManySmallChildren() {
     TraceModelBuilder b;
     std::size_t lane = b.addLane(LaneKind::kHostThread, "main");
     b.addEvent(lane, EventKind::kRange, Category::kPhase, "step", 0, 1000);
-    for (int i = 0; i < 100; ++i) b.addEvent(lane, EventKind::kOp, Category::kMath, "op", 10 * i, 10 * i + 5);
+    for (int i = 0; i < 100; ++i)
+        b.addEvent(lane, EventKind::kOp, Category::kMath, "op", 10 * i, 10 * i + 5);
     return std::move(b).build();
 }
 
@@ -69,9 +70,10 @@ TEST(TimelineLodTest, LanesAreGroupedHostThenGpusThenWorkers) {
     const TraceModel trace = std::move(b).build();
     const TimelineIndex index = buildTimelineIndex(trace);
     std::vector<std::string> order;
-    for (const LodLane& lane : index.lanes) order.push_back(lane.group + "/" + trace.lanes()[lane.laneIndex].name);
-    EXPECT_EQ(order, (std::vector<std::string>{"host/main", "host/copy engine", "GPU 0/copy stream", "GPU 1/stream 7",
-                                               "pipeline workers/worker 0"}));
+    for (const LodLane& lane : index.lanes)
+        order.push_back(lane.group + "/" + trace.lanes()[lane.laneIndex].name);
+    EXPECT_EQ(order, (std::vector<std::string>{"host/main", "host/copy engine", "GPU 0/copy stream",
+                                               "GPU 1/stream 7", "pipeline workers/worker 0"}));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Exports parsed back: the Chrome trace's slices nest on every tid and its ac2g flows pair up; names
-// with quotes, backslashes and newlines survive; CSV fields are quoted as RFC 4180 says.
+// Exports parsed back: the Chrome trace's slices nest on every tid and its ac2g flows pair up;
+// names with quotes, backslashes and newlines survive; CSV fields are quoted as RFC 4180 says.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -15,8 +15,8 @@
 namespace glueprof {
 namespace {
 
-// Host thread: step [1000, 9000) > op "aten::mm" [2000, 5000) > runtime launch [2100, 2200) (corr 7);
-// a name with a quote, a backslash and a newline [6000, 7000). GPU 0 stream 13: the kernel of
+// Host thread: step [1000, 9000) > op "aten::mm" [2000, 5000) > runtime launch [2100, 2200) (corr
+// 7); a name with a quote, a backslash and a newline [6000, 7000). GPU 0 stream 13: the kernel of
 // correlation 7 [3000, 4000), and a kernel of correlation 8 whose launch is missing (no flow).
 TraceModel hostAndGpu() {
     RunSummary run;
@@ -27,10 +27,14 @@ TraceModel hostAndGpu() {
     std::size_t stream = b.addLane(LaneKind::kCudaStream, "stream 13", 0, 13);
     b.addEvent(host, EventKind::kRange, Category::kPhase, "step", 1000, 9000, 0);
     b.addEvent(host, EventKind::kOp, Category::kMath, "aten::mm", 2000, 5000, 0);
-    b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", 2100, 2200, 0).correlation = 7;
-    b.addEvent(host, EventKind::kOp, Category::kGlue, "odd \"name\" \\ with\nnewline", 6000, 7000, 0);
-    b.addEvent(stream, EventKind::kKernel, Category::kNone, "ampere_sgemm", 3000, 4000, 0).correlation = 7;
-    b.addEvent(stream, EventKind::kKernel, Category::kNone, "orphan_kernel", 4500, 4600, 0).correlation = 8;
+    b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", 2100, 2200, 0)
+        .correlation = 7;
+    b.addEvent(host, EventKind::kOp, Category::kGlue, "odd \"name\" \\ with\nnewline", 6000, 7000,
+               0);
+    b.addEvent(stream, EventKind::kKernel, Category::kNone, "ampere_sgemm", 3000, 4000, 0)
+        .correlation = 7;
+    b.addEvent(stream, EventKind::kKernel, Category::kNone, "orphan_kernel", 4500, 4600, 0)
+        .correlation = 8;
     b.addEvent(host, EventKind::kSync, Category::kSync, "cudaStreamSynchronize", 7500, 8000, 0);
     return std::move(b).build();
 }
@@ -49,19 +53,23 @@ bool slicesNest(std::vector<std::pair<std::int64_t, std::int64_t>> slices) {
     return true;
 }
 
-std::int64_t ns(const nlohmann::json& micros) { return std::llround(micros.get<double>() * 1000.0); }
+std::int64_t ns(const nlohmann::json& micros) {
+    return std::llround(micros.get<double>() * 1000.0);
+}
 
 TEST(ChromeTraceTest, SlicesNestPerTidAndFlowsPairLaunchesWithKernels) {
     std::ostringstream out;
     writeChromeTrace(hostAndGpu(), out);
     nlohmann::json j = nlohmann::json::parse(out.str());
     EXPECT_EQ(j["baseTimeNanoseconds"], 1000);
-    std::map<std::pair<int, std::int64_t>, std::vector<std::pair<std::int64_t, std::int64_t>>> slices;
+    std::map<std::pair<int, std::int64_t>, std::vector<std::pair<std::int64_t, std::int64_t>>>
+        slices;
     std::map<std::int64_t, int> flowStarts, flowEnds;
     bool sawOddName = false;
     for (const nlohmann::json& e : j["traceEvents"]) {
         if (e["ph"] == "X") {
-            slices[{e["pid"].get<int>(), e["tid"].get<std::int64_t>()}].push_back({ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])});
+            slices[{e["pid"].get<int>(), e["tid"].get<std::int64_t>()}].push_back(
+                {ns(e["ts"]), ns(e["ts"]) + ns(e["dur"])});
             if (e["name"] == "odd \"name\" \\ with\nnewline") sawOddName = true;
             if (e["name"] == "ampere_sgemm") {
                 EXPECT_EQ(e["pid"], 100);  // GPU 0
@@ -80,7 +88,8 @@ TEST(ChromeTraceTest, SlicesNestPerTidAndFlowsPairLaunchesWithKernels) {
         }
     }
     EXPECT_TRUE(sawOddName);
-    for (const auto& [where, list] : slices) EXPECT_TRUE(slicesNest(list)) << where.first << "/" << where.second;
+    for (const auto& [where, list] : slices)
+        EXPECT_TRUE(slicesNest(list)) << where.first << "/" << where.second;
     EXPECT_EQ(flowStarts, (std::map<std::int64_t, int>{{7, 1}}));  // the orphan kernel has none
     EXPECT_EQ(flowEnds, flowStarts);
 }
@@ -99,19 +108,27 @@ TEST(CsvExportTest, FieldsWithCommasQuotesOrNewlinesAreQuoted) {
 }
 
 TEST(GateReportTest, JunitEscapesAndMalformedBaselinesNameTheField) {
-    std::vector<GateCheck> checks = {{"a<b", "counter x&y", "1 -> 2", "1 -> \"1\"", false}, {"ok", "loss", "", "", true}};
+    std::vector<GateCheck> checks = {{"a<b", "counter x&y", "1 -> 2", "1 -> \"1\"", false},
+                                     {"ok", "loss", "", "", true}};
     const std::string xml = renderGateJunit(checks);
     EXPECT_NE(xml.find("tests=\"2\" failures=\"1\""), std::string::npos);
-    EXPECT_NE(xml.find("classname=\"glueprof.a&lt;b\" name=\"counter x&amp;y\""), std::string::npos);
+    EXPECT_NE(xml.find("classname=\"glueprof.a&lt;b\" name=\"counter x&amp;y\""),
+              std::string::npos);
     EXPECT_NE(xml.find("measured 1 -&gt; &quot;1&quot;"), std::string::npos);
     try {
-        parseGateBaseline("{\"format\": \"glueprof-baseline-1\", \"preset\": \"tiny\", \"toggles\": {}}", "b.json");
+        parseGateBaseline(
+            "{\"format\": \"glueprof-baseline-1\", \"preset\": \"tiny\", \"toggles\": {}}",
+            "b.json");
         FAIL() << "an empty toggles object must be refused";
     } catch (const GlueprofError& e) {
-        EXPECT_NE(std::string(e.what()).find("\"toggles\" must be a non-empty object"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("\"toggles\" must be a non-empty object"),
+                  std::string::npos);
     }
     GateBaseline round = parseGateBaseline(
-        renderGateBaseline(GateBaseline{"tiny", "cpu", {{"packed_cache", ToggleExpectation{{{"m", {8, 1}}}, {{"forward_ms", 0.5}}, true}}}}),
+        renderGateBaseline(GateBaseline{
+            "tiny",
+            "cpu",
+            {{"packed_cache", ToggleExpectation{{{"m", {8, 1}}}, {{"forward_ms", 0.5}}, true}}}}),
         "b.json");
     EXPECT_EQ(round.toggles.at("packed_cache").counters.at("m").optimized, 1.0);
     EXPECT_EQ(round.toggles.at("packed_cache").minSpeedup.at("forward_ms"), 0.5);
@@ -126,7 +143,8 @@ TEST(GateReportTest, JunitEscapesAndMalformedBaselinesNameTheField) {
 namespace glueprof {
 namespace {
 
-// Trace-derived text stays text in every rendering: a kernel, a range and a label named like markup.
+// Trace-derived text stays text in every rendering: a kernel, a range and a label named like
+// markup.
 TEST(TraceReportTest, TraceTextIsEscapedInHtmlAndMarkdown) {
     RunSummary run;
     run.id = 3;
@@ -135,7 +153,8 @@ TEST(TraceReportTest, TraceTextIsEscapedInHtmlAndMarkdown) {
     TraceModelBuilder b(run);
     std::size_t host = b.addLane(LaneKind::kHostThread, "<b>main</b>");
     b.addStep(StepInfo{1, 0, 100, false, 1, 0.0, 0});
-    b.addEvent(host, EventKind::kOp, Category::kMath, "<script>alert('x')</script>", 0, 50, 1, 0).flags = kFlagWouldSync;
+    b.addEvent(host, EventKind::kOp, Category::kMath, "<script>alert('x')</script>", 0, 50, 1, 0)
+        .flags = kFlagWouldSync;
     b.addEvent(host, EventKind::kRange, Category::kGlue, "build_packed_mask", 50, 60, 1, 0);
     b.addEvent(host, EventKind::kRange, Category::kGlue, "build_packed_mask", 60, 70, 1, 1);
     b.addDiagnostic(Diagnostic{"dropped", 2, "<script>lost</script>"});
@@ -145,9 +164,10 @@ TEST(TraceReportTest, TraceTextIsEscapedInHtmlAndMarkdown) {
     EXPECT_EQ(html.find("<script"), std::string::npos);
     EXPECT_EQ(html.find("<img"), std::string::npos);
     EXPECT_NE(html.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
-    EXPECT_NE(html.find("&lt;script&gt;lost&lt;/script&gt;"), std::string::npos);  // diagnostics shown
-    EXPECT_NE(html.find("<svg"), std::string::npos);                               // charts inline
-    EXPECT_EQ(html.find("http"), std::string::npos);                               // nothing fetched
+    EXPECT_NE(html.find("&lt;script&gt;lost&lt;/script&gt;"),
+              std::string::npos);                     // diagnostics shown
+    EXPECT_NE(html.find("<svg"), std::string::npos);  // charts inline
+    EXPECT_EQ(html.find("http"), std::string::npos);  // nothing fetched
     const std::string md = renderReportMarkdown(report);
     EXPECT_NE(md.find("`<img src=x onerror=alert(1)>`"), std::string::npos);  // in a code span
     EXPECT_EQ(escapeMarkup("a&b<c>\"'"), "a&amp;b&lt;c&gt;&quot;&#39;");

@@ -34,16 +34,17 @@ constexpr int kEventsPerStep = 500;
             e.step = step;
             writer.record(e);
         }
-        writer.recordStep(
-            StepRecord{run, StepInfo{step, step * 1000000, step * 1000000 + kEventsPerStep, false, 0, 1.0, 0}});
+        writer.recordStep(StepRecord{
+            run,
+            StepInfo{step, step * 1000000, step * 1000000 + kEventsPerStep, false, 0, 1.0, 0}});
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
 }
 
 TEST(KilledWriterTest, SigkillMidRunKeepsEveryFinishedStepWithAllItsEvents) {
-    const std::string db =
-        (std::filesystem::temp_directory_path() / ("glueprof-killed-" + std::to_string(getpid()) + ".sqlite"))
-            .string();
+    const std::string db = (std::filesystem::temp_directory_path() /
+                            ("glueprof-killed-" + std::to_string(getpid()) + ".sqlite"))
+                               .string();
     std::filesystem::remove(db);
     pid_t child = fork();
     ASSERT_GE(child, 0);

@@ -15,11 +15,12 @@ namespace glueprof {
 namespace {
 
 class TraceStoreTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
-        m_dir = std::filesystem::temp_directory_path() /
-                ("glueprof-store-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                 "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        m_dir =
+            std::filesystem::temp_directory_path() /
+            ("glueprof-store-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+             "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
         std::filesystem::remove_all(m_dir);
         std::filesystem::create_directories(m_dir);
     }
@@ -187,12 +188,13 @@ TEST_F(TraceStoreTest, SchemaHasTheDocumentedTablesViewsAndVersion) {
     SqliteDb sqlite(db, OpenMode::kReadOnly);
     EXPECT_EQ(sqlite.queryInt("PRAGMA user_version"), kTraceSchemaVersion);
     std::set<std::string> names;
-    SqliteStatement q = sqlite.prepare("SELECT name FROM sqlite_master WHERE type IN ('table','view')");
+    SqliteStatement q =
+        sqlite.prepare("SELECT name FROM sqlite_master WHERE type IN ('table','view')");
     while (q.step()) names.insert(q.columnText(0));
-    for (const char* expected : {"runs", "strings", "lanes", "events", "steps", "counters", "diagnostics",
-                                 "metrics", "StringIds", "CUPTI_ACTIVITY_KIND_KERNEL",
-                                 "CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION",
-                                 "NVTX_EVENTS"}) {
+    for (const char* expected :
+         {"runs", "strings", "lanes", "events", "steps", "counters", "diagnostics", "metrics",
+          "StringIds", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+          "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS"}) {
         EXPECT_EQ(names.count(expected), 1u) << expected;
     }
     EXPECT_EQ(sqlite.prepare("PRAGMA journal_mode").step(), true);
@@ -212,21 +214,26 @@ TEST_F(TraceStoreTest, RefusesAFileThatIsNotSqliteAndLeavesItUntouched) {
     const std::string db = path("notes.txt");
     std::ofstream(db) << "these are my notes, not a database\n";
     auto before = std::filesystem::file_size(db);
-    EXPECT_NE(errorOf([&] { TraceWriter writer(db); }).find("not an SQLite database"), std::string::npos);
-    EXPECT_NE(errorOf([&] { TraceReader reader(db); }).find("not an SQLite database"), std::string::npos);
+    EXPECT_NE(errorOf([&] { TraceWriter writer(db); }).find("not an SQLite database"),
+              std::string::npos);
+    EXPECT_NE(errorOf([&] { TraceReader reader(db); }).find("not an SQLite database"),
+              std::string::npos);
     EXPECT_EQ(std::filesystem::file_size(db), before);
 }
 
 TEST_F(TraceStoreTest, RefusesAnSqliteFileThatIsNotAGlueprofTrace) {
     const std::string db = path("other.sqlite");
     SqliteDb(db, OpenMode::kReadWriteCreate).exec("CREATE TABLE mine (x INTEGER)");
-    EXPECT_NE(errorOf([&] { TraceWriter writer(db); }).find("not a glueprof trace"), std::string::npos);
-    EXPECT_NE(errorOf([&] { TraceReader reader(db); }).find("not a glueprof trace"), std::string::npos);
+    EXPECT_NE(errorOf([&] { TraceWriter writer(db); }).find("not a glueprof trace"),
+              std::string::npos);
+    EXPECT_NE(errorOf([&] { TraceReader reader(db); }).find("not a glueprof trace"),
+              std::string::npos);
 }
 
 TEST_F(TraceStoreTest, RefusesAPathInAMissingDirectoryAndAMissingFile) {
-    EXPECT_NE(errorOf([&] { TraceWriter writer(path("no/such/dir/x.sqlite")); }).find("does not exist"),
-              std::string::npos);
+    EXPECT_NE(
+        errorOf([&] { TraceWriter writer(path("no/such/dir/x.sqlite")); }).find("does not exist"),
+        std::string::npos);
     EXPECT_NE(errorOf([&] { TraceReader reader(path("absent.sqlite")); }).find("does not exist"),
               std::string::npos);
     EXPECT_FALSE(std::filesystem::exists(path("absent.sqlite")));
@@ -235,7 +242,8 @@ TEST_F(TraceStoreTest, RefusesAPathInAMissingDirectoryAndAMissingFile) {
 TEST_F(TraceStoreTest, UnknownRunIdIsAnInputErrorNamingTheListCommand) {
     const std::string db = path("empty.sqlite");
     TraceWriter(db).close();
-    EXPECT_NE(errorOf([&] { TraceReader(db).loadRun(5); }).find("glueprof list"), std::string::npos);
+    EXPECT_NE(errorOf([&] { TraceReader(db).loadRun(5); }).find("glueprof list"),
+              std::string::npos);
 }
 
 TEST_F(TraceStoreTest, FullQueueDropsEventsAndCountsThemAsADiagnosticOfTheirRun) {

@@ -1,5 +1,5 @@
-// CUPTI record handling without a GPU: zero-filled real CUPTI records (FakeCuptiRecords) go through the
-// production RecordHandler into a real SQLite store, read back with TraceReader.
+// CUPTI record handling without a GPU: zero-filled real CUPTI records (FakeCuptiRecords) go through
+// the production RecordHandler into a real SQLite store, read back with TraceReader.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -22,10 +22,11 @@ constexpr std::uint32_t kTid = 4242;
 constexpr std::uint32_t kLaunchKernel = 211;  // runtime cbid, named by the test's apiName
 
 class CuptiRecordsTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         m_dir = fs::temp_directory_path() /
-                ("glueprof-cupti-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+                ("glueprof-cupti-" +
+                 std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
         fs::remove_all(m_dir);
         fs::create_directories(m_dir);
         m_db = (m_dir / "trace.sqlite").string();
@@ -36,7 +37,9 @@ protected:
         CaptureEnvironment env;
         env.writer = m_writer.get();
         env.currentRun = [this] { return m_tracer->run(); };
-        env.laneOfThread = [this](RunId run, std::int64_t tid) { return m_tracer->laneForOsThread(run, tid); };
+        env.laneOfThread = [this](RunId run, std::int64_t tid) {
+            return m_tracer->laneForOsThread(run, tid);
+        };
         env.apiName = [](bool driver, std::uint32_t cbid) {
             if (driver) return std::string("cuLaunchKernel");
             return std::string(cbid == kLaunchKernel ? "cudaLaunchKernel" : "cudaMemcpy");
@@ -55,7 +58,8 @@ protected:
         m_writer->close();
         return TraceReader(m_db).loadRun(m_run);
     }
-    static const Event* find(const TraceModel& t, EventKind kind, const std::string& name, const Lane** laneOut = nullptr) {
+    static const Event* find(const TraceModel& t, EventKind kind, const std::string& name,
+                             const Lane** laneOut = nullptr) {
         for (std::size_t l = 0; l < t.lanes().size(); ++l) {
             for (const Event& e : t.eventsOnLane(l)) {
                 if (e.kind == kind && t.name(e.name) == name) {
@@ -81,8 +85,8 @@ TEST_F(CuptiRecordsTest, EveryKindBecomesAnEventOnItsLane) {
     r.addKernel("ampere_sgemm_128x64_nn", 1200, 2000, 1, 7, 0);
     r.addDriver(0, 1010, 1090, 1, kTid);
     r.addRuntime(1, 2100, 2300, 2, kTid);
-    r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 4096, 2150, 2250, 2, CUPTI_ACTIVITY_MEMORY_KIND_PINNED,
-                CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, true, 9, 0);
+    r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 4096, 2150, 2250, 2,
+                CUPTI_ACTIVITY_MEMORY_KIND_PINNED, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, true, 9, 0);
     r.addRuntime(1, 2400, 2500, 3, kTid);
     r.addMemset(512, 2410, 2420, 3, 7, 0);
     r.addRuntime(1, 2600, 2700, 4, kTid);
@@ -94,7 +98,8 @@ TEST_F(CuptiRecordsTest, EveryKindBecomesAnEventOnItsLane) {
     r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_START, 900, 77, "user range", "", kTid);
     r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_END, 3200, 77, "", "", kTid);
     r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 1500, 78, "user mark", "", kTid);
-    r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_START, 950, 79, "layer", "glueprof", kTid);  // our own: skipped
+    r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_START, 950, 79, "layer", "glueprof",
+                kTid);  // our own: skipped
     r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_END, 960, 79, "", "glueprof", kTid);
     r.addOverhead(CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH, 3300, 3400);
     r.feed(*m_handler);
@@ -146,7 +151,8 @@ TEST_F(CuptiRecordsTest, EveryKindBecomesAnEventOnItsLane) {
     EXPECT_EQ(lane->threadOrStream, kTid);
     EXPECT_EQ(user->durationNs(), 2300);
     EXPECT_NE(find(t, EventKind::kMarker, "user mark"), nullptr);
-    EXPECT_EQ(find(t, EventKind::kRange, "layer"), nullptr);  // glueprof's own NVTX domain is not duplicated
+    EXPECT_EQ(find(t, EventKind::kRange, "layer"),
+              nullptr);  // glueprof's own NVTX domain is not duplicated
     EXPECT_NE(find(t, EventKind::kRange, "cupti overhead: buffer flush", &lane), nullptr);
     EXPECT_EQ(lane->name, "CUPTI overhead");
     EXPECT_TRUE(t.diagnostics().empty());
@@ -178,11 +184,12 @@ TEST_F(CuptiRecordsTest, DeviceRecordsAreAttributedToTheOpThatLaunchedThem) {
     r.addKernel("index_select_kernel", 1150, 1300, 11);
     r.addExternalCorrelation(12, opHandle);
     r.addRuntime(1, 1200, 1450, 12, kTid);
-    r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 8, 1300, 1310, 12, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE,
-                CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, false);
+    r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 8, 1300, 1310, 12,
+                CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, false);
     r.feed(*m_handler);
     m_handler->resolve(9);
-    EXPECT_EQ(m_handler->counts().attributedToOps, 5);  // launch, kernel, memcpy call, memcpy, its sync
+    EXPECT_EQ(m_handler->counts().attributedToOps,
+              5);  // launch, kernel, memcpy call, memcpy, its sync
     EXPECT_EQ(m_handler->counts().blockingCopies, 1);
 
     const TraceModel t = finishAndRead();
@@ -250,9 +257,9 @@ TEST_F(CuptiRecordsTest, OneClockLaunchPrecedesItsKernelInTheRecordedTrace) {
 // Everything lost is counted into the diagnostics table, summed per name across flushes.
 TEST_F(CuptiRecordsTest, LostRecordsAreCountedNotDropped) {
     FakeCuptiRecords first;
-    first.addKernel("no launch seen", 100, 200, 999);             // unmatched correlation
-    first.addKernel("zero", 0, 0, 1);                              // start = end = 0
-    first.addOtherKind(CUPTI_ACTIVITY_KIND_PC_SAMPLING);            // a kind glueprof does not handle
+    first.addKernel("no launch seen", 100, 200, 999);     // unmatched correlation
+    first.addKernel("zero", 0, 0, 1);                     // start = end = 0
+    first.addOtherKind(CUPTI_ACTIVITY_KIND_PC_SAMPLING);  // a kind glueprof does not handle
     first.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_END, 50, 5, "", "", kTid);  // end without start
     first.feed(*m_handler);
     m_handler->noteDropped(7);
@@ -266,8 +273,9 @@ TEST_F(CuptiRecordsTest, LostRecordsAreCountedNotDropped) {
     m_handler->finish();
 
     const std::map<std::string, std::int64_t> expected = {
-        {loss::kCuptiUnmatched, 1},      {loss::kCuptiZeroTimestamps, 1}, {loss::kCuptiUnknownKinds, 1},
-        {loss::kCuptiUnpairedMarkers, 2}, {loss::kCuptiDroppedRecords, 10}, {loss::kCuptiBufferLimit, 1}};
+        {loss::kCuptiUnmatched, 1},       {loss::kCuptiZeroTimestamps, 1},
+        {loss::kCuptiUnknownKinds, 1},    {loss::kCuptiUnpairedMarkers, 2},
+        {loss::kCuptiDroppedRecords, 10}, {loss::kCuptiBufferLimit, 1}};
     EXPECT_EQ(m_handler->counts().losses, expected);
     const TraceModel t = finishAndRead();
     std::map<std::string, std::int64_t> stored;
@@ -285,7 +293,9 @@ TEST(CuptiLibraryTest, ABadExplicitPathGivesTheDocumentedMessage) {
     const CuptiLibrary lib = CuptiLibrary::load();
     ::unsetenv("GLUEPROF_CUPTI_PATH");
     EXPECT_FALSE(lib.ok());
-    EXPECT_EQ(lib.error().rfind("GLUEPROF_CUPTI_PATH=/nonexistent/libcupti.so cannot be loaded (", 0), 0u) << lib.error();
+    EXPECT_EQ(
+        lib.error().rfind("GLUEPROF_CUPTI_PATH=/nonexistent/libcupti.so cannot be loaded (", 0), 0u)
+        << lib.error();
     EXPECT_NE(lib.error().find("or unset it"), std::string::npos);
     const std::vector<std::string> searched = CuptiLibrary::candidates();
     EXPECT_EQ(searched.back(), "libcupti.so.12");  // the loader path comes last

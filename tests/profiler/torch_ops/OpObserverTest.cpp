@@ -14,7 +14,7 @@ namespace glueprof {
 namespace {
 
 class OpObserverTest : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         m_db = (std::filesystem::temp_directory_path() /
                 (std::string("glueprof-observer-") +
@@ -52,7 +52,8 @@ TEST_F(OpObserverTest, ItemIsOneSyncAndOneHostReadThoughItNestsLocalScalarDense)
     TraceModel model = TraceReader(m_db).loadRun(m_tracer->run());
     int flaggedItems = 0, nestedScalars = 0;
     for (const Event& e : model.eventsOnLane(0)) {
-        if (model.name(e.name) == "aten::item" && (e.flags & kFlagWouldSync) && e.step == 7) ++flaggedItems;
+        if (model.name(e.name) == "aten::item" && (e.flags & kFlagWouldSync) && e.step == 7)
+            ++flaggedItems;
         if (model.name(e.name) == "aten::_local_scalar_dense" && (e.flags & kFlagNested) &&
             !(e.flags & kFlagWouldSync)) {
             ++nestedScalars;
@@ -90,7 +91,8 @@ TEST(SyncOpTableTest, ClassifiesTheTableAndNothingElse) {
     EXPECT_EQ(classifySyncOp("aten::bincount"), SyncKind::kOutputSize);
     EXPECT_EQ(classifySyncOp(kHostReadOpName), SyncKind::kDeviceToHost);
     EXPECT_EQ(classifySyncOp("aten::mm"), SyncKind::kNone);
-    EXPECT_EQ(classifySyncOp("aten::where"), SyncKind::kNone);  // three-argument where does not sync
+    EXPECT_EQ(classifySyncOp("aten::where"),
+              SyncKind::kNone);  // three-argument where does not sync
 }
 
 }  // namespace
