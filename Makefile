@@ -4,7 +4,7 @@ JOBS ?= 2
 CMAKE_ARGS ?=
 GLUEPROF = $(BUILD_DIR)/app/cli/glueprof
 
-.PHONY: all bootstrap configure build run test bench clean
+.PHONY: all bootstrap configure build run test bench clean format check-format
 
 all: build
 
@@ -29,6 +29,12 @@ test: build
 bench: build
 	$(BUILD_DIR)/bench/glueprof_bench
 	@if [ -x $(BUILD_DIR)/app/gui/glueprof-gui ]; then bench/gui_frame_time.sh $(BUILD_DIR); fi
+
+format:
+	git ls-files '*.cpp' '*.h' | xargs clang-format -i
+
+check-format:
+	./scripts/check-format.sh
 
 clean:
 	rm -rf build

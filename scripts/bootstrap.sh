@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
+  clang-format                          # scripts/check-format.sh (CI) and make format
   libtorch-dev
   libopenblas0-openmp  # an optimized BLAS for libtorch; Debian otherwise falls back to the reference BLAS
   libsqlite3-dev sqlite3
