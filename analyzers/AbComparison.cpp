@@ -1,8 +1,8 @@
 #include "analyzers/AbComparison.h"
 
 #include <cstring>
-#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analyzers/Statistics.h"
@@ -12,14 +12,13 @@ namespace glueprof {
 
 namespace {
 
-MetricComparison compareMetric(const std::string& name, const StepBreakdownResult& base,
-                               const StepBreakdownResult& opt,
-                               const std::function<double(const StepTimes&)>& field) {
+MetricComparison compareMetric(TimingMetric metric, const StepBreakdownResult& base,
+                               const StepBreakdownResult& opt) {
     std::vector<double> b, o;
-    for (const StepTimes& t : base.measured) b.push_back(field(t));
-    for (const StepTimes& t : opt.measured) o.push_back(field(t));
+    for (const StepTimes& t : base.measured) b.push_back(t.value(metric));
+    for (const StepTimes& t : opt.measured) o.push_back(t.value(metric));
     MetricComparison m;
-    m.name = name;
+    m.metric = metric;
     m.baseline = median(b);
     m.optimized = median(o);
     m.speedup = m.optimized > 0.0 ? m.baseline / m.optimized : 0.0;
@@ -60,11 +59,16 @@ bool lossesBitwiseEqual(const TraceModel& a, const TraceModel& b) {
 
 }  // namespace
 
-const MetricComparison* AbComparison::metric(const std::string& name) const {
+const MetricComparison* AbComparison::metric(TimingMetric which) const {
     for (const auto& m : metrics) {
-        if (m.name == name) return &m;
+        if (m.metric == which) return &m;
     }
     return nullptr;
+}
+
+const MetricComparison* AbComparison::metric(std::string_view name) const {
+    const std::optional<TimingMetric> which = parseTimingMetric(name);
+    return which ? metric(*which) : nullptr;
 }
 
 const CounterComparison* AbComparison::counter(const std::string& name) const {
@@ -96,7 +100,7 @@ Verdict AbComparison::verdict() const {
     return Verdict::kNoSignificantChange;
 }
 
-AbComparison compareRuns(const std::string& toggle, const std::string& primaryMetric,
+AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
                          const TraceModel& baseline, const TraceModel& optimized) {
     AbComparison result;
     result.toggle = toggle;
@@ -106,14 +110,9 @@ AbComparison compareRuns(const std::string& toggle, const std::string& primaryMe
 
     StepBreakdownResult base = analyzeStepBreakdown(baseline);
     StepBreakdownResult opt = analyzeStepBreakdown(optimized);
-    result.metrics.push_back(
-        compareMetric("step_ms", base, opt, [](const StepTimes& t) { return t.wallMs; }));
-    result.metrics.push_back(
-        compareMetric("forward_ms", base, opt, [](const StepTimes& t) { return t.forwardMs; }));
-    result.metrics.push_back(
-        compareMetric("backward_ms", base, opt, [](const StepTimes& t) { return t.backwardMs; }));
-    result.metrics.push_back(
-        compareMetric("optimizer_ms", base, opt, [](const StepTimes& t) { return t.optimizerMs; }));
+    for (TimingMetric metric : kTimingMetrics) {
+        result.metrics.push_back(compareMetric(metric, base, opt));
+    }
 
     auto baseCounters = measuredCounters(baseline);
     auto optCounters = measuredCounters(optimized);

@@ -4,14 +4,16 @@
 // interval; per counter the per-step values, compared exactly; and whether the losses match bit
 // for bit.
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "profiler/core/TimingMetric.h"
 #include "profiler/core/TraceModel.h"
 
 namespace glueprof {
 
 struct MetricComparison {
-    std::string name;       // step_ms, forward_ms, backward_ms, optimizer_ms
+    TimingMetric metric = TimingMetric::kStep;
     double baseline = 0.0;  // median over measured steps
     double optimized = 0.0;
     double speedup = 0.0;     // baseline / optimized
@@ -19,6 +21,8 @@ struct MetricComparison {
     double speedupHigh = 0.0;
     std::size_t baselineSamples = 0;
     std::size_t optimizedSamples = 0;
+
+    const char* name() const { return toString(metric); }  // step_ms, forward_ms, ...
 };
 
 struct CounterComparison {
@@ -34,7 +38,7 @@ const char* toString(Verdict verdict);
 
 struct AbComparison {
     std::string toggle;
-    std::string primaryMetric = "step_ms";  // the metric the verdict is about
+    TimingMetric primaryMetric = TimingMetric::kStep;  // the metric the verdict is about
     RunId baselineRun = 0;
     RunId optimizedRun = 0;
     std::vector<MetricComparison> metrics;
@@ -43,14 +47,15 @@ struct AbComparison {
     double baselineFinalLoss = 0.0;
     double optimizedFinalLoss = 0.0;
 
-    const MetricComparison* metric(const std::string& name) const;
+    const MetricComparison* metric(TimingMetric which) const;
+    const MetricComparison* metric(std::string_view name) const;  // by its toString name
     // kFaster when the whole 95% interval of the primary metric's speedup is above 1, kSlower when
     // it is below 1, otherwise no significant change.
     Verdict verdict() const;
     const CounterComparison* counter(const std::string& name) const;
 };
 
-AbComparison compareRuns(const std::string& toggle, const std::string& primaryMetric,
+AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
                          const TraceModel& baseline, const TraceModel& optimized);
 
 }  // namespace glueprof

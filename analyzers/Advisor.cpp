@@ -7,6 +7,7 @@
 #include <set>
 
 #include "analyzers/Intervals.h"
+#include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceNames.h"
 
 namespace glueprof {
@@ -20,7 +21,7 @@ void repeatedRanges(const AdvisorInput& in, std::vector<Finding>& findings) {
         Finding f;
         if (r.name == names::kMaskBuild) {
             f.rule = "repeated_packed_metadata";
-            f.toggle = "packed_cache";
+            f.toggle = toggleForAdvisorRule(f.rule);
         } else if (r.name == names::kMoeRouting) {
             continue;  // the routing rule below looks at its host reads instead
         } else {
@@ -83,7 +84,7 @@ void routingReads(const AdvisorInput& in, std::vector<Finding>& findings) {
     Finding f;
     if (perPass > 2.0) {  // more than grouping once costs (a bincount and its copy)
         f.rule = "per_expert_routing_reads";
-        f.toggle = "moe_group_once";
+        f.toggle = toggleForAdvisorRule(f.rule);
         f.savingMsPerStep = static_cast<double>(avoidableNs) / kNsPerMs / steps;
         f.evidence = fmt::format(
             "MoE routing makes {:.1f} host-synchronizing reads per layer pass ({:g} per step over "
@@ -95,7 +96,7 @@ void routingReads(const AdvisorInput& in, std::vector<Finding>& findings) {
             f.savingMsPerStep);
     } else if (bincountNs > 0) {
         f.rule = "bincount_hidden_read";
-        f.toggle = "moe_sync_free";
+        f.toggle = toggleForAdvisorRule(f.rule);
         f.savingMsPerStep = static_cast<double>(bincountNs) / kNsPerMs / steps;
         f.evidence = fmt::format(
             "MoE routing counts tokens per expert with bincount, whose output size is read on the "
@@ -117,7 +118,7 @@ void exposedReloads(const AdvisorInput& in, std::vector<Finding>& findings) {
     if (reloads.overlapRatio() >= 0.5) return;
     Finding f;
     f.rule = "exposed_reloads";
-    f.toggle = "double_buffer";
+    f.toggle = toggleForAdvisorRule(f.rule);
     f.savingMsPerStep = static_cast<double>(reloads.exposedNs()) / kNsPerMs /
                         static_cast<double>(in.copies->measuredSteps);
     f.evidence = fmt::format(
@@ -159,7 +160,7 @@ void stageImbalance(const AdvisorInput& in, std::vector<Finding>& findings) {
     const double steps = std::max<double>(1.0, static_cast<double>(trace.measuredSteps().size()));
     Finding f;
     f.rule = "stage_imbalance";
-    f.toggle = "roundpipe";
+    f.toggle = toggleForAdvisorRule(f.rule);
     f.savingMsPerStep =
         static_cast<double>(last - first) * (1.0 - mean / maxBusy) / kNsPerMs / steps;
     f.evidence = fmt::format(

@@ -38,9 +38,7 @@ bool isWorker(const Lane& lane) {
 }  // namespace
 
 BubbleResult analyzeBubbles(const TraceModel& trace) {
-    const bool roundPipe =
-        trace.run().configJson.find("\"schedule\":\"roundpipe\"") != std::string::npos;
-    return analyzeBubbles(trace, !roundPipe);
+    return analyzeBubbles(trace, trace.run().identity.schedule != "roundpipe");
 }
 
 namespace {

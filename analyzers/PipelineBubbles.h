@@ -64,7 +64,7 @@ struct BubbleResult {
     std::string breakdownText() const;
 };
 
-// hasWarmupPhase: false for RoundPipe (read from the run's config `"schedule": "roundpipe"`).
+// hasWarmupPhase: false for RoundPipe (the run's schedule column, RunIdentity::schedule).
 BubbleResult analyzeBubbles(const TraceModel& trace);
 BubbleResult analyzeBubbles(const TraceModel& trace, bool hasWarmupPhase);
 

@@ -70,7 +70,8 @@ GateBaseline baselineFrom(const std::string& preset, const std::string& device,
             }
         }
         if (const MetricComparison* m = c.metric(c.primaryMetric)) {
-            expect.minSpeedup[c.primaryMetric] = std::floor(0.8 * m->speedupLow * 100.0) / 100.0;
+            expect.minSpeedup[toString(c.primaryMetric)] =
+                std::floor(0.8 * m->speedupLow * 100.0) / 100.0;
         }
         expect.lossEqual = c.lossEqual;
         baseline.toggles[toggle] = expect;

@@ -59,4 +59,32 @@ StepBreakdownResult analyzeStepBreakdown(const TraceModel& trace) {
     return result;
 }
 
+double StepTimes::value(TimingMetric metric) const {
+    switch (metric) {
+        case TimingMetric::kStep:
+            return wallMs;
+        case TimingMetric::kForward:
+            return forwardMs;
+        case TimingMetric::kBackward:
+            return backwardMs;
+        case TimingMetric::kOptimizer:
+            return optimizerMs;
+    }
+    return 0.0;
+}
+
+double StepBreakdownResult::median(TimingMetric metric) const {
+    switch (metric) {
+        case TimingMetric::kStep:
+            return medianWallMs;
+        case TimingMetric::kForward:
+            return medianForwardMs;
+        case TimingMetric::kBackward:
+            return medianBackwardMs;
+        case TimingMetric::kOptimizer:
+            return medianOptimizerMs;
+    }
+    return 0.0;
+}
+
 }  // namespace glueprof

@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "profiler/core/TimingMetric.h"
 #include "profiler/core/TraceModel.h"
 
 namespace glueprof {
@@ -16,6 +17,8 @@ struct StepTimes {
     double backwardMs = 0.0;   // sum of `backward` ranges (includes recompute inside them)
     double optimizerMs = 0.0;  // sum of `optimizer` ranges
     double loss = 0.0;
+
+    double value(TimingMetric metric) const;  // the field that metric names
 };
 
 struct StepBreakdownResult {
@@ -25,6 +28,8 @@ struct StepBreakdownResult {
     double medianForwardMs = 0.0;
     double medianBackwardMs = 0.0;
     double medianOptimizerMs = 0.0;
+
+    double median(TimingMetric metric) const;  // the median field that metric names
 };
 
 StepBreakdownResult analyzeStepBreakdown(const TraceModel& trace);

@@ -10,7 +10,10 @@
 #include <filesystem>
 
 #include "analyzers/Analysis.h"
-#include "app/report/TraceReport.h"
+#include "app/report/HtmlReport.h"
+#include "app/report/Results.h"
+#include "app/report/ResultsJson.h"
+#include "app/report/ResultsMarkdown.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceWriter.h"
 
@@ -168,7 +171,7 @@ void BM_HtmlReportOf10MEventRun(benchmark::State& state) {
     }
     for (auto _ : state) {
         TraceModel model = TraceReader(db.string()).loadRun(run);
-        std::string html = renderReportHtml(buildTraceReport({&model}));
+        std::string html = renderResultsHtml(buildResults({&model}));
         benchmark::DoNotOptimize(html.data());
         state.counters["events"] = static_cast<double>(model.eventCount());
     }

@@ -1,68 +1,64 @@
 #include "optimizations/ToggleRegistry.h"
 
+#include <stdexcept>
+
 namespace glueprof {
 
 namespace {
+
+using Apply = void (*)(OptimizationSettings&);
+
 void offloadSingleBuffer(OptimizationSettings& s) { s.offload.mode = OffloadMode::kSingleBuffer; }
 void loopedBfs(OptimizationSettings& s) { s.pipeline.mode = PipelineMode::kLoopedBfs; }
+
+struct Settings {
+    const char* name;
+    Apply apply;
+    Apply baseline;
+};
+
+// How each catalogue toggle changes the settings (the catalogue says what it means).
+const Settings kSettings[] = {
+    {"packed_cache",
+     [](OptimizationSettings& s) { s.packedMetadata = PackedMetadataMode::kCached; }, nullptr},
+    {"packed_vectorized",
+     [](OptimizationSettings& s) { s.packedMetadata = PackedMetadataMode::kVectorized; }, nullptr},
+    {"offload", offloadSingleBuffer, nullptr},
+    {"double_buffer", [](OptimizationSettings& s) { s.offload.mode = OffloadMode::kDoubleBuffer; },
+     offloadSingleBuffer},
+    {"prefetch",
+     [](OptimizationSettings& s) {
+         s.offload.mode = OffloadMode::kDoubleBuffer;
+         s.offload.prefetch = true;
+     },
+     offloadSingleBuffer},
+    {"moe_group_once", [](OptimizationSettings& s) { s.moeRouting = MoeRoutingMode::kGroupOnce; },
+     nullptr},
+    {"moe_sync_free", [](OptimizationSettings& s) { s.moeRouting = MoeRoutingMode::kSyncFree; },
+     nullptr},
+    {"roundpipe", [](OptimizationSettings& s) { s.pipeline.mode = PipelineMode::kRoundPipe; },
+     loopedBfs},
+};
+
+std::vector<Toggle> buildRegistry() {
+    std::vector<Toggle> toggles;
+    for (const ToggleInfo& info : toggleCatalog()) {
+        const Settings* found = nullptr;
+        for (const Settings& s : kSettings) {
+            if (info.name == s.name) found = &s;
+        }
+        // A catalogue entry without settings is a programming error caught by every test run.
+        if (found == nullptr) throw std::logic_error("toggle without settings: " + info.name);
+        toggles.push_back(Toggle{&info, found->apply, found->baseline});
+    }
+    return toggles;
+}
+
 }  // namespace
 
 const std::vector<Toggle>& toggleRegistry() {
-    static const std::vector<Toggle> kToggles = {
-        {"packed_cache",
-         "build the packed-sequence mask and cu_seqlens once per micro-batch instead of in every "
-         "layer and recompute",
-         "forward_ms",
-         [](OptimizationSettings& s) { s.packedMetadata = PackedMetadataMode::kCached; }},
-        {"packed_vectorized",
-         "build the packed mask from segment ids in a constant number of ops, with no host reads, "
-         "once per micro-batch",
-         "forward_ms",
-         [](OptimizationSettings& s) { s.packedMetadata = PackedMetadataMode::kVectorized; }},
-        {"offload",
-         "offload each checkpointed layer input to host memory in forward and reload it before the "
-         "recompute (saves device memory, costs copies)",
-         "backward_ms", offloadSingleBuffer},
-        {"double_buffer",
-         "reload offloaded inputs into two device buffers, each copy waiting only for its buffer's "
-         "last use, so the reload of layer i-1 overlaps the backward of layer i",
-         "backward_ms",
-         [](OptimizationSettings& s) { s.offload.mode = OffloadMode::kDoubleBuffer; },
-         offloadSingleBuffer},
-        {"prefetch",
-         "double buffering with the reload of layer i-1 issued before the recompute of layer i "
-         "is launched",
-         "backward_ms",
-         [](OptimizationSettings& s) {
-             s.offload.mode = OffloadMode::kDoubleBuffer;
-             s.offload.prefetch = true;
-         },
-         offloadSingleBuffer},
-        {"moe_group_once",
-         "route MoE tokens with one stable sort by expert and one bincount per layer instead of "
-         "a where() per expert (E host reads per layer -> 1)",
-         "forward_ms", [](OptimizationSettings& s) { s.moeRouting = MoeRoutingMode::kGroupOnce; },
-         nullptr, true},
-        {"moe_sync_free",
-         "as moe_group_once, with expert counts by scatter_add_ on the device and one host copy "
-         "(no read hidden in bincount)",
-         "forward_ms", [](OptimizationSettings& s) { s.moeRouting = MoeRoutingMode::kSyncFree; },
-         nullptr, true},
-        {"roundpipe",
-         "run the model as a pipeline on 2 workers with stages dealt round-robin to a stateless "
-         "worker "
-         "pool (RoundPipe) instead of bound to workers (Looped-BFS, the baseline)",
-         "step_ms", [](OptimizationSettings& s) { s.pipeline.mode = PipelineMode::kRoundPipe; },
-         loopedBfs},
-    };
+    static const std::vector<Toggle> kToggles = buildRegistry();
     return kToggles;
-}
-
-std::string notApplicableReason(const Toggle& toggle, bool modelIsMoe) {
-    if (toggle.moeOnly && !modelIsMoe) {
-        return "the model has no MoE layers (use a MoE preset: moe-tiny, moe-small, gpt-oss-20b)";
-    }
-    return {};
 }
 
 OptimizationSettings baselineSettings(const Toggle& toggle, OptimizationSettings base) {
@@ -78,18 +74,9 @@ OptimizationSettings optimizedSettings(const Toggle& toggle, OptimizationSetting
 
 const Toggle* findToggle(const std::string& name) {
     for (const Toggle& toggle : toggleRegistry()) {
-        if (toggle.name == name) return &toggle;
+        if (toggle.name() == name) return &toggle;
     }
     return nullptr;
-}
-
-std::string toggleNames() {
-    std::string names;
-    for (const Toggle& toggle : toggleRegistry()) {
-        if (!names.empty()) names += ", ";
-        names += toggle.name;
-    }
-    return names;
 }
 
 }  // namespace glueprof

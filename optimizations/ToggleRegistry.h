@@ -1,13 +1,16 @@
 #pragma once
-// The toggle registry: every glue-code optimization the reference trainer can switch, with the
-// settings its optimized arm changes. The CLI, the GUI and `ab --all` list toggles from here only.
+// The toggle registry: for every toggle of the catalogue (profiler/core/ToggleCatalog.h: name,
+// description, metric, MoE-only), the settings its optimized arm changes in the trainer. The CLI,
+// the GUI and `ab --all` list toggles from the catalogue; what runs a toggle comes from here.
+// Torch-free: the settings are plain enums.
 #include <string>
 #include <vector>
 
-#include "optimizations/activation_offload/ActivationOffload.h"
-#include "optimizations/moe_routing/MoeRouting.h"
-#include "optimizations/packed_metadata/PackedMetadata.h"
+#include "optimizations/activation_offload/OffloadSettings.h"
+#include "optimizations/moe_routing/MoeRoutingMode.h"
+#include "optimizations/packed_metadata/PackedMetadataMode.h"
 #include "optimizations/pipeline_schedule/PipelineSettings.h"
+#include "profiler/core/ToggleCatalog.h"
 
 namespace glueprof {
 
@@ -20,23 +23,20 @@ struct OptimizationSettings {
 };
 
 struct Toggle {
-    std::string name;
-    std::string description;    // one line: what the optimized arm changes
-    std::string primaryMetric;  // the timing metric the toggle is expected to move
-    void (*apply)(OptimizationSettings& settings);
+    const ToggleInfo* info = nullptr;  // the catalogue's entry: name, description, metric
+    void (*apply)(OptimizationSettings& settings) = nullptr;
     // What both arms need first (the double_buffer baseline offloads with one buffer); may be null.
     void (*baseline)(OptimizationSettings& settings) = nullptr;
-    bool moeOnly = false;  // only meaningful on a model with MoE layers
+
+    const std::string& name() const { return info->name; }
 };
 
-// Why `toggle` cannot run on a model (empty when it can): `ab --all` skips it with this reason.
-std::string notApplicableReason(const Toggle& toggle, bool modelIsMoe);
 // Baseline settings of an A/B of `toggle` (the base with toggle.baseline applied) and optimized.
 OptimizationSettings baselineSettings(const Toggle& toggle, OptimizationSettings base);
 OptimizationSettings optimizedSettings(const Toggle& toggle, OptimizationSettings base);
 
+// One entry per catalogue toggle, in the catalogue's order.
 const std::vector<Toggle>& toggleRegistry();
 const Toggle* findToggle(const std::string& name);  // nullptr when unknown
-std::string toggleNames();                          // "a, b, c" for messages
 
 }  // namespace glueprof

@@ -17,7 +17,7 @@ std::string hostName() {
     return name;
 }
 
-std::string environmentJson(const TrainConfig& config) {
+std::string environmentJson(const TrainConfig& config, const std::string& gpuCapture) {
     nlohmann::json j = {
         {"torch_version", TORCH_VERSION},
         {"torch_cuda", torch::cuda::is_available()},
@@ -25,14 +25,14 @@ std::string environmentJson(const TrainConfig& config) {
         {"intra_op_threads", at::get_num_threads()},
         {"flush_denormal", true},
         {"device", config.device},
-        {"gpu_capture", config.gpuCapture},
+        {"gpu_capture", gpuCapture},
     };
     return j.dump();
 }
 
 namespace {
 
-RunInfo runInfo(const TrainConfig& config, const std::string& label,
+RunInfo runInfo(const TrainConfig& config, const CaptureSession& session, const std::string& label,
                 const std::vector<std::string>& toggles) {
     RunInfo info;
     info.label = label;
@@ -40,13 +40,28 @@ RunInfo runInfo(const TrainConfig& config, const std::string& label,
     info.device = config.device;
     info.configJson = toJson(config);
     info.togglesJson = nlohmann::json(toggles).dump();
-    info.environmentJson = environmentJson(config);
+    info.environmentJson = environmentJson(config, session.captureSummary());
     info.host = hostName();
+    info.identity.kind = RunKind::kTrained;
+    if (config.optimizations.pipeline.mode != PipelineMode::kOff) {
+        info.identity.schedule = toString(config.optimizations.pipeline.mode);
+    }
+    return info;
+}
+
+// An arm of `toggle`'s A/B: the baseline starts the group, the optimized arm joins it.
+RunInfo armInfo(const TrainConfig& config, const CaptureSession& session, const Toggle& toggle,
+                Arm arm, RunId group, const std::vector<std::string>& toggles) {
+    // The label is for people (list, reports); readers use the identity columns.
+    RunInfo info = runInfo(config, session, toggle.name() + ":" + toString(arm), toggles);
+    info.identity.abGroup = group;
+    info.identity.arm = arm;
+    info.identity.toggle = toggle.name();
     return info;
 }
 
 // One arm of a run: a trainer and the run it records into.
-struct Arm {
+struct ArmTrainer {
     std::string name;
     RunId run;
     Trainer trainer;
@@ -88,7 +103,7 @@ class RunsGuard {
 }  // namespace
 
 AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSchedule& schedule,
-                       HostTracer& tracer, const ProgressCallback& progress) {
+                       CaptureSession& session, const ProgressCallback& progress) {
     TrainConfig baselineConfig = base;
     baselineConfig.optimizations = baselineSettings(toggle, base.optimizations);
     TrainConfig optimizedConfig = base;
@@ -97,16 +112,18 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
                                         : optimizedSettings(toggle, base.optimizations);
     checkFitsInMemory(base, 2);
 
-    TraceWriter& writer = tracer.writer();
+    TraceWriter& writer = session.writer();
+    HostTracer& tracer = session.tracer();
     AbRuns runs;
-    runs.baseline = writer.beginRun(runInfo(baselineConfig, toggle.name + ":baseline", {}));
-    runs.optimized = writer.beginRun(runInfo(
-        optimizedConfig, toggle.name + ":optimized",
-        schedule.aaControl ? std::vector<std::string>{} : std::vector<std::string>{toggle.name}));
+    runs.baseline = writer.beginRun(
+        armInfo(baselineConfig, session, toggle, Arm::kBaseline, TraceWriter::kStartsAbGroup, {}));
+    runs.optimized = writer.beginRun(armInfo(
+        optimizedConfig, session, toggle, Arm::kOptimized, runs.baseline,
+        schedule.aaControl ? std::vector<std::string>{} : std::vector<std::string>{toggle.name()}));
     RunsGuard guard(writer, {runs.baseline, runs.optimized});
 
-    Arm baseline{"baseline", runs.baseline, Trainer(baselineConfig, &tracer)};
-    Arm optimized{"optimized", runs.optimized, Trainer(optimizedConfig, &tracer)};
+    ArmTrainer baseline{"baseline", runs.baseline, Trainer(baselineConfig, &tracer)};
+    ArmTrainer optimized{"optimized", runs.optimized, Trainer(optimizedConfig, &tracer)};
     const int total = 2 * (schedule.warmup + schedule.steps * schedule.repeats);
     int done = 0;
     baseline.steps(tracer, schedule.warmup, true, 0, done, total, progress);
@@ -122,7 +139,7 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
 }
 
 RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggles, int warmup,
-                int steps, HostTracer& tracer, const ProgressCallback& progress) {
+                int steps, CaptureSession& session, const ProgressCallback& progress) {
     TrainConfig config = base;
     std::vector<std::string> names;
     for (const Toggle* toggle : toggles) {
@@ -130,14 +147,15 @@ RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggl
     }
     for (const Toggle* toggle : toggles) {
         toggle->apply(config.optimizations);
-        names.push_back(toggle->name);
+        names.push_back(toggle->name());
     }
     checkFitsInMemory(config, 1);
-    TraceWriter& writer = tracer.writer();
+    TraceWriter& writer = session.writer();
+    HostTracer& tracer = session.tracer();
     std::string label = names.empty() ? "baseline" : nlohmann::json(names).dump();
-    RunId run = writer.beginRun(runInfo(config, label, names));
+    RunId run = writer.beginRun(runInfo(config, session, label, names));
     RunsGuard guard(writer, {run});
-    Arm arm{"run", run, Trainer(config, &tracer)};
+    ArmTrainer arm{"run", run, Trainer(config, &tracer)};
     int done = 0;
     arm.steps(tracer, warmup, true, 0, done, warmup + steps, progress);
     arm.steps(tracer, steps, false, 1, done, warmup + steps, progress);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "optimizations/ToggleRegistry.h"
-#include "profiler/host/HostTracer.h"
+#include "reference_trainer/CaptureSession.h"
 #include "reference_trainer/TrainConfig.h"
 
 namespace glueprof {
@@ -39,15 +39,17 @@ struct StepProgress {
 // May throw to stop the run (the runs are then marked failed).
 using ProgressCallback = std::function<void(const StepProgress& progress)>;
 
+// The arms are runs of one A/B group (baseline and optimized, the toggle in their identity).
 AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSchedule& schedule,
-                       HostTracer& tracer, const ProgressCallback& progress = {});
+                       CaptureSession& session, const ProgressCallback& progress = {});
 
 // One run with `toggles` applied: warm-up steps then measured steps.
 RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggles, int warmup,
-                int steps, HostTracer& tracer, const ProgressCallback& progress = {});
+                int steps, CaptureSession& session, const ProgressCallback& progress = {});
 
-// torch version, CUDA availability, threads, host: the `environment_json` of a run.
-std::string environmentJson(const TrainConfig& config);
+// torch version, CUDA availability, threads, host and how GPU activity was captured
+// (`gpuCapture`, CaptureSession::captureSummary): the `environment_json` of a run.
+std::string environmentJson(const TrainConfig& config, const std::string& gpuCapture);
 std::string hostName();
 
 }  // namespace glueprof

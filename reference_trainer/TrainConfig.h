@@ -58,10 +58,7 @@ struct TrainConfig {
     std::string device = "cpu";
     double scale = 1.0;  // --scale applied to the preset's width and depth
     LoraConfig lora;
-    std::string dataFile;  // "" = synthetic documents; else UTF-8 text or JSONL
-    // How GPU activity is captured (CaptureScope::summary); stored in each run's environment, not
-    // part of the configuration JSON.
-    std::string gpuCapture = "not captured (host tracing only)";
+    std::string dataFile;                      // "" = synthetic documents; else UTF-8 text or JSONL
     std::int64_t offloadMinBytes = 16 * 1024;  // offload layer inputs at least this large
     OptimizationSettings optimizations;
 };

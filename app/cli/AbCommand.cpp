@@ -1,28 +1,23 @@
-// glueprof ab: an A/B comparison of one or more toggles on the reference trainer.
+// glueprof ab: an A/B comparison of one or more toggles on the reference trainer. A thin caller:
+// the suite runs in reference_trainer (runAbSuite), the results model is built from what it stored.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <iostream>
 #include <memory>
 
-#include "analyzers/AbComparison.h"
-#include "analyzers/Analysis.h"
-#include "analyzers/CopyOverlap.h"
-#include "analyzers/SyncPoints.h"
 #include "app/cli/Commands.h"
 #include "app/cli/Progress.h"
 #include "app/cli/TrainerOptions.h"
-#include "app/report/AbReport.h"
-#include "optimizations/ToggleRegistry.h"
+#include "app/report/AtomicFile.h"
+#include "app/report/Results.h"
+#include "app/report/ResultsJson.h"
+#include "app/report/ResultsMarkdown.h"
+#include "app/report/ResultsText.h"
 #include "profiler/core/Error.h"
+#include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceReader.h"
-#include "profiler/core/TraceWriter.h"
-#include "profiler/host/HostTracer.h"
-#include "profiler/torch_ops/OpObserver.h"
-#include "reference_trainer/AbRunner.h"
-#include "reference_trainer/CaptureScope.h"
-#include "reference_trainer/Presets.h"
+#include "reference_trainer/AbSuite.h"
 
 namespace glueprof::cli {
 
@@ -37,115 +32,60 @@ struct AbOptions {
     bool aaControl = false;
 };
 
-struct SkippedToggle {
-    std::string name;
-    std::string reason;
-};
-
-std::vector<const Toggle*> chosenToggles(const AbOptions& o, const TrainConfig& config,
-                                         std::vector<SkippedToggle>& skipped) {
-    std::vector<const Toggle*> toggles;
-    if (o.all) {
-        for (const Toggle& t : toggleRegistry()) {
-            std::string reason = notApplicableReason(t, config.model.isMoe());
-            if (reason.empty()) {
-                toggles.push_back(&t);
-            } else {
-                skipped.push_back(SkippedToggle{t.name, reason});
-            }
-        }
-        return toggles;
-    }
-    if (o.toggles.empty()) {
-        throw usageError("choose what to compare: --opt NAME (repeatable) or --all; toggles: " +
-                         toggleNames());
-    }
-    for (const std::string& name : o.toggles) {
-        toggles.push_back(&resolveToggle(name, config));
-    }
-    return toggles;
-}
-
 std::string defaultReportPath(const std::string& db) {
     std::filesystem::path path(db);
     return (path.parent_path() / (path.stem().string() + "-report.md")).string();
 }
 
-// Stores the A/B results in the `metrics` table of the optimized run.
-void storeMetrics(TraceWriter& writer, const AbComparison& c) {
-    for (const MetricComparison& m : c.metrics) {
-        nlohmann::json detail = {{"baseline_run", c.baselineRun},
-                                 {"baseline_ms", m.baseline},
-                                 {"optimized_ms", m.optimized},
-                                 {"ci95", {m.speedupLow, m.speedupHigh}}};
-        writer.recordMetric(MetricRecord{c.optimizedRun, "ab." + c.toggle + ".speedup." + m.name,
-                                         m.speedup, "x", detail.dump()});
+// The report's directory must exist before the A/B runs, not after.
+void checkReportPath(const std::string& path) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    std::error_code ec;
+    if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
+        throw inputError(fmt::format(
+            "cannot write report '{}': directory '{}' does not exist; create it or pass another "
+            "--report",
+            path, parent.string()));
     }
 }
 
+AbProgress terminalAbProgress() {
+    auto current = std::make_shared<ProgressCallback>();
+    AbProgress progress;
+    progress.notice = [](const std::string& line) { std::cerr << line << "\n"; };
+    progress.toggleStarted = [current](const std::string& toggle, int, int) {
+        *current = terminalProgress(toggle);
+    };
+    progress.step = [current](const StepProgress& p) {
+        if (*current) (*current)(p);
+    };
+    progress.toggleFinished = [](const std::string&) { endProgressLine(); };
+    return progress;
+}
+
 int runAb(const AbOptions& o) {
-    TrainConfig config = o.trainer.resolve();
-    std::vector<SkippedToggle> skipped;
-    const std::vector<const Toggle*> toggles = chosenToggles(o, config, skipped);
-    checkFitsInMemory(config, 2);
-    AbSchedule schedule{o.trainer.warmup, o.trainer.steps, o.repeats, o.aaControl};
+    AbRequest request;
+    request.config = o.trainer.resolve();
+    request.toggles = o.toggles;
+    request.all = o.all;
+    request.schedule = AbSchedule{o.trainer.warmup, o.trainer.steps, o.repeats, o.aaControl};
+    request.db = o.trainer.db;
+    const std::string reportPath = o.report.empty() ? defaultReportPath(o.trainer.db) : o.report;
+    checkReportPath(reportPath);
+    const AbOutcome outcome = runAbSuite(request, terminalAbProgress());
 
-    TraceWriter writer(o.trainer.db);
-    HostTracer tracer(writer);
-    std::vector<AbRuns> runs;
-    std::string gpuCapture;
-    {
-        CaptureScope capture(config, tracer);
-        gpuCapture = config.gpuCapture = capture.summary();
-        std::cerr << "GPU capture: " << gpuCapture << "\n";
-        OpObserver observer(tracer);
-        for (const Toggle* toggle : toggles) {
-            runs.push_back(
-                runAbComparison(config, *toggle, schedule, tracer, terminalProgress(toggle->name)));
-            endProgressLine();
-        }
+    ResultsSelection selection;
+    for (const ToggleRuns& t : outcome.comparisons) {
+        selection.pairs.emplace_back(t.runs.baseline, t.runs.optimized);
     }
-    writer.flush();
-
-    AbReport report;
-    report.preset = config.preset;
-    report.device = config.device;
-    report.gpuCapture = gpuCapture;
-    report.db = o.trainer.db;
-    report.warmup = schedule.warmup;
-    report.steps = schedule.steps;
-    report.repeats = schedule.repeats;
-    for (const SkippedToggle& s : skipped)
-        report.skipped.push_back(AbReport::Skipped{s.name, s.reason});
-    TraceReader reader(o.trainer.db);
-    for (std::size_t i = 0; i < toggles.size(); ++i) {
-        TraceModel baseline = reader.loadRun(runs[i].baseline);
-        TraceModel optimized = reader.loadRun(runs[i].optimized);
-        AbReportEntry entry;
-        entry.comparison =
-            compareRuns(toggles[i]->name, toggles[i]->primaryMetric, baseline, optimized);
-        // The whole analysis of the baseline (the advisor needs it); of the optimized run, what the
-        // report shows.
-        AnalysisResult baselineAnalysis = analyze(baseline);
-        entry.baselineSyncs = std::move(baselineAnalysis.syncPoints);
-        entry.baselineOverlap = std::move(baselineAnalysis.copyOverlap);
-        entry.baselineFindings = std::move(baselineAnalysis.findings);
-        entry.baselineBubbles = std::move(baselineAnalysis.bubbles);
-        entry.optimizedSyncs = analyzeSyncPoints(optimized);
-        entry.optimizedOverlap = analyzeCopyOverlap(optimized);
-        entry.optimizedBubbles = analyzeBubbles(optimized);
-        for (const TraceModel* model : {&baseline, &optimized}) {
-            entry.diagnostics.insert(entry.diagnostics.end(), model->diagnostics().begin(),
-                                     model->diagnostics().end());
-        }
-        storeMetrics(writer, entry.comparison);
-        report.entries.push_back(std::move(entry));
+    Results results = buildResults(TraceReader(o.trainer.db), o.trainer.db, selection);
+    for (const SkippedToggle& s : outcome.skipped) {
+        results.skipped.push_back(SkippedComparison{s.toggle, s.reason});
     }
-    writer.close();
-
-    report.reportPath = o.report.empty() ? defaultReportPath(o.trainer.db) : o.report;
-    writeFileAtomically(report.reportPath, renderAbMarkdown(report));
-    std::cout << (o.trainer.json ? renderAbJson(report) + "\n" : renderAbTable(report));
+    results.reportPath = reportPath;
+    std::cout << (o.trainer.json ? renderResultsJson(results) : renderComparisonTable(results));
+    std::cout.flush();
+    writeFileAtomically(reportPath, renderResultsMarkdown(results));
     return 0;
 }
 

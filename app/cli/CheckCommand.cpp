@@ -11,11 +11,11 @@
 #include "app/cli/Commands.h"
 #include "app/cli/RunSelection.h"
 #include "app/report/AbPairs.h"
-#include "app/report/AbReport.h"
+#include "app/report/AtomicFile.h"
 #include "app/report/GateReport.h"
-#include "optimizations/ToggleRegistry.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/LossDiagnostics.h"
+#include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof::cli {
@@ -62,10 +62,9 @@ std::map<std::string, AbComparison> compareAll(const TraceReader& reader,
     std::map<std::string, AbComparison> comparisons;
     for (const auto& [toggle, pair] : pairs) {
         if (pair.optimized.preset != preset) continue;
-        const Toggle* known = findToggle(toggle);
-        const std::string primary = known != nullptr ? known->primaryMetric : "step_ms";
-        comparisons[toggle] = compareRuns(toggle, primary, reader.loadRun(pair.baseline.id),
-                                          reader.loadRun(pair.optimized.id));
+        comparisons[toggle] =
+            compareRuns(toggle, primaryMetricOf(pair.optimized.identity.toggle),
+                        reader.loadRun(pair.baseline.id), reader.loadRun(pair.optimized.id));
     }
     return comparisons;
 }

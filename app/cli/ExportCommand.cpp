@@ -9,7 +9,7 @@
 #include "analyzers/Analysis.h"
 #include "app/cli/Commands.h"
 #include "app/cli/RunSelection.h"
-#include "app/report/AbReport.h"
+#include "app/report/AtomicFile.h"
 #include "app/report/ChromeTrace.h"
 #include "app/report/CsvExport.h"
 #include "profiler/core/Error.h"

@@ -8,9 +8,11 @@
 #include "app/cli/Commands.h"
 #include "app/cli/RunSelection.h"
 #include "app/report/AbPairs.h"
-#include "app/report/AbReport.h"
-#include "app/report/TraceReport.h"
-#include "optimizations/ToggleRegistry.h"
+#include "app/report/AtomicFile.h"
+#include "app/report/HtmlReport.h"
+#include "app/report/Results.h"
+#include "app/report/ResultsJson.h"
+#include "app/report/ResultsMarkdown.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceReader.h"
 
@@ -60,21 +62,20 @@ int report(const ReportOptions& o) {
             ids = {chooseRun(reader, 0, o.db)};
         }
     }
-    std::vector<TraceModel> models;
-    for (RunId id : ids) models.push_back(reader.loadRun(id));
-    std::vector<const TraceModel*> traces;
-    for (const TraceModel& m : models) traces.push_back(&m);
-    const std::string toggle = toggleFromLabel(models.back().run().label);
-    const Toggle* known = findToggle(toggle);
-    const TraceReport built =
-        buildTraceReport(traces, toggle, known != nullptr ? known->primaryMetric : "step_ms");
+    ResultsSelection selection;
+    if (ids.size() == 2) {
+        selection.pairs.emplace_back(ids[0], ids[1]);
+    } else {
+        selection.runs = ids;
+    }
+    const Results built = buildResults(reader, o.db, selection);
     std::string text;
     if (o.format == "html")
-        text = renderReportHtml(built);
+        text = renderResultsHtml(built);
     else if (o.format == "md")
-        text = renderReportMarkdown(built);
+        text = renderResultsMarkdown(built);
     else
-        text = renderReportJson(built);
+        text = renderResultsJson(built);
     writeFileAtomically(o.out, text);
     std::cout << fmt::format(
         "wrote {} ({} of run{} {})\n", o.out, o.format, ids.size() > 1 ? "s" : "",

@@ -5,20 +5,16 @@
 #include <iostream>
 #include <memory>
 
-#include "analyzers/Analysis.h"
 #include "app/cli/Commands.h"
 #include "app/cli/Progress.h"
 #include "app/cli/TrainerOptions.h"
-#include "app/report/RunSummary.h"
-#include "optimizations/ToggleRegistry.h"
+#include "app/report/Results.h"
+#include "app/report/ResultsJson.h"
+#include "app/report/ResultsText.h"
 #include "profiler/core/Error.h"
+#include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceReader.h"
-#include "profiler/core/TraceWriter.h"
-#include "profiler/host/HostTracer.h"
-#include "profiler/torch_ops/OpObserver.h"
-#include "reference_trainer/AbRunner.h"
-#include "reference_trainer/CaptureScope.h"
-#include "reference_trainer/Presets.h"
+#include "reference_trainer/AbSuite.h"
 
 namespace glueprof::cli {
 
@@ -37,36 +33,34 @@ struct RunOptions {
 };
 
 int runOnce(const RunOptions& o) {
-    TrainConfig config = o.trainer.resolve();
+    const TrainConfig config = o.trainer.resolve();
     std::vector<const Toggle*> toggles;
-    for (const std::string& name : o.toggles) {
-        toggles.push_back(&resolveToggle(name, config));
-    }
-    checkFitsInMemory(config, 1);  // before the database is created
-    TraceWriter writer(o.trainer.db);
-    HostTracer tracer(writer);
+    for (const std::string& name : o.toggles) toggles.push_back(&resolveToggle(name, config));
+    checkTrainingRequest(config, o.trainer.db, 1);  // before the database is created
     RunId run = 0;
     {
-        CaptureScope capture(config, tracer);
-        config.gpuCapture = capture.summary();
-        std::cerr << "GPU capture: " << config.gpuCapture << "\n";
-        OpObserver observer(tracer);
-        run = runSingle(config, toggles, o.trainer.warmup, o.trainer.steps, tracer,
+        CaptureSession session(o.trainer.db, config.device);
+        if (!session.writer().upgradeNotice().empty()) {
+            std::cerr << session.writer().upgradeNotice() << "\n";
+        }
+        std::cerr << "GPU capture: " << session.captureSummary() << "\n";
+        run = runSingle(config, toggles, o.trainer.warmup, o.trainer.steps, session,
                         terminalProgress("run"));
         endProgressLine();
+        session.close();
     }
     ProcessStats process;
     process.peakRssBytes = peakResidentBytes();
-    writer.recordMetric(MetricRecord{run, "process.peak_rss",
-                                     static_cast<double>(process.peakRssBytes), "bytes", "{}"});
-    writer.close();
-    TraceModel model = TraceReader(o.trainer.db).loadRun(run);
-    AnalysisResult analysis = analyze(model);
-    std::cout << (o.trainer.json ? renderRunSummaryJson(model.run(), analysis, o.trainer.db,
-                                                        process, model.diagnostics()) +
-                                       "\n"
-                                 : renderRunSummary(model.run(), analysis, o.trainer.db, process,
-                                                    model.diagnostics()));
+    const Results results = buildResults(TraceReader(o.trainer.db), o.trainer.db, {{run}, {}});
+    const RunAnalysis& analysis = results.runs.front();
+    if (o.trainer.json) {
+        nlohmann::json j = toJson(analysis);
+        j["db"] = o.trainer.db;
+        j["peak_rss_mib"] = static_cast<double>(process.peakRssBytes) / (1024.0 * 1024.0);
+        std::cout << j.dump(2) << "\n";
+    } else {
+        std::cout << renderRunSummary(analysis, o.trainer.db, process);
+    }
     return 0;
 }
 

@@ -9,19 +9,17 @@
 
 #include "analyzers/LayerCosts.h"
 #include "analyzers/PipelineBubbles.h"
+#include "analyzers/PipelineReplay.h"
 #include "app/cli/Commands.h"
 #include "app/cli/Progress.h"
 #include "app/cli/TrainerOptions.h"
 #include "optimizations/pipeline_schedule/CostFile.h"
 #include "optimizations/pipeline_schedule/Partitioner.h"
 #include "optimizations/pipeline_schedule/PipelineSimulator.h"
-#include "optimizations/pipeline_schedule/Replay.h"
 #include "optimizations/pipeline_schedule/SimulationTrace.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceReader.h"
-#include "profiler/host/HostTracer.h"
-#include "profiler/torch_ops/OpObserver.h"
-#include "reference_trainer/AbRunner.h"
+#include "reference_trainer/AbSuite.h"
 #include "reference_trainer/Presets.h"
 
 namespace glueprof::cli {
@@ -48,21 +46,22 @@ struct SimulateOptions {
     bool json = false;
 };
 
-// Costs measured on a preset: a short single-worker run recorded into the database, then per-layer
-// medians (analyzers/LayerCosts).
-pipeline::PipelineCosts measurePreset(const SimulateOptions& o, TraceWriter& writer) {
+// The preset whose costs `--preset` measures.
+TrainConfig measuredConfig(const SimulateOptions& o) {
     TrainConfig config = presetConfig(o.preset, o.scale);
     if (o.seqLen > 0) config.seqLen = o.seqLen;
-    checkFitsInMemory(config, 1);
-    HostTracer tracer(writer);
-    RunId run = 0;
-    {
-        OpObserver observer(tracer);
-        run = runSingle(config, {}, 1, 2, tracer, terminalProgress("measure " + o.preset));
-        endProgressLine();
-    }
-    writer.flush();
-    const LayerCostsResult measured = measureLayerCosts(TraceReader(writer.path()).loadRun(run));
+    return config;
+}
+
+// Costs measured on a preset: a short single-worker run recorded into the database, then per-layer
+// medians (analyzers/LayerCosts).
+pipeline::PipelineCosts measurePreset(const SimulateOptions& o, const TrainConfig& config,
+                                      CaptureSession& session) {
+    const RunId run = runSingle(config, {}, 1, 2, session, terminalProgress("measure " + o.preset));
+    endProgressLine();
+    session.writer().flush();
+    const LayerCostsResult measured =
+        measureLayerCosts(TraceReader(session.writer().path()).loadRun(run));
     if (!measured.complete()) {
         throw inputError(
             "the measured run has no layer ranges to take costs from: the preset must have layers");
@@ -187,6 +186,25 @@ std::string resultText(const nlohmann::json& j) {
     return out;
 }
 
+// The simulator's costs from the jobs an executed pipeline ran (analyzers/PipelineReplay).
+pipeline::PipelineCosts replayedCosts(const TraceModel& model,
+                                      const pipeline::SimulationSpec& plan) {
+    ReplayPlan shape;
+    shape.roundPipe = plan.schedule == pipeline::Schedule::kRoundPipe;
+    shape.layers = plan.costs.layers();
+    shape.forwardPartition = plan.forwardPartition;
+    shape.backwardPartition = plan.backwardPartition;
+    const ReplayCosts measured = measureReplayCosts(model, shape);
+    pipeline::PipelineCosts costs;
+    costs.forwardMs = measured.forwardMs;
+    costs.recomputeMs = measured.recomputeMs;
+    costs.backwardMs = measured.backwardMs;
+    costs.headForwardMs = measured.headForwardMs;
+    costs.headBackwardMs = measured.headBackwardMs;
+    costs.hopMs = plan.costs.hopMs;
+    return costs;
+}
+
 // "Measure, then replay": an executed pipeline run's plan and its jobs' measured costs.
 struct Replayed {
     pipeline::CostFile file;
@@ -208,7 +226,7 @@ Replayed replayRun(const std::string& db, RunId run) {
     try {
         const pipeline::SimulationSpec plan =
             pipeline::specFromJson(config["pipeline_plan"].dump());
-        r.file.costs = pipeline::measuredCosts(model, plan);
+        r.file.costs = replayedCosts(model, plan);
         r.file.workers = plan.workers;
         r.file.microbatches = plan.microbatches;
         r.schedule = pipeline::toString(plan.schedule);
@@ -246,10 +264,20 @@ int simulateCommand(const SimulateOptions& o) {
             throw inputError(e.what());
         }
     }
-    if (!o.preset.empty())
-        presetConfig(o.preset);  // an unknown preset is a usage error before any file
-    TraceWriter writer(o.db);
-    if (!o.preset.empty()) file.costs = measurePreset(o, writer);
+    // Checks before any file: an unknown preset is a usage error, a preset that does not fit in
+    // memory an input error. Simulated runs are recorded through the same capture session as
+    // trained ones (the measuring run, on a preset, is traced like any `glueprof run`).
+    std::optional<TrainConfig> config;
+    if (!o.preset.empty()) {
+        config = measuredConfig(o);
+        checkTrainingRequest(*config, o.db, 1);
+    }
+    CaptureSession session(o.db, config ? config->device : "cpu");
+    if (!session.writer().upgradeNotice().empty()) {
+        std::cerr << session.writer().upgradeNotice() << "\n";
+    }
+    TraceWriter& writer = session.writer();
+    if (config) file.costs = measurePreset(o, *config, session);
     if (o.hopMs >= 0) file.costs.hopMs = o.hopMs;
     if (o.optimizerMs >= 0) file.costs.optimizerMs = o.optimizerMs;
     const int workers = o.workers > 0 ? o.workers : (file.workers > 0 ? file.workers : 2);
@@ -321,7 +349,7 @@ int simulateCommand(const SimulateOptions& o) {
             text += line + "\n";
         }
     }
-    writer.close();
+    session.close();
     if (o.json) {
         nlohmann::json out =
             results.size() == 1 ? results[0] : nlohmann::json{{"simulations", results}};

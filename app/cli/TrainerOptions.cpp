@@ -132,17 +132,4 @@ std::vector<int> parseLayerCounts(const std::string& text, const char* option) {
     return counts;
 }
 
-const Toggle& resolveToggle(const std::string& name, const TrainConfig& config) {
-    const Toggle* toggle = findToggle(name);
-    if (toggle == nullptr) {
-        throw usageError(fmt::format("unknown toggle '{}': choose from {}", name, toggleNames()));
-    }
-    std::string reason = notApplicableReason(*toggle, config.model.isMoe());
-    if (!reason.empty()) {
-        throw usageError(fmt::format("toggle '{}' does not apply to preset '{}': {}", name,
-                                     config.preset, reason));
-    }
-    return *toggle;
-}
-
 }  // namespace glueprof::cli

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "optimizations/ToggleRegistry.h"
 #include "reference_trainer/TrainConfig.h"
 
 namespace glueprof::cli {
@@ -41,9 +40,5 @@ struct TrainerOptions {
 
 // "5,1,1,1" -> {5, 1, 1, 1}: layer counts of a partition; usage error naming `option` otherwise.
 std::vector<int> parseLayerCounts(const std::string& text, const char* option);
-
-// The toggle named `name`, checked against the model: usage errors for an unknown toggle and for
-// one that does not apply (an MoE toggle on a dense preset).
-const Toggle& resolveToggle(const std::string& name, const TrainConfig& config);
 
 }  // namespace glueprof::cli

@@ -1,5 +1,7 @@
 #include "app/gui/App.h"
 
+#include "app/report/ResultsJson.h"
+
 #include <imgui.h>
 
 #include <nlohmann/json.hpp>
@@ -103,8 +105,8 @@ std::string App::dumpState() const {
                      {"median", frames.medianMs},
                      {"p95", frames.p95Ms},
                      {"max", frames.maxMs}};
-    if (const TraceReport* report = m_workspace.report()) {
-        j["dashboard"] = nlohmann::json::parse(renderReportJson(*report));
+    if (const Results* report = m_workspace.report()) {
+        j["dashboard"] = toJson(*report);  // the results model, as `report --format json` writes it
     }
     nlohmann::json errors = nlohmann::json::array();
     for (const LogEntry& e : m_log.entries()) {

@@ -1,18 +1,11 @@
 #include "app/gui/RunController.h"
 
-#include <torch/torch.h>
-
 #include <fmt/format.h>
 
 #include <exception>
 
 #include "app/gui/Log.h"
-#include "optimizations/ToggleRegistry.h"
-#include "profiler/core/TraceWriter.h"
-#include "profiler/host/HostTracer.h"
-#include "profiler/torch_ops/OpObserver.h"
-#include "reference_trainer/AbRunner.h"
-#include "reference_trainer/CaptureScope.h"
+#include "reference_trainer/AbSuite.h"
 #include "reference_trainer/Presets.h"
 
 namespace glueprof::gui {
@@ -28,15 +21,7 @@ RunController::~RunController() {
     if (m_thread.joinable()) m_thread.join();
 }
 
-bool RunController::cudaAvailable(std::string& why) {
-    static const bool available =
-        torch::cuda::is_available();  // asked every frame: ask the driver once
-    if (available) return true;
-    why =
-        "this libtorch has no CUDA or no GPU is visible (build against a CUDA libtorch with "
-        "TORCH_DIR)";
-    return false;
-}
+bool RunController::cudaAvailable(std::string& why) { return glueprof::cudaAvailable(why); }
 
 bool RunController::start(const RunRequest& request) {
     if (m_running) {
@@ -76,41 +61,38 @@ std::vector<RunSample> RunController::samples() const {
     return m_samples;
 }
 
+// The GUI's Run A/B is the CLI's `ab`: one runAbSuite call; this only reports progress and
+// samples to the panel and turns a cancel into an exception the suite stops on.
 void RunController::run(RunRequest request) {
     try {
-        TrainConfig config = presetConfig(request.preset);
-        config.device = request.device;
-        checkFitsInMemory(config, 2);
-        TraceWriter writer(request.db);
-        HostTracer tracer(writer);
-        AbSchedule schedule{request.warmup, request.steps, request.repeats};
-        {
-            CaptureScope capture(config, tracer);  // CUPTI on CUDA runs, as glueprof ab does
-            config.gpuCapture = capture.summary();
-            m_log.info("GPU capture: " + config.gpuCapture);
-            OpObserver observer(tracer);
-            int before = 0;
-            for (const std::string& name : request.toggles) {
-                const Toggle* toggle = findToggle(name);
-                if (toggle == nullptr) throw std::runtime_error("unknown toggle " + name);
-                {
-                    std::lock_guard<std::mutex> lock(m_mutex);
-                    m_current = name;
-                    m_samples.clear();
-                }
-                runAbComparison(config, *toggle, schedule, tracer, [&](const StepProgress& p) {
-                    m_done = before + p.done;
-                    {
-                        std::lock_guard<std::mutex> lock(m_mutex);
-                        m_samples.push_back(RunSample{p.arm, p.warmup, p.loss, p.stepMs});
-                    }
-                    if (m_cancel) throw Cancelled();
-                });
-                before += 2 * (schedule.warmup + schedule.steps * schedule.repeats);
-                m_log.info(fmt::format("A/B of {} on {} done", name, request.preset));
+        AbRequest ab;
+        ab.config = presetConfig(request.preset);
+        ab.config.device = request.device;
+        ab.toggles = request.toggles;
+        ab.schedule = AbSchedule{request.warmup, request.steps, request.repeats};
+        ab.db = request.db;
+        const int perToggle = 2 * (request.warmup + request.steps * request.repeats);
+        int before = 0;
+        AbProgress progress;
+        progress.notice = [this](const std::string& line) { m_log.info(line); };
+        progress.toggleStarted = [&](const std::string& toggle, int index, int) {
+            before = index * perToggle;
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_current = toggle;
+            m_samples.clear();
+        };
+        progress.step = [&](const StepProgress& p) {
+            m_done = before + p.done;
+            {
+                std::lock_guard<std::mutex> lock(m_mutex);
+                m_samples.push_back(RunSample{p.arm, p.warmup, p.loss, p.stepMs});
             }
-        }
-        writer.close();
+            if (m_cancel) throw Cancelled();
+        };
+        progress.toggleFinished = [&](const std::string& toggle) {
+            m_log.info(fmt::format("A/B of {} on {} done", toggle, request.preset));
+        };
+        runAbSuite(ab, progress);
     } catch (const Cancelled&) {
         m_log.info("run cancelled; its runs are marked failed");
     } catch (const std::exception& e) {

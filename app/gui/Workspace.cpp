@@ -7,7 +7,6 @@
 #include <filesystem>
 
 #include "app/report/AbPairs.h"
-#include "optimizations/ToggleRegistry.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceWriter.h"
 
@@ -77,10 +76,7 @@ void Workspace::select(RunId baseline, RunId optimized) {
             if (*cancelled) return loaded;
             std::vector<const TraceModel*> traces;
             for (const TraceModel& t : loaded.traces) traces.push_back(&t);
-            const std::string toggle = toggleFromLabel(loaded.traces.back().run().label);
-            const Toggle* known = findToggle(toggle);
-            loaded.report = std::make_unique<TraceReport>(buildTraceReport(
-                traces, toggle, known != nullptr ? known->primaryMetric : "step_ms"));
+            loaded.report = std::make_unique<Results>(buildResults(traces, path));
             *stage = 3;
             if (*cancelled) return loaded;
             for (const TraceModel& t : loaded.traces)

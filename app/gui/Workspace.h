@@ -1,6 +1,6 @@
 #pragma once
 // The workspace: the open trace database, its runs, the selected baseline/optimized pair and what
-// the analyzers say about it (a TraceReport, the same model the HTML report renders, so the numbers
+// the analyzers say about it (the results model every face renders, so the numbers
 // agree). Loading and analysis run on a background thread; poll() moves finished work in. Panels
 // only read it.
 #include <atomic>
@@ -13,7 +13,7 @@
 
 #include "app/gui/Log.h"
 #include "app/gui/widgets/TimelineLod.h"
-#include "app/report/TraceReport.h"
+#include "app/report/Results.h"
 #include "profiler/core/TraceModel.h"
 
 namespace glueprof::gui {
@@ -50,7 +50,7 @@ class Workspace {
     Progress progress() const;  // of the load in flight
 
     // The analysis of the selection; null until loaded.
-    const TraceReport* report() const { return m_report.get(); }
+    const Results* report() const { return m_report.get(); }
     const std::vector<TraceModel>& traces() const { return m_traces; }
     const std::vector<TimelineIndex>& timelines() const { return m_timelines; }  // one per trace
     // Counts the analyses taken in: what a panel caches about the traces is stale when it changed.
@@ -59,7 +59,7 @@ class Workspace {
   private:
     struct Loaded {
         std::vector<TraceModel> traces;
-        std::unique_ptr<TraceReport> report;
+        std::unique_ptr<Results> report;
         std::vector<TimelineIndex> timelines;
         std::string error;
     };
@@ -76,7 +76,7 @@ class Workspace {
     static constexpr int kStageCount = 5;
     static const char* const kStages[kStageCount];
     std::vector<TraceModel> m_traces;
-    std::unique_ptr<TraceReport> m_report;
+    std::unique_ptr<Results> m_report;
     std::vector<TimelineIndex> m_timelines;
     std::uint64_t m_generation = 0;
 };

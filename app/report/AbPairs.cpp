@@ -1,42 +1,38 @@
 #include "app/report/AbPairs.h"
 
+#include <fmt/format.h>
+
 namespace glueprof {
 
-namespace {
-const std::string kBaselineSuffix = ":baseline";
-const std::string kOptimizedSuffix = ":optimized";
-
-bool endsWith(const std::string& text, const std::string& suffix) {
-    return text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-}  // namespace
-
-std::string toggleFromLabel(const std::string& label) {
-    auto colon = label.rfind(':');
-    return colon == std::string::npos ? label : label.substr(0, colon);
+std::string AbPair::name() const {
+    const std::string& toggle = optimized.identity.toggle;
+    return toggle.empty() ? fmt::format("A/B group {}", optimized.identity.abGroup) : toggle;
 }
 
 std::map<std::string, AbPair> latestAbPairs(const std::vector<RunSummary>& runs) {
-    std::map<std::string, AbPair> pairs;
-    for (const RunSummary& optimized : runs) {
-        if (!endsWith(optimized.label, kOptimizedSuffix) || optimized.displayStatus() != "complete")
-            continue;
-        const std::string toggle = toggleFromLabel(optimized.label);
-        for (const RunSummary& baseline : runs) {
-            if (baseline.id < optimized.id && baseline.label == toggle + kBaselineSuffix &&
-                baseline.displayStatus() == "complete") {
-                pairs[toggle] =
-                    AbPair{baseline, optimized};  // runs are in id order: the last one wins
-            }
+    std::map<RunId, const RunSummary*> reference;  // A/B group -> its complete reference arm
+    for (const RunSummary& run : runs) {
+        if (run.identity.abGroup != 0 && run.identity.isReferenceArm() &&
+            run.displayStatus() == "complete") {
+            reference[run.identity.abGroup] = &run;
         }
+    }
+    std::map<std::string, AbPair> pairs;
+    for (const RunSummary& compared : runs) {  // in id order: the newest pair of a name wins
+        if (compared.identity.abGroup == 0 || !compared.identity.isComparedArm() ||
+            compared.displayStatus() != "complete")
+            continue;
+        auto found = reference.find(compared.identity.abGroup);
+        if (found == reference.end()) continue;
+        AbPair pair{*found->second, compared};
+        pairs[pair.name()] = pair;
     }
     return pairs;
 }
 
 std::optional<AbPair> newestAbPair(const std::vector<RunSummary>& runs) {
     std::optional<AbPair> newest;
-    for (const auto& [toggle, pair] : latestAbPairs(runs)) {
+    for (const auto& [name, pair] : latestAbPairs(runs)) {
         if (!newest || pair.optimized.id > newest->optimized.id) newest = pair;
     }
     return newest;

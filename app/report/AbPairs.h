@@ -1,6 +1,7 @@
 #pragma once
-// A/B runs in a database, by their labels: `glueprof ab` (and the GUI) label the arms of a toggle's
-// comparison TOGGLE:baseline and TOGGLE:optimized. Shared by check, report and the GUI.
+// A/B runs in a database, paired by their identity columns (runs.ab_group and runs.arm, schema
+// v2): the reference arm (baseline or A) and the compared arm (optimized or B) of one group.
+// Shared by check, report and the GUI.
 #include <map>
 #include <optional>
 #include <string>
@@ -11,16 +12,15 @@
 namespace glueprof {
 
 struct AbPair {
-    RunSummary baseline;
-    RunSummary optimized;
+    RunSummary baseline;   // the reference arm
+    RunSummary optimized;  // the compared arm
+    // What the pair compares: the toggle, or "A/B group N" for a comparison without one.
+    std::string name() const;
 };
 
-// The latest complete A/B of each toggle: its newest optimized run and the newest baseline before
-// it.
+// The latest complete A/B of each toggle (by the compared arm's run id), both arms complete.
 std::map<std::string, AbPair> latestAbPairs(const std::vector<RunSummary>& runs);
 // The newest of them (by optimized run id), if any.
 std::optional<AbPair> newestAbPair(const std::vector<RunSummary>& runs);
-// The toggle an arm's label names ("packed_cache:optimized" -> "packed_cache").
-std::string toggleFromLabel(const std::string& label);
 
 }  // namespace glueprof

@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "app/report/Escape.h"
+#include "app/report/HtmlReport.h"
 #include "app/report/Palette.h"
-#include "app/report/TraceReport.h"
 
 namespace glueprof {
 
@@ -28,7 +28,7 @@ std::string phaseBars(const AbComparison& c) {
     for (const MetricComparison& m : c.metrics) {
         const double scale = (kChartWidth - kLabelWidth - 230) / top;
         svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n", y + 24,
-                           escapeMarkup(m.name));
+                           escapeMarkup(m.name()));
         svg += fmt::format(
             "<rect x=\"{}\" y=\"{}\" width=\"{:.1f}\" height=\"16\" fill=\"{}\"><title>baseline "
             "{:.3f} ms</title></rect>\n",
@@ -59,7 +59,7 @@ std::string legend() {
     return html + "</p>\n";
 }
 
-std::string glueBars(const ReportRun& r, TimestampNs widest) {
+std::string glueBars(const RunAnalysis& r, TimestampNs widest) {
     const std::vector<GlueStep>& steps = r.analysis.glue.steps;
     if (steps.empty() || widest <= 0) return "<p>No measured steps.</p>\n";
     const int rowHeight = 18;
@@ -91,7 +91,7 @@ std::string glueBars(const ReportRun& r, TimestampNs widest) {
     return svg + "</svg>\n";
 }
 
-std::string syncByLayer(const ReportRun& r) {
+std::string syncByLayer(const RunAnalysis& r) {
     const std::vector<SyncGroup>& groups = r.analysis.syncPoints.byLayer;
     if (groups.empty()) return "<p>No sync points in the measured steps.</p>\n";
     std::int64_t top = 1;
@@ -115,7 +115,7 @@ std::string syncByLayer(const ReportRun& r) {
     return svg + "</svg>\n";
 }
 
-std::string overlapStrip(const ReportRun& r) {
+std::string overlapStrip(const RunAnalysis& r) {
     if (r.stripCopies.empty() || r.stripEndNs <= r.stripStartNs) return {};
     const double scale =
         static_cast<double>(kChartWidth - 10) / static_cast<double>(r.stripEndNs - r.stripStartNs);
@@ -143,7 +143,7 @@ std::string overlapStrip(const ReportRun& r) {
     return svg + "</svg>\n";
 }
 
-std::string gantt(const ReportRun& r) {
+std::string gantt(const RunAnalysis& r) {
     if (r.gantt.empty()) return {};
     TimestampNs start = r.gantt.front().startNs;
     TimestampNs end = r.gantt.front().endNs;
@@ -176,7 +176,7 @@ std::string gantt(const ReportRun& r) {
 
 }  // namespace
 
-std::string renderReportHtml(const TraceReport& report) {
+std::string renderResultsHtml(const Results& report) {
     std::string html =
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>glueprof "
         "report</title>\n"
@@ -191,7 +191,7 @@ std::string renderReportHtml(const TraceReport& report) {
         "#C0504D;padding:8px}code{background:#f4f4f4}</style>\n"
         "</head><body>\n<h1>glueprof report</h1>\n<ul>\n";
     TimestampNs widest = 0;
-    for (const ReportRun& r : report.runs) {
+    for (const RunAnalysis& r : report.runs) {
         html += fmt::format(
             "<li>run {} <code>{}</code>: preset <code>{}</code> on <code>{}</code>, {}</li>\n",
             r.run.id, escapeMarkup(r.run.label), escapeMarkup(r.run.preset),
@@ -199,7 +199,7 @@ std::string renderReportHtml(const TraceReport& report) {
         for (const GlueStep& s : r.analysis.glue.steps) widest = std::max(widest, s.wallNs);
     }
     html += "</ul>\n";
-    for (const ReportRun& r : report.runs) {
+    for (const RunAnalysis& r : report.runs) {
         if (r.diagnostics.empty()) continue;
         html += fmt::format(
             "<div class=\"diagnostics\"><strong>Run {} lost or skipped something:</strong><ul>\n",
@@ -210,19 +210,19 @@ std::string renderReportHtml(const TraceReport& report) {
         }
         html += "</ul></div>\n";
     }
-    if (report.comparison) {
-        const AbComparison& c = *report.comparison;
+    for (const Comparison& comparison : report.comparisons) {
+        const AbComparison& c = comparison.ab;
         html += fmt::format(
             "<h2>Before / after: <code>{}</code></h2>\n<p>Grey: baseline (run {}), blue: optimized "
             "(run {}); "
             "medians of the measured steps, speedup with its bootstrap 95% interval. Verdict on "
             "{}: <b>{}</b>. "
             "Loss {} at every step.</p>\n",
-            escapeMarkup(c.toggle), c.baselineRun, c.optimizedRun, escapeMarkup(c.primaryMetric),
+            escapeMarkup(c.toggle), c.baselineRun, c.optimizedRun, toString(c.primaryMetric),
             toString(c.verdict()), c.lossEqual ? "bit-identical" : "<b>differs</b>");
         html += phaseBars(c);
     }
-    for (const ReportRun& r : report.runs) {
+    for (const RunAnalysis& r : report.runs) {
         const AnalysisResult& a = r.analysis;
         html +=
             fmt::format("<h2>Run {} <code>{}</code></h2>\n", r.run.id, escapeMarkup(r.run.label));

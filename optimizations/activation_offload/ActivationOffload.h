@@ -29,19 +29,11 @@
 #include <vector>
 
 #include "optimizations/activation_offload/CopyEngine.h"
+#include "optimizations/activation_offload/OffloadSettings.h"
 
 namespace glueprof {
 
 class HostTracer;
-
-enum class OffloadMode { kOff, kSingleBuffer, kDoubleBuffer };
-const char* toString(OffloadMode mode);
-
-struct OffloadSettings {
-    OffloadMode mode = OffloadMode::kOff;
-    bool prefetch = false;  // only with kDoubleBuffer
-    bool enabled() const { return mode != OffloadMode::kOff; }
-};
 
 class ActivationOffloader {
   public:

@@ -17,12 +17,11 @@
 #include <cstdint>
 #include <vector>
 
+#include "optimizations/moe_routing/MoeRoutingMode.h"
+
 namespace glueprof {
 
 class HostTracer;
-
-enum class MoeRoutingMode { kPerExpert, kGroupOnce, kSyncFree };
-const char* toString(MoeRoutingMode mode);
 
 // The tokens one expert serves.
 struct ExpertTokens {

@@ -16,12 +16,11 @@
 #include <string>
 #include <vector>
 
+#include "optimizations/packed_metadata/PackedMetadataMode.h"
+
 namespace glueprof {
 
 class HostTracer;
-
-enum class PackedMetadataMode { kRebuild, kCached, kVectorized };
-const char* toString(PackedMetadataMode mode);
 
 // What the data loader knows about a packed micro-batch.
 struct PackedSequenceInfo {

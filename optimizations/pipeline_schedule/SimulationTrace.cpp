@@ -99,6 +99,8 @@ TraceModel simulationModel(const SimulationSpec& spec, const SimulationResult& r
     run.label = std::string("simulate:") + toString(spec.schedule);
     run.device = "simulated";
     run.configJson = specJson(spec);
+    run.identity.kind = RunKind::kSimulated;
+    run.identity.schedule = toString(spec.schedule);
     TraceModelBuilder b(run);
     std::vector<std::size_t> lanes;
     for (int w = 0; w < spec.workers; ++w)
@@ -123,6 +125,8 @@ RunId recordSimulation(TraceWriter& writer, const SimulationSpec& spec,
     info.device = "simulated";
     info.configJson = specJson(spec);
     info.togglesJson = nlohmann::json::array({toString(spec.schedule)}).dump();
+    info.identity.kind = RunKind::kSimulated;
+    info.identity.schedule = toString(spec.schedule);
     const RunId run = writer.beginRun(info);
     std::vector<LaneId> lanes;
     for (int w = 0; w < spec.workers; ++w) {

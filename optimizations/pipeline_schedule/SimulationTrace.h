@@ -1,9 +1,9 @@
 #pragma once
 // A simulated pipeline as a run in the trace store: one simulated-worker lane per worker,
 // `forward`, `recompute` and `backward` ranges (layer tag = the stage, micro-batch and step =
-// iteration tags), one step per iteration, the spec in the run's config JSON
-// (`"schedule":"roundpipe"` tells the bubble analyzer there is no warm-up phase). The same analyzer
-// that reads executed pipelines reads it.
+// iteration tags), one step per iteration, the spec in the run's config JSON, kind `simulated` and
+// its schedule in the run's identity (roundpipe tells the bubble analyzer there is no warm-up
+// phase). The same analyzer that reads executed pipelines reads it.
 #include <string>
 
 #include "optimizations/pipeline_schedule/PipelineSimulator.h"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "profiler/core/Event.h"
+#include "profiler/core/RunIdentity.h"
 
 namespace glueprof {
 
@@ -25,6 +26,7 @@ struct RunSummary {
     std::int64_t startedUnixNs = 0;
     std::int64_t endedUnixNs = 0;
     std::int64_t stepCount = 0;
+    RunIdentity identity;  // kind, A/B group and arm, toggle, schedule (schema v2 columns)
 
     // A run still marked `running` when read back was killed or is being recorded: readers show
     // it as "aborted" (its finished steps are all there).

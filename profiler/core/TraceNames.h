@@ -1,6 +1,8 @@
 #pragma once
-// Names of the structural ranges that writers emit and analyzers read. Part of the trace format
-// (docs/schema.md): never rename.
+// Names of the structural ranges and of the per-step counters that writers emit and analyzers
+// read. Part of the trace format (docs/schema.md): never rename; append new counters.
+#include <cstddef>
+
 namespace glueprof::names {
 
 constexpr const char* kStep = "step";
@@ -19,3 +21,45 @@ constexpr const char* kReload = "reload";           // copy: it back to a device
 constexpr const char* kWaitReload = "wait_reload";  // the compute waiting for a reload
 
 }  // namespace glueprof::names
+
+namespace glueprof {
+
+// The deterministic per-step counters (the `counters` table).
+enum class Counter : std::size_t {
+    kOpsDispatched = 0,  // top-level aten ops dispatched on traced threads
+    kWouldSyncOps,       // top-level ops that block the host on CUDA (SyncOpTable)
+    kHostReads,          // device values read back to the host (item, to_host)
+    kMaskBuilds,         // packed attention masks built (forward and recompute)
+    kMaskBuildsForward,  // of which in the forward pass
+    kRoutingHostReads,   // host reads made by MoE routing (per expert, or one per layer pass)
+    kOffloadBytes,       // bytes of layer inputs copied to host memory
+    kReloads,            // layer inputs copied back for the recompute
+    kCount
+};
+
+// The counter's stored name ("ops", "mask_builds", ...).
+constexpr const char* counterName(Counter counter) {
+    switch (counter) {
+        case Counter::kOpsDispatched:
+            return "ops";
+        case Counter::kWouldSyncOps:
+            return "would_sync_ops";
+        case Counter::kHostReads:
+            return "host_reads";
+        case Counter::kMaskBuilds:
+            return "mask_builds";
+        case Counter::kMaskBuildsForward:
+            return "mask_builds_forward";
+        case Counter::kRoutingHostReads:
+            return "routing_host_reads";
+        case Counter::kOffloadBytes:
+            return "offload_bytes";
+        case Counter::kReloads:
+            return "reloads";
+        case Counter::kCount:
+            break;
+    }
+    return "unknown";
+}
+
+}  // namespace glueprof

@@ -10,11 +10,6 @@ namespace glueprof {
 
 namespace {
 
-constexpr const char* kRunColumns =
-    "SELECT r.id, r.label, r.status, r.preset, r.device, r.config_json, r.toggles_json, "
-    "r.environment_json, r.host, r.started_unix_ns, coalesce(r.ended_unix_ns, 0), "
-    "(SELECT count(*) FROM steps s WHERE s.run_id = r.id) FROM runs r";
-
 RunSummary readRunRow(const SqliteStatement& row) {
     RunSummary run;
     run.id = row.columnInt(0);
@@ -29,24 +24,33 @@ RunSummary readRunRow(const SqliteStatement& row) {
     run.startedUnixNs = row.columnInt(9);
     run.endedUnixNs = row.columnInt(10);
     run.stepCount = row.columnInt(11);
+    RunIdentity& id = run.identity;
+    id.kind = parseRunKind(row.columnText(12)).value_or(RunKind::kTrained);
+    id.abGroup = row.columnIsNull(13) ? 0 : row.columnInt(13);
+    id.arm = row.columnIsNull(14) ? Arm::kNone : parseArm(row.columnText(14));
+    id.toggle = row.columnIsNull(15) ? "" : row.columnText(15);
+    id.schedule = row.columnIsNull(16) ? "" : row.columnText(16);
+    if (!row.columnIsNull(17)) id.rank = static_cast<int>(row.columnInt(17));
+    if (!row.columnIsNull(18)) id.worldSize = static_cast<int>(row.columnInt(18));
     return run;
 }
 
 }  // namespace
 
-TraceReader::TraceReader(const std::string& path) : m_db(openTraceForReading(path)) {}
+TraceReader::TraceReader(const std::string& path)
+    : m_db(openTraceForReading(path)), m_schemaVersion(traceSchemaVersion(*m_db)) {}
 
 TraceReader::~TraceReader() = default;
 
 std::vector<RunSummary> TraceReader::listRuns() const {
     std::vector<RunSummary> runs;
-    SqliteStatement query = m_db->prepare(std::string(kRunColumns) + " ORDER BY r.id");
+    SqliteStatement query = m_db->prepare(sql::selectRuns(m_schemaVersion));
     while (query.step()) runs.push_back(readRunRow(query));
     return runs;
 }
 
 RunSummary TraceReader::runSummary(RunId run) const {
-    SqliteStatement query = m_db->prepare(std::string(kRunColumns) + " WHERE r.id = ?1");
+    SqliteStatement query = m_db->prepare(sql::selectRuns(m_schemaVersion, "r.id = ?1"));
     query.bind(1, static_cast<std::int64_t>(run));
     if (!query.step()) {
         throw inputError(
@@ -59,8 +63,7 @@ RunSummary TraceReader::runSummary(RunId run) const {
 TraceModel TraceReader::loadRun(RunId run) const {
     TraceModelBuilder builder(runSummary(run));
 
-    SqliteStatement lanes = m_db->prepare(
-        "SELECT id, kind, name, device, thread_or_stream FROM lanes WHERE run_id = ?1 ORDER BY id");
+    SqliteStatement lanes = m_db->prepare(sql::kSelectLanes);
     lanes.bind(1, static_cast<std::int64_t>(run));
     while (lanes.step()) {
         Lane lane;
@@ -74,13 +77,10 @@ TraceModel TraceReader::loadRun(RunId run) const {
 
     // Every interned string: the table holds distinct names only, far fewer rows than a run's
     // events, so this beats finding the run's distinct name ids (a scan of all its events).
-    SqliteStatement strings = m_db->prepare("SELECT id, value FROM strings");
+    SqliteStatement strings = m_db->prepare(sql::kSelectStrings);
     while (strings.step()) builder.addString(strings.columnInt(0), strings.columnText(1));
 
-    SqliteStatement events = m_db->prepare(
-        "SELECT lane_id, kind, category, name_id, start_ns, end_ns, step, layer, microbatch, "
-        "correlation, bytes, src_kind, dst_kind, flags FROM events WHERE run_id = ?1 "
-        "ORDER BY lane_id, start_ns, seq");
+    SqliteStatement events = m_db->prepare(sql::kSelectEvents);
     events.bind(1, static_cast<std::int64_t>(run));
     while (events.step()) {
         Event e;
@@ -102,8 +102,7 @@ TraceModel TraceReader::loadRun(RunId run) const {
         builder.addEventById(e);
     }
 
-    SqliteStatement steps = m_db->prepare(
-        "SELECT step, start_ns, end_ns, warmup, block, loss, tokens FROM steps WHERE run_id = ?1");
+    SqliteStatement steps = m_db->prepare(sql::kSelectSteps);
     steps.bind(1, static_cast<std::int64_t>(run));
     while (steps.step()) {
         StepInfo step;
@@ -117,8 +116,7 @@ TraceModel TraceReader::loadRun(RunId run) const {
         builder.addStep(step);
     }
 
-    SqliteStatement counters = m_db->prepare(
-        "SELECT step, name, value FROM counters WHERE run_id = ?1 ORDER BY step, name");
+    SqliteStatement counters = m_db->prepare(sql::kSelectCounters);
     counters.bind(1, static_cast<std::int64_t>(run));
     while (counters.step()) {
         builder.addCounter(static_cast<std::int32_t>(counters.columnInt(0)), counters.columnText(1),
@@ -130,11 +128,7 @@ TraceModel TraceReader::loadRun(RunId run) const {
 }
 
 std::vector<Diagnostic> TraceReader::loadDiagnostics(RunId run) const {
-    // A capture writes a name's count in several rows as it goes (so a killed run keeps them):
-    // summed.
-    SqliteStatement diagnostics = m_db->prepare(
-        "SELECT name, SUM(value), MIN(detail) FROM diagnostics WHERE run_id = ?1 GROUP BY name "
-        "ORDER BY MIN(id)");
+    SqliteStatement diagnostics = m_db->prepare(sql::kSelectDiagnostics);
     diagnostics.bind(1, static_cast<std::int64_t>(run));
     std::vector<Diagnostic> result;
     while (diagnostics.step()) {

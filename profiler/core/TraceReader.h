@@ -24,6 +24,7 @@ class TraceReader {
 
   private:
     std::unique_ptr<SqliteDb> m_db;
+    int m_schemaVersion = 0;
 };
 
 }  // namespace glueprof

@@ -22,8 +22,16 @@ CREATE TABLE IF NOT EXISTS runs (
   environment_json TEXT NOT NULL,
   host TEXT NOT NULL,
   started_unix_ns INTEGER NOT NULL,
-  ended_unix_ns INTEGER
+  ended_unix_ns INTEGER,
+  kind TEXT NOT NULL DEFAULT 'trained' CHECK (kind IN ('trained','simulated','imported')),
+  ab_group INTEGER,
+  arm TEXT CHECK (arm IN ('baseline','optimized','A','B')),
+  toggle TEXT,
+  schedule TEXT,
+  rank INTEGER,
+  world_size INTEGER
 );
+CREATE INDEX IF NOT EXISTS runs_by_ab_group ON runs (ab_group);
 CREATE TABLE IF NOT EXISTS strings (
   id INTEGER PRIMARY KEY,
   value TEXT NOT NULL UNIQUE
@@ -80,14 +88,6 @@ CREATE TABLE IF NOT EXISTS diagnostics (
   value INTEGER NOT NULL,
   detail TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS metrics (
-  id INTEGER PRIMARY KEY,
-  run_id INTEGER NOT NULL,
-  name TEXT NOT NULL,
-  value REAL NOT NULL,
-  unit TEXT NOT NULL,
-  detail_json TEXT NOT NULL
-);
 
 -- Views shaped like the Nsight Systems SQLite export, so familiar SQL works on our traces.
 -- They add runId because one glueprof database holds many runs.
@@ -121,8 +121,9 @@ CREATE VIEW IF NOT EXISTS NVTX_EVENTS AS
 
 const char* const kInsertRun =
     "INSERT INTO runs (id, label, status, preset, device, config_json, toggles_json, "
-    "environment_json, host, started_unix_ns) VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7, ?8, "
-    "?9)";
+    "environment_json, host, started_unix_ns, kind, ab_group, arm, toggle, schedule, rank, "
+    "world_size) VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+    "?15, ?16)";
 const char* const kUpdateRunStatus =
     "UPDATE runs SET status = ?2, ended_unix_ns = ?3 WHERE id = ?1";
 const char* const kInsertString = "INSERT INTO strings (id, value) VALUES (?1, ?2)";
@@ -146,8 +147,81 @@ const char* const kInsertCounter =
     "INSERT OR REPLACE INTO counters (run_id, step, name, value) VALUES (?1, ?2, ?3, ?4)";
 const char* const kInsertDiagnostic =
     "INSERT INTO diagnostics (run_id, name, value, detail) VALUES (?1, ?2, ?3, ?4)";
-const char* const kInsertMetric =
-    "INSERT INTO metrics (run_id, name, value, unit, detail_json) VALUES (?1, ?2, ?3, ?4, ?5)";
+
+// v1 kept a run's identity in conventions: the label TOGGLE:baseline / TOGGLE:optimized (the
+// optimized arm paired with the newest baseline of its toggle before it), a simulated run's device
+// 'simulated', a pipeline's schedule in its config JSON. This view derives v2's columns from them;
+// it is the only place that reads those conventions, used by the upgrade (kUpgradeV1) and by
+// readers of a v1 file opened read-only.
+const char* const kCreateV1IdentityView = R"SQL(
+CREATE TEMP VIEW IF NOT EXISTS v1_run_identity AS
+WITH arms AS (
+  SELECT id, label,
+         CASE WHEN label LIKE '%_:baseline' THEN 'baseline'
+              WHEN label LIKE '%_:optimized' THEN 'optimized' END AS arm,
+         CASE WHEN label LIKE '%_:baseline' THEN substr(label, 1, length(label) - 9)
+              WHEN label LIKE '%_:optimized' THEN substr(label, 1, length(label) - 10) END AS toggle,
+         CASE WHEN device = 'simulated' THEN 'simulated' ELSE 'trained' END AS kind,
+         CASE WHEN json_valid(config_json) THEN json_extract(config_json, '$.schedule') END
+           AS schedule
+  FROM main.runs)
+SELECT a.id, a.kind, a.arm, a.toggle, a.schedule,
+       CASE a.arm WHEN 'baseline' THEN a.id
+                  WHEN 'optimized' THEN (SELECT max(b.id) FROM arms b WHERE b.arm = 'baseline'
+                                          AND b.toggle = a.toggle AND b.id < a.id) END AS ab_group
+FROM arms a;
+)SQL";
+
+const char* const kUpgradeV1 = R"SQL(
+ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'trained'
+  CHECK (kind IN ('trained','simulated','imported'));
+ALTER TABLE runs ADD COLUMN ab_group INTEGER;
+ALTER TABLE runs ADD COLUMN arm TEXT CHECK (arm IN ('baseline','optimized','A','B'));
+ALTER TABLE runs ADD COLUMN toggle TEXT;
+ALTER TABLE runs ADD COLUMN schedule TEXT;
+ALTER TABLE runs ADD COLUMN rank INTEGER;
+ALTER TABLE runs ADD COLUMN world_size INTEGER;
+UPDATE runs SET (kind, ab_group, arm, toggle, schedule) =
+  (SELECT v.kind, v.ab_group, v.arm, v.toggle, v.schedule FROM v1_run_identity v
+   WHERE v.id = runs.id);
+CREATE INDEX IF NOT EXISTS runs_by_ab_group ON runs (ab_group);
+DROP TABLE IF EXISTS metrics;
+)SQL";
+
+namespace {
+constexpr const char* kRunColumns =
+    "SELECT r.id, r.label, r.status, r.preset, r.device, r.config_json, r.toggles_json, "
+    "r.environment_json, r.host, r.started_unix_ns, coalesce(r.ended_unix_ns, 0), "
+    "(SELECT count(*) FROM steps s WHERE s.run_id = r.id), ";
+}  // namespace
+
+std::string selectRuns(int schemaVersion, const std::string& where) {
+    const std::string identity =
+        schemaVersion == 1
+            ? "i.kind, i.ab_group, i.arm, i.toggle, i.schedule, NULL, NULL FROM runs r "
+              "JOIN v1_run_identity i ON i.id = r.id"
+            : "r.kind, r.ab_group, r.arm, r.toggle, r.schedule, r.rank, r.world_size FROM runs r";
+    return kRunColumns + identity + (where.empty() ? "" : " WHERE " + where) + " ORDER BY r.id";
+}
+
+const char* const kSelectMaxRunId = "SELECT coalesce(max(id), 0) FROM runs";
+const char* const kSelectMaxLaneId = "SELECT coalesce(max(id), 0) FROM lanes";
+const char* const kSelectMaxEventSeq = "SELECT coalesce(max(seq), 0) FROM events";
+const char* const kSelectStrings = "SELECT id, value FROM strings";
+const char* const kSelectLanes =
+    "SELECT id, kind, name, device, thread_or_stream FROM lanes WHERE run_id = ?1 ORDER BY id";
+const char* const kSelectEvents =
+    "SELECT lane_id, kind, category, name_id, start_ns, end_ns, step, layer, microbatch, "
+    "correlation, bytes, src_kind, dst_kind, flags FROM events WHERE run_id = ?1 "
+    "ORDER BY lane_id, start_ns, seq";
+const char* const kSelectSteps =
+    "SELECT step, start_ns, end_ns, warmup, block, loss, tokens FROM steps WHERE run_id = ?1";
+const char* const kSelectCounters =
+    "SELECT step, name, value FROM counters WHERE run_id = ?1 ORDER BY step, name";
+// A capture writes a name's count in several rows as it goes (so a killed run keeps them): summed.
+const char* const kSelectDiagnostics =
+    "SELECT name, SUM(value), MIN(detail) FROM diagnostics WHERE run_id = ?1 GROUP BY name "
+    "ORDER BY MIN(id)";
 
 }  // namespace sql
 
@@ -174,14 +248,53 @@ void refuseForeignVersion(SqliteDb& db, int version) {
                         db.path()));
     }
     throw inputError(
-        fmt::format("'{}' holds trace schema v{}, this build reads v{}: re-record it "
+        fmt::format("'{}' holds trace schema v{}, this build reads v1 to v{}: re-record it "
                     "with this build or open it with a matching glueprof",
                     db.path(), version, kTraceSchemaVersion));
 }
 
 }  // namespace
 
-std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path) {
+int traceSchemaVersion(SqliteDb& db) { return readUserVersion(db); }
+
+namespace {
+
+// The first of FILE.v1.bak, FILE.v1-2.bak, ... that does not exist.
+std::string backupPathFor(const std::string& path) {
+    std::error_code ec;
+    std::string candidate = path + ".v1.bak";
+    for (int n = 2; std::filesystem::exists(candidate, ec); ++n) {
+        candidate = fmt::format("{}.v1-{}.bak", path, n);
+    }
+    return candidate;
+}
+
+// Upgrades a v1 trace in place: a complete copy first (VACUUM INTO, so the backup is a consistent
+// database even with a WAL), then the new columns filled from v1's conventions in one transaction.
+std::string upgradeFromV1(SqliteDb& db, const std::string& path) {
+    const std::string backup = backupPathFor(path);
+    SqliteStatement vacuum = db.prepare("VACUUM INTO ?1");
+    vacuum.bind(1, backup);
+    vacuum.step();
+    db.exec("BEGIN IMMEDIATE");
+    try {
+        db.exec(sql::kCreateV1IdentityView);
+        db.exec(sql::kUpgradeV1);
+        db.exec("DROP VIEW temp.v1_run_identity");
+        db.exec(fmt::format("PRAGMA user_version={}", kTraceSchemaVersion));
+        db.exec("COMMIT");
+    } catch (...) {
+        db.exec("ROLLBACK");
+        throw;
+    }
+    return fmt::format(
+        "upgraded '{}' from trace schema v1 to v{} in place; the v1 file is kept as '{}'", path,
+        kTraceSchemaVersion, backup);
+}
+
+}  // namespace
+
+std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::string* upgradeNotice) {
     namespace fs = std::filesystem;
     std::error_code ec;
     fs::path parent = fs::path(path).parent_path();
@@ -200,6 +313,11 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path) {
     }
     int version = readUserVersion(*db);
     bool empty = db->queryInt("SELECT count(*) FROM sqlite_master") == 0;
+    if (version == 1) {
+        const std::string notice = upgradeFromV1(*db, path);
+        if (upgradeNotice != nullptr) *upgradeNotice = notice;
+        version = kTraceSchemaVersion;
+    }
     if (!(version == 0 && empty)) refuseForeignVersion(*db, version);
     db->exec("PRAGMA journal_mode=WAL");
     db->exec("PRAGMA synchronous=NORMAL");
@@ -225,7 +343,13 @@ std::unique_ptr<SqliteDb> openTraceForReading(const std::string& path) {
                         path));
     }
     auto db = std::make_unique<SqliteDb>(path, OpenMode::kReadOnly);
-    refuseForeignVersion(*db, readUserVersion(*db));
+    const int version = readUserVersion(*db);
+    if (version == 1) {
+        // Read as it is (nothing written): v2's run columns come from v1's conventions.
+        db->exec(sql::kCreateV1IdentityView);
+        return db;
+    }
+    refuseForeignVersion(*db, version);
     return db;
 }
 

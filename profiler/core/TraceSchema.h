@@ -8,7 +8,9 @@
 
 namespace glueprof {
 
-constexpr int kTraceSchemaVersion = 1;
+// v2 (this build) adds the run identity columns and drops the unread `metrics` table; a v1 file
+// is read as it is and upgraded in place (with a backup) when opened for writing.
+constexpr int kTraceSchemaVersion = 2;
 
 namespace sql {
 extern const char* const kCreateSchema;
@@ -22,15 +24,38 @@ constexpr int kEventColumns = 16;
 extern const char* const kInsertStep;
 extern const char* const kInsertCounter;
 extern const char* const kInsertDiagnostic;
-extern const char* const kInsertMetric;
+
+// Readers: every SELECT of the store.
+extern const char* const kSelectMaxRunId;
+extern const char* const kSelectMaxLaneId;
+extern const char* const kSelectMaxEventSeq;
+extern const char* const kSelectStrings;      // id, value
+extern const char* const kSelectLanes;        // ?1 run: id, kind, name, device, thread_or_stream
+extern const char* const kSelectEvents;       // ?1 run: lane_id ... flags (TraceReader's order)
+extern const char* const kSelectSteps;        // ?1 run
+extern const char* const kSelectCounters;     // ?1 run
+extern const char* const kSelectDiagnostics;  // ?1 run: name, summed value, detail
+// The runs (RunSummary's columns, identity last), in id order; `where` filters on `r.` columns.
+// A v1 file's identity columns come from kCreateV1IdentityView.
+std::string selectRuns(int schemaVersion, const std::string& where = "");
+
+// v1 -> v2.
+extern const char* const kCreateV1IdentityView;
+extern const char* const kUpgradeV1;
 }  // namespace sql
 
-// Opens (creating when absent) a trace database for writing: WAL, schema v1.
+// Opens (creating when absent) a trace database for writing: WAL, schema v2. A v1 trace is first
+// copied to FILE.v1.bak and upgraded in place; `upgradeNotice` then receives a line saying so.
 // Throws GlueprofError(kInput) for a file that is not SQLite, an SQLite file that is not a
 // glueprof trace, or a trace of another schema version.
-std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path);
+std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path,
+                                              std::string* upgradeNotice = nullptr);
 
-// Opens an existing trace database read-only, with the same refusals.
+// Opens an existing trace database read-only, with the same refusals; a v1 trace is read as it
+// is (nothing is written to it).
 std::unique_ptr<SqliteDb> openTraceForReading(const std::string& path);
+
+// PRAGMA user_version of an open trace.
+int traceSchemaVersion(SqliteDb& db);
 
 }  // namespace glueprof

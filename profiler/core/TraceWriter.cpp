@@ -1,6 +1,7 @@
 #include "profiler/core/TraceWriter.h"
 
 #include <chrono>
+#include <optional>
 #include <utility>
 
 #include "profiler/core/Error.h"
@@ -44,15 +45,32 @@ class TraceWriter::Statements {
           eventBlock(db.prepare(sql::insertEvents(kEventsPerBlock))),
           step(db.prepare(sql::kInsertStep)),
           counter(db.prepare(sql::kInsertCounter)),
-          diagnostic(db.prepare(sql::kInsertDiagnostic)),
-          metric(db.prepare(sql::kInsertMetric)) {}
+          diagnostic(db.prepare(sql::kInsertDiagnostic)) {}
     // Events go in blocks of kEventsPerBlock rows per statement (fewer statement executions:
     // bench/StoreIngestBench), the remainder one row at a time.
     static constexpr int kEventsPerBlock = 64;
-    SqliteStatement run, status, string, lane, event, eventBlock, step, counter, diagnostic, metric;
+    SqliteStatement run, status, string, lane, event, eventBlock, step, counter, diagnostic;
 };
 
 namespace {
+// kind, ab_group, arm, toggle, schedule, rank, world_size from parameter `first` on; NULL where a
+// run has none (no A/B group, no arm, no toggle, no schedule, no rank).
+void bindIdentity(SqliteStatement& st, int first, const RunIdentity& id) {
+    st.bind(first, std::string(toString(id.kind)));
+    auto textOrNull = [&st](int index, const std::string& text) {
+        text.empty() ? st.bindNull(index) : st.bind(index, text);
+    };
+    auto intOrNull = [&st](int index, std::optional<std::int64_t> value) {
+        value ? st.bind(index, *value) : st.bindNull(index);
+    };
+    intOrNull(first + 1, id.abGroup != 0 ? std::optional<std::int64_t>(id.abGroup) : std::nullopt);
+    textOrNull(first + 2, toString(id.arm));
+    textOrNull(first + 3, id.toggle);
+    textOrNull(first + 4, id.schedule);
+    intOrNull(first + 5, id.rank);
+    intOrNull(first + 6, id.worldSize);
+}
+
 void bindEvent(SqliteStatement& st, int first, const Event& e, std::int64_t seq) {
     st.bind(first + 0, e.run);
     st.bind(first + 1, e.lane);
@@ -75,7 +93,7 @@ void bindEvent(SqliteStatement& st, int first, const Event& e, std::int64_t seq)
 
 bool TraceWriter::Batch::empty() const {
     return runs.empty() && strings.empty() && lanes.empty() && events.empty() && steps.empty() &&
-           counters.empty() && diagnostics.empty() && metrics.empty() && statuses.empty();
+           counters.empty() && diagnostics.empty() && statuses.empty();
 }
 
 void TraceWriter::Batch::clear() {
@@ -86,12 +104,11 @@ void TraceWriter::Batch::clear() {
     steps.clear();
     counters.clear();
     diagnostics.clear();
-    metrics.clear();
     statuses.clear();
 }
 
 TraceWriter::TraceWriter(const std::string& path, WriterOptions options)
-    : m_path(path), m_options(options), m_db(openTraceForWriting(path)) {
+    : m_path(path), m_options(options), m_db(openTraceForWriting(path, &m_upgradeNotice)) {
     loadExistingIds();
     m_statements = std::make_unique<Statements>(*m_db);
     m_thread = std::thread([this] { drainLoop(); });
@@ -106,10 +123,10 @@ TraceWriter::~TraceWriter() {
 }
 
 void TraceWriter::loadExistingIds() {
-    m_nextRun = m_db->queryInt("SELECT coalesce(max(id), 0) FROM runs") + 1;
-    m_nextLane = m_db->queryInt("SELECT coalesce(max(id), 0) FROM lanes") + 1;
-    m_nextEventSeq = m_db->queryInt("SELECT coalesce(max(seq), 0) FROM events") + 1;
-    SqliteStatement strings = m_db->prepare("SELECT id, value FROM strings");
+    m_nextRun = m_db->queryInt(sql::kSelectMaxRunId) + 1;
+    m_nextLane = m_db->queryInt(sql::kSelectMaxLaneId) + 1;
+    m_nextEventSeq = m_db->queryInt(sql::kSelectMaxEventSeq) + 1;
+    SqliteStatement strings = m_db->prepare(sql::kSelectStrings);
     while (strings.step()) {
         StringId id = strings.columnInt(0);
         m_strings.emplace(strings.columnText(1), id);
@@ -119,8 +136,10 @@ void TraceWriter::loadExistingIds() {
 
 RunId TraceWriter::beginRun(const RunInfo& info) {
     RunId id = m_nextRun++;
+    RunRow row{id, info, unixNowNs()};
+    if (row.info.identity.abGroup == kStartsAbGroup) row.info.identity.abGroup = id;
     std::lock_guard<std::mutex> lock(m_queueMutex);
-    m_pending.runs.push_back(RunRow{id, info, unixNowNs()});
+    m_pending.runs.push_back(std::move(row));
     m_urgent = true;
     m_wakeDrain.notify_one();
     return id;
@@ -184,11 +203,6 @@ void TraceWriter::recordCounter(CounterRecord counter) {
 void TraceWriter::recordDiagnostic(DiagnosticRecord diagnostic) {
     std::lock_guard<std::mutex> lock(m_queueMutex);
     m_pending.diagnostics.push_back(std::move(diagnostic));
-}
-
-void TraceWriter::recordMetric(MetricRecord metric) {
-    std::lock_guard<std::mutex> lock(m_queueMutex);
-    m_pending.metrics.push_back(std::move(metric));
 }
 
 void TraceWriter::flush() {
@@ -274,6 +288,7 @@ void TraceWriter::writeBatch(Batch& batch) {
         s.run.bind(7, row.info.environmentJson);
         s.run.bind(8, row.info.host);
         s.run.bind(9, row.startedUnixNs);
+        bindIdentity(s.run, 10, row.info.identity);
         s.run.step();
         s.run.reset();
     }
@@ -335,15 +350,6 @@ void TraceWriter::writeBatch(Batch& batch) {
         s.diagnostic.bind(4, row.detail);
         s.diagnostic.step();
         s.diagnostic.reset();
-    }
-    for (const MetricRecord& row : batch.metrics) {
-        s.metric.bind(1, row.run);
-        s.metric.bind(2, row.name);
-        s.metric.bind(3, row.value);
-        s.metric.bind(4, row.unit);
-        s.metric.bind(5, row.detailJson);
-        s.metric.step();
-        s.metric.reset();
     }
     for (const RunStatusRow& row : batch.statuses) {
         s.status.bind(1, row.id);

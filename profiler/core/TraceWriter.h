@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "profiler/core/Event.h"
+#include "profiler/core/RunIdentity.h"
 
 namespace glueprof {
 
@@ -32,6 +33,7 @@ struct RunInfo {
     std::string togglesJson = "[]";
     std::string environmentJson = "{}";
     std::string host;
+    RunIdentity identity;  // kind, A/B group and arm, toggle, schedule
 };
 
 struct StepRecord {
@@ -53,14 +55,6 @@ struct DiagnosticRecord {
     std::string detail;
 };
 
-struct MetricRecord {
-    RunId run = 0;
-    std::string name;
-    double value = 0.0;
-    std::string unit;
-    std::string detailJson = "{}";
-};
-
 struct WriterOptions {
     std::size_t maxQueuedEvents = 8u << 20;  // beyond this, events are dropped and counted
     int drainIntervalMs = 20;                // the longest an event waits before a commit
@@ -74,11 +68,15 @@ struct WriterStats {
 
 class TraceWriter {
   public:
+    // Creates the database, or opens one to append to; a schema v1 file is upgraded in place first
+    // (upgradeNotice() says so and names the backup).
     explicit TraceWriter(const std::string& path, WriterOptions options = {});
     ~TraceWriter();
     TraceWriter(const TraceWriter&) = delete;
     TraceWriter& operator=(const TraceWriter&) = delete;
 
+    // RunInfo::identity.abGroup = kStartsAbGroup: the run starts an A/B group named by its own id.
+    static constexpr RunId kStartsAbGroup = -1;
     RunId beginRun(const RunInfo& info);
     void endRun(RunId run, RunStatus status);
 
@@ -90,7 +88,6 @@ class TraceWriter {
     void recordStep(const StepRecord& step);
     void recordCounter(CounterRecord counter);
     void recordDiagnostic(DiagnosticRecord diagnostic);
-    void recordMetric(MetricRecord metric);
 
     // Blocks until everything queued before the call is committed. Rethrows a writer failure.
     void flush();
@@ -99,6 +96,8 @@ class TraceWriter {
 
     WriterStats stats() const;
     const std::string& path() const { return m_path; }
+    // One line when opening upgraded the file's schema (and where the old file was kept), else "".
+    const std::string& upgradeNotice() const { return m_upgradeNotice; }
 
   private:
     struct RunRow {
@@ -131,7 +130,6 @@ class TraceWriter {
         std::vector<StepRecord> steps;
         std::vector<CounterRecord> counters;
         std::vector<DiagnosticRecord> diagnostics;
-        std::vector<MetricRecord> metrics;
         std::vector<RunStatusRow> statuses;  // last: a run is complete only after its rows
         bool empty() const;
         void clear();
@@ -144,6 +142,7 @@ class TraceWriter {
     void rethrowWriterFailure();
 
     std::string m_path;
+    std::string m_upgradeNotice;
     WriterOptions m_options;
     std::unique_ptr<SqliteDb> m_db;
     std::unique_ptr<Statements> m_statements;

@@ -1,25 +1,13 @@
 #pragma once
-// Deterministic per-step counts, written to the `counters` table at every step end.
-// Names are part of the trace format (docs/schema.md); append new counters, never rename.
+// Deterministic per-step counts, written to the `counters` table at every step end; the counters
+// and their stored names are in profiler/core/TraceNames.h.
 #include <array>
 #include <atomic>
 #include <cstdint>
 
+#include "profiler/core/TraceNames.h"
+
 namespace glueprof {
-
-enum class Counter : std::size_t {
-    kOpsDispatched = 0,  // top-level aten ops dispatched on traced threads
-    kWouldSyncOps,       // top-level ops that block the host on CUDA (SyncOpTable)
-    kHostReads,          // device values read back to the host (item, to_host)
-    kMaskBuilds,         // packed attention masks built (forward and recompute)
-    kMaskBuildsForward,  // of which in the forward pass
-    kRoutingHostReads,   // host reads made by MoE routing (per expert, or one per layer pass)
-    kOffloadBytes,       // bytes of layer inputs copied to host memory
-    kReloads,            // layer inputs copied back for the recompute
-    kCount
-};
-
-const char* counterName(Counter counter);
 
 class StepCounters {
   public:

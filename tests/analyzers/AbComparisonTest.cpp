@@ -44,8 +44,8 @@ TEST(StatisticsTest, BootstrapOfConstantSamplesIsAPointAndIsDeterministic) {
 }
 
 TEST(AbComparisonTest, HalvedStepTimeIsATwofoldSpeedupAndAFasterVerdict) {
-    AbComparison c =
-        compareRuns("packed_cache", "step_ms", runWith(1, 10.0, 4, 2.0), runWith(2, 5.0, 1, 2.0));
+    AbComparison c = compareRuns("packed_cache", TimingMetric::kStep, runWith(1, 10.0, 4, 2.0),
+                                 runWith(2, 5.0, 1, 2.0));
     const MetricComparison* step = c.metric("step_ms");
     ASSERT_NE(step, nullptr);
     EXPECT_DOUBLE_EQ(step->baseline, 10.0);
@@ -59,8 +59,8 @@ TEST(AbComparisonTest, HalvedStepTimeIsATwofoldSpeedupAndAFasterVerdict) {
 }
 
 TEST(AbComparisonTest, CountersAreComparedPerMeasuredStep) {
-    AbComparison c =
-        compareRuns("packed_cache", "step_ms", runWith(1, 10.0, 4, 2.0), runWith(2, 5.0, 1, 2.0));
+    AbComparison c = compareRuns("packed_cache", TimingMetric::kStep, runWith(1, 10.0, 4, 2.0),
+                                 runWith(2, 5.0, 1, 2.0));
     const CounterComparison* masks = c.counter("mask_builds_per_step");
     ASSERT_NE(masks, nullptr);
     EXPECT_EQ(masks->baseline, 4.0);  // 99 in the warm-up step is not counted
@@ -70,17 +70,21 @@ TEST(AbComparisonTest, CountersAreComparedPerMeasuredStep) {
 
 TEST(AbComparisonTest, LossEqualityIsBitForBit) {
     EXPECT_TRUE(
-        compareRuns("t", "step_ms", runWith(1, 10, 1, 2.0), runWith(2, 10, 1, 2.0)).lossEqual);
+        compareRuns("t", TimingMetric::kStep, runWith(1, 10, 1, 2.0), runWith(2, 10, 1, 2.0))
+            .lossEqual);
     double nudged = std::nextafter(2.0, 3.0);
     EXPECT_FALSE(
-        compareRuns("t", "step_ms", runWith(1, 10, 1, 2.0), runWith(2, 10, 1, nudged)).lossEqual);
+        compareRuns("t", TimingMetric::kStep, runWith(1, 10, 1, 2.0), runWith(2, 10, 1, nudged))
+            .lossEqual);
 }
 
 TEST(AbComparisonTest, SlowerAndUnchangedVerdicts) {
-    EXPECT_EQ(compareRuns("t", "step_ms", runWith(1, 5, 1, 0), runWith(2, 10, 1, 0)).verdict(),
-              Verdict::kSlower);
-    EXPECT_EQ(compareRuns("t", "step_ms", runWith(1, 5, 1, 0), runWith(2, 5, 1, 0)).verdict(),
-              Verdict::kNoSignificantChange);
+    EXPECT_EQ(
+        compareRuns("t", TimingMetric::kStep, runWith(1, 5, 1, 0), runWith(2, 10, 1, 0)).verdict(),
+        Verdict::kSlower);
+    EXPECT_EQ(
+        compareRuns("t", TimingMetric::kStep, runWith(1, 5, 1, 0), runWith(2, 5, 1, 0)).verdict(),
+        Verdict::kNoSignificantChange);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Fails (exit 1, listing each offending line) when a source file includes what the dependency
-# direction of ARCHITECTURE.md forbids. Usage: check_dependency_direction.sh SOURCE_ROOT
+# direction of docs/architecture.md forbids, or when a torch-free face (the GUI, the reports,
+# `check`, `report`) reaches a torch header through the project's own includes.
+# Usage: check_dependency_direction.sh SOURCE_ROOT
 set -u
 root=${1:?usage: check_dependency_direction.sh SOURCE_ROOT}
 cd "$root" || exit 2
@@ -34,11 +36,41 @@ rule "profiler analyzers" '#include *[<"](optimizations|reference_trainer)/' \
   "profiler and analyzers must not depend on the trainer or the optimizations"
 rule "optimizations" '#include *[<"]reference_trainer/' \
   "optimizations must not depend on the reference trainer"
+rule "optimizations" '#include *[<"]analyzers/' \
+  "optimizations must not depend on analyzers (an analysis over a trace is an analyzer)"
+rule "optimizations" '#include *[<"]profiler/cupti/' \
+  "optimizations annotate through profiler/host and profiler/torch_ops, not CUPTI"
 rule "profiler/core" '#include *[<"](profiler/(host|torch_ops|cupti)|analyzers)/' \
   "profiler/core depends on nothing else of glueprof"
 
 rule "profiler/cupti" '#include *[<"](profiler/(host|torch_ops)|analyzers)/' \
   "profiler/cupti depends on profiler/core only (the CLI wires it to HostTracer)"
+
+# The faces that only read traces must build without torch: follow their "project" includes
+# transitively and fail on any file reached that includes a torch header.
+declare -A visited
+torch_free_walk() {
+  local file=$1 chain=$2
+  [ -n "${visited[$file]:-}" ] && return
+  visited[$file]=1
+  [ -f "$file" ] || return
+  if grep -qE '#include *[<"](torch/|ATen/|c10/)' "$file"; then
+    echo "torch reached from a torch-free face: ${chain:+$chain -> }$file"
+    status=1
+  fi
+  local inc
+  for inc in $(grep -oE '^#include *"[^"]+"' "$file" | sed -E 's/^#include *"([^"]+)"/\1/'); do
+    torch_free_walk "$inc" "${chain:+$chain -> }$file"
+  done
+}
+torch_free_faces=$(find app/gui app/report -type f \( -name '*.cpp' -o -name '*.h' \) 2>/dev/null)
+for face in app/cli/CheckCommand.cpp app/cli/ReportCommand.cpp; do
+  [ -f "$face" ] && torch_free_faces="$torch_free_faces $face"
+done
+for face in $torch_free_faces; do
+  visited=()
+  torch_free_walk "$face" ""
+done
 
 [ $status -eq 0 ] && echo "dependency direction: ok"
 exit $status

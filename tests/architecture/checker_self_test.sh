@@ -12,4 +12,13 @@ if "$checker" "$tree" >/dev/null; then
   echo "checker accepted analyzers including torch"
   exit 1
 fi
+rm "$tree/analyzers/Bad.cpp"
+# A GUI file that reaches torch through a project header must fail too.
+mkdir -p "$tree/app/gui" "$tree/reference_trainer"
+printf '#include <torch/torch.h>\n' > "$tree/reference_trainer/Heavy.h"
+printf '#include "reference_trainer/Heavy.h"\n' > "$tree/app/gui/Panel.cpp"
+if "$checker" "$tree" >/dev/null; then
+  echo "checker accepted the GUI reaching torch through a header"
+  exit 1
+fi
 echo "checker self-test: ok"

@@ -44,7 +44,7 @@ void expectBitIdentical(const Outcome& a, const Outcome& b, const std::string& w
 }
 
 TrainConfig configFor(const Toggle& toggle) {
-    TrainConfig config = presetConfig(toggle.moeOnly ? "moe-tiny" : "tiny");
+    TrainConfig config = presetConfig(toggle.info->moeOnly ? "moe-tiny" : "tiny");
     config.offloadMinBytes = 0;
     return config;
 }
@@ -56,7 +56,7 @@ TEST(ToggleEquivalenceTest, EveryToggleMatchesItsBaselineBitForBit) {
         baseline.optimizations = baselineSettings(toggle, base.optimizations);
         TrainConfig optimized = base;
         optimized.optimizations = optimizedSettings(toggle, base.optimizations);
-        expectBitIdentical(train(baseline, 3), train(optimized, 3), toggle.name);
+        expectBitIdentical(train(baseline, 3), train(optimized, 3), toggle.name());
     }
 }
 

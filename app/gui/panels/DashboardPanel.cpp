@@ -26,7 +26,7 @@ void glueLegend() {
     }
 }
 
-void runSection(const ReportRun& r, TimestampNs widest) {
+void runSection(const RunAnalysis& r, TimestampNs widest) {
     const AnalysisResult& a = r.analysis;
     ImGui::Text("Run %lld  %s  (%s on %s)", static_cast<long long>(r.run.id), r.run.label.c_str(),
                 r.run.preset.c_str(), r.run.device.c_str());
@@ -75,22 +75,22 @@ class DashboardPanel : public Panel {
     Placement defaultPlacement() const override { return {0.34F, 0.0F, 0.66F, 0.55F}; }
 
     void draw(PanelContext& c) override {
-        const TraceReport* report = c.workspace.report();
+        const Results* report = c.workspace.report();
         if (report == nullptr) {
             ImGui::TextWrapped(c.workspace.loading()
                                    ? "Loading and analyzing the selected runs..."
                                    : "Open a database and pick runs in the Runs panel.");
             return;
         }
-        if (report->comparison) {
-            const AbComparison& cmp = *report->comparison;
+        for (const Comparison& comparison : report->comparisons) {
+            const AbComparison& cmp = comparison.ab;
             const MetricComparison* primary = cmp.metric(cmp.primaryMetric);
             ImGui::Text("%s: runs %lld (A, baseline) vs %lld (B, optimized)", cmp.toggle.c_str(),
                         static_cast<long long>(cmp.baselineRun),
                         static_cast<long long>(cmp.optimizedRun));
             if (primary != nullptr) {
                 ImGui::Text("Verdict (%s): %s, %.3fx [%.3f, %.3f]; loss %s",
-                            cmp.primaryMetric.c_str(), toString(cmp.verdict()), primary->speedup,
+                            toString(cmp.primaryMetric), toString(cmp.verdict()), primary->speedup,
                             primary->speedupLow, primary->speedupHigh,
                             cmp.lossEqual ? "bit-identical" : "DIFFERS");
             }
@@ -98,7 +98,7 @@ class DashboardPanel : public Panel {
             for (const MetricComparison& m : cmp.metrics)
                 top = std::max({top, m.baseline, m.optimized});
             for (const MetricComparison& m : cmp.metrics) {
-                ImGui::TextUnformatted(m.name.c_str());
+                ImGui::TextUnformatted(m.name());
                 horizontalBar(m.baseline, top, kBaselineColour,
                               fmt::format("A {:.3f} ms", m.baseline));
                 horizontalBar(m.optimized, top, kOptimizedColour,
@@ -108,11 +108,11 @@ class DashboardPanel : public Panel {
             ImGui::Separator();
         }
         TimestampNs widest = 0;
-        for (const ReportRun& r : report->runs) {
+        for (const RunAnalysis& r : report->runs) {
             for (const GlueStep& s : r.analysis.glue.steps) widest = std::max(widest, s.wallNs);
         }
         glueLegend();
-        for (const ReportRun& r : report->runs) {
+        for (const RunAnalysis& r : report->runs) {
             ImGui::Separator();
             ImGui::PushID(static_cast<int>(r.run.id));
             runSection(r, widest);

@@ -14,10 +14,10 @@ class DiagnosticsPanel : public Panel {
     Placement defaultPlacement() const override { return {0.0F, 0.65F, 0.34F, 0.1F}; }
 
     void draw(PanelContext& c) override {
-        const TraceReport* report = c.workspace.report();
+        const Results* report = c.workspace.report();
         if (report == nullptr) return;
         bool any = false;
-        for (const ReportRun& r : report->runs) {
+        for (const RunAnalysis& r : report->runs) {
             for (const Diagnostic& d : r.diagnostics) {
                 any = true;
                 ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0F, 0.4F, 0.35F, 1.0F));

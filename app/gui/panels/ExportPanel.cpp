@@ -9,8 +9,10 @@
 #include <fstream>
 
 #include "app/gui/Panel.h"
-#include "app/report/AbReport.h"
+#include "app/report/AtomicFile.h"
 #include "app/report/ChromeTrace.h"
+#include "app/report/HtmlReport.h"
+#include "app/report/ResultsMarkdown.h"
 
 namespace glueprof::gui {
 
@@ -22,7 +24,7 @@ class ExportPanel : public Panel {
     Placement defaultPlacement() const override { return {0.0F, 0.9F, 0.34F, 0.1F}; }
 
     void draw(PanelContext& c) override {
-        const TraceReport* report = c.workspace.report();
+        const Results* report = c.workspace.report();
         if (report == nullptr) {
             ImGui::TextDisabled("Select runs to export them.");
             return;
@@ -31,11 +33,11 @@ class ExportPanel : public Panel {
         ImGui::InputText("##stem", &m_stem);
         if (ImGui::Button("HTML report"))
             write(c, m_stem + ".html",
-                  [&](std::ostream& out) { out << renderReportHtml(*report); });
+                  [&](std::ostream& out) { out << renderResultsHtml(*report); });
         ImGui::SameLine();
         if (ImGui::Button("Markdown report")) {
             write(c, m_stem + ".md",
-                  [&](std::ostream& out) { out << renderReportMarkdown(*report); });
+                  [&](std::ostream& out) { out << renderResultsMarkdown(*report); });
         }
         ImGui::SameLine();
         if (ImGui::Button("Chrome trace (A)") && !c.workspace.traces().empty()) {

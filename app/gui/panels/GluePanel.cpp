@@ -16,9 +16,9 @@ class GluePanel : public Panel {
     bool openByDefault() const override { return false; }
 
     void draw(PanelContext& c) override {
-        const TraceReport* report = c.workspace.report();
+        const Results* report = c.workspace.report();
         if (report == nullptr) return;
-        for (const ReportRun& r : report->runs) {
+        for (const RunAnalysis& r : report->runs) {
             ImGui::Text("Run %lld %s (ms; parts sum to the wall time)",
                         static_cast<long long>(r.run.id), r.run.label.c_str());
             ImGui::PushID(static_cast<int>(r.run.id));

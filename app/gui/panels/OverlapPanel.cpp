@@ -42,9 +42,9 @@ class OverlapPanel : public Panel {
     bool openByDefault() const override { return false; }
 
     void draw(PanelContext& c) override {
-        const TraceReport* report = c.workspace.report();
+        const Results* report = c.workspace.report();
         if (report == nullptr) return;
-        for (const ReportRun& r : report->runs) {
+        for (const RunAnalysis& r : report->runs) {
             const CopyOverlapResult& o = r.analysis.copyOverlap;
             ImGui::Text("Run %lld %s: overlap ratio %.3f, exposed %.3f ms per step (compute = %s)",
                         static_cast<long long>(r.run.id), r.run.label.c_str(),

@@ -19,10 +19,10 @@ class PipelinePanel : public Panel {
     bool openByDefault() const override { return false; }
 
     void draw(PanelContext& c) override {
-        const TraceReport* report = c.workspace.report();
+        const Results* report = c.workspace.report();
         if (report == nullptr) return;
         bool any = false;
-        for (const ReportRun& r : report->runs) {
+        for (const RunAnalysis& r : report->runs) {
             const BubbleResult& b = r.analysis.bubbles;
             if (b.workers == 0) continue;
             any = true;

@@ -8,7 +8,7 @@
 #include <map>
 
 #include "app/gui/Panel.h"
-#include "optimizations/ToggleRegistry.h"
+#include "profiler/core/ToggleCatalog.h"
 #include "reference_trainer/Presets.h"
 
 namespace glueprof::gui {
@@ -48,7 +48,7 @@ class RunPanel : public Panel {
         ImGui::SliderInt("warm-up steps", &m_warmup, 0, 10);
         ImGui::SliderInt("blocks per arm", &m_repeats, 1, 10);
         const bool moe = all[static_cast<std::size_t>(m_preset)].config.model.isMoe();
-        for (const Toggle& t : toggleRegistry()) {
+        for (const ToggleInfo& t : toggleCatalog()) {
             const std::string reason = notApplicableReason(t, moe);
             if (!reason.empty()) ImGui::BeginDisabled();
             bool& on = m_chosen[t.name];

@@ -16,7 +16,7 @@ class SyncPointsPanel : public Panel {
     Placement defaultPlacement() const override { return {0.0F, 0.4F, 0.34F, 0.25F}; }
 
     void draw(PanelContext& c) override {
-        const TraceReport* report = c.workspace.report();
+        const Results* report = c.workspace.report();
         if (report == nullptr) return;
         if (report->runs.size() > 1) {
             ImGui::SetNextItemWidth(120.0F);

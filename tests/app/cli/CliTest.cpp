@@ -351,8 +351,10 @@ TEST_F(CliTest, ReportOfTheLatestAbInEveryFormat) {
     EXPECT_NE(html.find("Copy/compute overlap"), std::string::npos);
     const nlohmann::json j = nlohmann::json::parse(slurp(path("r.json")));
     EXPECT_EQ(j["runs"].size(), 2u);
-    EXPECT_TRUE(j["comparison"]["loss_equal"].get<bool>());
-    EXPECT_EQ(j["comparison"]["primary_metric"], "backward_ms");  // the toggle's, from the registry
+    ASSERT_EQ(j["comparisons"].size(), 1u);
+    EXPECT_TRUE(j["comparisons"][0]["loss_equal"].get<bool>());
+    // The toggle's, from the catalogue (the compared run's identity names the toggle).
+    EXPECT_EQ(j["comparisons"][0]["primary_metric"], "backward_ms");
     Result single = run("report --db " + db + " --runs 2 --format md --out " + path("one.md"));
     EXPECT_EQ(single.exitCode, 0) << single.err;
     EXPECT_EQ(run("report --db " + db + " --runs 1,x --out " + path("bad.html")).exitCode, 1);
@@ -362,8 +364,8 @@ TEST_F(CliTest, ReportOfTheLatestAbInEveryFormat) {
 
 #ifdef GLUEPROF_GUI_BINARY
 // The real glueprof-gui in a virtual X display (xvfb-run, from Debian): it opens the database an
-// A/B wrote, draws, saves a screenshot that is not blank, and the dashboard numbers it dumps are
-// the ones `glueprof ab --json` printed for the same runs.
+// A/B wrote, draws, saves a screenshot that is not blank, and the results it dumps are, field for
+// field, the ones `glueprof ab --json` printed and `glueprof report --format json` wrote.
 TEST_F(CliTest, GuiUnderXvfbShowsTheSameNumbersAsTheCli) {
     const std::string db = path("gui.sqlite");
     Result ab = run(
@@ -377,20 +379,22 @@ TEST_F(CliTest, GuiUnderXvfbShowsTheSameNumbersAsTheCli) {
     // A blank 1600x1000 frame compresses to a few KiB; the dashboard's text and bars do not.
     EXPECT_GT(fs::file_size(path("gui.png")), 30000u);
     const nlohmann::json state = nlohmann::json::parse(slurp(path("state.json")));
-    const nlohmann::json cli = nlohmann::json::parse(ab.out)["comparisons"][0];
-    EXPECT_EQ(state["selected"]["baseline"], cli["runs"]["baseline"]);
-    EXPECT_EQ(state["selected"]["optimized"], cli["runs"]["optimized"]);
-    for (const nlohmann::json& shown : state["dashboard"]["comparison"]["metrics"]) {
-        bool matched = false;
-        for (const nlohmann::json& printed : cli["metrics"]) {
-            if (printed["name"] != shown["name"]) continue;
-            EXPECT_EQ(printed["baseline"], shown["baseline"]) << shown["name"];
-            EXPECT_EQ(printed["optimized"], shown["optimized"]) << shown["name"];
-            EXPECT_EQ(printed["speedup_ci"], shown["speedup_ci"]) << shown["name"];
-            matched = true;
-        }
-        EXPECT_TRUE(matched) << shown["name"];
+    const nlohmann::json printed = nlohmann::json::parse(ab.out);
+    Result report = run("report --db " + db + " --format json --out " + path("report.json"));
+    ASSERT_EQ(report.exitCode, 0) << report.err;
+    const nlohmann::json reported = nlohmann::json::parse(slurp(path("report.json")));
+    // One results model behind the three faces: `ab --json`, `report --format json` and the GUI's
+    // dashboard agree field for field (all but the Markdown report only `ab` wrote).
+    const nlohmann::json& shown = state["dashboard"];
+    ASSERT_EQ(printed["comparisons"].size(), 1u);
+    for (const char* field :
+         {"runs", "comparisons", "db", "preset", "device", "gpu_capture", "schedule"}) {
+        EXPECT_EQ(printed[field], reported[field]) << field;
+        EXPECT_EQ(printed[field], shown[field]) << field;
     }
+    EXPECT_EQ(printed["report"], path("gui-report.md"));
+    EXPECT_EQ(state["selected"]["baseline"], printed["comparisons"][0]["runs"]["baseline"]);
+    EXPECT_EQ(state["selected"]["optimized"], printed["comparisons"][0]["runs"]["optimized"]);
     EXPECT_TRUE(state["errors"].empty());
     EXPECT_GT(state["frame_ms"]["frames"],
               0);  // the app timed the frames it drew with the analysis shown
@@ -420,7 +424,7 @@ TEST_F(CliTest, GuiScriptRunsAnAbWhoseNumbersMatchTheCliReport) {
         run("report --db " + db + " --runs 1,2 --format json --out " + path("cli.json"));
     ASSERT_EQ(report.exitCode, 0) << report.err;
     const nlohmann::json cli = nlohmann::json::parse(slurp(path("cli.json")));
-    EXPECT_EQ(state["dashboard"]["comparison"], cli["comparison"]);
+    EXPECT_EQ(state["dashboard"]["comparisons"], cli["comparisons"]);
     EXPECT_EQ(state["dashboard"]["runs"][0]["glue_breakdown_ms"],
               cli["runs"][0]["glue_breakdown_ms"]);
     EXPECT_EQ(state["dashboard"]["runs"][1]["findings"], cli["runs"][1]["findings"]);

@@ -55,16 +55,22 @@ class HeadlessImgui {
     }
 };
 
-// Two runs labelled as `glueprof ab` labels them, each with 3 steps of ranges, ops and a copy.
+// The two arms of an A/B as `glueprof ab` records them (one A/B group, baseline and optimized arms
+// of packed_cache), each with 3 steps of ranges, ops and a copy.
 std::string writeAbDatabase(const fs::path& dir) {
     const std::string db = (dir / "gui.sqlite").string();
     TraceWriter writer(db);
-    for (const char* arm : {"packed_cache:baseline", "packed_cache:optimized"}) {
+    RunId group = TraceWriter::kStartsAbGroup;
+    for (Arm arm : {Arm::kBaseline, Arm::kOptimized}) {
         RunInfo info;
-        info.label = arm;
+        info.label = std::string("packed_cache:") + toString(arm);
         info.preset = "tiny";
         info.device = "cpu";
+        info.identity.abGroup = group;
+        info.identity.arm = arm;
+        info.identity.toggle = "packed_cache";
         const RunId run = writer.beginRun(info);
+        group = arm == Arm::kBaseline ? run : group;
         const LaneId host = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
         const LaneId copy = writer.addLane(run, LaneKind::kCopyStream, "copy engine", -1, 2);
         const LaneId workers[] = {
@@ -144,7 +150,7 @@ TEST_F(GuiSmokeTest, EveryPanelDrawsFramesOverARealDatabaseWithoutImguiErrors) {
     EXPECT_EQ(state["selected"]["optimized"], 2);
     EXPECT_EQ(state["open_panels"].size(), app.panels().size());
     EXPECT_EQ(state["dashboard"]["runs"].size(), 2u);
-    EXPECT_TRUE(state["dashboard"]["comparison"]["loss_equal"].get<bool>());
+    EXPECT_TRUE(state["dashboard"]["comparisons"][0]["loss_equal"].get<bool>());
     EXPECT_TRUE(state["errors"].empty());
     EXPECT_EQ(state["dashboard"]["runs"][0]["bubbles"]["workers"], 2);
 }

@@ -138,14 +138,17 @@ TEST(GateReportTest, JunitEscapesAndMalformedBaselinesNameTheField) {
 }  // namespace glueprof
 
 #include "app/report/Escape.h"
-#include "app/report/TraceReport.h"
+#include "app/report/HtmlReport.h"
+#include "app/report/Results.h"
+#include "app/report/ResultsJson.h"
+#include "app/report/ResultsMarkdown.h"
 
 namespace glueprof {
 namespace {
 
 // Trace-derived text stays text in every rendering: a kernel, a range and a label named like
 // markup.
-TEST(TraceReportTest, TraceTextIsEscapedInHtmlAndMarkdown) {
+TEST(ResultsTest, TraceTextIsEscapedInHtmlAndMarkdown) {
     RunSummary run;
     run.id = 3;
     run.label = "<img src=x onerror=alert(1)>";
@@ -159,8 +162,8 @@ TEST(TraceReportTest, TraceTextIsEscapedInHtmlAndMarkdown) {
     b.addEvent(host, EventKind::kRange, Category::kGlue, "build_packed_mask", 60, 70, 1, 1);
     b.addDiagnostic(Diagnostic{"dropped", 2, "<script>lost</script>"});
     TraceModel trace = std::move(b).build();
-    const TraceReport report = buildTraceReport({&trace});
-    const std::string html = renderReportHtml(report);
+    const Results report = buildResults({&trace});
+    const std::string html = renderResultsHtml(report);
     EXPECT_EQ(html.find("<script"), std::string::npos);
     EXPECT_EQ(html.find("<img"), std::string::npos);
     EXPECT_NE(html.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos);
@@ -168,10 +171,10 @@ TEST(TraceReportTest, TraceTextIsEscapedInHtmlAndMarkdown) {
               std::string::npos);                     // diagnostics shown
     EXPECT_NE(html.find("<svg"), std::string::npos);  // charts inline
     EXPECT_EQ(html.find("http"), std::string::npos);  // nothing fetched
-    const std::string md = renderReportMarkdown(report);
+    const std::string md = renderResultsMarkdown(report);
     EXPECT_NE(md.find("`<img src=x onerror=alert(1)>`"), std::string::npos);  // in a code span
     EXPECT_EQ(escapeMarkup("a&b<c>\"'"), "a&amp;b&lt;c&gt;&quot;&#39;");
-    const nlohmann::json j = nlohmann::json::parse(renderReportJson(report));
+    const nlohmann::json j = nlohmann::json::parse(renderResultsJson(report));
     EXPECT_EQ(j["runs"][0]["label"], run.label);
     EXPECT_EQ(j["runs"][0]["findings"][0]["toggle"], "packed_cache");
 }

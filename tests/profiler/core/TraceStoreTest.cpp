@@ -192,10 +192,18 @@ TEST_F(TraceStoreTest, SchemaHasTheDocumentedTablesViewsAndVersion) {
         sqlite.prepare("SELECT name FROM sqlite_master WHERE type IN ('table','view')");
     while (q.step()) names.insert(q.columnText(0));
     for (const char* expected :
-         {"runs", "strings", "lanes", "events", "steps", "counters", "diagnostics", "metrics",
-          "StringIds", "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
+         {"runs", "strings", "lanes", "events", "steps", "counters", "diagnostics", "StringIds",
+          "CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_MEMCPY",
           "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION", "NVTX_EVENTS"}) {
         EXPECT_EQ(names.count(expected), 1u) << expected;
+    }
+    EXPECT_EQ(names.count("metrics"), 0u);  // v2 dropped the table nothing read
+    std::set<std::string> runColumns;
+    SqliteStatement columns = sqlite.prepare("SELECT name FROM pragma_table_info('runs')");
+    while (columns.step()) runColumns.insert(columns.columnText(0));
+    for (const char* expected :
+         {"kind", "ab_group", "arm", "toggle", "schedule", "rank", "world_size"}) {
+        EXPECT_EQ(runColumns.count(expected), 1u) << expected;
     }
     EXPECT_EQ(sqlite.prepare("PRAGMA journal_mode").step(), true);
 }

@@ -1,4 +1,4 @@
-#include "optimizations/pipeline_schedule/Replay.h"
+#include "analyzers/PipelineReplay.h"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include "analyzers/Statistics.h"
 #include "profiler/core/TraceNames.h"
 
-namespace glueprof::pipeline {
+namespace glueprof {
 
 namespace {
 
@@ -63,14 +63,13 @@ double stageMedian(const std::map<int, std::vector<double>>& times, int stage, c
 
 }  // namespace
 
-PipelineCosts measuredCosts(const TraceModel& executed, const SimulationSpec& plan) {
+ReplayCosts measureReplayCosts(const TraceModel& executed, const ReplayPlan& plan) {
     const JobTimes t = jobTimes(executed);
-    PipelineCosts c;
-    const std::size_t layers = plan.costs.layers();
+    ReplayCosts c;
+    const std::size_t layers = plan.layers;
     c.forwardMs.assign(layers, 0.0);
     c.recomputeMs.assign(layers, 0.0);
     c.backwardMs.assign(layers, 0.0);
-    c.hopMs = plan.costs.hopMs;
     auto spread = [](std::vector<double>& perLayer, std::size_t first, int count, double total) {
         for (int l = 0; l < count; ++l)
             perLayer[first + static_cast<std::size_t>(l)] = total / count;
@@ -79,10 +78,9 @@ PipelineCosts measuredCosts(const TraceModel& executed, const SimulationSpec& pl
     const int stages = static_cast<int>(plan.forwardPartition.size());
     for (int s = 0; s < stages; ++s) {
         const int n = plan.forwardPartition[static_cast<std::size_t>(s)];
-        if (n == 0 && (plan.schedule == Schedule::kRoundPipe || s != stages - 1))
-            continue;  // a pass-through stage
+        if (n == 0 && (plan.roundPipe || s != stages - 1)) continue;  // a pass-through stage
         const double f = stageMedian(t.forward, s, "forward");
-        if (plan.schedule == Schedule::kRoundPipe) {
+        if (plan.roundPipe) {
             spread(c.forwardMs, first, n, f);
         } else {
             const bool head = s == stages - 1;
@@ -119,7 +117,7 @@ PipelineCosts measuredCosts(const TraceModel& executed, const SimulationSpec& pl
         }
         first += static_cast<std::size_t>(n);
     }
-    if (plan.schedule == Schedule::kRoundPipe) {
+    if (plan.roundPipe) {
         c.headForwardMs = stageMedian(t.recompute, 0, "head forward");
         c.headBackwardMs = stageMedian(t.backward, 0, "head backward");
         std::size_t top = layers;
@@ -134,4 +132,4 @@ PipelineCosts measuredCosts(const TraceModel& executed, const SimulationSpec& pl
     return c;
 }
 
-}  // namespace glueprof::pipeline
+}  // namespace glueprof

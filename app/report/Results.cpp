@@ -1,0 +1,169 @@
+#include "app/report/Results.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "profiler/core/ToggleCatalog.h"
+#include "profiler/core/TraceNames.h"
+#include "profiler/core/TraceReader.h"
+
+namespace glueprof {
+
+namespace {
+
+// The run's GPU capture line, from its environment ("" for runs recorded before it was stored).
+std::string gpuCaptureOf(const RunSummary& run) {
+    const nlohmann::json env = nlohmann::json::parse(run.environmentJson, nullptr, false);
+    if (!env.is_object() || !env.contains("gpu_capture") || !env["gpu_capture"].is_string())
+        return "";
+    return env["gpu_capture"].get<std::string>();
+}
+
+void addOverlapStrip(const TraceModel& trace, RunAnalysis& r) {
+    const std::set<std::int32_t> measured = trace.measuredSteps();
+    if (measured.empty()) return;
+    r.stripStep = *measured.begin();
+    for (const StepInfo& s : trace.steps()) {
+        if (s.step == r.stripStep) {
+            r.stripStartNs = s.startNs;
+            r.stripEndNs = s.endNs;
+        }
+    }
+    r.stripCopies = copySpans(trace, r.stripStep);
+}
+
+// The Gantt shows one step: the first measured one (a simulation has one per iteration).
+void addGantt(const TraceModel& trace, RunAnalysis& r) {
+    const std::set<std::int32_t> measured = trace.measuredSteps();
+    const bool oneStep = !measured.empty();
+    const std::int32_t ganttStep = oneStep ? *measured.begin() : kNoTag;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        const Lane& lane = trace.lanes()[i];
+        if (lane.kind != LaneKind::kPipelineWorker && lane.kind != LaneKind::kSimulatedWorker)
+            continue;
+        const std::size_t worker = r.workers.size();
+        r.workers.push_back(lane.name);
+        for (const Event& e : trace.eventsOnLane(i)) {
+            const std::string& name = trace.name(e.name);
+            if (e.kind == EventKind::kRange && (!oneStep || e.step == ganttStep) &&
+                (name == names::kForward || name == names::kRecompute ||
+                 name == names::kBackward)) {
+                r.gantt.push_back(GanttBar{worker, name, e.startNs, e.endNs});
+            }
+        }
+    }
+}
+
+// Warm-up steps, measured steps per block and blocks, as the baseline arm recorded them.
+AbSetup setupOf(const TraceModel& baseline) {
+    AbSetup setup;
+    std::map<std::int32_t, int> perBlock;
+    for (const StepInfo& s : baseline.steps()) {
+        if (s.warmup) {
+            ++setup.warmup;
+        } else {
+            ++perBlock[s.block];
+        }
+    }
+    setup.repeats = static_cast<int>(perBlock.size());
+    for (const auto& [block, count] : perBlock) setup.steps = std::max(setup.steps, count);
+    return setup;
+}
+
+// What a pair compares: the compared run's toggle, else its run ids.
+std::string comparisonName(const RunSummary& baseline, const RunSummary& optimized) {
+    if (!optimized.identity.toggle.empty()) return optimized.identity.toggle;
+    return "run " + std::to_string(baseline.id) + " vs " + std::to_string(optimized.id);
+}
+
+class ResultsBuilder {
+  public:
+    explicit ResultsBuilder(Results& results) : m_results(results) {}
+
+    std::size_t add(const TraceModel& trace) {
+        auto found = m_index.find(trace.run().id);
+        if (found != m_index.end() && trace.run().id != 0) return found->second;
+        m_results.runs.push_back(analyzeRun(trace));
+        m_index[trace.run().id] = m_results.runs.size() - 1;
+        return m_results.runs.size() - 1;
+    }
+
+    void compare(const TraceModel& baseline, const TraceModel& optimized) {
+        Comparison c;
+        c.baseline = add(baseline);
+        c.optimized = add(optimized);
+        c.ab = compareRuns(comparisonName(baseline.run(), optimized.run()),
+                           primaryMetricOf(optimized.run().identity.toggle), baseline, optimized);
+        if (!m_results.setup) m_results.setup = setupOf(baseline);
+        m_results.comparisons.push_back(std::move(c));
+    }
+
+  private:
+    Results& m_results;
+    std::map<RunId, std::size_t> m_index;
+};
+
+}  // namespace
+
+RunAnalysis analyzeRun(const TraceModel& trace) {
+    RunAnalysis r;
+    r.run = trace.run();
+    r.analysis = analyze(trace);
+    r.diagnostics = trace.diagnostics();
+    r.gpuCapture = gpuCaptureOf(trace.run());
+    addOverlapStrip(trace, r);
+    addGantt(trace, r);
+    return r;
+}
+
+Results buildResults(const TraceReader& reader, const std::string& db,
+                     const ResultsSelection& selection) {
+    Results results;
+    results.db = db;
+    ResultsBuilder builder(results);
+    for (const auto& [baseline, optimized] : selection.pairs) {
+        // One pair in memory at a time: a suite of toggles never holds all its traces.
+        builder.compare(reader.loadRun(baseline), reader.loadRun(optimized));
+    }
+    for (RunId run : selection.runs) builder.add(reader.loadRun(run));
+    return results;
+}
+
+Results buildResults(const std::vector<const TraceModel*>& traces, const std::string& db) {
+    Results results;
+    results.db = db;
+    ResultsBuilder builder(results);
+    if (traces.size() == 2) {
+        builder.compare(*traces[0], *traces[1]);
+    } else {
+        for (const TraceModel* trace : traces) builder.add(*trace);
+    }
+    return results;
+}
+
+namespace {
+const RunAnalysis* headline(const Results& r) {
+    if (!r.comparisons.empty()) return &r.runs[r.comparisons.front().baseline];
+    return r.runs.empty() ? nullptr : &r.runs.front();
+}
+}  // namespace
+
+std::string Results::preset() const {
+    const RunAnalysis* r = headline(*this);
+    return r != nullptr ? r->run.preset : "";
+}
+
+std::string Results::device() const {
+    const RunAnalysis* r = headline(*this);
+    return r != nullptr ? r->run.device : "";
+}
+
+std::string Results::gpuCapture() const {
+    const RunAnalysis* r = headline(*this);
+    return r != nullptr ? r->gpuCapture : "";
+}
+
+}  // namespace glueprof

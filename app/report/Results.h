@@ -1,0 +1,94 @@
+#pragma once
+// The results model: what glueprof says about runs in a database, built by one function and
+// rendered by every face — `ab`'s table, `--json`, the Markdown and HTML reports, `run`'s summary,
+// the GUI's panels and its --dump-state — so they cannot disagree. Each result type is serialized
+// in one place (ResultsJson.h).
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyzers/AbComparison.h"
+#include "analyzers/Analysis.h"
+#include "analyzers/CopyOverlap.h"
+#include "profiler/core/TraceModel.h"
+
+namespace glueprof {
+
+class TraceReader;
+
+struct GanttBar {
+    std::size_t worker = 0;
+    std::string kind;  // forward, recompute, backward
+    TimestampNs startNs = 0;
+    TimestampNs endNs = 0;
+};
+
+// One run and everything the analyzers say about it, with what the views draw of it.
+struct RunAnalysis {
+    RunSummary run;
+    AnalysisResult analysis;
+    std::vector<Diagnostic> diagnostics;
+    std::string gpuCapture;           // the run's environment `gpu_capture` ("" when not stored)
+    std::int32_t stripStep = kNoTag;  // the measured step shown in the overlap strip
+    TimestampNs stripStartNs = 0;
+    TimestampNs stripEndNs = 0;
+    std::vector<CopySpan> stripCopies;
+    std::vector<std::string> workers;  // worker lane names (pipeline runs)
+    std::vector<GanttBar> gantt;
+};
+
+// One A/B: the statistics of the pair and where its two runs are in Results::runs.
+struct Comparison {
+    AbComparison ab;
+    std::size_t baseline = 0;  // index into Results::runs
+    std::size_t optimized = 0;
+};
+
+// How the A/B blocks ran, read back from the steps of a comparison's baseline.
+struct AbSetup {
+    int warmup = 0;   // warm-up steps per arm
+    int steps = 0;    // measured steps per block
+    int repeats = 0;  // blocks per arm
+};
+
+struct SkippedComparison {
+    std::string toggle;
+    std::string reason;
+};
+
+struct Results {
+    std::string db;
+    std::vector<RunAnalysis> runs;           // every run shown, each once, in the order chosen
+    std::vector<Comparison> comparisons;     // A/B pairs among them
+    std::vector<SkippedComparison> skipped;  // toggles an A/B did not run, and why
+    std::string reportPath;                  // the report file written beside them, if any
+
+    // Of the first comparison (else the first run): preset, device and GPU capture line.
+    std::string preset() const;
+    std::string device() const;
+    std::string gpuCapture() const;
+    std::optional<AbSetup> setup;  // when there is a comparison
+
+    const RunAnalysis& baselineOf(const Comparison& c) const { return runs[c.baseline]; }
+    const RunAnalysis& optimizedOf(const Comparison& c) const { return runs[c.optimized]; }
+};
+
+// What to show: runs alone and pairs (reference run, compared run).
+struct ResultsSelection {
+    std::vector<RunId> runs;
+    std::vector<std::pair<RunId, RunId>> pairs;
+};
+
+// Loads each selected run once, analyzes it and compares each pair. A pair's name and primary
+// metric come from the compared run's identity (its toggle; step time when it has none).
+Results buildResults(const TraceReader& reader, const std::string& db,
+                     const ResultsSelection& selection);
+
+// The same from traces already in memory (the GUI, tests): one run, or a baseline and a compared
+// run.
+Results buildResults(const std::vector<const TraceModel*>& traces, const std::string& db = "");
+
+RunAnalysis analyzeRun(const TraceModel& trace);
+
+}  // namespace glueprof

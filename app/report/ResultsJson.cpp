@@ -1,0 +1,215 @@
+#include "app/report/ResultsJson.h"
+
+#include "app/report/Findings.h"
+
+namespace glueprof {
+
+nlohmann::json toJson(const Diagnostic& d) {
+    return {{"name", d.name}, {"value", d.value}, {"detail", d.detail}};
+}
+
+nlohmann::json toJson(const std::vector<Diagnostic>& diagnostics) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const Diagnostic& d : diagnostics) list.push_back(toJson(d));
+    return list;
+}
+
+nlohmann::json toJson(const CopyOverlapResult& r) {
+    nlohmann::json byName = nlohmann::json::object();
+    for (const auto& [name, t] : r.byName) {
+        byName[name] = {{"copies", t.copies},
+                        {"copy_ms", static_cast<double>(t.copyNs) / 1e6},
+                        {"overlap_ratio", t.overlapRatio()}};
+    }
+    return {{"copies", r.total.copies},
+            {"bytes", r.total.bytes},
+            {"copy_ms_per_step", r.copyMsPerStep()},
+            {"exposed_copy_ms_per_step", r.exposedMsPerStep()},
+            {"overlap_ratio", r.total.overlapRatio()},
+            {"compute", r.computeFromKernels ? "kernels" : "host ops"},
+            {"by_name", byName}};
+}
+
+nlohmann::json toJson(const BubbleResult& b) {
+    nlohmann::json breakdown = nlohmann::json::object();
+    for (const auto& [name, part] : b.breakdown()) breakdown[name] = part;
+    return {{"workers", b.workers},
+            {"ratio", b.ratio},
+            {"makespan_ms", b.medianStepMakespanMs()},  // the median measured step's
+            {"steps", b.stepMakespansNs.size()},
+            {"breakdown", breakdown}};
+}
+
+nlohmann::json toJson(const GlueOverheadResult& glue) {
+    nlohmann::json parts = nlohmann::json::object();
+    for (std::size_t p = 0; p < kGluePartCount && p < glue.medianMsPerPart.size(); ++p) {
+        parts[toString(static_cast<GluePart>(p))] = glue.medianMsPerPart[p];
+    }
+    return parts;
+}
+
+nlohmann::json toJson(const RunIdentity& id) {
+    nlohmann::json j = {{"kind", toString(id.kind)}};
+    if (id.abGroup != 0) j["ab_group"] = id.abGroup;
+    if (id.arm != Arm::kNone) j["arm"] = toString(id.arm);
+    if (!id.toggle.empty()) j["toggle"] = id.toggle;
+    if (!id.schedule.empty()) j["schedule"] = id.schedule;
+    if (id.rank) j["rank"] = *id.rank;
+    if (id.worldSize) j["world_size"] = *id.worldSize;
+    return j;
+}
+
+namespace {
+
+nlohmann::json stepsJson(const StepBreakdownResult& steps) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const StepTimes& t : steps.measured) {
+        nlohmann::json step = {{"step", t.step}, {"block", t.block}, {"loss", t.loss}};
+        for (TimingMetric m : kTimingMetrics) step[toString(m)] = t.value(m);
+        list.push_back(step);
+    }
+    return list;
+}
+
+nlohmann::json gluePerStepJson(const GlueOverheadResult& glue) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const GlueStep& s : glue.steps) {
+        nlohmann::json parts = nlohmann::json::object();
+        for (std::size_t p = 0; p < kGluePartCount; ++p) {
+            parts[toString(static_cast<GluePart>(p))] = static_cast<double>(s.partNs[p]) / 1e6;
+        }
+        list.push_back({{"step", s.step},
+                        {"wall_ms", static_cast<double>(s.wallNs) / 1e6},
+                        {"parts_ms", parts}});
+    }
+    return list;
+}
+
+nlohmann::json syncGroupsJson(const std::vector<SyncGroup>& groups, const char* key) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const SyncGroup& g : groups) list.push_back({{key, g.key}, {"count", g.count}});
+    return list;
+}
+
+// Sync points as flat keys of the run (sync_points_per_step, _by_op, _by_layer, _by_range, and the
+// GPU's captured host syncs when there are any).
+void addSyncPoints(const SyncPointsResult& s, nlohmann::json& j) {
+    j["sync_points_per_step"] = s.medianPerStep;
+    j["sync_points_by_op"] = syncGroupsJson(s.byOp, "op");
+    j["sync_points_by_layer"] = syncGroupsJson(s.byLayer, "layer");
+    j["sync_points_by_range"] = syncGroupsJson(s.byRange, "range");
+    if (s.hostSyncsCaptured) {  // the GPU's real syncs (CUPTI)
+        j["host_syncs_per_step"] = s.medianHostSyncsPerStep;
+        j["sync_blocked_ms"] = s.medianSyncBlockedMs;
+    }
+}
+
+nlohmann::json metricJson(const MetricComparison& m) {
+    return {{"name", m.name()},
+            {"baseline", m.baseline},
+            {"optimized", m.optimized},
+            {"speedup", m.speedup},
+            {"speedup_ci", {m.speedupLow, m.speedupHigh}},
+            {"samples", {m.baselineSamples, m.optimizedSamples}}};
+}
+
+nlohmann::json counterJson(const CounterComparison& k) {
+    return {{"name", k.name},
+            {"baseline", k.baseline},
+            {"optimized", k.optimized},
+            {"constant", k.baselineConstant && k.optimizedConstant}};
+}
+
+template <typename Pick>
+nlohmann::json beforeAfter(const RunAnalysis& b, const RunAnalysis& o, Pick pick) {
+    return {{"baseline", pick(b.analysis)}, {"optimized", pick(o.analysis)}};
+}
+
+}  // namespace
+
+nlohmann::json toJson(const RunAnalysis& r) {
+    const AnalysisResult& a = r.analysis;
+    nlohmann::json j = {{"run", r.run.id},
+                        {"label", r.run.label},
+                        {"preset", r.run.preset},
+                        {"device", r.run.device},
+                        {"status", r.run.displayStatus()},
+                        {"identity", toJson(r.run.identity)},
+                        {"gpu_capture", r.gpuCapture}};
+    for (TimingMetric m : kTimingMetrics) j[toString(m)] = a.steps.median(m);
+    j["steps"] = stepsJson(a.steps);
+    j["glue_breakdown_ms"] = toJson(a.glue);
+    j["glue_per_step"] = gluePerStepJson(a.glue);
+    j["non_math_share"] = a.glue.medianNonMathShare;
+    addSyncPoints(a.syncPoints, j);
+    j["copy_overlap"] = toJson(a.copyOverlap);
+    j["copy_overlap_ratio"] = a.copyOverlap.total.overlapRatio();
+    j["exposed_copy_ms_per_step"] = a.copyOverlap.exposedMsPerStep();
+    if (a.bubbles.workers > 0) j["bubbles"] = toJson(a.bubbles);
+    j["findings"] = findingsJson(a.findings);
+    j["diagnostics"] = toJson(r.diagnostics);
+    return j;
+}
+
+nlohmann::json toJson(const Comparison& comparison, const Results& results) {
+    const AbComparison& c = comparison.ab;
+    const RunAnalysis& b = results.baselineOf(comparison);
+    const RunAnalysis& o = results.optimizedOf(comparison);
+    nlohmann::json metrics = nlohmann::json::array();
+    for (const MetricComparison& m : c.metrics) metrics.push_back(metricJson(m));
+    nlohmann::json counters = nlohmann::json::array();
+    for (const CounterComparison& k : c.counters) counters.push_back(counterJson(k));
+    std::vector<Diagnostic> diagnostics = b.diagnostics;
+    diagnostics.insert(diagnostics.end(), o.diagnostics.begin(), o.diagnostics.end());
+    nlohmann::json j = {{"toggle", c.toggle},
+                        {"runs", {{"baseline", c.baselineRun}, {"optimized", c.optimizedRun}}},
+                        {"primary_metric", toString(c.primaryMetric)},
+                        {"verdict", toString(c.verdict())},
+                        {"metrics", metrics},
+                        {"counters", counters},
+                        {"loss_equal", c.lossEqual},
+                        {"final_loss", {c.baselineFinalLoss, c.optimizedFinalLoss}},
+                        {"diagnostics", toJson(diagnostics)}};
+    if (b.analysis.syncPoints.hostSyncsCaptured || o.analysis.syncPoints.hostSyncsCaptured) {
+        j["host_syncs_per_step"] =
+            beforeAfter(b, o, [](const auto& a) { return a.syncPoints.medianHostSyncsPerStep; });
+        j["sync_blocked_ms"] =
+            beforeAfter(b, o, [](const auto& a) { return a.syncPoints.medianSyncBlockedMs; });
+    }
+    if (b.analysis.bubbles.workers > 0 || o.analysis.bubbles.workers > 0) {
+        j["pipeline_bubbles"] = beforeAfter(b, o, [](const auto& a) { return toJson(a.bubbles); });
+    }
+    if (b.analysis.copyOverlap.total.copies > 0 || o.analysis.copyOverlap.total.copies > 0) {
+        j["copy_overlap"] = beforeAfter(b, o, [](const auto& a) { return toJson(a.copyOverlap); });
+    }
+    return j;
+}
+
+nlohmann::json toJson(const Results& results) {
+    nlohmann::json runs = nlohmann::json::array();
+    for (const RunAnalysis& r : results.runs) runs.push_back(toJson(r));
+    nlohmann::json comparisons = nlohmann::json::array();
+    for (const Comparison& c : results.comparisons) comparisons.push_back(toJson(c, results));
+    nlohmann::json skipped = nlohmann::json::array();
+    for (const SkippedComparison& s : results.skipped) {
+        skipped.push_back({{"toggle", s.toggle}, {"reason", s.reason}});
+    }
+    nlohmann::json j = {{"db", results.db},
+                        {"preset", results.preset()},
+                        {"device", results.device()},
+                        {"gpu_capture", results.gpuCapture()},
+                        {"report", results.reportPath},
+                        {"runs", runs},
+                        {"comparisons", comparisons},
+                        {"skipped", skipped}};
+    if (results.setup) {
+        j["schedule"] = {{"warmup", results.setup->warmup},
+                         {"steps", results.setup->steps},
+                         {"repeats", results.setup->repeats}};
+    }
+    return j;
+}
+
+std::string renderResultsJson(const Results& results) { return toJson(results).dump(2) + "\n"; }
+
+}  // namespace glueprof

@@ -1,0 +1,27 @@
+#pragma once
+// The JSON of the results model, each result type serialized here and nowhere else: `ab --json`,
+// `report --format json`, `run --json` and the GUI's --dump-state are made of these, so they agree
+// field for field.
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+#include "app/report/Results.h"
+
+namespace glueprof {
+
+nlohmann::json toJson(const Diagnostic& diagnostic);
+nlohmann::json toJson(const std::vector<Diagnostic>& diagnostics);
+nlohmann::json toJson(const CopyOverlapResult& overlap);
+nlohmann::json toJson(const BubbleResult& bubbles);
+nlohmann::json toJson(const GlueOverheadResult& glue);  // median ms per part
+nlohmann::json toJson(const RunIdentity& identity);
+nlohmann::json toJson(const RunAnalysis& run);
+// The comparison with both runs' figures it is shown with (copy overlap, bubbles, host syncs).
+nlohmann::json toJson(const Comparison& comparison, const Results& results);
+nlohmann::json toJson(const Results& results);
+
+std::string renderResultsJson(const Results& results);  // toJson, indented, newline-terminated
+
+}  // namespace glueprof

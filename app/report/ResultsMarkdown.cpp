@@ -1,0 +1,188 @@
+#include "app/report/ResultsMarkdown.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "app/report/Findings.h"
+
+namespace glueprof {
+
+namespace {
+
+std::string code(std::string text) {
+    text.erase(std::remove(text.begin(), text.end(), '`'), text.end());
+    return "`" + text + "`";
+}
+
+std::string speedupCell(const MetricComparison& m) {
+    return fmt::format("{:.3f}x [{:.3f}, {:.3f}]", m.speedup, m.speedupLow, m.speedupHigh);
+}
+
+std::string header(const Results& results) {
+    std::string md = "# glueprof report\n\n";
+    if (results.setup) {
+        md += fmt::format(
+            "Preset {} on {}; {} block(s) of {} step(s) per arm, interleaved, after {} warm-up "
+            "step(s).",
+            code(results.preset()), code(results.device()), results.setup->repeats,
+            results.setup->steps, results.setup->warmup);
+    }
+    if (!results.db.empty()) md += fmt::format(" Database: {}.", code(results.db));
+    md += "\n\n";
+    if (!results.gpuCapture().empty()) {
+        md += fmt::format("GPU capture: {}.\n\n", code(results.gpuCapture()));
+    }
+    return md;
+}
+
+std::string verdictTable(const Results& results) {
+    if (results.comparisons.empty() && results.skipped.empty()) return "";
+    std::string md =
+        "| toggle | verdict | primary metric | speedup [95% CI] | loss |\n|---|---|---|---|---|\n";
+    for (const Comparison& comparison : results.comparisons) {
+        const AbComparison& c = comparison.ab;
+        const MetricComparison* m = c.metric(c.primaryMetric);
+        md += fmt::format("| {} | {} | {} | {} | {} |\n", code(c.toggle), toString(c.verdict()),
+                          toString(c.primaryMetric), m != nullptr ? speedupCell(*m) : "-",
+                          c.lossEqual ? "bit-identical" : "differs");
+    }
+    for (const SkippedComparison& s : results.skipped) {
+        md += fmt::format("| {} | skipped | - | - | {} |\n", code(s.toggle), s.reason);
+    }
+    return md;
+}
+
+std::string sideFigures(const AnalysisResult& b, const AnalysisResult& o) {
+    std::string md;
+    if (b.copyOverlap.total.copies > 0 || o.copyOverlap.total.copies > 0) {
+        md += fmt::format(
+            "\n| copies (per measured step) | baseline | optimized |\n|---|---:|---:|\n"
+            "| copy ms | {:.3f} | {:.3f} |\n| exposed copy ms | {:.3f} | {:.3f} |\n"
+            "| copy/compute overlap ratio | {:.3f} | {:.3f} |\n",
+            b.copyOverlap.copyMsPerStep(), o.copyOverlap.copyMsPerStep(),
+            b.copyOverlap.exposedMsPerStep(), o.copyOverlap.exposedMsPerStep(),
+            b.copyOverlap.total.overlapRatio(), o.copyOverlap.total.overlapRatio());
+    }
+    if (b.bubbles.workers > 0 || o.bubbles.workers > 0) {
+        md += fmt::format(
+            "\n| pipeline (executed, per measured step) | baseline | optimized |\n|---|---:|---:|\n"
+            "| workers | {} | {} |\n| makespan ms (median step) | {:.3f} | {:.3f} |\n"
+            "| bubble ratio | {:.1f}% | {:.1f}% |\n",
+            b.bubbles.workers, o.bubbles.workers, b.bubbles.medianStepMakespanMs(),
+            o.bubbles.medianStepMakespanMs(), 100 * b.bubbles.ratio, 100 * o.bubbles.ratio);
+        const auto before = b.bubbles.breakdown();
+        const auto after = o.bubbles.breakdown();
+        for (std::size_t k = 0; k < before.size() && k < after.size(); ++k) {
+            md += fmt::format("| {} | {:.1f}% | {:.1f}% |\n", before[k].first,
+                              100 * before[k].second, 100 * after[k].second);
+        }
+    }
+    if (b.syncPoints.hostSyncsCaptured || o.syncPoints.hostSyncsCaptured) {
+        md += fmt::format(
+            "\nHost syncs captured on the GPU (CUPTI): {:g} -> {:g} per step, blocking {:.3f} -> "
+            "{:.3f} ms per step.\n",
+            b.syncPoints.medianHostSyncsPerStep, o.syncPoints.medianHostSyncsPerStep,
+            b.syncPoints.medianSyncBlockedMs, o.syncPoints.medianSyncBlockedMs);
+    }
+    return md;
+}
+
+// Sync points per measured step of each op, baseline beside optimized.
+std::string syncsByOp(const SyncPointsResult& b, const SyncPointsResult& o) {
+    auto perStep = [](const SyncPointsResult& r, const std::string& op) {
+        for (const SyncGroup& g : r.byOp) {
+            if (g.key == op) {
+                return static_cast<double>(g.count) / std::max<std::size_t>(1, r.perStep.size());
+            }
+        }
+        return 0.0;
+    };
+    std::vector<std::string> ops;
+    for (const SyncGroup& g : b.byOp) ops.push_back(g.key);
+    for (const SyncGroup& g : o.byOp) {
+        if (std::find(ops.begin(), ops.end(), g.key) == ops.end()) ops.push_back(g.key);
+    }
+    std::string md =
+        "\n### Sync points per measured step, by op\n\n| op | baseline | optimized |\n"
+        "|---|---:|---:|\n";
+    for (const std::string& op : ops) {
+        md += fmt::format("| {} | {:g} | {:g} |\n", code(op), perStep(b, op), perStep(o, op));
+    }
+    return md;
+}
+
+std::string comparisonSection(const Comparison& comparison, const Results& results) {
+    const AbComparison& c = comparison.ab;
+    const RunAnalysis& b = results.baselineOf(comparison);
+    const RunAnalysis& o = results.optimizedOf(comparison);
+    std::string md = fmt::format("\n## Before / after: {} (run {} vs run {})\n\n", code(c.toggle),
+                                 c.baselineRun, c.optimizedRun);
+    md += "| metric (median ms) | baseline | optimized | speedup [95% CI] |\n|---|---:|---:|---|\n";
+    for (const MetricComparison& m : c.metrics) {
+        md += fmt::format("| {} | {:.3f} | {:.3f} | {} |\n", m.name(), m.baseline, m.optimized,
+                          speedupCell(m));
+    }
+    md += fmt::format("\nVerdict on {}: {}. Loss {} at every step.\n", toString(c.primaryMetric),
+                      toString(c.verdict()), c.lossEqual ? "bit-identical" : "DIFFERS");
+    md += "\n| counter (per step) | baseline | optimized |\n|---|---:|---:|\n";
+    for (const CounterComparison& k : c.counters) {
+        md += fmt::format("| {} | {:g} | {:g} |\n", k.name, k.baseline, k.optimized);
+    }
+    md += sideFigures(b.analysis, o.analysis);
+    md += syncsByOp(b.analysis.syncPoints, o.analysis.syncPoints);
+    return md;
+}
+
+std::string runSection(const RunAnalysis& r) {
+    const AnalysisResult& a = r.analysis;
+    std::string md = fmt::format(
+        "\n## Run {} {}\n\n### Where a step's time goes (median ms)\n\n| part | ms |\n|---|---:|\n",
+        r.run.id, code(r.run.label));
+    for (std::size_t p = 0; p < kGluePartCount && p < a.glue.medianMsPerPart.size(); ++p) {
+        md += fmt::format("| {} | {:.3f} |\n", toString(static_cast<GluePart>(p)),
+                          a.glue.medianMsPerPart[p]);
+    }
+    md += "\n### Sync points by layer (measured steps)\n\n| layer | count |\n|---|---:|\n";
+    for (const SyncGroup& g : a.syncPoints.byLayer) {
+        md += fmt::format("| {} | {} |\n", code(g.key), g.count);
+    }
+    if (a.copyOverlap.total.copies > 0) {
+        md += fmt::format(
+            "\n### Copy/compute overlap\n\nOverlap ratio {:.3f}, exposed copy {:.3f} ms per step, "
+            "{} copies.\n",
+            a.copyOverlap.total.overlapRatio(), a.copyOverlap.exposedMsPerStep(),
+            a.copyOverlap.total.copies);
+    }
+    if (a.bubbles.workers > 0) {
+        md += fmt::format(
+            "\n### Pipeline bubbles\n\n{} workers, makespan {:.3f} ms per step (median of {}), "
+            "bubble ratio {:.2f}% ({}).\n",
+            a.bubbles.workers, a.bubbles.medianStepMakespanMs(), a.bubbles.stepMakespansNs.size(),
+            100 * a.bubbles.ratio, a.bubbles.breakdownText());
+    }
+    md += "\n### Advisor\n\n" + renderFindingsMarkdown(a.findings);
+    if (!r.diagnostics.empty()) {
+        md += "\n### Diagnostics\n\n";
+        for (const Diagnostic& d : r.diagnostics) {
+            md += fmt::format("- {} = {}: {}\n", code(d.name), d.value, code(d.detail));
+        }
+    }
+    return md;
+}
+
+}  // namespace
+
+std::string renderResultsMarkdown(const Results& results) {
+    std::string md = header(results) + verdictTable(results);
+    md += "\nRuns:\n\n";
+    for (const RunAnalysis& r : results.runs) {
+        md += fmt::format("- run {} {}: preset {}, {}, {}\n", r.run.id, code(r.run.label),
+                          code(r.run.preset), code(r.run.device), r.run.displayStatus());
+    }
+    for (const Comparison& c : results.comparisons) md += comparisonSection(c, results);
+    for (const RunAnalysis& r : results.runs) md += runSection(r);
+    return md;
+}
+
+}  // namespace glueprof

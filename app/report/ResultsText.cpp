@@ -1,0 +1,146 @@
+#include "app/report/ResultsText.h"
+
+#include <fmt/format.h>
+
+#include "app/report/Findings.h"
+
+namespace glueprof {
+
+namespace {
+
+constexpr const char* kRow = "  {:<34} {:>12} {:>12}{}\n";
+
+std::string number(double value) { return fmt::format("{:.3f}", value); }
+std::string count(double value) { return fmt::format("{:g}", value); }
+
+std::string speedupCell(const MetricComparison& m) {
+    return fmt::format("{:.3f}x [{:.3f}, {:.3f}]", m.speedup, m.speedupLow, m.speedupHigh);
+}
+
+std::string row(const std::string& name, const std::string& before, const std::string& after,
+                const std::string& note = "") {
+    return fmt::format(kRow, name, before, after, note.empty() ? "" : "   " + note);
+}
+
+std::string verdictLine(const AbComparison& c) {
+    const MetricComparison* m = c.metric(c.primaryMetric);
+    std::string line = toString(c.verdict());
+    if (m != nullptr) line += fmt::format(" ({} {})", toString(c.primaryMetric), speedupCell(*m));
+    return line;
+}
+
+// The figures beside the timings: copies, pipeline bubbles, the GPU's host syncs.
+std::string sideFigures(const AnalysisResult& b, const AnalysisResult& o) {
+    std::string out;
+    if (b.copyOverlap.total.copies > 0 || o.copyOverlap.total.copies > 0) {
+        out += row("copy_overlap_ratio", number(b.copyOverlap.total.overlapRatio()),
+                   number(o.copyOverlap.total.overlapRatio()));
+        out += row("exposed_copy_ms_per_step", number(b.copyOverlap.exposedMsPerStep()),
+                   number(o.copyOverlap.exposedMsPerStep()));
+    }
+    if (b.bubbles.workers > 0 || o.bubbles.workers > 0) {
+        out += row("pipeline_bubble_ratio", number(b.bubbles.ratio), number(o.bubbles.ratio));
+        out += row("pipeline_makespan_ms", number(b.bubbles.medianStepMakespanMs()),
+                   number(o.bubbles.medianStepMakespanMs()));
+    }
+    if (b.syncPoints.hostSyncsCaptured || o.syncPoints.hostSyncsCaptured) {
+        out += row("host_syncs_per_step", count(b.syncPoints.medianHostSyncsPerStep),
+                   count(o.syncPoints.medianHostSyncsPerStep));
+        out += row("sync_blocked_ms", number(b.syncPoints.medianSyncBlockedMs),
+                   number(o.syncPoints.medianSyncBlockedMs));
+    }
+    return out;
+}
+
+std::string comparisonBlock(const Comparison& comparison, const Results& results) {
+    const AbComparison& c = comparison.ab;
+    const RunAnalysis& b = results.baselineOf(comparison);
+    const RunAnalysis& o = results.optimizedOf(comparison);
+    std::string out =
+        fmt::format("\n{} (runs {} vs {})\n", c.toggle, c.baselineRun, c.optimizedRun);
+    out += row("metric (median)", "baseline", "optimized", "speedup [95% CI]");
+    for (const MetricComparison& m : c.metrics) {
+        out += row(m.name(), number(m.baseline), number(m.optimized), speedupCell(m));
+    }
+    for (const CounterComparison& k : c.counters) {
+        out += row(k.name, count(k.baseline), count(k.optimized),
+                   k.baselineConstant && k.optimizedConstant ? "" : "(varies per step)");
+    }
+    out += sideFigures(b.analysis, o.analysis);
+    out += fmt::format("  {:<34} {}\n", "loss",
+                       c.lossEqual ? "equal, bit for bit, at every step"
+                                   : fmt::format("DIFFERS (final {:.6f} vs {:.6f})",
+                                                 c.baselineFinalLoss, c.optimizedFinalLoss));
+    out += fmt::format("  {:<34} {}\n", "verdict", verdictLine(c));
+    for (const RunAnalysis* r : {&b, &o}) {
+        for (const Diagnostic& d : r->diagnostics) {
+            out += fmt::format("  diagnostic (run {}): {} = {} ({})\n", r->run.id, d.name, d.value,
+                               d.detail);
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string renderComparisonTable(const Results& results) {
+    std::string out =
+        fmt::format("glueprof A/B: preset {} on {}", results.preset(), results.device());
+    if (results.setup) {
+        out += fmt::format(", {} block(s) x {} step(s) per arm after {} warm-up step(s)",
+                           results.setup->repeats, results.setup->steps, results.setup->warmup);
+    }
+    out += "\n";
+    if (!results.gpuCapture().empty())
+        out += fmt::format("GPU capture: {}\n", results.gpuCapture());
+    for (const Comparison& c : results.comparisons) out += comparisonBlock(c, results);
+    for (const SkippedComparison& skipped : results.skipped) {
+        out += fmt::format("\n{}: skipped, {}\n", skipped.toggle, skipped.reason);
+    }
+    out += fmt::format("\ndatabase: {}\n", results.db);
+    if (!results.reportPath.empty()) out += fmt::format("report:   {}\n", results.reportPath);
+    return out;
+}
+
+std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
+                             const ProcessStats& process) {
+    const RunSummary& run = r.run;
+    const AnalysisResult& a = r.analysis;
+    std::string out = fmt::format(
+        "run {} ({}): preset {} on {}, status {}, {} steps ({} measured)\n", run.id, run.label,
+        run.preset, run.device, run.displayStatus(), run.stepCount, a.steps.measured.size());
+    if (!r.gpuCapture.empty()) out += "GPU capture: " + r.gpuCapture + "\n";
+    for (TimingMetric m : kTimingMetrics) {
+        out += fmt::format("  {:<24} {:>10.3f}\n", std::string(toString(m)) + " (median)",
+                           a.steps.median(m));
+    }
+    if (process.peakRssBytes > 0) {
+        out += fmt::format("  {:<24} {:>10.1f}\n", "peak host memory (MiB)",
+                           static_cast<double>(process.peakRssBytes) / (1024.0 * 1024.0));
+    }
+    out += "  where a step's time goes (median ms; math > glue > copy > sync wait > idle):\n";
+    for (std::size_t p = 0; p < kGluePartCount && p < a.glue.medianMsPerPart.size(); ++p) {
+        out += fmt::format("    {:<22} {:>10.3f}\n", toString(static_cast<GluePart>(p)),
+                           a.glue.medianMsPerPart[p]);
+    }
+    out += fmt::format("  {:<24} {:>10g}\n", "sync points per step", a.syncPoints.medianPerStep);
+    for (const SyncGroup& g : a.syncPoints.byOp) {
+        out += fmt::format("    {:<40} {:>8} in all\n", g.key, g.count);
+    }
+    for (const SyncGroup& g : a.syncPoints.byRange) {
+        out += fmt::format("    in range {:<31} {:>8} in all\n", g.key, g.count);
+    }
+    if (a.syncPoints.hostSyncsCaptured) {
+        out += fmt::format("  {:<24} {:>10g}\n", "host syncs per step (GPU)",
+                           a.syncPoints.medianHostSyncsPerStep);
+        out += fmt::format("  {:<24} {:>10.3f}\n", "sync blocked ms per step",
+                           a.syncPoints.medianSyncBlockedMs);
+    }
+    out += "  advisor:\n" + renderFindingsText(a.findings);
+    for (const Diagnostic& d : r.diagnostics)
+        out += fmt::format("  diagnostic: {} = {} ({})\n", d.name, d.value, d.detail);
+    out += fmt::format("database: {}\n", db);
+    return out;
+}
+
+}  // namespace glueprof

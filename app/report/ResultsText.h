@@ -1,0 +1,20 @@
+#pragma once
+// The results model as console text: `ab`'s verdict table (every comparison) and `run`'s summary
+// (one run).
+#include <cstdint>
+#include <string>
+
+#include "app/report/Results.h"
+
+namespace glueprof {
+
+std::string renderComparisonTable(const Results& results);
+
+// What the process measured about itself beside the trace.
+struct ProcessStats {
+    std::int64_t peakRssBytes = 0;  // peak resident set of the process (0: unknown)
+};
+std::string renderRunSummary(const RunAnalysis& run, const std::string& db,
+                             const ProcessStats& process = {});
+
+}  // namespace glueprof

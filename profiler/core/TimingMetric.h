@@ -1,0 +1,21 @@
+#pragma once
+// The timing metrics an A/B compares per measured step, and their names in every output (tables,
+// JSON, the `metrics` table, `check` baselines). The names are part of the trace format: never
+// rename; their definitions are in docs/metrics.md.
+#include <array>
+#include <optional>
+#include <string_view>
+
+namespace glueprof {
+
+enum class TimingMetric { kStep, kForward, kBackward, kOptimizer };
+
+constexpr std::array<TimingMetric, 4> kTimingMetrics = {
+    TimingMetric::kStep, TimingMetric::kForward, TimingMetric::kBackward, TimingMetric::kOptimizer};
+
+// "step_ms", "forward_ms", "backward_ms", "optimizer_ms".
+const char* toString(TimingMetric metric);
+// The metric a name written by toString names; nullopt for any other text.
+std::optional<TimingMetric> parseTimingMetric(std::string_view name);
+
+}  // namespace glueprof

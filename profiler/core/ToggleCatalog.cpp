@@ -1,0 +1,77 @@
+#include "profiler/core/ToggleCatalog.h"
+
+namespace glueprof {
+
+const std::vector<ToggleInfo>& toggleCatalog() {
+    static const std::vector<ToggleInfo> kCatalog = {
+        {"packed_cache",
+         "build the packed-sequence mask and cu_seqlens once per micro-batch instead of in every "
+         "layer and recompute",
+         TimingMetric::kForward, false, "repeated_packed_metadata"},
+        {"packed_vectorized",
+         "build the packed mask from segment ids in a constant number of ops, with no host reads, "
+         "once per micro-batch",
+         TimingMetric::kForward, false, ""},
+        {"offload",
+         "offload each checkpointed layer input to host memory in forward and reload it before the "
+         "recompute (saves device memory, costs copies)",
+         TimingMetric::kBackward, false, ""},
+        {"double_buffer",
+         "reload offloaded inputs into two device buffers, each copy waiting only for its buffer's "
+         "last use, so the reload of layer i-1 overlaps the backward of layer i",
+         TimingMetric::kBackward, false, "exposed_reloads"},
+        {"prefetch",
+         "double buffering with the reload of layer i-1 issued before the recompute of layer i "
+         "is launched",
+         TimingMetric::kBackward, false, ""},
+        {"moe_group_once",
+         "route MoE tokens with one stable sort by expert and one bincount per layer instead of "
+         "a where() per expert (E host reads per layer -> 1)",
+         TimingMetric::kForward, true, "per_expert_routing_reads"},
+        {"moe_sync_free",
+         "as moe_group_once, with expert counts by scatter_add_ on the device and one host copy "
+         "(no read hidden in bincount)",
+         TimingMetric::kForward, true, "bincount_hidden_read"},
+        {"roundpipe",
+         "run the model as a pipeline on 2 workers with stages dealt round-robin to a stateless "
+         "worker pool (RoundPipe) instead of bound to workers (Looped-BFS, the baseline)",
+         TimingMetric::kStep, false, "stage_imbalance"},
+    };
+    return kCatalog;
+}
+
+const ToggleInfo* findToggleInfo(std::string_view name) {
+    for (const ToggleInfo& toggle : toggleCatalog()) {
+        if (toggle.name == name) return &toggle;
+    }
+    return nullptr;
+}
+
+std::string toggleForAdvisorRule(std::string_view rule) {
+    for (const ToggleInfo& toggle : toggleCatalog()) {
+        if (!rule.empty() && toggle.advisorRule == rule) return toggle.name;
+    }
+    return {};
+}
+
+TimingMetric primaryMetricOf(std::string_view toggle) {
+    const ToggleInfo* info = findToggleInfo(toggle);
+    return info != nullptr ? info->primaryMetric : TimingMetric::kStep;
+}
+
+std::string toggleNames() {
+    std::string names;
+    for (const ToggleInfo& toggle : toggleCatalog()) {
+        names += (names.empty() ? "" : ", ") + toggle.name;
+    }
+    return names;
+}
+
+std::string notApplicableReason(const ToggleInfo& toggle, bool modelIsMoe) {
+    if (toggle.moeOnly && !modelIsMoe) {
+        return "the model has no MoE layers (use a MoE preset: moe-tiny, moe-small, gpt-oss-20b)";
+    }
+    return {};
+}
+
+}  // namespace glueprof

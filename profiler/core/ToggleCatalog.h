@@ -1,0 +1,35 @@
+#pragma once
+// The toggle catalogue: every glue-code optimization glueprof's reference trainer can switch, as
+// data — its name, what its optimized arm changes, the timing metric it exists to move, whether it
+// needs MoE layers and which advisor rule recommends it. Torch-free, so the readers of a trace
+// (analyzers, reports, the GUI, `check`) name toggles from here without pulling in ATen;
+// optimizations/ToggleRegistry attaches to each entry how it changes the trainer's settings.
+// Names are stored in runs (`runs.toggle`, `toggles_json`): never rename.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "profiler/core/TimingMetric.h"
+
+namespace glueprof {
+
+struct ToggleInfo {
+    std::string name;
+    std::string description;                           // one line: what the optimized arm changes
+    TimingMetric primaryMetric = TimingMetric::kStep;  // the metric the A/B verdict is about
+    bool moeOnly = false;                              // only meaningful on a model with MoE layers
+    std::string advisorRule;  // the advisor rule that recommends it; "" when none does
+};
+
+// In the order `ab --all` runs them and the CLI lists them.
+const std::vector<ToggleInfo>& toggleCatalog();
+const ToggleInfo* findToggleInfo(std::string_view name);  // nullptr when unknown
+// The toggle an advisor rule recommends ("" when none).
+std::string toggleForAdvisorRule(std::string_view rule);
+// The metric an A/B of `toggle` is judged on: the catalogue's, step time for an unknown name.
+TimingMetric primaryMetricOf(std::string_view toggle);
+std::string toggleNames();  // "a, b, c" for messages
+// Why `toggle` cannot run on a model (empty when it can): `ab --all` skips it with this reason.
+std::string notApplicableReason(const ToggleInfo& toggle, bool modelIsMoe);
+
+}  // namespace glueprof

@@ -1,0 +1,64 @@
+#include "reference_trainer/CaptureSession.h"
+
+#include "profiler/torch_ops/OpObserver.h"
+
+namespace glueprof {
+
+// Members in construction order; destruction runs in reverse (observer, capture, tracer, writer).
+struct CaptureSession::Stack {
+    TraceWriter writer;
+    HostTracer tracer;
+    std::unique_ptr<DeviceCapture> capture;
+    std::unique_ptr<OpObserver> observer;
+
+    explicit Stack(const std::string& db) : writer(db), tracer(writer) {}
+
+    void stopCapture() {
+        observer.reset();
+        tracer.setDeviceCapture(nullptr);
+        capture.reset();  // flushes and writes the last records
+    }
+};
+
+namespace {
+
+std::unique_ptr<DeviceCapture> startGpuCapture(const std::string& device, HostTracer& tracer,
+                                               cupti::CaptureStatus& status) {
+    if (device != "cuda") {
+        status.blocker = cupti::CaptureStatus::Blocker::kCpuRun;
+        status.reason = "a CPU run (--device cpu): there is no GPU activity to capture";
+        return nullptr;
+    }
+    cupti::CaptureEnvironment env;
+    env.writer = &tracer.writer();
+    env.currentRun = [&tracer] { return tracer.run(); };
+    env.laneOfThread = [&tracer](RunId run, std::int64_t tid) {
+        return tracer.laneForOsThread(run, tid);
+    };
+    std::unique_ptr<DeviceCapture> capture = cupti::startCapture(std::move(env), status);
+    if (capture) tracer.setDeviceCapture(capture.get());
+    return capture;
+}
+
+}  // namespace
+
+CaptureSession::CaptureSession(const std::string& db, const std::string& device)
+    : m_stack(std::make_unique<Stack>(db)) {
+    m_stack->capture = startGpuCapture(device, m_stack->tracer, m_status);
+    m_stack->observer = std::make_unique<OpObserver>(m_stack->tracer);
+}
+
+CaptureSession::~CaptureSession() {
+    if (m_stack) m_stack->stopCapture();
+}
+
+HostTracer& CaptureSession::tracer() { return m_stack->tracer; }
+
+TraceWriter& CaptureSession::writer() { return m_stack->writer; }
+
+void CaptureSession::close() {
+    m_stack->stopCapture();
+    m_stack->writer.close();
+}
+
+}  // namespace glueprof

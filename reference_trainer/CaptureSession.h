@@ -1,0 +1,40 @@
+#pragma once
+// One traced session of the reference trainer: the trace database's writer, the host tracer, GPU
+// activity capture (CUPTI, on CUDA runs) and the aten op observer, started in that order and
+// stopped in reverse, so no layer outlives what it writes through. Every recording path — `glueprof
+// run`, `ab`, `simulate --preset` and the desktop app's Run A/B — records through one of these and
+// nothing else builds that stack. The capture status (capturing with ..., or off and why) is
+// runtime state: it goes into each run's environment (`gpu_capture`), not into the trainer's
+// configuration. Torch-free header.
+#include <memory>
+#include <string>
+
+#include "profiler/cupti/GpuCapture.h"
+#include "profiler/host/HostTracer.h"
+
+namespace glueprof {
+
+class CaptureSession {
+  public:
+    // Opens (or creates) `db` and starts tracing; `device` "cuda" also starts GPU capture.
+    CaptureSession(const std::string& db, const std::string& device);
+    ~CaptureSession();  // stops everything; a writer failure is lost here: call close()
+    CaptureSession(const CaptureSession&) = delete;
+    CaptureSession& operator=(const CaptureSession&) = delete;
+
+    HostTracer& tracer();
+    TraceWriter& writer();
+    const cupti::CaptureStatus& captureStatus() const { return m_status; }
+    std::string captureSummary() const { return m_status.summary(); }
+
+    // Stops GPU capture and op observation (writing their last records), then flushes and closes
+    // the database; rethrows a writer failure. Idempotent.
+    void close();
+
+  private:
+    struct Stack;
+    cupti::CaptureStatus m_status;
+    std::unique_ptr<Stack> m_stack;
+};
+
+}  // namespace glueprof
