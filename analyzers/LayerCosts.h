@@ -12,12 +12,17 @@
 
 namespace glueprof {
 
-struct LayerCostsResult {
+// Per micro-batch milliseconds: what the pipeline simulator takes as costs. Also the result of
+// analyzers/PipelineReplay (costs measured in an executed pipeline).
+struct PerLayerCosts {
     std::vector<double> forwardMs;  // per layer
     std::vector<double> recomputeMs;
-    std::vector<double> backwardMs;
+    std::vector<double> backwardMs;  // per layer, without the recompute
     double headForwardMs = 0.0;
     double headBackwardMs = 0.0;
+};
+
+struct LayerCostsResult : PerLayerCosts {
     std::size_t microbatchesMeasured = 0;
     bool complete() const { return !forwardMs.empty() && microbatchesMeasured > 0; }
 };

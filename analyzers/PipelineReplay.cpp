@@ -63,9 +63,9 @@ double stageMedian(const std::map<int, std::vector<double>>& times, int stage, c
 
 }  // namespace
 
-ReplayCosts measureReplayCosts(const TraceModel& executed, const ReplayPlan& plan) {
+PerLayerCosts measureReplayCosts(const TraceModel& executed, const ReplayPlan& plan) {
     const JobTimes t = jobTimes(executed);
-    ReplayCosts c;
+    PerLayerCosts c;
     const std::size_t layers = plan.layers;
     c.forwardMs.assign(layers, 0.0);
     c.recomputeMs.assign(layers, 0.0);

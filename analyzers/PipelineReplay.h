@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <vector>
 
+#include "analyzers/LayerCosts.h"
 #include "profiler/core/TraceModel.h"
 
 namespace glueprof {
@@ -21,15 +22,7 @@ struct ReplayPlan {
     std::vector<int> backwardPartition;  // RoundPipe: backward stages, stage 0 the head
 };
 
-struct ReplayCosts {
-    std::vector<double> forwardMs;    // per layer
-    std::vector<double> recomputeMs;  // per layer
-    std::vector<double> backwardMs;   // per layer
-    double headForwardMs = 0.0;
-    double headBackwardMs = 0.0;
-};
-
 // Throws std::invalid_argument when the run has no worker jobs for a stage of the plan.
-ReplayCosts measureReplayCosts(const TraceModel& executed, const ReplayPlan& plan);
+PerLayerCosts measureReplayCosts(const TraceModel& executed, const ReplayPlan& plan);
 
 }  // namespace glueprof

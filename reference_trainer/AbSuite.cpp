@@ -4,9 +4,8 @@
 
 #include <fmt/format.h>
 
-#include <filesystem>
-
 #include "profiler/core/Error.h"
+#include "profiler/core/OutputPath.h"
 #include "reference_trainer/Presets.h"
 
 namespace glueprof {
@@ -21,18 +20,6 @@ void checkDevice(const std::string& device) {
     }
     std::string why;
     if (!cudaAvailable(why)) throw usageError("--device cuda: " + why);
-}
-
-// Refuses a database path whose directory does not exist, before any training.
-void checkDatabaseDirectory(const std::string& db) {
-    const std::filesystem::path parent = std::filesystem::path(db).parent_path();
-    std::error_code ec;
-    if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
-        throw inputError(fmt::format(
-            "cannot create trace database '{}': directory '{}' does not exist; create it or "
-            "pass another --db",
-            db, parent.string()));
-    }
 }
 
 }  // namespace
@@ -88,7 +75,7 @@ const Toggle& resolveToggle(const std::string& name, const TrainConfig& config) 
 void checkTrainingRequest(const TrainConfig& config, const std::string& db, int trainers) {
     checkDevice(config.device);
     checkFitsInMemory(config, trainers);
-    checkDatabaseDirectory(db);
+    requireParentDirectory(db, "create trace database", "--db");
 }
 
 AbOutcome runAbSuite(const AbRequest& request, const AbProgress& progress) {

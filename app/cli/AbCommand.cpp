@@ -15,6 +15,7 @@
 #include "app/report/ResultsMarkdown.h"
 #include "app/report/ResultsText.h"
 #include "profiler/core/Error.h"
+#include "profiler/core/OutputPath.h"
 #include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceReader.h"
 #include "reference_trainer/AbSuite.h"
@@ -35,18 +36,6 @@ struct AbOptions {
 std::string defaultReportPath(const std::string& db) {
     std::filesystem::path path(db);
     return (path.parent_path() / (path.stem().string() + "-report.md")).string();
-}
-
-// The report's directory must exist before the A/B runs, not after.
-void checkReportPath(const std::string& path) {
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    std::error_code ec;
-    if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
-        throw inputError(fmt::format(
-            "cannot write report '{}': directory '{}' does not exist; create it or pass another "
-            "--report",
-            path, parent.string()));
-    }
 }
 
 AbProgress terminalAbProgress() {
@@ -71,7 +60,7 @@ int runAb(const AbOptions& o) {
     request.schedule = AbSchedule{o.trainer.warmup, o.trainer.steps, o.repeats, o.aaControl};
     request.db = o.trainer.db;
     const std::string reportPath = o.report.empty() ? defaultReportPath(o.trainer.db) : o.report;
-    checkReportPath(reportPath);
+    requireParentDirectory(reportPath, "write report", "--report");  // before the A/B runs
     const AbOutcome outcome = runAbSuite(request, terminalAbProgress());
 
     ResultsSelection selection;

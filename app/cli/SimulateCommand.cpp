@@ -46,6 +46,17 @@ struct SimulateOptions {
     bool json = false;
 };
 
+// Costs an analyzer measured, as the simulator takes them (no hops, no optimizer).
+pipeline::PipelineCosts simulatorCosts(const PerLayerCosts& measured) {
+    pipeline::PipelineCosts costs;
+    costs.forwardMs = measured.forwardMs;
+    costs.recomputeMs = measured.recomputeMs;
+    costs.backwardMs = measured.backwardMs;
+    costs.headForwardMs = measured.headForwardMs;
+    costs.headBackwardMs = measured.headBackwardMs;
+    return costs;
+}
+
 // The preset whose costs `--preset` measures.
 TrainConfig measuredConfig(const SimulateOptions& o) {
     TrainConfig config = presetConfig(o.preset, o.scale);
@@ -66,12 +77,7 @@ pipeline::PipelineCosts measurePreset(const SimulateOptions& o, const TrainConfi
         throw inputError(
             "the measured run has no layer ranges to take costs from: the preset must have layers");
     }
-    pipeline::PipelineCosts costs;
-    costs.forwardMs = measured.forwardMs;
-    costs.recomputeMs = measured.recomputeMs;
-    costs.backwardMs = measured.backwardMs;
-    costs.headForwardMs = measured.headForwardMs;
-    costs.headBackwardMs = measured.headBackwardMs;
+    const pipeline::PipelineCosts costs = simulatorCosts(measured);
     std::cerr << fmt::format(
         "measured {} layers of {} on this machine (run {}, {} micro-batches): forward {:.3f} ms, "
         "backward {:.3f} ms per layer (median of layer 0), head {:.3f} + {:.3f} ms\n",
@@ -194,13 +200,7 @@ pipeline::PipelineCosts replayedCosts(const TraceModel& model,
     shape.layers = plan.costs.layers();
     shape.forwardPartition = plan.forwardPartition;
     shape.backwardPartition = plan.backwardPartition;
-    const ReplayCosts measured = measureReplayCosts(model, shape);
-    pipeline::PipelineCosts costs;
-    costs.forwardMs = measured.forwardMs;
-    costs.recomputeMs = measured.recomputeMs;
-    costs.backwardMs = measured.backwardMs;
-    costs.headForwardMs = measured.headForwardMs;
-    costs.headBackwardMs = measured.headBackwardMs;
+    pipeline::PipelineCosts costs = simulatorCosts(measureReplayCosts(model, shape));
     costs.hopMs = plan.costs.hopMs;
     return costs;
 }

@@ -1,4 +1,5 @@
 #include "optimizations/pipeline_schedule/CostFile.h"
+#include "optimizations/pipeline_schedule/CostKeys.h"
 
 #include <fmt/format.h>
 
@@ -77,19 +78,20 @@ CostFile parseCostFile(const std::string& text, const std::string& path) {
     if (j.value("format", std::string()) != "glueprof-pipeline-costs-1") {
         bad(path, "'format' must be \"glueprof-pipeline-costs-1\"");
     }
-    if (!j.contains("layers") || !j["layers"].is_number_integer() || j["layers"].get<int>() <= 0) {
+    if (!j.contains(costkeys::kLayers) || !j[costkeys::kLayers].is_number_integer() ||
+        j[costkeys::kLayers].get<int>() <= 0) {
         bad(path, "'layers' must be a positive integer");
     }
-    const int layers = j["layers"].get<int>();
+    const int layers = j[costkeys::kLayers].get<int>();
     CostFile f;
     f.source = j.value("source", std::string());
-    f.costs.forwardMs = perLayer(j, "forward_ms", layers, path, true);
-    f.costs.backwardMs = perLayer(j, "backward_ms", layers, path, true);
-    f.costs.recomputeMs = perLayer(j, "recompute_ms", layers, path, false);
-    f.costs.headForwardMs = number(j, "head_forward_ms", path, 0.0, true);
-    f.costs.headBackwardMs = number(j, "head_backward_ms", path, 0.0, true);
-    f.costs.hopMs = number(j, "hop_ms", path, 0.0, false);
-    f.costs.optimizerMs = number(j, "optimizer_ms", path, 0.0, false);
+    f.costs.forwardMs = perLayer(j, costkeys::kForwardMs, layers, path, true);
+    f.costs.backwardMs = perLayer(j, costkeys::kBackwardMs, layers, path, true);
+    f.costs.recomputeMs = perLayer(j, costkeys::kRecomputeMs, layers, path, false);
+    f.costs.headForwardMs = number(j, costkeys::kHeadForwardMs, path, 0.0, true);
+    f.costs.headBackwardMs = number(j, costkeys::kHeadBackwardMs, path, 0.0, true);
+    f.costs.hopMs = number(j, costkeys::kHopMs, path, 0.0, false);
+    f.costs.optimizerMs = number(j, costkeys::kOptimizerMs, path, 0.0, false);
     for (const char* field : {"workers", "microbatches"}) {
         if (!j.contains(field)) continue;
         if (!j[field].is_number_integer() || j[field].get<int>() <= 0)

@@ -1,4 +1,5 @@
 #include "optimizations/pipeline_schedule/SimulationTrace.h"
+#include "optimizations/pipeline_schedule/CostKeys.h"
 
 #include <fmt/format.h>
 
@@ -54,14 +55,14 @@ std::string specJson(const SimulationSpec& spec) {
         {"optimizer",
          spec.optimizer == OptimizerMode::kSynchronous ? "synchronous" : "asynchronous"},
         {"forward_partition", spec.forwardPartition},
-        {"layers", c.layers()},
-        {"forward_ms", c.forwardMs},
-        {"backward_ms", c.backwardMs},
-        {"head_forward_ms", c.headForwardMs},
-        {"head_backward_ms", c.headBackwardMs},
-        {"hop_ms", c.hopMs},
-        {"optimizer_ms", c.optimizerMs}};
-    if (!c.recomputeMs.empty()) j["recompute_ms"] = c.recomputeMs;
+        {costkeys::kLayers, c.layers()},
+        {costkeys::kForwardMs, c.forwardMs},
+        {costkeys::kBackwardMs, c.backwardMs},
+        {costkeys::kHeadForwardMs, c.headForwardMs},
+        {costkeys::kHeadBackwardMs, c.headBackwardMs},
+        {costkeys::kHopMs, c.hopMs},
+        {costkeys::kOptimizerMs, c.optimizerMs}};
+    if (!c.recomputeMs.empty()) j[costkeys::kRecomputeMs] = c.recomputeMs;
     if (spec.schedule == Schedule::kRoundPipe) j["backward_partition"] = spec.backwardPartition;
     return j.dump();
 }
@@ -80,14 +81,14 @@ SimulationSpec specFromJson(const std::string& text) {
         spec.forwardPartition = j.at("forward_partition").get<std::vector<int>>();
         if (j.contains("backward_partition"))
             spec.backwardPartition = j["backward_partition"].get<std::vector<int>>();
-        spec.costs.forwardMs = j.at("forward_ms").get<std::vector<double>>();
-        spec.costs.backwardMs = j.at("backward_ms").get<std::vector<double>>();
-        if (j.contains("recompute_ms"))
-            spec.costs.recomputeMs = j["recompute_ms"].get<std::vector<double>>();
-        spec.costs.headForwardMs = j.at("head_forward_ms").get<double>();
-        spec.costs.headBackwardMs = j.at("head_backward_ms").get<double>();
-        spec.costs.hopMs = j.value("hop_ms", 0.0);
-        spec.costs.optimizerMs = j.value("optimizer_ms", 0.0);
+        spec.costs.forwardMs = j.at(costkeys::kForwardMs).get<std::vector<double>>();
+        spec.costs.backwardMs = j.at(costkeys::kBackwardMs).get<std::vector<double>>();
+        if (j.contains(costkeys::kRecomputeMs))
+            spec.costs.recomputeMs = j[costkeys::kRecomputeMs].get<std::vector<double>>();
+        spec.costs.headForwardMs = j.at(costkeys::kHeadForwardMs).get<double>();
+        spec.costs.headBackwardMs = j.at(costkeys::kHeadBackwardMs).get<double>();
+        spec.costs.hopMs = j.value(costkeys::kHopMs, 0.0);
+        spec.costs.optimizerMs = j.value(costkeys::kOptimizerMs, 0.0);
         return spec;
     } catch (const nlohmann::json::exception& e) {
         throw std::invalid_argument(fmt::format("not a pipeline plan: {}", e.what()));

@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/OutputPath.h"
 
 namespace glueprof {
 namespace sql {
@@ -295,15 +296,7 @@ std::string upgradeFromV1(SqliteDb& db, const std::string& path) {
 }  // namespace
 
 std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::string* upgradeNotice) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    fs::path parent = fs::path(path).parent_path();
-    if (!parent.empty() && !fs::is_directory(parent, ec)) {
-        throw inputError(
-            fmt::format("cannot create trace database '{}': directory '{}' does not "
-                        "exist; create it or pass another --db",
-                        path, parent.string()));
-    }
+    requireParentDirectory(path, "create trace database", "--db");
     auto db = std::make_unique<SqliteDb>(path, OpenMode::kReadWriteCreate);
     if (sqlite3_db_readonly(db->handle(), "main") == 1) {
         throw inputError(

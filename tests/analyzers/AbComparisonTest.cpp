@@ -46,7 +46,7 @@ TEST(StatisticsTest, BootstrapOfConstantSamplesIsAPointAndIsDeterministic) {
 TEST(AbComparisonTest, HalvedStepTimeIsATwofoldSpeedupAndAFasterVerdict) {
     AbComparison c = compareRuns("packed_cache", TimingMetric::kStep, runWith(1, 10.0, 4, 2.0),
                                  runWith(2, 5.0, 1, 2.0));
-    const MetricComparison* step = c.metric("step_ms");
+    const MetricComparison* step = c.metric(TimingMetric::kStep);
     ASSERT_NE(step, nullptr);
     EXPECT_DOUBLE_EQ(step->baseline, 10.0);
     EXPECT_DOUBLE_EQ(step->optimized, 5.0);

@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "profiler/core/Sqlite.h"
+#include "profiler/core/TimingMetric.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof {
@@ -100,7 +101,7 @@ TEST_F(CliTest, AbPackedCacheOnTinyCutsMaskBuildsFromLayerCountToOneWithEqualLos
               counterNamed(c, "ops_per_step")["optimized"].get<double>());
     bool sawForward = false;
     for (const auto& m : c["metrics"]) {
-        if (m["name"] != "forward_ms") continue;
+        if (m["name"] != toString(TimingMetric::kForward)) continue;
         sawForward = true;
         EXPECT_GT(m["baseline"].get<double>(), 0.0);
         ASSERT_EQ(m["speedup_ci"].size(), 2u);
@@ -354,7 +355,7 @@ TEST_F(CliTest, ReportOfTheLatestAbInEveryFormat) {
     ASSERT_EQ(j["comparisons"].size(), 1u);
     EXPECT_TRUE(j["comparisons"][0]["loss_equal"].get<bool>());
     // The toggle's, from the catalogue (the compared run's identity names the toggle).
-    EXPECT_EQ(j["comparisons"][0]["primary_metric"], "backward_ms");
+    EXPECT_EQ(j["comparisons"][0]["primary_metric"], toString(TimingMetric::kBackward));
     Result single = run("report --db " + db + " --runs 2 --format md --out " + path("one.md"));
     EXPECT_EQ(single.exitCode, 0) << single.err;
     EXPECT_EQ(run("report --db " + db + " --runs 1,x --out " + path("bad.html")).exitCode, 1);

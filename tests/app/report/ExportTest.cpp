@@ -11,6 +11,7 @@
 #include "app/report/CsvExport.h"
 #include "app/report/GateReport.h"
 #include "profiler/core/Error.h"
+#include "profiler/core/TimingMetric.h"
 
 namespace glueprof {
 namespace {
@@ -128,10 +129,13 @@ TEST(GateReportTest, JunitEscapesAndMalformedBaselinesNameTheField) {
         renderGateBaseline(GateBaseline{
             "tiny",
             "cpu",
-            {{"packed_cache", ToggleExpectation{{{"m", {8, 1}}}, {{"forward_ms", 0.5}}, true}}}}),
+            {{"packed_cache",
+              ToggleExpectation{
+                  {{"m", {8, 1}}}, {{toString(TimingMetric::kForward), 0.5}}, true}}}}),
         "b.json");
     EXPECT_EQ(round.toggles.at("packed_cache").counters.at("m").optimized, 1.0);
-    EXPECT_EQ(round.toggles.at("packed_cache").minSpeedup.at("forward_ms"), 0.5);
+    EXPECT_EQ(round.toggles.at("packed_cache").minSpeedup.at(toString(TimingMetric::kForward)),
+              0.5);
 }
 
 }  // namespace

@@ -1,0 +1,13 @@
+#pragma once
+// Checks an output path before anything is written, so a command that would fail at its end (a
+// database, a report in a directory that does not exist) fails at its start instead.
+#include <string>
+
+namespace glueprof {
+
+// Throws an input error "cannot WHAT 'PATH': directory 'DIR' does not exist; create it or pass
+// another OPTION" when PATH's directory is missing (a bare file name means the working directory).
+void requireParentDirectory(const std::string& path, const std::string& what,
+                            const std::string& option);
+
+}  // namespace glueprof
