@@ -13,9 +13,9 @@
 #include "app/report/AbPairs.h"
 #include "app/report/AtomicFile.h"
 #include "app/report/GateReport.h"
+#include "app/report/Results.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/LossDiagnostics.h"
-#include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof::cli {
@@ -63,8 +63,7 @@ std::map<std::string, AbComparison> compareAll(const TraceReader& reader,
     for (const auto& [toggle, pair] : pairs) {
         if (pair.optimized.preset != preset) continue;
         comparisons[toggle] =
-            compareRuns(toggle, primaryMetricOf(pair.optimized.identity.toggle),
-                        reader.loadRun(pair.baseline.id), reader.loadRun(pair.optimized.id));
+            compareArms(reader.loadRun(pair.baseline.id), reader.loadRun(pair.optimized.id));
     }
     return comparisons;
 }

@@ -95,8 +95,7 @@ class ResultsBuilder {
         Comparison c;
         c.baseline = add(baseline);
         c.optimized = add(optimized);
-        c.ab = compareRuns(comparisonName(baseline.run(), optimized.run()),
-                           primaryMetricOf(optimized.run().identity.toggle), baseline, optimized);
+        c.ab = compareArms(baseline, optimized);
         if (!m_results.setup) m_results.setup = setupOf(baseline);
         m_results.comparisons.push_back(std::move(c));
     }
@@ -107,6 +106,11 @@ class ResultsBuilder {
 };
 
 }  // namespace
+
+AbComparison compareArms(const TraceModel& baseline, const TraceModel& optimized) {
+    return compareRuns(comparisonName(baseline.run(), optimized.run()),
+                       primaryMetricOf(optimized.run().identity.toggle), baseline, optimized);
+}
 
 RunAnalysis analyzeRun(const TraceModel& trace) {
     RunAnalysis r;

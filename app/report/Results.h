@@ -91,4 +91,9 @@ Results buildResults(const std::vector<const TraceModel*>& traces, const std::st
 
 RunAnalysis analyzeRun(const TraceModel& trace);
 
+// The statistics of one pair, as Results holds them: named after the compared run's toggle (else
+// "run A vs B"), judged on that toggle's primary metric from the catalogue (else step time).
+// `check` gates on these without analyzing the runs further.
+AbComparison compareArms(const TraceModel& baseline, const TraceModel& optimized);
+
 }  // namespace glueprof
