@@ -17,12 +17,22 @@ std::string hostName() {
     return name;
 }
 
+TorchEnvironment torchEnvironment() {
+    TorchEnvironment env;
+    env.version = TORCH_VERSION;
+    env.cuda = torch::cuda::is_available();
+    env.cudaDevices = static_cast<int>(torch::cuda::device_count());
+    env.intraOpThreads = at::get_num_threads();
+    return env;
+}
+
 std::string environmentJson(const TrainConfig& config, const std::string& gpuCapture) {
+    const TorchEnvironment torch = torchEnvironment();
     nlohmann::json j = {
-        {"torch_version", TORCH_VERSION},
-        {"torch_cuda", torch::cuda::is_available()},
-        {"cuda_devices", torch::cuda::device_count()},
-        {"intra_op_threads", at::get_num_threads()},
+        {"torch_version", torch.version},
+        {"torch_cuda", torch.cuda},
+        {"cuda_devices", torch.cudaDevices},
+        {"intra_op_threads", torch.intraOpThreads},
         {"flush_denormal", true},
         {"device", config.device},
         {"gpu_capture", gpuCapture},

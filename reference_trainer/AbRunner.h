@@ -47,6 +47,15 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
 RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggles, int warmup,
                 int steps, CaptureSession& session, const ProgressCallback& progress = {});
 
+// What the libtorch this process runs on offers (`doctor`, each run's environment).
+struct TorchEnvironment {
+    std::string version;  // TORCH_VERSION
+    bool cuda = false;    // torch::cuda::is_available()
+    int cudaDevices = 0;
+    int intraOpThreads = 0;
+};
+TorchEnvironment torchEnvironment();
+
 // torch version, CUDA availability, threads, host and how GPU activity was captured
 // (`gpuCapture`, CaptureSession::captureSummary): the `environment_json` of a run.
 std::string environmentJson(const TrainConfig& config, const std::string& gpuCapture);

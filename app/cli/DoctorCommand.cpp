@@ -1,6 +1,4 @@
 // glueprof doctor: what this build and machine can capture, and why not when it cannot.
-#include <torch/torch.h>
-#include <torch/version.h>
 
 #include <fmt/format.h>
 
@@ -13,6 +11,7 @@
 #include "profiler/core/TraceSchema.h"
 #include "profiler/cupti/GpuCapture.h"
 #include "profiler/host/ScopedRange.h"
+#include "reference_trainer/AbRunner.h"
 
 namespace glueprof::cli {
 
@@ -20,13 +19,14 @@ namespace {
 
 int doctor() {
     std::cout << fmt::format("glueprof trace schema   v{}\n", kTraceSchemaVersion);
-    std::cout << fmt::format("libtorch                {}\n", TORCH_VERSION);
-    bool cuda = torch::cuda::is_available();
+    const TorchEnvironment torch = torchEnvironment();
+    std::cout << fmt::format("libtorch                {}\n", torch.version);
     std::cout << fmt::format("CUDA in libtorch        {}\n",
-                             cuda ? fmt::format("yes, {} device(s)", torch::cuda::device_count())
-                                  : std::string("no: this libtorch is CPU-only or no GPU/driver is "
-                                                "visible; runs use --device cpu"));
-    std::cout << fmt::format("intra-op threads        {}\n", at::get_num_threads());
+                             torch.cuda
+                                 ? fmt::format("yes, {} device(s)", torch.cudaDevices)
+                                 : std::string("no: this libtorch is CPU-only or no "
+                                               "GPU/driver is visible; runs use --device cpu"));
+    std::cout << fmt::format("intra-op threads        {}\n", torch.intraOpThreads);
     std::cout << fmt::format("NVTX ranges             {}\n",
                              nvtxEnabled() ? "pushed (NVTX3 headers found at build time)"
                                            : "off (no NVTX3 headers at build time)");
@@ -42,7 +42,7 @@ int doctor() {
     std::string capture;
     if (probe.blocker != cupti::CaptureStatus::Blocker::kNone) {
         capture = "off: " + probe.reason;
-    } else if (!cuda) {
+    } else if (!torch.cuda) {
         capture =
             "off: no GPU visible to this libtorch (a CPU-only build, or no device); runs use "
             "--device cpu";

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fails (exit 1, listing each offending line) when a source file includes what the dependency
-# direction of docs/architecture.md forbids, or when a torch-free face (the GUI, the reports,
-# `check`, `report`) reaches a torch header through the project's own includes.
+# direction of docs/architecture.md forbids, or when a file of app/ (the CLI, the GUI, the reports)
+# reaches a torch header through the project's own includes.
 # Usage: check_dependency_direction.sh SOURCE_ROOT
 set -u
 root=${1:?usage: check_dependency_direction.sh SOURCE_ROOT}
@@ -46,8 +46,9 @@ rule "profiler/core" '#include *[<"](profiler/(host|torch_ops|cupti)|analyzers)/
 rule "profiler/cupti" '#include *[<"](profiler/(host|torch_ops)|analyzers)/' \
   "profiler/cupti depends on profiler/core only (the CLI wires it to HostTracer)"
 
-# The faces that only read traces must build without torch: follow their "project" includes
-# transitively and fail on any file reached that includes a torch header.
+# The faces (every file of app/: the CLI, the GUI, the reports) build without torch: what needs ATen
+# sits behind reference_trainer's torch-free headers. Follow their "project" includes transitively
+# and fail on any file reached that includes a torch header.
 declare -A visited
 torch_free_walk() {
   local file=$1 chain=$2
@@ -63,10 +64,7 @@ torch_free_walk() {
     torch_free_walk "$inc" "${chain:+$chain -> }$file"
   done
 }
-torch_free_faces=$(find app/gui app/report -type f \( -name '*.cpp' -o -name '*.h' \) 2>/dev/null)
-for face in app/cli/CheckCommand.cpp app/cli/ReportCommand.cpp; do
-  [ -f "$face" ] && torch_free_faces="$torch_free_faces $face"
-done
+torch_free_faces=$(find app -type f \( -name '*.cpp' -o -name '*.h' \) 2>/dev/null)
 for face in $torch_free_faces; do
   visited=()
   torch_free_walk "$face" ""
