@@ -20,12 +20,12 @@ void repeatedRanges(const AdvisorInput& in, std::vector<Finding>& findings) {
     for (const RepeatedRange& r : in.repeated->repeated) {
         Finding f;
         if (r.name == names::kMaskBuild) {
-            f.rule = "repeated_packed_metadata";
+            f.rule = advisor_rules::kRepeatedPackedMetadata;
             f.toggle = toggleForAdvisorRule(f.rule);
         } else if (r.name == names::kMoeRouting) {
             continue;  // the routing rule below looks at its host reads instead
         } else {
-            f.rule = "repeated_glue";
+            f.rule = advisor_rules::kRepeatedGlue;
         }
         f.savingMsPerStep = r.avoidableMsPerStep;
         f.evidence = fmt::format(
@@ -35,7 +35,7 @@ void repeatedRanges(const AdvisorInput& in, std::vector<Finding>& findings) {
             "run)",
             r.name, r.runsPerStep, r.layersPerStep, r.microbatchesPerStep, r.msPerStep,
             r.avoidableMsPerStep, r.syncOpsPerRun);
-        if (f.rule == "repeated_packed_metadata" && r.syncOpsPerRun > 0) {
+        if (f.rule == advisor_rules::kRepeatedPackedMetadata && r.syncOpsPerRun > 0) {
             f.evidence += "; packed_vectorized also removes the host reads";
         }
         findings.push_back(f);
@@ -83,7 +83,7 @@ void routingReads(const AdvisorInput& in, std::vector<Finding>& findings) {
     const double perPass = static_cast<double>(syncOps) / static_cast<double>(runs);
     Finding f;
     if (perPass > 2.0) {  // more than grouping once costs (a bincount and its copy)
-        f.rule = "per_expert_routing_reads";
+        f.rule = advisor_rules::kPerExpertRoutingReads;
         f.toggle = toggleForAdvisorRule(f.rule);
         f.savingMsPerStep = static_cast<double>(avoidableNs) / kNsPerMs / steps;
         f.evidence = fmt::format(
@@ -95,7 +95,7 @@ void routingReads(const AdvisorInput& in, std::vector<Finding>& findings) {
             perPass, static_cast<double>(syncOps) / steps, static_cast<double>(runs) / steps,
             f.savingMsPerStep);
     } else if (bincountNs > 0) {
-        f.rule = "bincount_hidden_read";
+        f.rule = advisor_rules::kBincountHiddenRead;
         f.toggle = toggleForAdvisorRule(f.rule);
         f.savingMsPerStep = static_cast<double>(bincountNs) / kNsPerMs / steps;
         f.evidence = fmt::format(
@@ -117,7 +117,7 @@ void exposedReloads(const AdvisorInput& in, std::vector<Finding>& findings) {
     const CopyTotals& reloads = it->second;
     if (reloads.overlapRatio() >= 0.5) return;
     Finding f;
-    f.rule = "exposed_reloads";
+    f.rule = advisor_rules::kExposedReloads;
     f.toggle = toggleForAdvisorRule(f.rule);
     f.savingMsPerStep = static_cast<double>(reloads.exposedNs()) / kNsPerMs /
                         static_cast<double>(in.copies->measuredSteps);
@@ -159,7 +159,7 @@ void stageImbalance(const AdvisorInput& in, std::vector<Finding>& findings) {
     if (maxBusy <= 0 || mean / maxBusy > 1.0 / 1.1) return;
     const double steps = std::max<double>(1.0, static_cast<double>(trace.measuredSteps().size()));
     Finding f;
-    f.rule = "stage_imbalance";
+    f.rule = advisor_rules::kStageImbalance;
     f.toggle = toggleForAdvisorRule(f.rule);
     f.savingMsPerStep =
         static_cast<double>(last - first) * (1.0 - mean / maxBusy) / kNsPerMs / steps;

@@ -61,9 +61,31 @@ double stageMedian(const std::map<int, std::vector<double>>& times, int stage, c
     return median(it->second);
 }
 
+// The plan comes from a database (a run's config JSON): its partitions must cover the layers
+// exactly, or the per-layer costs would be written outside them.
+void checkPlan(const ReplayPlan& plan) {
+    auto total = [](const std::vector<int>& counts) {
+        long long sum = 0;
+        for (int n : counts) {
+            if (n < 0) return -1LL;
+            sum += n;
+        }
+        return sum;
+    };
+    const auto layers = static_cast<long long>(plan.layers);
+    if (total(plan.forwardPartition) != layers ||
+        (plan.roundPipe && total(plan.backwardPartition) != layers)) {
+        throw std::invalid_argument(fmt::format(
+            "the pipeline plan's partitions do not cover its {} layers: not a plan glueprof "
+            "recorded",
+            plan.layers));
+    }
+}
+
 }  // namespace
 
 PerLayerCosts measureReplayCosts(const TraceModel& executed, const ReplayPlan& plan) {
+    checkPlan(plan);
     const JobTimes t = jobTimes(executed);
     PerLayerCosts c;
     const std::size_t layers = plan.layers;

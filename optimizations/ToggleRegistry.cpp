@@ -41,6 +41,13 @@ const Settings kSettings[] = {
 };
 
 std::vector<Toggle> buildRegistry() {
+    // Settings for a name the catalogue lacks would never run: as much a programming error.
+    for (const Settings& s : kSettings) {
+        if (findToggleInfo(s.name) == nullptr) {
+            throw std::logic_error(std::string("settings for a toggle not in the catalogue: ") +
+                                   s.name);
+        }
+    }
     std::vector<Toggle> toggles;
     for (const ToggleInfo& info : toggleCatalog()) {
         const Settings* found = nullptr;

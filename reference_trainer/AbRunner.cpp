@@ -120,7 +120,6 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
     optimizedConfig.optimizations = schedule.aaControl
                                         ? baselineConfig.optimizations
                                         : optimizedSettings(toggle, base.optimizations);
-    checkFitsInMemory(base, 2);
 
     TraceWriter& writer = session.writer();
     HostTracer& tracer = session.tracer();
@@ -159,7 +158,6 @@ RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggl
         toggle->apply(config.optimizations);
         names.push_back(toggle->name());
     }
-    checkFitsInMemory(config, 1);
     TraceWriter& writer = session.writer();
     HostTracer& tracer = session.tracer();
     std::string label = names.empty() ? "baseline" : nlohmann::json(names).dump();

@@ -40,6 +40,8 @@ struct StepProgress {
 using ProgressCallback = std::function<void(const StepProgress& progress)>;
 
 // The arms are runs of one A/B group (baseline and optimized, the toggle in their identity).
+// Callers check the request first (RecordingChecks.h: device, memory, the database's directory);
+// these functions only run it.
 AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSchedule& schedule,
                        CaptureSession& session, const ProgressCallback& progress = {});
 

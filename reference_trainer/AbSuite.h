@@ -1,8 +1,8 @@
 #pragma once
-// The one A/B entry point: validates a request (toggles, device, memory, the database's directory)
-// before anything is written, opens one CaptureSession and runs each toggle's A/B in it. `glueprof
-// ab`, the desktop app's Run A/B and any later caller use it; they only choose the request and show
-// progress. Torch-free header.
+// The one A/B entry point: validates a request (toggles, then RecordingChecks: device, memory, the
+// database's directory) before anything is written, opens one CaptureSession and runs each toggle's
+// A/B in it. `glueprof ab`, the desktop app's Run A/B and any later caller use it; they only choose
+// the request and show progress. Torch-free header.
 #include <functional>
 #include <string>
 #include <vector>
@@ -33,7 +33,6 @@ struct ToggleRuns {
 struct AbOutcome {
     std::vector<ToggleRuns> comparisons;  // in the order they ran
     std::vector<SkippedToggle> skipped;   // `all` on a model a toggle cannot run on
-    std::string gpuCapture;               // CaptureSession::captureSummary()
 };
 
 // What a caller hears while the suite runs; every member may be empty. A callback may throw to
@@ -50,17 +49,7 @@ struct AbProgress {
 std::vector<const Toggle*> chooseToggles(const AbRequest& request,
                                          std::vector<SkippedToggle>& skipped);
 
-// The toggle `name`, when the model can run it; else a usage error naming the choices.
-const Toggle& resolveToggle(const std::string& name, const TrainConfig& config);
-
-// Everything a recording checks before it creates or opens the database: the device exists in
-// this build, `trainers` trainers fit in memory, the database's directory exists.
-void checkTrainingRequest(const TrainConfig& config, const std::string& db, int trainers);
-
 // Runs the request; the database is opened only after every check passed.
 AbOutcome runAbSuite(const AbRequest& request, const AbProgress& progress = {});
-
-// Whether this libtorch sees a CUDA device (asked once); `why` says what is missing when not.
-bool cudaAvailable(std::string& why);
 
 }  // namespace glueprof

@@ -42,10 +42,15 @@ std::unique_ptr<DeviceCapture> startGpuCapture(const std::string& device, HostTr
 
 }  // namespace
 
-CaptureSession::CaptureSession(const std::string& db, const std::string& device)
+CaptureSession::CaptureSession(const std::string& db, const std::string& device,
+                               const Notice& notice)
     : m_stack(std::make_unique<Stack>(db)) {
     m_stack->capture = startGpuCapture(device, m_stack->tracer, m_status);
     m_stack->observer = std::make_unique<OpObserver>(m_stack->tracer);
+    if (notice) {
+        if (!m_stack->writer.upgradeNotice().empty()) notice(m_stack->writer.upgradeNotice());
+        notice("GPU capture: " + captureSummary());
+    }
 }
 
 CaptureSession::~CaptureSession() {

@@ -6,6 +6,7 @@
 // nothing else builds that stack. The capture status (capturing with ..., or off and why) is
 // runtime state: it goes into each run's environment (`gpu_capture`), not into the trainer's
 // configuration. Torch-free header.
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -16,15 +17,18 @@ namespace glueprof {
 
 class CaptureSession {
   public:
+    // What the session tells its user once started: that the database's schema was upgraded (and
+    // where the old file is kept), and "GPU capture: ..." (capturing with ..., or off and why).
+    using Notice = std::function<void(const std::string& line)>;
+
     // Opens (or creates) `db` and starts tracing; `device` "cuda" also starts GPU capture.
-    CaptureSession(const std::string& db, const std::string& device);
+    CaptureSession(const std::string& db, const std::string& device, const Notice& notice = {});
     ~CaptureSession();  // stops everything; a writer failure is lost here: call close()
     CaptureSession(const CaptureSession&) = delete;
     CaptureSession& operator=(const CaptureSession&) = delete;
 
     HostTracer& tracer();
     TraceWriter& writer();
-    const cupti::CaptureStatus& captureStatus() const { return m_status; }
     std::string captureSummary() const { return m_status.summary(); }
 
     // Stops GPU capture and op observation (writing their last records), then flushes and closes

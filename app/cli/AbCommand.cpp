@@ -41,7 +41,7 @@ std::string defaultReportPath(const std::string& db) {
 AbProgress terminalAbProgress() {
     auto current = std::make_shared<ProgressCallback>();
     AbProgress progress;
-    progress.notice = [](const std::string& line) { std::cerr << line << "\n"; };
+    progress.notice = printNotice;
     progress.toggleStarted = [current](const std::string& toggle, int, int) {
         *current = terminalProgress(toggle);
     };
@@ -60,7 +60,10 @@ int runAb(const AbOptions& o) {
     request.schedule = AbSchedule{o.trainer.warmup, o.trainer.steps, o.repeats, o.aaControl};
     request.db = o.trainer.db;
     const std::string reportPath = o.report.empty() ? defaultReportPath(o.trainer.db) : o.report;
-    requireParentDirectory(reportPath, "write report", "--report");  // before the A/B runs
+    // Before the A/B runs: the database's directory first (the default report lives beside it).
+    requireParentDirectory(o.trainer.db, "create trace database", "--db");
+    requireParentDirectory(reportPath, "write report", "--report");
+    requireOutputBesideDatabase(reportPath, o.trainer.db, "--report");
     const AbOutcome outcome = runAbSuite(request, terminalAbProgress());
 
     ResultsSelection selection;
@@ -72,9 +75,18 @@ int runAb(const AbOptions& o) {
         results.skipped.push_back(SkippedComparison{s.toggle, s.reason});
     }
     results.reportPath = reportPath;
-    std::cout << (o.trainer.json ? renderResultsJson(results) : renderComparisonTable(results));
-    std::cout.flush();
-    writeFileAtomically(reportPath, renderResultsMarkdown(results));
+    auto print = [&] {
+        std::cout << (o.trainer.json ? renderResultsJson(results) : renderComparisonTable(results));
+    };
+    try {
+        writeFileAtomically(reportPath, renderResultsMarkdown(results));
+    } catch (const GlueprofError&) {
+        results.reportPath
+            .clear();  // the A/B is stored: show its verdicts, then fail on the report
+        print();
+        throw;
+    }
+    print();
     return 0;
 }
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <iostream>
 
 namespace glueprof::cli {
 
@@ -18,5 +19,7 @@ ProgressCallback terminalProgress(const std::string& what) {
 void endProgressLine() {
     if (isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\r%60s\r", "");
 }
+
+void printNotice(const std::string& line) { std::cerr << line << "\n"; }
 
 }  // namespace glueprof::cli

@@ -8,5 +8,7 @@ namespace glueprof::cli {
 
 ProgressCallback terminalProgress(const std::string& what);
 void endProgressLine();
+// A line the recording tells the user (CaptureSession's notices), on stderr.
+void printNotice(const std::string& line);
 
 }  // namespace glueprof::cli

@@ -14,6 +14,7 @@
 #include "app/report/ResultsJson.h"
 #include "app/report/ResultsMarkdown.h"
 #include "profiler/core/Error.h"
+#include "profiler/core/OutputPath.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof::cli {
@@ -51,6 +52,7 @@ std::vector<RunId> parseRuns(const std::string& text) {
 }
 
 int report(const ReportOptions& o) {
+    requireOutputBesideDatabase(o.out, o.db, "--out");
     TraceReader reader(o.db);
     std::vector<RunId> ids;
     if (!o.runs.empty()) {

@@ -14,7 +14,8 @@
 #include "profiler/core/Error.h"
 #include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceReader.h"
-#include "reference_trainer/AbSuite.h"
+#include "reference_trainer/AbRunner.h"
+#include "reference_trainer/RecordingChecks.h"
 
 namespace glueprof::cli {
 
@@ -39,11 +40,7 @@ int runOnce(const RunOptions& o) {
     checkTrainingRequest(config, o.trainer.db, 1);  // before the database is created
     RunId run = 0;
     {
-        CaptureSession session(o.trainer.db, config.device);
-        if (!session.writer().upgradeNotice().empty()) {
-            std::cerr << session.writer().upgradeNotice() << "\n";
-        }
-        std::cerr << "GPU capture: " << session.captureSummary() << "\n";
+        CaptureSession session(o.trainer.db, config.device, printNotice);
         run = runSingle(config, toggles, o.trainer.warmup, o.trainer.steps, session,
                         terminalProgress("run"));
         endProgressLine();

@@ -19,8 +19,9 @@
 #include "optimizations/pipeline_schedule/SimulationTrace.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceReader.h"
-#include "reference_trainer/AbSuite.h"
+#include "reference_trainer/AbRunner.h"
 #include "reference_trainer/Presets.h"
+#include "reference_trainer/RecordingChecks.h"
 
 namespace glueprof::cli {
 
@@ -43,6 +44,7 @@ struct SimulateOptions {
     bool predict = false;
     long long replay = 0;  // an executed pipeline run to take costs and plan from
     std::string db = "runs.sqlite";
+    std::string device = "cpu";  // of the run that measures a preset
     bool json = false;
 };
 
@@ -61,6 +63,7 @@ pipeline::PipelineCosts simulatorCosts(const PerLayerCosts& measured) {
 TrainConfig measuredConfig(const SimulateOptions& o) {
     TrainConfig config = presetConfig(o.preset, o.scale);
     if (o.seqLen > 0) config.seqLen = o.seqLen;
+    config.device = o.device;
     return config;
 }
 
@@ -264,18 +267,27 @@ int simulateCommand(const SimulateOptions& o) {
             throw inputError(e.what());
         }
     }
-    // Checks before any file: an unknown preset is a usage error, a preset that does not fit in
-    // memory an input error. Simulated runs are recorded through the same capture session as
-    // trained ones (the measuring run, on a preset, is traced like any `glueprof run`).
+    // Checks before any file: an unknown schedule, preset or a malformed partition is a usage
+    // error, a preset that does not fit in memory an input error. Simulated runs are recorded
+    // through the same capture session as trained ones (the measuring run, on a preset, is traced
+    // like any `glueprof run`, with GPU capture on --device cuda).
+    for (const std::string& name : o.schedules) {
+        try {
+            pipeline::parseSchedule(name);
+        } catch (const std::invalid_argument& e) {
+            throw usageError(e.what());
+        }
+    }
+    if (!o.partition.empty()) parseLayerCounts(o.partition, "--partition");
+    if (!o.backwardPartition.empty()) {
+        parseLayerCounts(o.backwardPartition, "--backward-partition");
+    }
     std::optional<TrainConfig> config;
     if (!o.preset.empty()) {
         config = measuredConfig(o);
         checkTrainingRequest(*config, o.db, 1);
     }
-    CaptureSession session(o.db, config ? config->device : "cpu");
-    if (!session.writer().upgradeNotice().empty()) {
-        std::cerr << session.writer().upgradeNotice() << "\n";
-    }
+    CaptureSession session(o.db, config ? config->device : "cpu", printNotice);
     TraceWriter& writer = session.writer();
     if (config) file.costs = measurePreset(o, *config, session);
     if (o.hopMs >= 0) file.costs.hopMs = o.hopMs;
@@ -386,6 +398,10 @@ void registerSimulateCommand(CLI::App& app, Action& action) {
                         "measure per-layer costs of this trainer preset on this machine");
     command->add_option("--scale", o->scale, "with --preset: shrink the model (as run/ab --scale)");
     command->add_option("--seq-len", o->seqLen, "with --preset: tokens per micro-batch");
+    command
+        ->add_option("--device", o->device,
+                     "with --preset: where the costs are measured (cpu, or cuda with GPU capture)")
+        ->capture_default_str();
     command->add_option(
         "--replay", o->replay,
         "an executed pipeline run in --db (ab --opt roundpipe): replay its plan with the costs its "

@@ -21,8 +21,6 @@ RunController::~RunController() {
     if (m_thread.joinable()) m_thread.join();
 }
 
-bool RunController::cudaAvailable(std::string& why) { return glueprof::cudaAvailable(why); }
-
 bool RunController::start(const RunRequest& request) {
     if (m_running) {
         m_log.error("a run is already going: wait for it or cancel it");

@@ -51,9 +51,6 @@ class RunController {
     std::string current() const;
     std::vector<RunSample> samples() const;  // of the toggle running now
 
-    // Whether this libtorch can run on CUDA, and why not.
-    static bool cudaAvailable(std::string& why);
-
   private:
     void run(RunRequest request);
 

@@ -8,7 +8,7 @@
 
 #include "app/report/AbPairs.h"
 #include "profiler/core/TraceReader.h"
-#include "profiler/core/TraceWriter.h"
+#include "profiler/core/TraceSchema.h"
 
 namespace glueprof::gui {
 
@@ -30,7 +30,7 @@ bool Workspace::open(const std::string& path) {
     try {
         if (!std::filesystem::exists(path)) {
             // A new database: the Run panel writes its A/Bs here.
-            TraceWriter(path).close();
+            createTraceDatabase(path);
             m_log.info(fmt::format("created the new database {}", path));
         }
         TraceReader reader(path);

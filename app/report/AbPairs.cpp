@@ -4,9 +4,17 @@
 
 namespace glueprof {
 
-std::string AbPair::name() const {
-    const std::string& toggle = optimized.identity.toggle;
-    return toggle.empty() ? fmt::format("A/B group {}", optimized.identity.abGroup) : toggle;
+bool armsOfOneAb(const RunSummary& reference, const RunSummary& compared) {
+    return reference.identity.abGroup != 0 &&
+           reference.identity.abGroup == compared.identity.abGroup &&
+           reference.identity.isReferenceArm() && compared.identity.isComparedArm();
+}
+
+std::string pairName(const RunSummary& reference, const RunSummary& compared) {
+    if (armsOfOneAb(reference, compared) && !compared.identity.toggle.empty()) {
+        return compared.identity.toggle;
+    }
+    return fmt::format("run {} vs {}", reference.id, compared.id);
 }
 
 std::map<std::string, AbPair> latestAbPairs(const std::vector<RunSummary>& runs) {

@@ -11,11 +11,16 @@
 
 namespace glueprof {
 
+// Whether `compared` is the compared arm (optimized or B) of the A/B whose reference arm (baseline
+// or A) is `reference`: one ab_group, the arms in that order.
+bool armsOfOneAb(const RunSummary& reference, const RunSummary& compared);
+// What a pair of runs compares: the toggle of one A/B's arms; otherwise "run A vs B".
+std::string pairName(const RunSummary& reference, const RunSummary& compared);
+
 struct AbPair {
     RunSummary baseline;   // the reference arm
     RunSummary optimized;  // the compared arm
-    // What the pair compares: the toggle, or "A/B group N" for a comparison without one.
-    std::string name() const;
+    std::string name() const { return pairName(baseline, optimized); }
 };
 
 // The latest complete A/B of each toggle (by the compared arm's run id), both arms complete.

@@ -47,14 +47,17 @@ void writeStepsCsv(const TraceModel& trace, const AnalysisResult& analysis, std:
     for (const CounterValue& c : trace.counters()) counterNames.insert(c.name);
     std::map<std::int32_t, const GlueStep*> glue;
     for (const GlueStep& g : analysis.glue.steps) glue[g.step] = &g;
-    std::string header = "step,block,wall_ms,forward_ms,backward_ms,optimizer_ms,loss";
+    std::string header = "step,block";
+    for (TimingMetric m : kTimingMetrics) header += std::string(",") + toString(m);
+    header += ",loss";
     for (std::size_t p = 0; p < kGluePartCount; ++p)
         header += fmt::format(",glue_{}_ms", toString(static_cast<GluePart>(p)));
     for (const std::string& name : counterNames) header += "," + csvField(name);
     out << header << "\n";
     for (const StepTimes& t : analysis.steps.measured) {
-        std::string row = fmt::format("{},{},{:.6f},{:.6f},{:.6f},{:.6f},{:.9g}", t.step, t.block,
-                                      t.wallMs, t.forwardMs, t.backwardMs, t.optimizerMs, t.loss);
+        std::string row = fmt::format("{},{}", t.step, t.block);
+        for (TimingMetric m : kTimingMetrics) row += fmt::format(",{:.6f}", t.value(m));
+        row += fmt::format(",{:.9g}", t.loss);
         auto g = glue.find(t.step);
         for (std::size_t p = 0; p < kGluePartCount; ++p) {
             row += g != glue.end()

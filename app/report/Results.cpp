@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "app/report/AbPairs.h"
 #include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceNames.h"
 #include "profiler/core/TraceReader.h"
@@ -73,12 +74,6 @@ AbSetup setupOf(const TraceModel& baseline) {
     return setup;
 }
 
-// What a pair compares: the compared run's toggle, else its run ids.
-std::string comparisonName(const RunSummary& baseline, const RunSummary& optimized) {
-    if (!optimized.identity.toggle.empty()) return optimized.identity.toggle;
-    return "run " + std::to_string(baseline.id) + " vs " + std::to_string(optimized.id);
-}
-
 class ResultsBuilder {
   public:
     explicit ResultsBuilder(Results& results) : m_results(results) {}
@@ -108,8 +103,12 @@ class ResultsBuilder {
 }  // namespace
 
 AbComparison compareArms(const TraceModel& baseline, const TraceModel& optimized) {
-    return compareRuns(comparisonName(baseline.run(), optimized.run()),
-                       primaryMetricOf(optimized.run().identity.toggle), baseline, optimized);
+    const RunSummary& reference = baseline.run();
+    const RunSummary& compared = optimized.run();
+    const TimingMetric primary = armsOfOneAb(reference, compared)
+                                     ? primaryMetricOf(compared.identity.toggle)
+                                     : TimingMetric::kStep;
+    return compareRuns(pairName(reference, compared), primary, baseline, optimized);
 }
 
 RunAnalysis analyzeRun(const TraceModel& trace) {

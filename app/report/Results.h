@@ -80,8 +80,8 @@ struct ResultsSelection {
     std::vector<std::pair<RunId, RunId>> pairs;
 };
 
-// Loads each selected run once, analyzes it and compares each pair. A pair's name and primary
-// metric come from the compared run's identity (its toggle; step time when it has none).
+// Loads each selected run once, analyzes it and compares each pair (compareArms names and judges
+// it).
 Results buildResults(const TraceReader& reader, const std::string& db,
                      const ResultsSelection& selection);
 
@@ -91,8 +91,9 @@ Results buildResults(const std::vector<const TraceModel*>& traces, const std::st
 
 RunAnalysis analyzeRun(const TraceModel& trace);
 
-// The statistics of one pair, as Results holds them: named after the compared run's toggle (else
-// "run A vs B"), judged on that toggle's primary metric from the catalogue (else step time).
+// The statistics of one pair, as Results holds them: when the runs are the two arms of one A/B,
+// named after its toggle and judged on that toggle's primary metric (the catalogue's); any other
+// pair is "run A vs B", judged on step time.
 // `check` gates on these without analyzing the runs further.
 AbComparison compareArms(const TraceModel& baseline, const TraceModel& optimized);
 

@@ -19,4 +19,22 @@ void requireParentDirectory(const std::string& path, const std::string& what,
     }
 }
 
+void requireOutputBesideDatabase(const std::string& path, const std::string& db,
+                                 const std::string& option) {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::is_directory(path, ec)) {
+        throw inputError(fmt::format("{} '{}' is a directory; pass a file name", option, path));
+    }
+    const fs::path out = fs::weakly_canonical(path, ec);
+    for (const char* suffix : {"", "-wal", "-shm"}) {
+        if (!ec && out == fs::weakly_canonical(db + suffix, ec)) {
+            throw inputError(fmt::format(
+                "{} '{}' is the trace database '{}' itself; writing there would destroy it: pass "
+                "another {}",
+                option, path, db, option));
+        }
+    }
+}
+
 }  // namespace glueprof

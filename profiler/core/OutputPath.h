@@ -10,4 +10,9 @@ namespace glueprof {
 void requireParentDirectory(const std::string& path, const std::string& what,
                             const std::string& option);
 
+// Throws an input error when the output file PATH is an existing directory or would overwrite the
+// trace database DB (or its -wal/-shm files): a report written over its own database destroys it.
+void requireOutputBesideDatabase(const std::string& path, const std::string& db,
+                                 const std::string& option);
+
 }  // namespace glueprof

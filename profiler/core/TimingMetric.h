@@ -1,7 +1,7 @@
 #pragma once
 // The timing metrics an A/B compares per measured step, and their names in every output (tables,
-// JSON, the `metrics` table, `check` baselines). The names are part of the trace format: never
-// rename; their definitions are in docs/metrics.md.
+// JSON, CSV, `check` baselines). The names are part of glueprof's output formats: never rename;
+// their definitions are in docs/metrics.md.
 #include <array>
 #include <optional>
 #include <string_view>

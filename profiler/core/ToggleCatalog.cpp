@@ -7,7 +7,7 @@ const std::vector<ToggleInfo>& toggleCatalog() {
         {"packed_cache",
          "build the packed-sequence mask and cu_seqlens once per micro-batch instead of in every "
          "layer and recompute",
-         TimingMetric::kForward, false, "repeated_packed_metadata"},
+         TimingMetric::kForward, false, advisor_rules::kRepeatedPackedMetadata},
         {"packed_vectorized",
          "build the packed mask from segment ids in a constant number of ops, with no host reads, "
          "once per micro-batch",
@@ -19,7 +19,7 @@ const std::vector<ToggleInfo>& toggleCatalog() {
         {"double_buffer",
          "reload offloaded inputs into two device buffers, each copy waiting only for its buffer's "
          "last use, so the reload of layer i-1 overlaps the backward of layer i",
-         TimingMetric::kBackward, false, "exposed_reloads"},
+         TimingMetric::kBackward, false, advisor_rules::kExposedReloads},
         {"prefetch",
          "double buffering with the reload of layer i-1 issued before the recompute of layer i "
          "is launched",
@@ -27,15 +27,15 @@ const std::vector<ToggleInfo>& toggleCatalog() {
         {"moe_group_once",
          "route MoE tokens with one stable sort by expert and one bincount per layer instead of "
          "a where() per expert (E host reads per layer -> 1)",
-         TimingMetric::kForward, true, "per_expert_routing_reads"},
+         TimingMetric::kForward, true, advisor_rules::kPerExpertRoutingReads},
         {"moe_sync_free",
          "as moe_group_once, with expert counts by scatter_add_ on the device and one host copy "
          "(no read hidden in bincount)",
-         TimingMetric::kForward, true, "bincount_hidden_read"},
+         TimingMetric::kForward, true, advisor_rules::kBincountHiddenRead},
         {"roundpipe",
          "run the model as a pipeline on 2 workers with stages dealt round-robin to a stateless "
          "worker pool (RoundPipe) instead of bound to workers (Looped-BFS, the baseline)",
-         TimingMetric::kStep, false, "stage_imbalance"},
+         TimingMetric::kStep, false, advisor_rules::kStageImbalance},
     };
     return kCatalog;
 }

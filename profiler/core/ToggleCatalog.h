@@ -13,6 +13,17 @@
 
 namespace glueprof {
 
+// The advisor's rules that recommend a toggle (analyzers/Advisor.h says what each looks for). Named
+// here once: the advisor emits them, the catalogue maps them to toggles.
+namespace advisor_rules {
+constexpr const char* kRepeatedPackedMetadata = "repeated_packed_metadata";
+constexpr const char* kPerExpertRoutingReads = "per_expert_routing_reads";
+constexpr const char* kBincountHiddenRead = "bincount_hidden_read";
+constexpr const char* kExposedReloads = "exposed_reloads";
+constexpr const char* kStageImbalance = "stage_imbalance";
+constexpr const char* kRepeatedGlue = "repeated_glue";  // no toggle yet
+}  // namespace advisor_rules
+
 struct ToggleInfo {
     std::string name;
     std::string description;                           // one line: what the optimized arm changes

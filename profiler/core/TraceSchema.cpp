@@ -272,12 +272,37 @@ std::string backupPathFor(const std::string& path) {
 
 // Upgrades a v1 trace in place: a complete copy first (VACUUM INTO, so the backup is a consistent
 // database even with a WAL), then the new columns filled from v1's conventions in one transaction.
+// Returns the notice for the user, or "" when another process upgraded the file meanwhile.
 std::string upgradeFromV1(SqliteDb& db, const std::string& path) {
-    const std::string backup = backupPathFor(path);
-    SqliteStatement vacuum = db.prepare("VACUUM INTO ?1");
-    vacuum.bind(1, backup);
-    vacuum.step();
+    std::string backup;
+    for (int attempt = 0;; ++attempt) {
+        backup = backupPathFor(path);
+        try {
+            SqliteStatement vacuum = db.prepare("VACUUM INTO ?1");
+            vacuum.bind(1, backup);
+            vacuum.step();
+            break;
+        } catch (const GlueprofError& e) {
+            // Another writer upgrading the same file may have taken this name meanwhile: take the
+            // next one. Any other failure (a read-only directory, a full disk) is the user's to
+            // fix.
+            std::error_code ec;
+            if (attempt < 3 && std::filesystem::exists(backup, ec)) continue;
+            throw inputError(fmt::format(
+                "'{}' holds trace schema v1 and is upgraded to v{} before writing, but its backup "
+                "'{}' could not be written ({}); make the directory writable or record into a copy",
+                path, kTraceSchemaVersion, backup, e.what()));
+        }
+    }
     db.exec("BEGIN IMMEDIATE");
+    // Two writers may open one v1 file at once: the one that takes the write lock second finds it
+    // upgraded, drops its own backup and says nothing.
+    if (readUserVersion(db) != 1) {
+        db.exec("ROLLBACK");
+        std::error_code ec;
+        std::filesystem::remove(backup, ec);
+        return "";
+    }
     try {
         db.exec(sql::kCreateV1IdentityView);
         db.exec(sql::kUpgradeV1);
@@ -326,6 +351,8 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::stri
     }
     return db;
 }
+
+void createTraceDatabase(const std::string& path) { openTraceForWriting(path); }
 
 std::unique_ptr<SqliteDb> openTraceForReading(const std::string& path) {
     std::error_code ec;

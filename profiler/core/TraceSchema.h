@@ -18,7 +18,7 @@ extern const char* const kInsertRun;
 extern const char* const kUpdateRunStatus;
 extern const char* const kInsertString;
 extern const char* const kInsertLane;
-// INSERT of `rows` events, 16 parameters per row in column order (see kEventColumns in the .cpp).
+// INSERT of `rows` events, kEventColumns parameters per row in column order.
 std::string insertEvents(int rows);
 constexpr int kEventColumns = 16;
 extern const char* const kInsertStep;
@@ -54,6 +54,9 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path,
 // Opens an existing trace database read-only, with the same refusals; a v1 trace is read as it
 // is (nothing is written to it).
 std::unique_ptr<SqliteDb> openTraceForReading(const std::string& path);
+
+// Creates an empty trace database (schema v2) at `path`, where no file is (the GUI's new database).
+void createTraceDatabase(const std::string& path);
 
 // PRAGMA user_version of an open trace.
 int traceSchemaVersion(SqliteDb& db);

@@ -40,6 +40,10 @@ rule "optimizations" '#include *[<"]analyzers/' \
   "optimizations must not depend on analyzers (an analysis over a trace is an analyzer)"
 rule "optimizations" '#include *[<"]profiler/cupti/' \
   "optimizations annotate through profiler/host and profiler/torch_ops, not CUPTI"
+rule "analyzers" '#include *[<"]profiler/(host|torch_ops|cupti)/' \
+  "analyzers are pure functions over a TraceModel: profiler/core only"
+rule "app/report" '#include *[<"](reference_trainer|optimizations|profiler/(host|torch_ops|cupti))/' \
+  "app/report renders analyzer results: analyzers and profiler/core only"
 rule "profiler/core" '#include *[<"](profiler/(host|torch_ops|cupti)|analyzers)/' \
   "profiler/core depends on nothing else of glueprof"
 

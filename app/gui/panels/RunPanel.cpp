@@ -10,6 +10,7 @@
 #include "app/gui/Panel.h"
 #include "profiler/core/ToggleCatalog.h"
 #include "reference_trainer/Presets.h"
+#include "reference_trainer/RecordingChecks.h"
 
 namespace glueprof::gui {
 
@@ -33,7 +34,7 @@ class RunPanel : public Panel {
             ImGui::EndCombo();
         }
         std::string why;
-        const bool cuda = RunController::cudaAvailable(why);
+        const bool cuda = cudaAvailable(why);
         ImGui::RadioButton("cpu", &m_device, 0);
         ImGui::SameLine();
         if (!cuda) ImGui::BeginDisabled();

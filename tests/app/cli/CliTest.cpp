@@ -356,6 +356,16 @@ TEST_F(CliTest, ReportOfTheLatestAbInEveryFormat) {
     EXPECT_TRUE(j["comparisons"][0]["loss_equal"].get<bool>());
     // The toggle's, from the catalogue (the compared run's identity names the toggle).
     EXPECT_EQ(j["comparisons"][0]["primary_metric"], toString(TimingMetric::kBackward));
+    // Arms given in the wrong order are no A/B: named by their runs, judged on step time.
+    Result swapped =
+        run("report --db " + db + " --runs 2,1 --format json --out " + path("swapped.json"));
+    ASSERT_EQ(swapped.exitCode, 0) << swapped.err;
+    const nlohmann::json other = nlohmann::json::parse(slurp(path("swapped.json")));
+    EXPECT_EQ(other["comparisons"][0]["toggle"], "run 2 vs 1");
+    EXPECT_EQ(other["comparisons"][0]["primary_metric"], toString(TimingMetric::kStep));
+    // A report over its own database is refused before anything is written.
+    EXPECT_EQ(run("report --db " + db + " --format md --out " + db).exitCode, 2);
+    EXPECT_EQ(TraceReader(db).listRuns().size(), 2u);
     Result single = run("report --db " + db + " --runs 2 --format md --out " + path("one.md"));
     EXPECT_EQ(single.exitCode, 0) << single.err;
     EXPECT_EQ(run("report --db " + db + " --runs 1,x --out " + path("bad.html")).exitCode, 1);
