@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "app/cli/Commands.h"
+#include "app/report/ResultsJson.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof::cli {
@@ -39,6 +40,7 @@ int listRuns(const ListOptions& o) {
                          {"preset", r.preset},
                          {"device", r.device},
                          {"toggles", nlohmann::json::parse(r.togglesJson)},
+                         {"identity", toJson(r.identity)},
                          {"steps", r.stepCount},
                          {"started_utc", formatTime(r.startedUnixNs)}});
         }
