@@ -70,8 +70,12 @@ OpObserver::OpObserver(HostTracer& tracer)
                             "an op observer is already active in this process; "
                             "destroy it before creating another");
     }
+    // needsIds: libtorch gives a RecordFunction a handle only when some callback asks for one; the
+    // handle is the op's correlation id (and the CUPTI external id its launches carry), so without
+    // it every op's id is 0 and kernels cannot be attributed to the op that launched them.
     m_handle = at::addGlobalCallback(
         at::RecordFunctionCallback(&OpObserver::onStart, &OpObserver::onEnd)
+            .needsIds(true)
             .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
 }
 

@@ -2,6 +2,7 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <set>
 
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceReader.h"
@@ -9,6 +10,9 @@
 #include "profiler/torch_ops/HostRead.h"
 #include "profiler/torch_ops/OpObserver.h"
 #include "profiler/torch_ops/SyncOpTable.h"
+#include "reference_trainer/AbRunner.h"
+#include "reference_trainer/CaptureSession.h"
+#include "reference_trainer/Presets.h"
 
 namespace glueprof {
 namespace {
@@ -83,6 +87,34 @@ TEST_F(OpObserverTest, NothingIsRecordedOnceTheObserverIsGone) {
 TEST_F(OpObserverTest, ASecondActiveObserverIsRefused) {
     OpObserver first(*m_tracer);
     EXPECT_THROW(OpObserver second(*m_tracer), GlueprofError);
+}
+
+// A real trainer run through the capture session: every op event carries its own non-zero
+// RecordFunction handle, the id CUPTI's external correlation ties its kernels to.
+TEST(OpObserverCorrelationTest, EveryOpOfATrainerRunHasAUniqueNonZeroCorrelationId) {
+    const std::string db =
+        (std::filesystem::temp_directory_path() / "glueprof-observer-correlation.sqlite").string();
+    std::filesystem::remove(db);
+    RunId run = 0;
+    {
+        CaptureSession session(db, "cpu");
+        run = runSingle(presetConfig("tiny"), {}, 0, 1, session);
+        session.close();
+    }
+    const TraceModel model = TraceReader(db).loadRun(run);
+    std::set<std::int64_t> ids;
+    std::size_t ops = 0;
+    for (std::size_t lane = 0; lane < model.lanes().size(); ++lane) {
+        for (const Event& e : model.eventsOnLane(lane)) {
+            if (e.kind != EventKind::kOp) continue;
+            ++ops;
+            EXPECT_NE(e.correlation, 0) << model.name(e.name);
+            ids.insert(e.correlation);
+        }
+    }
+    EXPECT_GT(ops, 100u);
+    EXPECT_EQ(ids.size(), ops);  // unique per op
+    std::filesystem::remove(db);
 }
 
 TEST(SyncOpTableTest, ClassifiesTheTableAndNothingElse) {
