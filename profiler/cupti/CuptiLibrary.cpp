@@ -31,40 +31,48 @@ bool resolve(void* handle, const char* name, F& slot, std::string& missing) {
     return slot != nullptr;
 }
 
+// The real path of a libcupti this process already loaded under `name`, or "".
+std::string alreadyLoaded(const char* name) {
+    void* handle = dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
+    if (handle == nullptr) return "";
+    link_map* map = nullptr;
+    std::string path;
+    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr) {
+        path = map->l_name;
+    }
+    dlclose(handle);
+    return path.empty() ? std::string(name) : path;
+}
+
+std::string environmentValue(const char* name) {
+    const char* value = std::getenv(name);
+    return value != nullptr ? value : "";
+}
+
 }  // namespace
 
-std::vector<std::string> CuptiLibrary::candidates() {
-    if (const char* explicitPath = std::getenv("GLUEPROF_CUPTI_PATH");
-        explicitPath != nullptr && *explicitPath != '\0') {
-        return {explicitPath};
-    }
-    std::vector<std::string> paths;
-    auto addToolkit = [&](const std::string& root) {
-        for (const char* dir :
-             {"/lib64", "/extras/CUPTI/lib64", "/lib", "/targets/x86_64-linux/lib"}) {
-            paths.push_back(root + dir + "/libcupti.so");
-        }
-    };
-    if (const char* cudaHome = std::getenv("CUDA_HOME"); cudaHome != nullptr && *cudaHome != '\0')
-        addToolkit(cudaHome);
-    addToolkit("/usr/local/cuda");
-    if (const std::string torchDir = cudaTorchDir(); !torchDir.empty()) {
-        for (const char* rel : {"/libcupti.so", "/../../nvidia/cuda_cupti/lib/libcupti.so.13",
-                                "/../../nvidia/cuda_cupti/lib/libcupti.so.12"}) {
-            paths.push_back(torchDir + rel);
+CuptiSources CuptiLibrary::sources() {
+    CuptiSources s;
+    s.explicitPath = environmentValue("GLUEPROF_CUPTI_PATH");
+    for (const char* name : {"libcupti.so.13", "libcupti.so.12"}) {
+        if (std::string path = alreadyLoaded(name); !path.empty()) {
+            s.alreadyLoaded.push_back(path);
         }
     }
-    for (const char* name : {"libcupti.so", "libcupti.so.13", "libcupti.so.12"})
-        paths.emplace_back(name);
-    return paths;
+    s.torchDir = cudaTorchDir();
+    s.cudaHome = environmentValue("CUDA_HOME");
+    return s;
 }
+
+std::vector<CuptiCandidate> CuptiLibrary::candidates() { return cuptiCandidates(sources()); }
 
 CuptiLibrary CuptiLibrary::load() {
     CuptiLibrary lib;
     const char* explicitPath = std::getenv("GLUEPROF_CUPTI_PATH");
     if (explicitPath != nullptr && *explicitPath == '\0') explicitPath = nullptr;
     std::string lastError;
-    for (const std::string& path : candidates()) {
+    for (const CuptiCandidate& candidate : candidates()) {
+        const std::string& path = candidate.path;
         void* handle = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
         if (handle == nullptr) {
             const char* error = dlerror();
@@ -96,12 +104,32 @@ CuptiLibrary CuptiLibrary::load() {
             lib.m_fn = {};
             continue;
         }
+        std::uint32_t version = 0;
+        if (const CUptiResult result = f.getVersion(&version); result != CUPTI_SUCCESS) {
+            lastError =
+                fmt::format("{}: cuptiGetVersion failed ({})", path, static_cast<int>(result));
+            dlclose(handle);
+            lib.m_fn = {};
+            continue;
+        }
+        if (std::string refusal = cuptiVersionRefusal(version, path); !refusal.empty()) {
+            // Too old to read: try the next candidate; the same gate serves `doctor` and the run.
+            lastError = std::move(refusal);
+            lib.m_tooOld = true;
+            dlclose(handle);
+            lib.m_fn = {};
+            continue;
+        }
         lib.m_handle = handle;
         lib.m_path = path;
+        lib.m_origin = candidate.origin;
+        lib.m_version = version;
+        lib.m_tooOld = false;
         return lib;
     }
     lib.m_error =
-        explicitPath != nullptr
+        lib.m_tooOld ? lastError
+        : explicitPath != nullptr
             ? fmt::format(
                   "GLUEPROF_CUPTI_PATH={} cannot be loaded ({}): point it at libcupti.so of the "
                   "CUDA toolkit (e.g. /usr/local/cuda/lib64/libcupti.so) or unset it",
@@ -121,6 +149,9 @@ CuptiLibrary& CuptiLibrary::operator=(CuptiLibrary&& other) noexcept {
         m_handle = std::exchange(other.m_handle, nullptr);
         m_path = std::move(other.m_path);
         m_error = std::move(other.m_error);
+        m_origin = other.m_origin;
+        m_version = other.m_version;
+        m_tooOld = other.m_tooOld;
         m_fn = std::exchange(other.m_fn, {});
     }
     return *this;

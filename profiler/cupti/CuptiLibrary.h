@@ -1,13 +1,16 @@
 #pragma once
-// libcupti, loaded at run time (dlopen), so glueprof's binaries run where it is absent. Search
-// order: $GLUEPROF_CUPTI_PATH (used alone when set: a bad path is an error, not a fallback),
-// $CUDA_HOME's lib64 / extras/CUPTI/lib64 / lib, /usr/local/cuda's, the directory of a loaded CUDA
-// libtorch (and the pip wheel's nvidia/cuda_cupti/lib beside it), then the loader path. Only
-// profiler/cupti includes cupti.h.
+// libcupti, loaded at run time (dlopen), so glueprof's binaries run where it is absent. The search
+// order and the version gate are CuptiChoice's (pure, tested): $GLUEPROF_CUPTI_PATH alone when set;
+// else a libcupti the process already loaded, the wheels beside a loaded CUDA libtorch, the
+// toolkits' versioned libraries, the loader path. A candidate older than CUDA 12.0's CUPTI is
+// skipped with the reason. Only profiler/cupti includes cupti.h.
 #include <cupti.h>
 
+#include <cstdint>
 #include <string>
 #include <vector>
+
+#include "profiler/cupti/CuptiChoice.h"
 
 namespace glueprof::cupti {
 
@@ -30,11 +33,13 @@ struct CuptiFunctions {
 
 class CuptiLibrary {
   public:
-    // Loads libcupti and resolves every function; on failure ok() is false and error() says why and
-    // what to do (one line).
+    // Loads the first candidate that resolves every function and passes the version gate; on
+    // failure ok() is false and error() says why and what to do (one line).
     static CuptiLibrary load();
-    // The paths load() tries, in order (GLUEPROF_CUPTI_PATH alone when it is set).
-    static std::vector<std::string> candidates();
+    // What this process can see (environment, libraries already loaded, a CUDA libtorch).
+    static CuptiSources sources();
+    // The candidates load() tries, in order (cuptiCandidates of sources()).
+    static std::vector<CuptiCandidate> candidates();
 
     CuptiLibrary(CuptiLibrary&& other) noexcept;
     CuptiLibrary& operator=(CuptiLibrary&& other) noexcept;
@@ -45,6 +50,9 @@ class CuptiLibrary {
     bool ok() const { return m_handle != nullptr; }
     const std::string& error() const { return m_error; }
     const std::string& path() const { return m_path; }
+    CandidateOrigin origin() const { return m_origin; }
+    std::uint32_t version() const { return m_version; }  // cuptiGetVersion
+    bool tooOld() const { return m_tooOld; }  // not ok(): every CUPTI found predates CUDA 12.0
     const CuptiFunctions& fn() const { return m_fn; }
     // Why the NVIDIA driver (libcuda.so.1) cannot be loaded, with what to do; "" when it can.
     static std::string missingDriverReason();
@@ -56,6 +64,9 @@ class CuptiLibrary {
     void* m_handle = nullptr;
     std::string m_path;
     std::string m_error;
+    CandidateOrigin m_origin = CandidateOrigin::kLoaderPath;
+    std::uint32_t m_version = 0;
+    bool m_tooOld = false;
     CuptiFunctions m_fn;
 };
 

@@ -47,22 +47,14 @@ std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, Captur
     status.headerVersion = CUPTI_API_VERSION;
     auto library = std::make_unique<CuptiLibrary>(CuptiLibrary::load());
     if (!library->ok()) {
-        status.blocker = CaptureStatus::Blocker::kNoLibrary;
+        status.blocker = library->tooOld() ? CaptureStatus::Blocker::kOldLibrary
+                                           : CaptureStatus::Blocker::kNoLibrary;
         status.reason = library->error();
         return nullptr;
     }
     status.libraryPath = library->path();
+    status.runtimeVersion = library->version();
     const CuptiFunctions& fn = library->fn();
-    fn.getVersion(&status.runtimeVersion);
-    if (status.runtimeVersion < status.headerVersion) {
-        status.blocker = CaptureStatus::Blocker::kOldLibrary;
-        status.reason = fmt::format(
-            "{} is CUPTI API {}, older than the headers this build used ({}): its records would be "
-            "misread; "
-            "rebuild on this machine against its CUDA toolkit (scripts/gpu-check.sh does)",
-            library->path(), status.runtimeVersion, status.headerVersion);
-        return nullptr;
-    }
     if (std::string driver = CuptiLibrary::missingDriverReason(); !driver.empty()) {
         status.blocker = CaptureStatus::Blocker::kNoDriver;
         status.reason = std::move(driver);

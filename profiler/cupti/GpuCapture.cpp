@@ -11,22 +11,25 @@ namespace glueprof::cupti {
 CaptureStatus probeCapture() {
     CaptureStatus status;
     status.headerVersion = CUPTI_API_VERSION;
+    // The same load and version gate as a run's (CuptiLibrary::load), so doctor and the run agree.
     CuptiLibrary library = CuptiLibrary::load();
     if (!library.ok()) {
-        status.blocker = CaptureStatus::Blocker::kNoLibrary;
+        status.blocker = library.tooOld() ? CaptureStatus::Blocker::kOldLibrary
+                                          : CaptureStatus::Blocker::kNoLibrary;
         status.reason = library.error();
         return status;
     }
     status.libraryPath = library.path();
-    library.fn().getVersion(&status.runtimeVersion);
+    status.runtimeVersion = library.version();
     if (std::string driver = CuptiLibrary::missingDriverReason(); !driver.empty()) {
         status.blocker = CaptureStatus::Blocker::kNoDriver;
         status.reason = std::move(driver);
         return status;
     }
-    status.reason =
-        fmt::format("{} (CUPTI API {}) and the driver are present; capture starts with a CUDA run",
-                    library.path(), status.runtimeVersion);
+    status.reason = fmt::format(
+        "{} (CUPTI API {}, {}) and the driver are present; capture starts with a CUDA "
+        "run",
+        library.path(), status.runtimeVersion, toString(library.origin()));
     return status;
 }
 

@@ -289,7 +289,8 @@ TEST_F(CuptiRecordsTest, LostRecordsAreCountedNotDropped) {
 
 TEST(CuptiLibraryTest, ABadExplicitPathGivesTheDocumentedMessage) {
     ::setenv("GLUEPROF_CUPTI_PATH", "/nonexistent/libcupti.so", 1);
-    EXPECT_EQ(CuptiLibrary::candidates(), std::vector<std::string>{"/nonexistent/libcupti.so"});
+    ASSERT_EQ(CuptiLibrary::candidates().size(), 1u);
+    EXPECT_EQ(CuptiLibrary::candidates()[0].path, "/nonexistent/libcupti.so");
     const CuptiLibrary lib = CuptiLibrary::load();
     ::unsetenv("GLUEPROF_CUPTI_PATH");
     EXPECT_FALSE(lib.ok());
@@ -297,8 +298,8 @@ TEST(CuptiLibraryTest, ABadExplicitPathGivesTheDocumentedMessage) {
         lib.error().rfind("GLUEPROF_CUPTI_PATH=/nonexistent/libcupti.so cannot be loaded (", 0), 0u)
         << lib.error();
     EXPECT_NE(lib.error().find("or unset it"), std::string::npos);
-    const std::vector<std::string> searched = CuptiLibrary::candidates();
-    EXPECT_EQ(searched.back(), "libcupti.so.12");  // the loader path comes last
+    const std::vector<CuptiCandidate> searched = CuptiLibrary::candidates();
+    EXPECT_EQ(searched.back().path, "libcupti.so");  // the loader path comes last
 }
 
 }  // namespace

@@ -1,0 +1,92 @@
+#include "profiler/cupti/CuptiChoice.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace glueprof::cupti {
+
+const char* toString(CandidateOrigin origin) {
+    switch (origin) {
+        case CandidateOrigin::kExplicit:
+            return "GLUEPROF_CUPTI_PATH";
+        case CandidateOrigin::kAlreadyLoaded:
+            return "already loaded";
+        case CandidateOrigin::kTorchWheel:
+            return "torch's wheel";
+        case CandidateOrigin::kToolkit:
+            return "CUDA toolkit";
+        case CandidateOrigin::kLoaderPath:
+            return "loader path";
+    }
+    return "unknown";
+}
+
+namespace {
+
+class CandidateList {
+  public:
+    void add(const std::string& path, CandidateOrigin origin) {
+        const bool seen = std::any_of(m_list.begin(), m_list.end(),
+                                      [&](const CuptiCandidate& c) { return c.path == path; });
+        if (!path.empty() && !seen) m_list.push_back(CuptiCandidate{path, origin});
+    }
+    std::vector<CuptiCandidate> take() { return std::move(m_list); }
+
+  private:
+    std::vector<CuptiCandidate> m_list;
+};
+
+constexpr const char* kVersionedNames[] = {"libcupti.so.13", "libcupti.so.12"};
+
+void addToolkit(CandidateList& list, const std::string& root) {
+    if (root.empty()) return;
+    const char* dirs[] = {"/lib64", "/extras/CUPTI/lib64", "/targets/x86_64-linux/lib",
+                          "/targets/sbsa-linux/lib", "/lib"};
+    for (const char* dir : dirs) {
+        for (const char* name : kVersionedNames) {
+            list.add(fmt::format("{}{}/{}", root, dir, name), CandidateOrigin::kToolkit);
+        }
+    }
+    for (const char* dir : dirs) {
+        list.add(fmt::format("{}{}/libcupti.so", root, dir), CandidateOrigin::kToolkit);
+    }
+}
+
+}  // namespace
+
+std::vector<CuptiCandidate> cuptiCandidates(const CuptiSources& sources) {
+    CandidateList list;
+    if (!sources.explicitPath.empty()) {
+        list.add(sources.explicitPath, CandidateOrigin::kExplicit);
+        return list.take();
+    }
+    for (const std::string& path : sources.alreadyLoaded) {
+        list.add(path, CandidateOrigin::kAlreadyLoaded);
+    }
+    if (!sources.torchDir.empty()) {
+        // torch/lib sits in site-packages; NVIDIA's wheels are site-packages/nvidia/...: CUDA 13's
+        // in one nvidia/cu13/lib, CUDA 12's per component (nvidia/cuda_cupti/lib).
+        const std::string nvidia = sources.torchDir + "/../../nvidia";
+        for (const char* name : kVersionedNames) {
+            list.add(nvidia + "/cu13/lib/" + name, CandidateOrigin::kTorchWheel);
+            list.add(nvidia + "/cuda_cupti/lib/" + name, CandidateOrigin::kTorchWheel);
+        }
+        list.add(sources.torchDir + "/libcupti.so", CandidateOrigin::kTorchWheel);
+    }
+    addToolkit(list, sources.cudaHome);
+    addToolkit(list, "/usr/local/cuda");
+    for (const char* name : kVersionedNames) list.add(name, CandidateOrigin::kLoaderPath);
+    list.add("libcupti.so", CandidateOrigin::kLoaderPath);
+    return list.take();
+}
+
+std::string cuptiVersionRefusal(std::uint32_t apiVersion, const std::string& path) {
+    if (apiVersion >= kOldestCuptiApiVersion) return "";
+    return fmt::format(
+        "{} is CUPTI API {}, older than CUDA 12.0's (API {}), the oldest glueprof reads: use the "
+        "CUPTI of a CUDA 12 or 13 toolkit or torch wheel (GLUEPROF_CUPTI_PATH names one)",
+        path, apiVersion, kOldestCuptiApiVersion);
+}
+
+}  // namespace glueprof::cupti
