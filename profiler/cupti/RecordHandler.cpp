@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "profiler/core/LossDiagnostics.h"
@@ -317,6 +318,7 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
             writer.record(e);
         }
     }
+    std::vector<BlockingCopy> blockingCopies;
     for (const DeviceRecord& d : m_device) {
         streamDevice[d.stream] = d.device;
         Event e =
@@ -335,7 +337,7 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
         writer.record(e);
         if (d.blocksHost && call != nullptr) {
             // The host was blocked for the whole API call: a sync point on the calling thread (same
-            // bytes and memory kinds as the copy).
+            // bytes and memory kinds as the copy). Written after the syncs: one may extend it.
             Event s = e;
             s.lane = hostLane(call->tid);
             s.kind = EventKind::kSync;
@@ -344,27 +346,40 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
             s.endNs = call->end;
             tagFromOp(s, d.correlation, flushedStep, Category::kSync);
             ++m_counts.blockingCopies;
-            writer.record(s);
+            blockingCopies.push_back(BlockingCopy{call->tid, std::move(s)});
         }
     }
     for (const SyncRecord& sync : m_syncs) {
         const ApiCall* call = callOf(sync.correlation);
-        Event e;
-        if (sync.type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) {
-            // The device waits, not the host: a wait on the stream.
-            e = event(streamLane(run, deviceOf(sync.stream), sync.stream), EventKind::kWait,
-                      intern(syncName(sync.type)), sync.start, sync.end);
-        } else {
-            e = event(call != nullptr ? hostLane(call->tid)
-                                      : namedLane(run, "CUDA syncs (thread unknown)"),
-                      EventKind::kSync, intern(syncName(sync.type)), sync.start, sync.end);
-            ++m_counts.syncs;
-        }
-        e.correlation = sync.correlation;
         if (call == nullptr) lose(loss::kCuptiUnmatched);
+        if (sync.type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) {
+            // The device waits, not the host, and the record's times are the API call's (host
+            // time): a marker on the stream where the wait was queued, not a device interval.
+            Event e = event(streamLane(run, deviceOf(sync.stream), sync.stream), EventKind::kMarker,
+                            intern(syncName(sync.type)), sync.start, sync.start);
+            e.correlation = sync.correlation;
+            tagFromOp(e, sync.correlation, flushedStep, Category::kSync);
+            writer.record(e);
+            continue;
+        }
+        // PyTorch's item() is a DtoH copy into pageable memory followed by a stream sync on the
+        // same thread: one sync point, not two. The copy's sync event grows to the sync's end.
+        if (call != nullptr) {
+            if (BlockingCopy* copy = copyJustBefore(blockingCopies, call->tid, call->start)) {
+                copy->event.endNs = std::max(copy->event.endNs, sync.end);
+                ++m_counts.mergedSyncs;
+                continue;
+            }
+        }
+        Event e = event(
+            call != nullptr ? hostLane(call->tid) : namedLane(run, "CUDA syncs (thread unknown)"),
+            EventKind::kSync, intern(syncName(sync.type)), sync.start, sync.end);
+        ++m_counts.syncs;
+        e.correlation = sync.correlation;
         tagFromOp(e, sync.correlation, flushedStep, Category::kSync);
         writer.record(e);
     }
+    for (const BlockingCopy& copy : blockingCopies) writer.record(copy.event);
     for (const EventMark& mark : m_events) {
         const ApiCall* call = callOf(mark.correlation);
         if (call == nullptr) {
@@ -392,6 +407,27 @@ void RecordHandler::resolve(std::int32_t flushedStep) {
     }
     writeDiagnostics(run);
     clearPending();
+}
+
+RecordHandler::BlockingCopy* RecordHandler::copyJustBefore(std::vector<BlockingCopy>& copies,
+                                                           std::int64_t tid,
+                                                           TimestampNs syncCallStart) const {
+    BlockingCopy* latest = nullptr;
+    for (BlockingCopy& copy : copies) {
+        const bool before = copy.tid == tid && copy.event.endNs <= syncCallStart;
+        if (before && (latest == nullptr || copy.event.endNs > latest->event.endNs)) {
+            latest = &copy;
+        }
+    }
+    if (latest == nullptr) return nullptr;
+    // "Right after": no other runtime call of that thread starts between the copy and the sync
+    // (driver calls are what the runtime calls themselves make).
+    for (const auto& [correlation, call] : m_api) {
+        if (call.tid == tid && call.start >= latest->event.endNs && call.start < syncCallStart) {
+            return nullptr;
+        }
+    }
+    return latest;
 }
 
 void RecordHandler::clearPending() {

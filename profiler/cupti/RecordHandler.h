@@ -7,10 +7,12 @@
 //                                 step/layer/micro-batch/category of the aten op that launched them
 //                                 (EXTERNAL_CORRELATION of the op's handle), else the flushed step
 //   runtime / driver API calls -> the calling thread's host lane, nested in the op that made them
-//   synchronizations           -> a sync event on the calling thread's lane (host-blocking types),
-//   or a
-//                                 device wait on the stream (cudaStreamWaitEvent)
-//   blocking device->host copy -> also a sync event over the API call on the calling thread
+//   synchronizations           -> a sync event on the calling thread's lane (host-blocking types);
+//                                 cudaStreamWaitEvent a marker on the stream at its call (CUPTI
+//                                 gives host times, not when the device waited)
+//   blocking device->host copy -> also a sync event over the API call on the calling thread; a
+//                                 host sync the same thread issues right after it (item(): copy,
+//                                 then cudaStreamSynchronize) extends it: one sync point
 //   CUDA events                -> markers on the stream lane
 //   NVTX (MARKER)              -> ranges/marks on the thread's lane (glueprof's own domain is
 //   skipped:
@@ -39,7 +41,8 @@ struct CaptureCounts {
     std::int64_t kernels = 0;
     std::int64_t memcpys = 0;
     std::int64_t memsets = 0;
-    std::int64_t syncs = 0;           // host-blocking synchronizations
+    std::int64_t syncs = 0;           // host-blocking synchronizations (not merged into a copy)
+    std::int64_t mergedSyncs = 0;     // syncs right after a blocking copy: one sync point with it
     std::int64_t blockingCopies = 0;  // device->host copies that blocked the host
     std::int64_t apiCalls = 0;
     std::int64_t markers = 0;
@@ -114,6 +117,15 @@ class RecordHandler {
         TimestampNs start = 0;
         TimestampNs end = 0;
     };
+
+    struct BlockingCopy {
+        std::int64_t tid = 0;
+        Event event;  // its sync event on the calling thread
+    };
+    // The blocking copy of thread `tid` whose API call ended last before `syncCallStart`, when no
+    // other runtime call of that thread started in between; else null.
+    BlockingCopy* copyJustBefore(std::vector<BlockingCopy>& copies, std::int64_t tid,
+                                 TimestampNs syncCallStart) const;
 
     template <typename Record>
     static DeviceRecord onStream(const Record& r, EventKind kind, std::string name);
