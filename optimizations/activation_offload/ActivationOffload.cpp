@@ -21,13 +21,14 @@ const char* toString(OffloadMode mode) {
 
 ActivationOffloader::ActivationOffloader(OffloadSettings settings, const at::Device& device,
                                          std::int64_t layers, std::int64_t minBytes,
-                                         HostTracer* tracer)
+                                         HostTracer* tracer, std::unique_ptr<CopyEngine> engine)
     : m_settings(settings),
       m_device(device),
       m_minBytes(minBytes),
       m_tracer(tracer),
       m_slots(static_cast<std::size_t>(layers)) {
-    if (m_settings.enabled()) m_engine = makeCopyEngine(device, tracer);
+    if (m_settings.enabled())
+        m_engine = engine ? std::move(engine) : makeCopyEngine(device, tracer);
 }
 
 ActivationOffloader::~ActivationOffloader() {
@@ -90,6 +91,9 @@ at::Tensor& ActivationOffloader::deviceBuffer(int index, const at::Tensor& like)
         if (buffer.defined()) m_deviceBufferBytes -= static_cast<std::int64_t>(buffer.nbytes());
         buffer = at::empty(like.sizes(), like.options().device(m_device).pinned_memory(false));
         m_deviceBufferBytes += static_cast<std::int64_t>(buffer.nbytes());
+        // New storage: its last use is unknown (the allocator may hand out a block the compute
+        // stream still reads), so the next reload into it waits for all queued compute.
+        m_lastUse[static_cast<std::size_t>(index)].reset();
     }
     return buffer;
 }
@@ -129,8 +133,11 @@ bool ActivationOffloader::issueReload(std::int64_t layer) {
     }
     const auto bufferIndex = static_cast<std::size_t>(slot.buffer);
     // Double buffering waits only for the buffer's last use; one buffer waits for all queued
-    // compute, the coarse way to know nothing still reads it.
-    CopyEventPtr gate = m_doubleActive ? m_lastUse[bufferIndex] : m_engine->markCompute();
+    // compute, the coarse way to know nothing still reads it. A buffer with no recorded last use
+    // (its first use, or new storage) waits for the compute too: without a gate the copy stream
+    // could write memory the compute stream still reads.
+    const CopyEventPtr& lastUse = m_lastUse[bufferIndex];
+    CopyEventPtr gate = m_doubleActive && lastUse ? lastUse : m_engine->markCompute();
     const Tags tags = tagsHere();
     CopyJob job{*buffer,
                 slot.host,

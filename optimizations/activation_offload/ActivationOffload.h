@@ -38,8 +38,11 @@ class HostTracer;
 class ActivationOffloader {
   public:
     // layers: the decoder's layer count; minBytes: inputs smaller than this stay on the device.
+    // engine: the copy engine (null: makeCopyEngine for the device; tests pass one that observes
+    // the production engine).
     ActivationOffloader(OffloadSettings settings, const at::Device& device, std::int64_t layers,
-                        std::int64_t minBytes, HostTracer* tracer);
+                        std::int64_t minBytes, HostTracer* tracer,
+                        std::unique_ptr<CopyEngine> engine = nullptr);
     ~ActivationOffloader();
     ActivationOffloader(const ActivationOffloader&) = delete;
     ActivationOffloader& operator=(const ActivationOffloader&) = delete;

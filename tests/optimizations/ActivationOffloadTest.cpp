@@ -1,7 +1,11 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <memory>
+#include <string>
+
 #include "optimizations/activation_offload/ActivationOffload.h"
+#include "profiler/core/TraceNames.h"
 
 namespace glueprof {
 namespace {
@@ -61,6 +65,50 @@ TEST(ActivationOffloadTest, BuffersAreAllocatedOnceAndReusedAcrossSteps) {
     EXPECT_EQ(offloader.hostBytes(), host);
     EXPECT_EQ(offloader.deviceBufferBytes(), device);
     EXPECT_EQ(offloader.fallbacks(), 0);
+}
+
+// The production CPU engine, observed: what each reload's copy waits for.
+class GateRecordingEngine : public CopyEngine {
+  public:
+    GateRecordingEngine() : m_engine(makeCopyEngine(torch::kCPU, nullptr)) {}
+    CopyEventPtr markCompute() override { return m_engine->markCompute(); }
+    CopyEventPtr copy(CopyJob job, const CopyEventPtr& after) override {
+        if (std::string(job.name) == names::kReload) {
+            ++reloads;
+            if (!after) ++ungatedReloads;
+        }
+        return m_engine->copy(std::move(job), after);
+    }
+    bool computeWaits(const CopyEventPtr& event) override { return m_engine->computeWaits(event); }
+    void drain() override { m_engine->drain(); }
+    bool computeIsHostThread() const override { return m_engine->computeIsHostThread(); }
+
+    int reloads = 0;
+    int ungatedReloads = 0;
+
+  private:
+    std::unique_ptr<CopyEngine> m_engine;
+};
+
+// Buffer 1's first use (the first double-buffered step) has no last use to wait for: its reload
+// must still wait for the compute, or the copy could overwrite what the compute reads. Every reload
+// is gated, in every mode and step.
+TEST(ActivationOffloadTest, EveryReloadWaitsForSomethingEvenOnABuffersFirstUse) {
+    for (OffloadSettings settings : {OffloadSettings{OffloadMode::kSingleBuffer, false},
+                                     OffloadSettings{OffloadMode::kDoubleBuffer, false},
+                                     OffloadSettings{OffloadMode::kDoubleBuffer, true}}) {
+        auto engine = std::make_unique<GateRecordingEngine>();
+        GateRecordingEngine* seen = engine.get();
+        {
+            ActivationOffloader offloader(settings, torch::kCPU, kLayers, 0, nullptr,
+                                          std::move(engine));
+            for (int step = 0; step < 3; ++step)
+                EXPECT_TRUE(stepReturnsExactBytes(offloader, step));
+            offloader.drain();
+            EXPECT_EQ(seen->reloads, 3 * (kLayers - 1)) << toString(settings.mode);
+            EXPECT_EQ(seen->ungatedReloads, 0) << toString(settings.mode);
+        }
+    }
 }
 
 TEST(ActivationOffloadTest, SmallInputsAndTheLastLayerStayOnTheDevice) {
