@@ -16,6 +16,9 @@ struct OpContext {
     std::int32_t microbatch = kNoTag;
     Category category =
         Category::kNone;  // what the op's events are (math, or glue inside a glue range)
+    // The run recording when the op started: its device records go to that run even when they
+    // arrive after the tracer moved on (the other arm of an interleaved A/B).
+    RunId run = 0;
 };
 
 class DeviceCapture {

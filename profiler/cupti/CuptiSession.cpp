@@ -54,7 +54,6 @@ std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, Captur
     }
     status.libraryPath = library->path();
     status.runtimeVersion = library->version();
-    const CuptiFunctions& fn = library->fn();
     if (std::string driver = CuptiLibrary::missingDriverReason(); !driver.empty()) {
         status.blocker = CaptureStatus::Blocker::kNoDriver;
         status.reason = std::move(driver);

@@ -230,8 +230,9 @@ void RecordHandler::handle(const CUpti_Activity& record) {
 }
 
 const RecordHandler::ApiCall* RecordHandler::callOf(std::uint32_t correlation) const {
-    if (auto it = m_api.find(correlation); it != m_api.end()) return &it->second;
-    if (auto it = m_driverApi.find(correlation); it != m_driverApi.end()) return &it->second;
+    for (const auto* calls : {&m_api, &m_driverApi, &m_previousApi, &m_previousDriverApi}) {
+        if (auto it = calls->find(correlation); it != calls->end()) return &it->second;
+    }
     return nullptr;
 }
 
@@ -263,150 +264,209 @@ LaneId RecordHandler::namedLane(RunId run, const std::string& name) {
     return it->second;
 }
 
+const OpContext* RecordHandler::opOf(std::uint32_t correlation) const {
+    for (const auto* external : {&m_external, &m_previousExternal}) {
+        auto id = external->find(correlation);
+        if (id == external->end()) continue;
+        for (const auto* ops : {&m_ops, &m_previousOps}) {
+            if (auto op = ops->find(id->second); op != ops->end()) return &op->second;
+        }
+    }
+    return nullptr;
+}
+
+RunId RecordHandler::runOf(std::uint32_t correlation, const Resolution& r) const {
+    const OpContext* op = opOf(correlation);
+    return op != nullptr && op->run != 0 ? op->run : r.currentRun;
+}
+
+LaneId RecordHandler::hostLane(RunId run, std::int64_t tid) {
+    return m_env.laneOfThread ? m_env.laneOfThread(run, tid) : namedLane(run, "host");
+}
+
+Event RecordHandler::event(RunId run, LaneId lane, EventKind kind, StringId name, TimestampNs start,
+                           TimestampNs end) {
+    Event e;
+    e.run = run;
+    e.lane = lane;
+    e.kind = kind;
+    e.name = name;
+    e.startNs = start;
+    e.endNs = end;
+    return e;
+}
+
 void RecordHandler::tagFromOp(Event& e, std::uint32_t correlation, std::int32_t flushedStep,
                               Category fallback) {
     e.category = fallback;
     e.step = flushedStep;
-    auto external = m_external.find(correlation);
-    if (external == m_external.end()) return;
-    auto op = m_ops.find(external->second);
-    if (op == m_ops.end()) return;
-    e.step = op->second.step != kNoTag ? op->second.step : flushedStep;
-    e.layer = op->second.layer;
-    e.microbatch = op->second.microbatch;
+    const OpContext* op = opOf(correlation);
+    if (op == nullptr) return;
+    e.step = op->step != kNoTag ? op->step : flushedStep;
+    e.layer = op->layer;
+    e.microbatch = op->microbatch;
     if (fallback != Category::kSync && fallback != Category::kCopy &&
-        op->second.category != Category::kNone) {
-        e.category = op->second.category;
+        op->category != Category::kNone) {
+        e.category = op->category;
     }
     ++m_counts.attributedToOps;
 }
 
-void RecordHandler::resolve(std::int32_t flushedStep) {
-    const RunId run = m_env.currentRun ? m_env.currentRun() : 0;
-    std::lock_guard<std::mutex> lock(m_mutex);
-    if (run == 0) {  // nothing to attach to (before the first run): drop quietly, it is not traced
-        clearPending();
-        return;
-    }
-    TraceWriter& writer = *m_env.writer;
-    std::unordered_map<std::uint32_t, std::uint32_t>
-        streamDevice;  // for CUDA events, which carry no device
-    auto deviceOf = [&](std::uint32_t stream) {
-        return streamDevice.count(stream) != 0 ? streamDevice[stream] : 0u;
-    };
-    auto hostLane = [&](std::int64_t tid) {
-        return m_env.laneOfThread ? m_env.laneOfThread(run, tid) : namedLane(run, "host");
-    };
-    auto event = [&](LaneId lane, EventKind kind, StringId name, TimestampNs start,
-                     TimestampNs end) {
-        Event e;
-        e.run = run;
-        e.lane = lane;
-        e.kind = kind;
-        e.name = name;
-        e.startNs = start;
-        e.endNs = end;
-        return e;
-    };
+void RecordHandler::resolve(std::int32_t flushedStep) { resolve(flushedStep, false); }
 
+void RecordHandler::resolve(std::int32_t flushedStep, bool final) {
+    Resolution r;
+    r.currentRun = m_env.currentRun ? m_env.currentRun() : 0;
+    r.flushedStep = flushedStep;
+    r.final = final;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    writeApiCalls(r);
+    writeDeviceRecords(r);
+    writeSyncs(r);
+    for (const BlockingCopy& copy : r.blockingCopies) m_env.writer->record(copy.event);
+    writeEventMarks(r);
+    writeHostRanges(r);
+    if (r.currentRun != 0) writeDiagnostics(r.currentRun);
+    rotate(r);
+}
+
+void RecordHandler::writeApiCalls(Resolution& r) {
     for (const auto* calls : {&m_api, &m_driverApi}) {
         for (const auto& [correlation, call] : *calls) {
-            Event e = event(hostLane(call.tid), EventKind::kRuntime,
+            const RunId run = runOf(correlation, r);
+            if (run == 0) continue;  // before the first run: not traced
+            Event e = event(run, hostLane(run, call.tid), EventKind::kRuntime,
                             apiNameId(call.driver, call.cbid), call.start, call.end);
             e.correlation = correlation;
-            tagFromOp(e, correlation, flushedStep, Category::kNone);
-            writer.record(e);
+            tagFromOp(e, correlation, r.flushedStep, Category::kNone);
+            m_env.writer->record(e);
         }
     }
-    std::vector<BlockingCopy> blockingCopies;
-    for (const DeviceRecord& d : m_device) {
-        streamDevice[d.stream] = d.device;
+}
+
+void RecordHandler::writeDeviceRecords(Resolution& r) {
+    for (DeviceRecord& d : m_device) {
+        const ApiCall* call = callOf(d.correlation);
+        if (call == nullptr && !r.final && !d.carried) {
+            // Its API call may come with the next flush: wait for it once before counting a loss.
+            d.carried = true;
+            r.carriedDevice.push_back(d);
+            continue;
+        }
+        const RunId run = runOf(d.correlation, r);
+        if (run == 0) continue;
+        r.streamDevice[d.stream] = d.device;
         Event e =
-            event(streamLane(run, d.device, d.stream), d.kind, intern(d.name), d.start, d.end);
+            event(run, streamLane(run, d.device, d.stream), d.kind, intern(d.name), d.start, d.end);
         e.correlation = d.correlation;
         e.bytes = d.bytes;
         e.srcKind = d.src;
         e.dstKind = d.dst;
-        tagFromOp(e, d.correlation, flushedStep,
+        tagFromOp(e, d.correlation, r.flushedStep,
                   d.kind == EventKind::kKernel ? Category::kMath : Category::kCopy);
-        const ApiCall* call = callOf(d.correlation);
         if (call == nullptr) lose(loss::kCuptiUnmatched);
         if (d.kind == EventKind::kKernel) ++m_counts.kernels;
         if (d.kind == EventKind::kMemcpy) ++m_counts.memcpys;
         if (d.kind == EventKind::kMemset) ++m_counts.memsets;
-        writer.record(e);
+        m_env.writer->record(e);
         if (d.blocksHost && call != nullptr) {
             // The host was blocked for the whole API call: a sync point on the calling thread (same
             // bytes and memory kinds as the copy). Written after the syncs: one may extend it.
             Event s = e;
-            s.lane = hostLane(call->tid);
+            s.lane = hostLane(run, call->tid);
             s.kind = EventKind::kSync;
             s.name = intern("blocking DtoH copy");
             s.startNs = call->start;
             s.endNs = call->end;
-            tagFromOp(s, d.correlation, flushedStep, Category::kSync);
+            tagFromOp(s, d.correlation, r.flushedStep, Category::kSync);
             ++m_counts.blockingCopies;
-            blockingCopies.push_back(BlockingCopy{call->tid, std::move(s)});
+            r.blockingCopies.push_back(BlockingCopy{call->tid, std::move(s)});
         }
     }
-    for (const SyncRecord& sync : m_syncs) {
+}
+
+void RecordHandler::writeSyncs(Resolution& r) {
+    for (SyncRecord& sync : m_syncs) {
         const ApiCall* call = callOf(sync.correlation);
+        if (call == nullptr && !r.final && !sync.carried) {
+            sync.carried = true;
+            r.carriedSyncs.push_back(sync);
+            continue;
+        }
+        const RunId run = runOf(sync.correlation, r);
+        if (run == 0) continue;
         if (call == nullptr) lose(loss::kCuptiUnmatched);
         if (sync.type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) {
             // The device waits, not the host, and the record's times are the API call's (host
             // time): a marker on the stream where the wait was queued, not a device interval.
-            Event e = event(streamLane(run, deviceOf(sync.stream), sync.stream), EventKind::kMarker,
+            const auto device =
+                r.streamDevice.count(sync.stream) ? r.streamDevice[sync.stream] : 0u;
+            Event e = event(run, streamLane(run, device, sync.stream), EventKind::kMarker,
                             intern(syncName(sync.type)), sync.start, sync.start);
             e.correlation = sync.correlation;
-            tagFromOp(e, sync.correlation, flushedStep, Category::kSync);
-            writer.record(e);
+            tagFromOp(e, sync.correlation, r.flushedStep, Category::kSync);
+            m_env.writer->record(e);
             continue;
         }
         // PyTorch's item() is a DtoH copy into pageable memory followed by a stream sync on the
         // same thread: one sync point, not two. The copy's sync event grows to the sync's end.
         if (call != nullptr) {
-            if (BlockingCopy* copy = copyJustBefore(blockingCopies, call->tid, call->start)) {
+            if (BlockingCopy* copy = copyJustBefore(r.blockingCopies, call->tid, call->start)) {
                 copy->event.endNs = std::max(copy->event.endNs, sync.end);
                 ++m_counts.mergedSyncs;
                 continue;
             }
         }
-        Event e = event(
-            call != nullptr ? hostLane(call->tid) : namedLane(run, "CUDA syncs (thread unknown)"),
-            EventKind::kSync, intern(syncName(sync.type)), sync.start, sync.end);
+        Event e = event(run,
+                        call != nullptr ? hostLane(run, call->tid)
+                                        : namedLane(run, "CUDA syncs (thread unknown)"),
+                        EventKind::kSync, intern(syncName(sync.type)), sync.start, sync.end);
         ++m_counts.syncs;
         e.correlation = sync.correlation;
-        tagFromOp(e, sync.correlation, flushedStep, Category::kSync);
-        writer.record(e);
+        tagFromOp(e, sync.correlation, r.flushedStep, Category::kSync);
+        m_env.writer->record(e);
     }
-    for (const BlockingCopy& copy : blockingCopies) writer.record(copy.event);
-    for (const EventMark& mark : m_events) {
+}
+
+void RecordHandler::writeEventMarks(Resolution& r) {
+    for (EventMark& mark : m_events) {
         const ApiCall* call = callOf(mark.correlation);
+        if (call == nullptr && !r.final && !mark.carried) {
+            mark.carried = true;
+            r.carriedEvents.push_back(mark);
+            continue;
+        }
         if (call == nullptr) {
             lose(loss::kCuptiUnmatched);
             continue;
         }
-        Event e = event(streamLane(run, deviceOf(mark.stream), mark.stream), EventKind::kMarker,
+        const RunId run = runOf(mark.correlation, r);
+        if (run == 0) continue;
+        const auto device = r.streamDevice.count(mark.stream) ? r.streamDevice[mark.stream] : 0u;
+        Event e = event(run, streamLane(run, device, mark.stream), EventKind::kMarker,
                         intern("cudaEventRecord"), call->end, call->end);
         e.correlation = mark.correlation;
-        tagFromOp(e, mark.correlation, flushedStep, Category::kNone);
-        writer.record(e);
+        tagFromOp(e, mark.correlation, r.flushedStep, Category::kNone);
+        m_env.writer->record(e);
     }
-    for (const NvtxRange& r : m_nvtx) {
-        Event e = event(hostLane(r.tid), r.end == r.start ? EventKind::kMarker : EventKind::kRange,
-                        intern(r.name), r.start, r.end);
-        e.step = flushedStep;
+}
+
+void RecordHandler::writeHostRanges(Resolution& r) {
+    if (r.currentRun == 0) return;  // NVTX and overhead carry no op: the current run's, if any
+    for (const NvtxRange& range : m_nvtx) {
+        Event e = event(r.currentRun, hostLane(r.currentRun, range.tid),
+                        range.end == range.start ? EventKind::kMarker : EventKind::kRange,
+                        intern(range.name), range.start, range.end);
+        e.step = r.flushedStep;
         ++m_counts.markers;
-        writer.record(e);
+        m_env.writer->record(e);
     }
     for (const Overhead& o : m_overheads) {
-        Event e = event(namedLane(run, "CUPTI overhead"), EventKind::kRange, intern(o.name),
-                        o.start, o.end);
-        e.step = flushedStep;
-        writer.record(e);
+        Event e = event(r.currentRun, namedLane(r.currentRun, "CUPTI overhead"), EventKind::kRange,
+                        intern(o.name), o.start, o.end);
+        e.step = r.flushedStep;
+        m_env.writer->record(e);
     }
-    writeDiagnostics(run);
-    clearPending();
 }
 
 RecordHandler::BlockingCopy* RecordHandler::copyJustBefore(std::vector<BlockingCopy>& copies,
@@ -430,16 +490,22 @@ RecordHandler::BlockingCopy* RecordHandler::copyJustBefore(std::vector<BlockingC
     return latest;
 }
 
-void RecordHandler::clearPending() {
-    m_device.clear();
-    m_syncs.clear();
-    m_events.clear();
-    m_nvtx.clear();
-    m_overheads.clear();
+// What a resolve consumed goes; the links it read (API calls, external ids, ops) stay one more
+// flush for records delivered a flush late, and records still waiting for their call come back.
+void RecordHandler::rotate(Resolution& r) {
+    m_previousApi = std::move(m_api);
+    m_previousDriverApi = std::move(m_driverApi);
+    m_previousExternal = std::move(m_external);
+    m_previousOps = std::move(m_ops);
     m_api.clear();
     m_driverApi.clear();
     m_external.clear();
     m_ops.clear();
+    m_device = std::move(r.carriedDevice);
+    m_syncs = std::move(r.carriedSyncs);
+    m_events = std::move(r.carriedEvents);
+    m_nvtx.clear();
+    m_overheads.clear();
 }
 
 void RecordHandler::writeDiagnostics(RunId run) {
@@ -471,7 +537,7 @@ void RecordHandler::finish() {
             lose(loss::kCuptiUnpairedMarkers, static_cast<std::int64_t>(m_openMarkers.size()));
         m_openMarkers.clear();
     }
-    resolve(kNoTag);
+    resolve(kNoTag, true);  // the capture's end: nothing waits for a next flush
 }
 
 CaptureCounts RecordHandler::counts() const {

@@ -59,8 +59,10 @@ class RecordHandler {
     void handle(const CUpti_Activity& record);  // any thread (CUPTI's buffer thread)
     void noteDropped(std::size_t records);      // cuptiActivityGetNumDroppedRecords of one buffer
     void noteBufferRefused();                   // a buffer request refused at the cap
-    // Matches what came in since the last call and writes it; device records whose op is unknown
-    // get `flushedStep`. Unmatched device records are counted as lost correlations.
+    // Matches what came in since the last call and writes it, each record under the run and step
+    // of the op that launched it (else the current run and `flushedStep`). A device record whose
+    // API call has not come yet waits one more flush (CUPTI may deliver it late) before it is
+    // counted as a lost correlation; the links a flush read stay for the next one.
     void resolve(std::int32_t flushedStep);
     // At the end of the capture: NVTX ranges still open are counted.
     void finish();
@@ -87,6 +89,7 @@ class RecordHandler {
         MemoryKind src = MemoryKind::kUnknown;
         MemoryKind dst = MemoryKind::kUnknown;
         bool blocksHost = false;  // a device->host copy that blocked the calling thread
+        bool carried = false;     // already waited one flush for its API call
     };
     struct SyncRecord {
         CUpti_ActivitySynchronizationType type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN;
@@ -94,12 +97,14 @@ class RecordHandler {
         TimestampNs end = 0;
         std::uint32_t stream = 0;
         std::uint32_t correlation = 0;
+        bool carried = false;
     };
     struct EventMark {
         std::uint32_t device = 0;
         std::uint32_t stream = 0;
         std::uint32_t correlation = 0;
         TimestampNs at = 0;
+        bool carried = false;
     };
     struct MarkerStart {
         std::string name;
@@ -122,6 +127,32 @@ class RecordHandler {
         std::int64_t tid = 0;
         Event event;  // its sync event on the calling thread
     };
+    // One resolve: the run and step a record goes to when its op does not say, whether records
+    // may still wait for their API call (not at the capture's end), and what waits.
+    struct Resolution {
+        RunId currentRun = 0;
+        std::int32_t flushedStep = kNoTag;
+        bool final = false;
+        std::unordered_map<std::uint32_t, std::uint32_t> streamDevice;  // CUDA events carry none
+        std::vector<BlockingCopy> blockingCopies;
+        std::vector<DeviceRecord> carriedDevice;
+        std::vector<SyncRecord> carriedSyncs;
+        std::vector<EventMark> carriedEvents;
+    };
+    void resolve(std::int32_t flushedStep, bool final);
+    void writeApiCalls(Resolution& r);
+    void writeDeviceRecords(Resolution& r);
+    void writeSyncs(Resolution& r);
+    void writeEventMarks(Resolution& r);
+    void writeHostRanges(Resolution& r);  // NVTX and CUPTI overhead
+    void rotate(Resolution& r);           // m_mutex held
+    // The op a CUPTI correlation belongs to (this flush's links, then the previous one's).
+    const OpContext* opOf(std::uint32_t correlation) const;
+    RunId runOf(std::uint32_t correlation, const Resolution& r) const;
+    LaneId hostLane(RunId run, std::int64_t tid);
+    static Event event(RunId run, LaneId lane, EventKind kind, StringId name, TimestampNs start,
+                       TimestampNs end);
+
     // The blocking copy of thread `tid` whose API call ended last before `syncCallStart`, when no
     // other runtime call of that thread started in between; else null.
     BlockingCopy* copyJustBefore(std::vector<BlockingCopy>& copies, std::int64_t tid,
@@ -137,7 +168,6 @@ class RecordHandler {
     void tagFromOp(Event& e, std::uint32_t correlation, std::int32_t flushedStep,
                    Category fallback);
     void writeDiagnostics(RunId run);
-    void clearPending();  // what a resolve consumed (m_mutex held)
 
     CaptureEnvironment m_env;
     mutable std::mutex m_mutex;
@@ -150,6 +180,11 @@ class RecordHandler {
     // they are kept apart; device records match the runtime call first.
     std::unordered_map<std::uint32_t, ApiCall> m_api;
     std::unordered_map<std::uint32_t, ApiCall> m_driverApi;
+    // The previous flush's links (already written), for records delivered one flush late.
+    std::unordered_map<std::uint32_t, ApiCall> m_previousApi;
+    std::unordered_map<std::uint32_t, ApiCall> m_previousDriverApi;
+    std::unordered_map<std::uint32_t, std::uint64_t> m_previousExternal;
+    std::unordered_map<std::uint64_t, OpContext> m_previousOps;
     const ApiCall* callOf(std::uint32_t correlation) const;
     std::vector<DeviceRecord> m_device;
     std::vector<SyncRecord> m_syncs;

@@ -104,10 +104,10 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
     if (isFunction) ++t_state.openFunctions;
     if (DeviceCapture* capture = self->m_tracer.deviceCapture()) {
         const Tags tags = HostTracer::currentTags();
-        capture->enterOp(
-            fn.handle(),
-            OpContext{name.id, tags.step, tags.layer, tags.microbatch,
-                      tags.category != Category::kNone ? tags.category : Category::kMath});
+        capture->enterOp(fn.handle(), OpContext{name.id, tags.step, tags.layer, tags.microbatch,
+                                                tags.category != Category::kNone ? tags.category
+                                                                                 : Category::kMath,
+                                                self->m_tracer.run()});
     }
     t_state.frames.push_back(Frame{Clock::nowNs(), name, isFunction, countedSync});
     return nullptr;

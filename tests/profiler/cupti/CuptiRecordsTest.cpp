@@ -303,6 +303,72 @@ TEST_F(CuptiRecordsTest, OneClockLaunchPrecedesItsKernelInTheRecordedTrace) {
 }
 
 // Everything lost is counted into the diagnostics table, summed per name across flushes.
+// A kernel CUPTI delivers one flush after its launch (its buffer completed late) still finds its
+// launch and its op: it takes the op's step, not the step flushed when it arrived, and no loss.
+TEST_F(CuptiRecordsTest, ARecordDeliveredAFlushLateKeepsItsOpAndStep) {
+    m_handler->noteOp(77, OpContext{m_writer->intern("aten::mm"), 2, 1, 0, Category::kMath, m_run});
+    FakeCuptiRecords first;
+    first.addRuntime(kLaunchKernel, 1000, 1100, 5, kTid);
+    first.addExternalCorrelation(5, 77);
+    first.feed(*m_handler);
+    m_handler->resolve(2);
+    FakeCuptiRecords late;
+    late.addKernel("late_kernel", 1200, 1900, 5);
+    late.feed(*m_handler);
+    m_handler->resolve(3);
+    EXPECT_TRUE(m_handler->counts().losses.empty());
+    const TraceModel t = finishAndRead();
+    const Event* kernel = find(t, EventKind::kKernel, "late_kernel");
+    ASSERT_NE(kernel, nullptr);
+    EXPECT_EQ(kernel->step, 2);  // the op's, not the flushed step 3
+    EXPECT_EQ(kernel->layer, 1);
+}
+
+// A kernel whose launch has not been seen waits one flush for it; when it never comes the kernel
+// is written (on its stream, the flushed step) and counted once as a lost correlation.
+TEST_F(CuptiRecordsTest, ARecordWithoutItsLaunchWaitsOneFlushThenCountsAsLost) {
+    FakeCuptiRecords first;
+    first.addKernel("early_kernel", 1200, 1900, 6);
+    first.feed(*m_handler);
+    m_handler->resolve(1);
+    EXPECT_TRUE(m_handler->counts().losses.empty());  // waiting
+    FakeCuptiRecords launch;
+    launch.addRuntime(kLaunchKernel, 1000, 1100, 6, kTid);  // arrives with the next flush
+    launch.addKernel("orphan_kernel", 2000, 2100, 8);       // this one's launch never comes
+    launch.feed(*m_handler);
+    m_handler->resolve(2);
+    EXPECT_TRUE(m_handler->counts().losses.empty());
+    m_handler->resolve(3);
+    const std::map<std::string, std::int64_t> lost = {{loss::kCuptiUnmatched, 1}};
+    EXPECT_EQ(m_handler->counts().losses, lost);
+    const TraceModel t = finishAndRead();
+    EXPECT_NE(find(t, EventKind::kKernel, "early_kernel"), nullptr);
+    const Event* orphan = find(t, EventKind::kKernel, "orphan_kernel");
+    ASSERT_NE(orphan, nullptr);
+    EXPECT_EQ(orphan->step, 3);
+}
+
+// Interleaved A/B: an op of arm A launched a kernel; by the flush the tracer records arm B. The
+// kernel and its launch go to arm A's run, on arm A's lanes.
+TEST_F(CuptiRecordsTest, RecordsGoToTheRunTheirOpRanInNotTheRunCurrentAtFlush) {
+    const RunId armB = m_writer->beginRun(RunInfo{});
+    m_handler->noteOp(91, OpContext{m_writer->intern("aten::mm"), 4, 0, 0, Category::kMath, m_run});
+    FakeCuptiRecords r;
+    r.addRuntime(kLaunchKernel, 1000, 1100, 9, kTid);
+    r.addExternalCorrelation(9, 91);
+    r.addKernel("arm_a_kernel", 1200, 1900, 9);
+    r.feed(*m_handler);
+    m_tracer->setRun(armB);
+    m_handler->resolve(4);
+    m_tracer->setRun(m_run);
+    m_writer->endRun(armB, RunStatus::kComplete);
+    const TraceModel a = finishAndRead();
+    EXPECT_NE(find(a, EventKind::kKernel, "arm_a_kernel"), nullptr);
+    EXPECT_NE(find(a, EventKind::kRuntime, "cudaLaunchKernel"), nullptr);
+    const TraceModel b = TraceReader(m_db).loadRun(armB);
+    EXPECT_EQ(b.eventCount(), 0u);
+}
+
 TEST_F(CuptiRecordsTest, LostRecordsAreCountedNotDropped) {
     FakeCuptiRecords first;
     first.addKernel("no launch seen", 100, 200, 999);     // unmatched correlation
