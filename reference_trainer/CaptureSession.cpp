@@ -1,5 +1,7 @@
 #include "reference_trainer/CaptureSession.h"
 
+#include <torch/cuda.h>
+
 #include "profiler/torch_ops/OpObserver.h"
 
 namespace glueprof {
@@ -35,6 +37,8 @@ std::unique_ptr<DeviceCapture> startGpuCapture(const std::string& device, HostTr
     env.laneOfThread = [&tracer](RunId run, std::int64_t tid) {
         return tracer.laneForOsThread(run, tid);
     };
+    // Before each step's flush: the step's device work done, so its records are complete.
+    env.synchronizeDevice = [] { torch::cuda::synchronize(); };
     std::unique_ptr<DeviceCapture> capture = cupti::startCapture(std::move(env), status);
     if (capture) tracer.setDeviceCapture(capture.get());
     return capture;

@@ -19,11 +19,18 @@ constexpr const char* kCuptiUnmatched =
     "cupti_unmatched_correlations";  // device records with no API call
 constexpr const char* kCuptiUnpairedMarkers =
     "cupti_unpaired_nvtx_ranges";  // NVTX start without end (or end without start)
+constexpr const char* kCuptiUnreadableRecords =
+    "cupti_unreadable_records";  // a buffer whose records stopped reading before its end
+constexpr const char* kCuptiCallFailures =
+    "cupti_call_failures";  // a CUPTI call failed while capturing (flush, correlation push/pop)
+constexpr const char* kCuptiClockFallbacks =
+    "cupti_clock_fallbacks";  // host timestamps taken off CUPTI's clock (the steady clock)
 
 inline bool isLoss(const std::string& name) {
     for (const char* lost :
          {kWriterDroppedEvents, kCuptiDroppedRecords, kCuptiBufferLimit, kCuptiUnknownKinds,
-          kCuptiZeroTimestamps, kCuptiUnmatched, kCuptiUnpairedMarkers}) {
+          kCuptiZeroTimestamps, kCuptiUnmatched, kCuptiUnpairedMarkers, kCuptiUnreadableRecords,
+          kCuptiCallFailures, kCuptiClockFallbacks}) {
         if (name == lost) return true;
     }
     return false;

@@ -9,6 +9,16 @@
 namespace glueprof::cupti {
 
 std::atomic<CuptiSession*> CuptiSession::s_active{nullptr};
+std::atomic<std::int64_t> CuptiSession::s_clockFallbacks{0};
+
+CuptiSession::BufferPool& CuptiSession::pool() {
+    // NOTE(cupti): never freed. CUPTI may still hold a buffer it was handed when a capture ends (a
+    // late completion after the last flush); freeing it could let CUPTI write into freed memory.
+    // The pool outlives every session instead, and the next capture of the process reuses it, so
+    // nothing grows beyond the cap however many captures run.
+    static BufferPool* buffers = new BufferPool;
+    return *buffers;
+}
 
 namespace {
 
@@ -35,10 +45,14 @@ constexpr KindToEnable kKinds[] = {
 }  // namespace
 
 CuptiSession::CuptiSession(std::unique_ptr<CuptiLibrary> library, CaptureEnvironment env)
-    : m_library(std::move(library)), m_handler(std::move(env)) {
-    for (std::size_t i = 0; i < kBuffersUpFront; ++i) {
-        m_owned.push_back(std::make_unique<std::uint8_t[]>(kBufferBytes));
-        m_free.push_back(m_owned.back().get());
+    : m_library(std::move(library)),
+      m_synchronizeDevice(env.synchronizeDevice),
+      m_handler(std::move(env)) {
+    BufferPool& buffers = pool();
+    std::lock_guard<std::mutex> lock(buffers.mutex);
+    while (buffers.owned < kBuffersUpFront) {
+        buffers.free.push_back(new std::uint8_t[kBufferBytes]);
+        ++buffers.owned;
     }
 }
 
@@ -114,54 +128,70 @@ std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, Captur
 CuptiSession::~CuptiSession() {
     if (s_active.load() != this) return;  // never started
     const CuptiFunctions& f = m_library->fn();
-    f.activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    // Shutdown: the one place a forced flush belongs (it hands out buffers with records of work
+    // still running, incomplete); the step flushes synchronize the device instead.
+    check(f.activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
     for (int kind : m_enabledKinds) f.activityDisable(static_cast<CUpti_ActivityKind>(kind));
-    f.activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    check(f.activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
     Clock::useSource(nullptr);
+    m_handler.noteClockFallbacks(s_clockFallbacks.exchange(0));
     m_handler.finish();
     s_active.store(nullptr);
+
     // libcupti stays loaded: unloading it once it has attached to a CUDA context is not safe.
+}
+
+void CuptiSession::check(CUptiResult result) {
+    if (result != CUPTI_SUCCESS) m_handler.noteCallFailure();
 }
 
 void CuptiSession::enterOp(std::uint64_t externalId, const OpContext& op) {
     m_handler.noteOp(externalId, op);
-    m_library->fn().pushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, externalId);
+    check(m_library->fn().pushExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0,
+                                                    externalId));
 }
 
 void CuptiSession::exitOp() {
     std::uint64_t popped = 0;
-    m_library->fn().popExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &popped);
+    check(
+        m_library->fn().popExternalCorrelationId(CUPTI_EXTERNAL_CORRELATION_KIND_CUSTOM0, &popped));
 }
 
 void CuptiSession::flush(std::int32_t step) {
-    m_library->fn().activityFlushAll(
-        CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);  // completes every buffer now
+    // The step's work finished on the device first, so its records are complete: a plain flush
+    // hands them out (a forced one would hand out incomplete records of running work).
+    if (m_synchronizeDevice) m_synchronizeDevice();
+    check(m_library->fn().activityFlushAll(0));
+    m_handler.noteClockFallbacks(s_clockFallbacks.exchange(0));
     m_handler.resolve(step);
 }
 
 std::uint8_t* CuptiSession::takeBuffer() {
-    std::lock_guard<std::mutex> lock(m_buffersMutex);
-    if (m_free.empty()) {
-        if (m_owned.size() >= kBufferCap) return nullptr;
-        m_owned.push_back(std::make_unique<std::uint8_t[]>(kBufferBytes));
-        return m_owned.back().get();
+    BufferPool& buffers = pool();
+    std::lock_guard<std::mutex> lock(buffers.mutex);
+    if (buffers.free.empty()) {
+        if (buffers.owned >= kBufferCap) return nullptr;
+        ++buffers.owned;
+        return new std::uint8_t[kBufferBytes];
     }
-    std::uint8_t* buffer = m_free.back();
-    m_free.pop_back();
+    std::uint8_t* buffer = buffers.free.back();
+    buffers.free.pop_back();
     return buffer;
 }
 
 void CuptiSession::giveBack(std::uint8_t* buffer) {
-    std::lock_guard<std::mutex> lock(m_buffersMutex);
-    m_free.push_back(buffer);
+    BufferPool& buffers = pool();
+    std::lock_guard<std::mutex> lock(buffers.mutex);
+    buffers.free.push_back(buffer);
 }
 
 void CuptiSession::completed(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer,
                              std::size_t validSize) {
     const CuptiFunctions& f = m_library->fn();
-    CUpti_Activity* record = nullptr;
-    while (validSize > 0 && f.activityGetNextRecord(buffer, validSize, &record) == CUPTI_SUCCESS) {
-        m_handler.handle(*record);
+    if (validSize > 0) {
+        m_handler.drainBuffer([&](CUpti_Activity** record) {
+            return f.activityGetNextRecord(buffer, validSize, record);
+        });
     }
     std::size_t dropped = 0;
     if (f.activityGetNumDroppedRecords(context, streamId, &dropped) == CUPTI_SUCCESS) {
@@ -189,8 +219,10 @@ void CuptiSession::completeTrampoline(CUcontext context, std::uint32_t streamId,
 TimestampNs CuptiSession::clockTrampoline() {
     CuptiSession* self = s_active.load(std::memory_order_acquire);
     std::uint64_t now = 0;
-    if (self == nullptr || self->m_library->fn().getTimestamp(&now) != CUPTI_SUCCESS)
+    if (self == nullptr || self->m_library->fn().getTimestamp(&now) != CUPTI_SUCCESS) {
+        s_clockFallbacks.fetch_add(1, std::memory_order_relaxed);  // counted at the next flush
         return Clock::steadyNs();
+    }
     return static_cast<TimestampNs>(now);
 }
 

@@ -12,6 +12,7 @@
 // session: one session per process at a time. There is no other global state.
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -50,6 +51,7 @@ class CuptiSession : public DeviceCapture {
     void giveBack(std::uint8_t* buffer);
     void completed(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer,
                    std::size_t validSize);
+    void check(CUptiResult result);  // a failed call while capturing is counted, never thrown
 
     static void requestTrampoline(std::uint8_t** buffer, std::size_t* size,
                                   std::size_t* maxRecords);
@@ -57,12 +59,20 @@ class CuptiSession : public DeviceCapture {
                                    std::size_t size, std::size_t validSize);
     static TimestampNs clockTrampoline();
     static std::atomic<CuptiSession*> s_active;  // the trampoline's target
+    // Clock reads that fell back to the steady clock (cuptiGetTimestamp failed): counted into the
+    // diagnostics at the next flush (the clock trampoline may not take locks).
+    static std::atomic<std::int64_t> s_clockFallbacks;
+    // The activity buffers handed to CUPTI, shared by the process's captures (see pool()).
+    struct BufferPool {
+        std::mutex mutex;
+        std::size_t owned = 0;  // allocated so far, at most kBufferCap
+        std::vector<std::uint8_t*> free;
+    };
+    static BufferPool& pool();
 
     std::unique_ptr<CuptiLibrary> m_library;
+    std::function<void()> m_synchronizeDevice;  // CaptureEnvironment::synchronizeDevice
     RecordHandler m_handler;
-    std::mutex m_buffersMutex;
-    std::vector<std::unique_ptr<std::uint8_t[]>> m_owned;  // every buffer ever allocated
-    std::vector<std::uint8_t*> m_free;
     std::vector<int> m_enabledKinds;
 };
 

@@ -19,6 +19,9 @@ struct CaptureEnvironment {
     std::function<RunId()> currentRun;
     std::function<LaneId(RunId, std::int64_t)> laneOfThread;
     std::function<std::string(bool driver, std::uint32_t cbid)> apiName;  // empty: CUPTI names them
+    // Waits until the device finished all queued work (torch::cuda::synchronize): called before
+    // each step's flush, so every record of the step is complete and no forced flush is needed.
+    std::function<void()> synchronizeDevice;
 };
 
 struct CaptureStatus {

@@ -116,6 +116,27 @@ void RecordHandler::noteBufferRefused() {
     lose(loss::kCuptiBufferLimit);
 }
 
+void RecordHandler::drainBuffer(const NextRecord& next) {
+    CUpti_Activity* record = nullptr;
+    CUptiResult result = CUPTI_SUCCESS;
+    while ((result = next(&record)) == CUPTI_SUCCESS) handle(*record);
+    if (result != CUPTI_ERROR_MAX_LIMIT_REACHED) {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        lose(loss::kCuptiUnreadableRecords);
+    }
+}
+
+void RecordHandler::noteCallFailure() {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    lose(loss::kCuptiCallFailures);
+}
+
+void RecordHandler::noteClockFallbacks(std::int64_t n) {
+    if (n <= 0) return;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    lose(loss::kCuptiClockFallbacks, n);
+}
+
 void RecordHandler::handle(const CUpti_Activity& record) {
     std::lock_guard<std::mutex> lock(m_mutex);
     ++m_counts.records;
@@ -521,6 +542,14 @@ void RecordHandler::writeDiagnostics(RunId run) {
          "device records whose launching API call was not captured: their host side is unknown"},
         {loss::kCuptiUnpairedMarkers,
          "NVTX range ends without a start (or starts without an end at the capture's end)"},
+        {loss::kCuptiUnreadableRecords,
+         "a CUPTI buffer stopped reading before its end: the rest of its records were lost"},
+        {loss::kCuptiCallFailures,
+         "a CUPTI call failed while capturing (a flush, or an op's external correlation push or "
+         "pop): records may be missing or attributed to no op"},
+        {loss::kCuptiClockFallbacks,
+         "host timestamps were taken from the steady clock because cuptiGetTimestamp failed: "
+         "host and device times may not line up"},
     };
     for (const auto& [name, count] : m_unwrittenLosses) {
         auto meaning = kMeaning.find(name);

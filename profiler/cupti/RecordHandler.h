@@ -22,6 +22,7 @@
 #include <cupti.h>
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -59,6 +60,13 @@ class RecordHandler {
     void handle(const CUpti_Activity& record);  // any thread (CUPTI's buffer thread)
     void noteDropped(std::size_t records);      // cuptiActivityGetNumDroppedRecords of one buffer
     void noteBufferRefused();                   // a buffer request refused at the cap
+    // Reads a completed buffer: `next` is cuptiActivityGetNextRecord bound to it. The buffer ends
+    // at CUPTI_ERROR_MAX_LIMIT_REACHED; any other error ends it early and is counted
+    // (cupti_unreadable_records: the rest of that buffer is lost).
+    using NextRecord = std::function<CUptiResult(CUpti_Activity** record)>;
+    void drainBuffer(const NextRecord& next);
+    void noteCallFailure();                   // a CUPTI call failed while capturing
+    void noteClockFallbacks(std::int64_t n);  // host timestamps not taken from CUPTI's clock
     // Matches what came in since the last call and writes it, each record under the run and step
     // of the op that launched it (else the current run and `flushedStep`). A device record whose
     // API call has not come yet waits one more flush (CUPTI may deliver it late) before it is

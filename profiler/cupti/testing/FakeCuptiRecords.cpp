@@ -140,6 +140,14 @@ CUpti_Activity& FakeCuptiRecords::addOtherKind(CUpti_ActivityKind kind) {
     return add<CUpti_Activity>(kind);
 }
 
+std::vector<CUpti_Activity*> FakeCuptiRecords::pointers() const {
+    std::vector<CUpti_Activity*> list;
+    for (const auto& record : m_records) {
+        list.push_back(reinterpret_cast<CUpti_Activity*>(record.get()));
+    }
+    return list;
+}
+
 void FakeCuptiRecords::feed(RecordHandler& handler) const {
     for (const auto& record : m_records)
         handler.handle(*reinterpret_cast<const CUpti_Activity*>(record.get()));

@@ -63,6 +63,8 @@ class FakeCuptiRecords {
 
     // Hands every record, in the order added, to the handler, as a completed buffer would.
     void feed(RecordHandler& handler) const;
+    // The records in the order added, as cuptiActivityGetNextRecord would return them.
+    std::vector<CUpti_Activity*> pointers() const;
     std::size_t size() const { return m_records.size(); }
 
   private:

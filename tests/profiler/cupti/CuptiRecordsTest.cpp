@@ -369,6 +369,43 @@ TEST_F(CuptiRecordsTest, RecordsGoToTheRunTheirOpRanInNotTheRunCurrentAtFlush) {
     EXPECT_EQ(b.eventCount(), 0u);
 }
 
+// A completed buffer is read to CUPTI_ERROR_MAX_LIMIT_REACHED; a buffer whose reading stops on any
+// other error (an incomplete record) keeps what was read and counts the rest as lost. Failed CUPTI
+// calls and clock fallbacks while capturing are counted too.
+TEST_F(CuptiRecordsTest, ABufferThatStopsReadingEarlyAndFailedCallsAreCounted) {
+    FakeCuptiRecords records;
+    records.addRuntime(kLaunchKernel, 1000, 1100, 1, kTid);
+    records.addKernel("read_kernel", 1200, 1900, 1);
+    std::vector<CUpti_Activity*> inBuffer = records.pointers();
+    auto reader = [&inBuffer](CUptiResult end) {
+        return [&inBuffer, end, next = std::size_t{0}](CUpti_Activity** record) mutable {
+            if (next == inBuffer.size()) return end;
+            *record = inBuffer[next++];
+            return CUPTI_SUCCESS;
+        };
+    };
+    m_handler->drainBuffer(reader(CUPTI_ERROR_MAX_LIMIT_REACHED));  // a buffer read to its end
+    EXPECT_TRUE(m_handler->counts().losses.empty());
+    m_handler->drainBuffer(reader(CUPTI_ERROR_INVALID_KIND));  // stops on an unreadable record
+    m_handler->noteCallFailure();
+    m_handler->noteClockFallbacks(3);
+    m_handler->noteClockFallbacks(0);
+    const std::map<std::string, std::int64_t> lost = {{loss::kCuptiUnreadableRecords, 1},
+                                                      {loss::kCuptiCallFailures, 1},
+                                                      {loss::kCuptiClockFallbacks, 3}};
+    EXPECT_EQ(m_handler->counts().losses, lost);
+    EXPECT_EQ(m_handler->counts().records, 4);  // both buffers' records were handled
+    m_handler->finish();
+    const TraceModel t = finishAndRead();
+    std::map<std::string, std::int64_t> stored;
+    for (const Diagnostic& d : t.diagnostics()) {
+        stored[d.name] = d.value;
+        EXPECT_TRUE(loss::isLoss(d.name)) << d.name;
+        EXPECT_FALSE(d.detail.empty()) << d.name;
+    }
+    EXPECT_EQ(stored, lost);
+}
+
 TEST_F(CuptiRecordsTest, LostRecordsAreCountedNotDropped) {
     FakeCuptiRecords first;
     first.addKernel("no launch seen", 100, 200, 999);     // unmatched correlation
