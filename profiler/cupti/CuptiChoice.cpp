@@ -89,4 +89,26 @@ std::string cuptiVersionRefusal(std::uint32_t apiVersion, const std::string& pat
         path, apiVersion, kOldestCuptiApiVersion);
 }
 
+std::string otherCuptiClient(const std::function<std::string(const char* name)>& getenv) {
+    if (const std::string injected = getenv("CUDA_INJECTION64_PATH"); !injected.empty()) {
+        return fmt::format(
+            "another profiler owns CUPTI in this process (CUDA_INJECTION64_PATH={}, e.g. Nsight "
+            "Systems): GPU capture stays off; profile with one tool at a time",
+            injected);
+    }
+    if (const std::string daemon = getenv("KINETO_USE_DAEMON"); !daemon.empty() && daemon != "0") {
+        return "Kineto's daemon mode (KINETO_USE_DAEMON) may take CUPTI at any time: GPU capture "
+               "stays off; unset KINETO_USE_DAEMON to capture with glueprof";
+    }
+    return "";
+}
+
+NvtxInjection nvtxInjection(const std::string& current, const std::string& cuptiPath) {
+    if (current.empty()) return NvtxInjection{cuptiPath, ""};
+    if (current == cuptiPath) return NvtxInjection{};
+    return NvtxInjection{"", fmt::format("NVTX of other code goes to NVTX_INJECTION64_PATH={}, not "
+                                         "to CUPTI: only glueprof's own ranges are recorded",
+                                         current)};
+}
+
 }  // namespace glueprof::cupti

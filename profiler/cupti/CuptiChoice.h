@@ -4,6 +4,7 @@
 // (environment, dlopen probes) and tries the candidates in this order; `doctor` and the run share
 // the version gate. No cupti.h here.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,5 +46,20 @@ std::vector<CuptiCandidate> cuptiCandidates(const CuptiSources& sources);
 constexpr std::uint32_t kOldestCuptiApiVersion = 19;
 // "" when a CUPTI of `apiVersion` can be used; otherwise one line saying why and what to do.
 std::string cuptiVersionRefusal(std::uint32_t apiVersion, const std::string& path);
+
+// Another CUPTI client in this process: Nsight Systems and other injected tools set
+// CUDA_INJECTION64_PATH, Kineto's on-demand daemon mode KINETO_USE_DAEMON. CUPTI serves one
+// activity client, so two would silently lose each other's buffers: glueprof then stays off and
+// says why. `getenv` reads one variable ("" when unset). "" when nothing else owns CUPTI.
+std::string otherCuptiClient(const std::function<std::string(const char* name)>& getenv);
+
+// NVTX ranges of other code reach CUPTI only when NVTX_INJECTION64_PATH names the loaded libcupti
+// before the process's first NVTX call. What to set it to ("" to leave it), and a note for the run
+// header when NVTX from other code cannot be captured.
+struct NvtxInjection {
+    std::string setTo;
+    std::string note;
+};
+NvtxInjection nvtxInjection(const std::string& current, const std::string& cuptiPath);
 
 }  // namespace glueprof::cupti

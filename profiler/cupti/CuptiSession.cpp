@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <utility>
 
 #include "profiler/cupti/CuptiLibrary.h"
@@ -68,6 +69,20 @@ std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, Captur
     }
     status.libraryPath = library->path();
     status.runtimeVersion = library->version();
+    const auto environment = [](const char* name) {
+        const char* value = std::getenv(name);
+        return std::string(value != nullptr ? value : "");
+    };
+    if (std::string other = otherCuptiClient(environment); !other.empty()) {
+        status.blocker = CaptureStatus::Blocker::kOtherProfiler;
+        status.reason = std::move(other);
+        return nullptr;
+    }
+    // Before any NVTX call of the run (the session starts before the trainer): NVTX of other code
+    // (torch's, a user's) reaches CUPTI's MARKER records only through this variable.
+    const NvtxInjection nvtx = nvtxInjection(environment("NVTX_INJECTION64_PATH"), library->path());
+    if (!nvtx.setTo.empty()) ::setenv("NVTX_INJECTION64_PATH", nvtx.setTo.c_str(), 0);
+    if (!nvtx.note.empty()) status.notes.push_back(nvtx.note);
     if (std::string driver = CuptiLibrary::missingDriverReason(); !driver.empty()) {
         status.blocker = CaptureStatus::Blocker::kNoDriver;
         status.reason = std::move(driver);

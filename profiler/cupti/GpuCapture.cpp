@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
+
 #include "profiler/cupti/CuptiLibrary.h"
 #include "profiler/cupti/CuptiSession.h"
 
@@ -21,6 +23,15 @@ CaptureStatus probeCapture() {
     }
     status.libraryPath = library.path();
     status.runtimeVersion = library.version();
+    std::string other = otherCuptiClient([](const char* name) {
+        const char* value = std::getenv(name);
+        return std::string(value != nullptr ? value : "");
+    });
+    if (!other.empty()) {
+        status.blocker = CaptureStatus::Blocker::kOtherProfiler;
+        status.reason = std::move(other);
+        return status;
+    }
     if (std::string driver = CuptiLibrary::missingDriverReason(); !driver.empty()) {
         status.blocker = CaptureStatus::Blocker::kNoDriver;
         status.reason = std::move(driver);

@@ -34,7 +34,8 @@ struct CaptureStatus {
         kOldLibrary,
         kNoDriver,
         kCuptiRefused,
-        kBusy
+        kBusy,
+        kOtherProfiler,  // Nsight Systems or Kineto's daemon owns CUPTI in this process
     };
     bool active = false;
     Blocker blocker = Blocker::kNone;

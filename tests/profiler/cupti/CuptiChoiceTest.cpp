@@ -2,6 +2,7 @@
 // sees (profiler/cupti/CuptiChoice.h), so every case is checked without a GPU.
 #include <gtest/gtest.h>
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,36 @@ TEST(CuptiChoiceTest, TheVersionGateAcceptsCuda12AndLaterAndNamesTheFixOtherwise
               std::string::npos);
     EXPECT_NE(old.find("CUDA 12.0"), std::string::npos);
     EXPECT_NE(old.find("GLUEPROF_CUPTI_PATH"), std::string::npos);
+}
+
+// Nsight Systems injects through CUDA_INJECTION64_PATH, Kineto's daemon mode may attach CUPTI at
+// any time: with either, glueprof stays off and says why instead of losing buffers silently.
+TEST(CuptiChoiceTest, AnotherCuptiClientInTheProcessKeepsGpuCaptureOffAndSaysWhich) {
+    std::map<std::string, std::string> env;
+    auto getenv = [&env](const char* name) { return env.count(name) ? env[name] : ""; };
+    EXPECT_EQ(otherCuptiClient(getenv), "");
+    env["KINETO_USE_DAEMON"] = "0";
+    EXPECT_EQ(otherCuptiClient(getenv), "");
+    env["KINETO_USE_DAEMON"] = "1";
+    EXPECT_NE(otherCuptiClient(getenv).find("KINETO_USE_DAEMON"), std::string::npos);
+    env["CUDA_INJECTION64_PATH"] = "/opt/nsys/libToolsInjection64.so";
+    const std::string nsys = otherCuptiClient(getenv);
+    EXPECT_NE(nsys.find("CUDA_INJECTION64_PATH=/opt/nsys/libToolsInjection64.so"),
+              std::string::npos);
+    EXPECT_NE(nsys.find("one tool at a time"), std::string::npos);
+}
+
+// NVTX of other code reaches CUPTI only through NVTX_INJECTION64_PATH naming the loaded libcupti.
+TEST(CuptiChoiceTest, NvtxInjectionIsSetWhenFreeAndAnotherToolsIsKeptWithANote) {
+    const NvtxInjection unset = nvtxInjection("", "/usr/local/cuda/lib64/libcupti.so.13");
+    EXPECT_EQ(unset.setTo, "/usr/local/cuda/lib64/libcupti.so.13");
+    EXPECT_EQ(unset.note, "");
+    const NvtxInjection same = nvtxInjection("/x/libcupti.so.13", "/x/libcupti.so.13");
+    EXPECT_EQ(same.setTo, "");
+    EXPECT_EQ(same.note, "");
+    const NvtxInjection other = nvtxInjection("/opt/tool/libinject.so", "/x/libcupti.so.13");
+    EXPECT_EQ(other.setTo, "");  // never overwritten
+    EXPECT_NE(other.note.find("only glueprof's own ranges"), std::string::npos);
 }
 
 }  // namespace
