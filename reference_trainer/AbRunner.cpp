@@ -4,6 +4,8 @@
 #include <torch/version.h>
 #include <unistd.h>
 
+#include <cstdlib>
+
 #include <nlohmann/json.hpp>
 
 #include "reference_trainer/Presets.h"
@@ -26,9 +28,22 @@ TorchEnvironment torchEnvironment() {
     return env;
 }
 
+void makeCudaDeterministic() {
+    // cuBLAS reads its workspace setting when it creates a handle: before the first GEMM. Kept when
+    // the user set one (":16:8" is also deterministic).
+    ::setenv("CUBLAS_WORKSPACE_CONFIG", ":4096:8", 0);
+    // warn_only: ops without a deterministic CUDA kernel (bincount, which the MoE routing toggles
+    // use) warn instead of throwing; their integer results are exact either way.
+    at::globalContext().setDeterministicAlgorithms(true, /*warn_only=*/true);
+}
+
 std::string environmentJson(const TrainConfig& config, const std::string& gpuCapture) {
     const TorchEnvironment torch = torchEnvironment();
+    const char* workspace = std::getenv("CUBLAS_WORKSPACE_CONFIG");
     nlohmann::json j = {
+        {"deterministic_algorithms", at::globalContext().deterministicAlgorithms()},
+        {"deterministic_warn_only", at::globalContext().deterministicAlgorithmsWarnOnly()},
+        {"cublas_workspace_config", workspace != nullptr ? workspace : ""},
         {"torch_version", torch.version},
         {"torch_cuda", torch.cuda},
         {"cuda_devices", torch.cudaDevices},
@@ -114,6 +129,9 @@ class RunsGuard {
 
 AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSchedule& schedule,
                        CaptureSession& session, const ProgressCallback& progress) {
+    // The arms' losses are compared bit for bit: on CUDA that needs deterministic kernels (CPU
+    // kernels here are deterministic already; CI tests bit-identity on CPU, gpu-check on CUDA).
+    if (base.device == "cuda") makeCudaDeterministic();
     TrainConfig baselineConfig = base;
     baselineConfig.optimizations = baselineSettings(toggle, base.optimizations);
     TrainConfig optimizedConfig = base;

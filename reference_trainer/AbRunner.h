@@ -58,7 +58,12 @@ struct TorchEnvironment {
 };
 TorchEnvironment torchEnvironment();
 
-// torch version, CUDA availability, threads, host and how GPU activity was captured
+// Deterministic algorithms for CUDA A/Bs (at::globalContext, and CUBLAS_WORKSPACE_CONFIG=:4096:8
+// unless set): the arms' losses are compared bit for bit. Recorded in each run's environment.
+void makeCudaDeterministic();
+
+// torch version, CUDA availability, threads, deterministic algorithms, host and how GPU activity
+// was captured
 // (`gpuCapture`, CaptureSession::captureSummary): the `environment_json` of a run.
 std::string environmentJson(const TrainConfig& config, const std::string& gpuCapture);
 std::string hostName();
