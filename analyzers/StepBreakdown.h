@@ -1,5 +1,15 @@
 #pragma once
-// Step breakdown: forward / backward / optimizer wall time per step, from the phase ranges.
+// Step breakdown: step / forward / backward / optimizer time per step.
+//
+// Host figures come from the phase ranges (and the steps row). On a run with device records (CUDA,
+// CUPTI), each phase also gets its device figure: the time the device spent on the work the phase
+// launched — per phase range, the span from the first start to the last end of the kernels, copies
+// and memsets whose launch (a runtime call with the same CUPTI correlation) lies inside the range
+// on its lane; the union of those spans per step. On CUDA a sync-free phase returns before its work
+// is done, so its host figure is the time of queuing, and the work lands in the next phase's host
+// time: the device figures are what A/B verdicts use there (value()), the host ones stay beside
+// them.
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -17,19 +27,26 @@ struct StepTimes {
     double backwardMs = 0.0;   // sum of `backward` ranges (includes recompute inside them)
     double optimizerMs = 0.0;  // sum of `optimizer` ranges
     double loss = 0.0;
+    // Device figures by TimingMetric; a phase with no device work found keeps its host figure.
+    bool hasDeviceTimes = false;
+    std::array<double, kTimingMetrics.size()> deviceMs{};
 
-    double value(TimingMetric metric) const;  // the field that metric names
+    double hostValue(TimingMetric metric) const;  // the host field that metric names
+    // The figure verdicts use: the device one on runs with device times, else the host one.
+    double value(TimingMetric metric) const;
 };
 
 struct StepBreakdownResult {
     std::vector<StepTimes> measured;  // warm-up steps excluded
     std::vector<StepTimes> warmup;
-    double medianWallMs = 0.0;
+    bool hasDeviceTimes = false;  // measured steps timed on the device (CUDA runs)
+    double medianWallMs = 0.0;    // medians of value(): device figures when there are some
     double medianForwardMs = 0.0;
     double medianBackwardMs = 0.0;
     double medianOptimizerMs = 0.0;
 
-    double median(TimingMetric metric) const;  // the median field that metric names
+    double median(TimingMetric metric) const;      // the median field that metric names
+    double medianHost(TimingMetric metric) const;  // median of the host figures
 };
 
 StepBreakdownResult analyzeStepBreakdown(const TraceModel& trace);

@@ -65,7 +65,10 @@ nlohmann::json stepsJson(const StepBreakdownResult& steps) {
     nlohmann::json list = nlohmann::json::array();
     for (const StepTimes& t : steps.measured) {
         nlohmann::json step = {{"step", t.step}, {"block", t.block}, {"loss", t.loss}};
-        for (TimingMetric m : kTimingMetrics) step[toString(m)] = t.value(m);
+        for (TimingMetric m : kTimingMetrics) {
+            step[toString(m)] = t.value(m);
+            if (t.hasDeviceTimes) step[hostFigureName(m)] = t.hostValue(m);
+        }
         list.push_back(step);
     }
     return list;
@@ -136,7 +139,12 @@ nlohmann::json toJson(const RunAnalysis& r) {
                         {"status", r.run.displayStatus()},
                         {"identity", toJson(r.run.identity)},
                         {"gpu_capture", r.gpuCapture}};
-    for (TimingMetric m : kTimingMetrics) j[toString(m)] = a.steps.median(m);
+    // On a device-timed run (CUDA) the metrics are device times; the host ones stand beside them.
+    j["timed_on"] = a.steps.hasDeviceTimes ? "device" : "host";
+    for (TimingMetric m : kTimingMetrics) {
+        j[toString(m)] = a.steps.median(m);
+        if (a.steps.hasDeviceTimes) j[hostFigureName(m)] = a.steps.medianHost(m);
+    }
     j["steps"] = stepsJson(a.steps);
     j["glue_breakdown_ms"] = toJson(a.glue);
     j["glue_per_step"] = gluePerStepJson(a.glue);

@@ -58,7 +58,9 @@ std::string comparisonBlock(const Comparison& comparison, const Results& results
     const RunAnalysis& o = results.optimizedOf(comparison);
     std::string out =
         fmt::format("\n{} (runs {} vs {})\n", c.toggle, c.baselineRun, c.optimizedRun);
-    out += row("metric (median)", "baseline", "optimized", "speedup [95% CI]");
+    const bool device = b.analysis.steps.hasDeviceTimes || o.analysis.steps.hasDeviceTimes;
+    out += row(device ? "metric (median, device time)" : "metric (median)", "baseline", "optimized",
+               "speedup [95% CI]");
     for (const MetricComparison& m : c.metrics) {
         out += row(m.name(), number(m.baseline), number(m.optimized), speedupCell(m));
     }
@@ -111,8 +113,12 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
         run.preset, run.device, run.displayStatus(), run.stepCount, a.steps.measured.size());
     if (!r.gpuCapture.empty()) out += "GPU capture: " + r.gpuCapture + "\n";
     for (TimingMetric m : kTimingMetrics) {
-        out += fmt::format("  {:<24} {:>10.3f}\n", std::string(toString(m)) + " (median)",
+        out += fmt::format("  {:<24} {:>10.3f}", std::string(toString(m)) + " (median)",
                            a.steps.median(m));
+        if (a.steps.hasDeviceTimes) {  // device time; the host's time of queuing beside it
+            out += fmt::format("   on the device; host {:.3f}", a.steps.medianHost(m));
+        }
+        out += "\n";
     }
     if (process.peakRssBytes > 0) {
         out += fmt::format("  {:<24} {:>10.1f}\n", "peak host memory (MiB)",

@@ -16,6 +16,11 @@ const char* toString(TimingMetric metric) {
     return "unknown";
 }
 
+std::string hostFigureName(TimingMetric metric) {
+    std::string name = toString(metric);
+    return name.substr(0, name.size() - 3) + "_host_ms";  // "forward_ms" -> "forward_host_ms"
+}
+
 std::optional<TimingMetric> parseTimingMetric(std::string_view name) {
     for (TimingMetric metric : kTimingMetrics) {
         if (name == toString(metric)) return metric;

@@ -4,6 +4,7 @@
 // their definitions are in docs/metrics.md.
 #include <array>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace glueprof {
@@ -15,6 +16,8 @@ constexpr std::array<TimingMetric, 4> kTimingMetrics = {
 
 // "step_ms", "forward_ms", "backward_ms", "optimizer_ms".
 const char* toString(TimingMetric metric);
+// The host figure's name beside a device-timed one: "step_host_ms", "forward_host_ms", ...
+std::string hostFigureName(TimingMetric metric);
 // The metric a name written by toString names; nullopt for any other text.
 std::optional<TimingMetric> parseTimingMetric(std::string_view name);
 

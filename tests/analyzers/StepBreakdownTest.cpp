@@ -60,5 +60,55 @@ TEST(StepBreakdownTest, TraceWithoutStepsGivesEmptyResult) {
     EXPECT_DOUBLE_EQ(r.medianWallMs, 0.0);
 }
 
+// A CUDA step (times in microseconds of a made-up run): the host queues forward in 0..300 (launches
+// at 10 and 100) and backward in 300..900 (launch at 400), then waits; the device runs forward's
+// kernels 50..400 and 400..700 and backward's 700..1200. Host: forward 300, backward 600, step
+// 1000 (the steps row). Device: forward 50..700 = 650, backward 700..1200 = 500, step 50..1200 =
+// 1150, optimizer (no device work) keeps its host 100. Verdicts use the device figures.
+TEST(StepBreakdownTest, OnACudaRunPhasesAreTimedByTheDeviceWorkTheyLaunched) {
+    constexpr TimestampNs kUs = 1000;
+    TraceModelBuilder b;
+    const std::size_t host = b.addLane(LaneKind::kHostThread, "main");
+    const std::size_t stream = b.addLane(LaneKind::kCudaStream, "GPU 0 stream 7", 0, 7);
+    b.addStep(StepInfo{1, 0, 1000 * kUs, false, 1, 2.0, 0});
+    b.addEvent(host, EventKind::kRange, Category::kPhase, names::kForward, 0, 300 * kUs, 1);
+    b.addEvent(host, EventKind::kRange, Category::kPhase, names::kBackward, 300 * kUs, 900 * kUs,
+               1);
+    b.addEvent(host, EventKind::kRange, Category::kOptimizer, names::kOptimizer, 900 * kUs,
+               1000 * kUs, 1);
+    auto launch = [&](TimestampNs at, std::int64_t correlation) {
+        b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", at * kUs,
+                   (at + 5) * kUs, 1)
+            .correlation = correlation;
+    };
+    auto kernel = [&](TimestampNs start, TimestampNs end, std::int64_t correlation) {
+        b.addEvent(stream, EventKind::kKernel, Category::kMath, "k", start * kUs, end * kUs, 1)
+            .correlation = correlation;
+    };
+    launch(10, 1);
+    launch(100, 2);
+    launch(400, 3);
+    kernel(50, 400, 1);
+    kernel(400, 700, 2);
+    kernel(700, 1200, 3);
+    const StepBreakdownResult r = analyzeStepBreakdown(std::move(b).build());
+    ASSERT_EQ(r.measured.size(), 1u);
+    EXPECT_TRUE(r.hasDeviceTimes);
+    const StepTimes& t = r.measured[0];
+    EXPECT_DOUBLE_EQ(t.hostValue(TimingMetric::kForward), 0.3);
+    EXPECT_DOUBLE_EQ(t.value(TimingMetric::kForward), 0.65);
+    EXPECT_DOUBLE_EQ(t.value(TimingMetric::kBackward), 0.5);
+    EXPECT_DOUBLE_EQ(t.value(TimingMetric::kStep), 1.15);
+    EXPECT_DOUBLE_EQ(t.value(TimingMetric::kOptimizer), 0.1);  // no device work: the host figure
+    EXPECT_DOUBLE_EQ(r.median(TimingMetric::kForward), 0.65);
+    EXPECT_DOUBLE_EQ(r.medianHost(TimingMetric::kForward), 0.3);
+}
+
+TEST(StepBreakdownTest, AHostOnlyRunHasNoDeviceTimes) {
+    const StepBreakdownResult r = analyzeStepBreakdown(twoMeasuredSteps());
+    EXPECT_FALSE(r.hasDeviceTimes);
+    EXPECT_DOUBLE_EQ(r.median(TimingMetric::kBackward), r.medianHost(TimingMetric::kBackward));
+}
+
 }  // namespace
 }  // namespace glueprof
