@@ -7,9 +7,10 @@
 #
 # Usage: scripts/gpu-check.sh OUTDIR [--dry-run | --summary-only] [--only=LIST]
 #   --dry-run  check the prerequisites and print the plan, build and run nothing (any machine; exit 0)
-#   --only=LIST  run only these cases (comma-separated: qwen3-0.6b, llama-3.2-1b, gpt-oss-moe,
-#              offload-heavy, pipeline); the build is incremental in OUTDIR/build, so a GPU session with a
-#              per-command time limit can split the check into calls on one OUTDIR
+#   --only=LIST  run only these cases (comma-separated: build, qwen3-0.6b, llama-3.2-1b, gpt-oss-moe,
+#              offload-heavy, pipeline); the build is incremental in OUTDIR/build (every call makes sure
+#              it is there; --only=build does only that), so a GPU session with a per-command time limit
+#              can split the check into calls on one OUTDIR, each case under 540 s
 #   --summary-only  rewrite OUTDIR/summary.md from the files an earlier run left there (any machine;
 #              exit 0; a case whose files are missing or broken says so in its section)
 # Exit codes: 0 done (or dry run), 2 a prerequisite is missing (the message says which and how to fix),
@@ -23,7 +24,7 @@ for arg in "$@"; do
     --dry-run) dry=1 ;;
     --summary-only) summary_only=1 ;;
     --only=*) only=${arg#--only=} ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^# 1 the build/p' "$0"; exit 0 ;;
     -*) echo "gpu-check: unknown option $arg" >&2; usage ;;
     *) [ -z "$out" ] && out=$arg || usage ;;
   esac
@@ -39,6 +40,9 @@ need() { missing+=("$1"); fixes+=("$2"); say "$1" "MISSING: $2"; }
 # The plan: each case is a preset and options sized so `ab --all` ends in about two minutes on one
 # H100/H200-class GPU (3 blocks x 3 steps per arm after 2 warm-up steps).
 schedule="--steps 3 --warmup 2 --repeats 3"
+# Each case must fit one 10-minute command of a GPU session (the build is a case of its own:
+# --only=build), so no case may run longer than this.
+case_timeout=540
 cases=(
   "qwen3-0.6b|--preset qwen3-0.6b --seq-len 2048|packed sequences on Qwen3-0.6B (LoRA r16)"
   "llama-3.2-1b|--preset llama-3.2-1b --seq-len 2048|packed sequences on Llama-3.2-1B (LoRA r16)"
@@ -50,7 +54,7 @@ cases=(
 pipeline_opts="--preset qwen3-0.6b --seq-len 1024 --opt roundpipe --workers 2 --partition 20,4,4,0"
 # --only: a case runs when the list is empty or names it; an unknown name is a usage error.
 selected() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
-known=" pipeline "
+known=" build pipeline "
 for c in "${cases[@]}"; do known+="${c%%|*} "; done
 for name in ${only//,/ }; do
   [[ "$known" == *" $name "* ]] || { echo "gpu-check: --only: unknown case '$name' (cases:$known)" >&2; exit 2; }
@@ -133,40 +137,73 @@ if command -v nvidia-smi >/dev/null 2>&1 && gpus=$(nvidia-smi -L 2>/dev/null) &&
 else
   need "NVIDIA GPU" "nvidia-smi finds no GPU: install the NVIDIA driver on a machine with a GPU"
 fi
-# A CUDA libtorch through Python.
-torch_prefix="" py_prefix="" torch_info=""
+# A CUDA libtorch through Python. Python itself says where things are (site-packages, the NVIDIA
+# wheels' packages, the C++ ABI torch was built with): no globbing of install layouts.
+torch_prefix="" py_prefix="" torch_info="" torch_cuda="" torch_abi="" wheel_cupti_inc="" wheel_cupti_lib=""
 if command -v "$python" >/dev/null 2>&1; then
   torch_info=$("$python" - 2>/dev/null <<'PY'
-import sys
+import os, site, sys
 try:
     import torch
 except Exception as e:
     print("ERR no torch: %s" % e); sys.exit(0)
-print("OK", torch.__version__, torch.version.cuda, torch.cuda.is_available(), torch.utils.cmake_prefix_path, sys.prefix)
+def package_dir(*names):
+    for name in names:
+        try:
+            module = __import__(name, fromlist=["_"])
+            for path in getattr(module, "__path__", []):
+                return path
+        except Exception:
+            pass
+    return "-"
+cupti = package_dir("nvidia.cu13", "nvidia.cuda_cupti")
+print("OK", torch.__version__, torch.version.cuda, torch.cuda.is_available(),
+      torch.utils.cmake_prefix_path, sys.prefix, int(torch.compiled_with_cxx11_abi()),
+      (cupti + "/include") if cupti != "-" else "-", (cupti + "/lib") if cupti != "-" else "-")
 PY
 )
 fi
 case "$torch_info" in
   OK*)
-    read -r _ torch_version torch_cuda torch_available torch_prefix py_prefix <<<"$torch_info"
+    read -r _ torch_version torch_cuda torch_available torch_prefix py_prefix torch_abi wheel_cupti_inc wheel_cupti_lib <<<"$torch_info"
+    [ "$wheel_cupti_inc" = "-" ] && wheel_cupti_inc=""
+    [ "$wheel_cupti_lib" = "-" ] && wheel_cupti_lib=""
     if [ "$torch_cuda" = "None" ]; then
       need "CUDA libtorch" "torch $torch_version is a CPU build: pip install a CUDA wheel of torch"
+    elif [ "$torch_abi" != "1" ]; then
+      # glueprof links Debian's and the system's C++ libraries (std::string across the boundary).
+      need "CUDA libtorch" "torch $torch_version was built with the pre-C++11 ABI (torch.compiled_with_cxx11_abi() is False): use a cxx11-ABI build (pip wheels from torch 2.6 on, or the 'cxx11 ABI' libtorch zip)"
     elif [ "$torch_available" != "True" ]; then
       say "CUDA libtorch" "torch $torch_version (CUDA $torch_cuda), but torch.cuda.is_available() is False"
       need "GPU for torch" "torch sees no GPU: check the driver (nvidia-smi) and CUDA_VISIBLE_DEVICES"
     else
-      say "CUDA libtorch" "torch $torch_version (CUDA $torch_cuda) at $torch_prefix"
+      say "CUDA libtorch" "torch $torch_version (CUDA $torch_cuda, cxx11 ABI) at $torch_prefix"
     fi ;;
   *) need "CUDA libtorch" "no Python torch ($python): pip install torch (a CUDA wheel), or set PYTHON=/path/to/python" ;;
 esac
-# CUPTI headers: the CUDA toolkit's, or the pip wheel nvidia-cuda-cupti-cuXX beside torch.
+# nvcc: CMake's FindCUDAToolkit (through torch's config) takes the toolkit of the nvcc it finds; it
+# must be the CUDA major version torch was built with.
+nvcc=$(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
+toolkit_root=""
+if [ -x "$nvcc" ]; then
+  nvcc_version=$("$nvcc" --version | sed -n 's/.*release \([0-9][0-9]*\.[0-9]*\).*/\1/p')
+  toolkit_root=$(cd "$(dirname "$nvcc")/.." && pwd)
+  if [ -n "$torch_cuda" ] && [ "$torch_cuda" != "None" ] && [ "${nvcc_version%%.*}" != "${torch_cuda%%.*}" ]; then
+    need "CUDA toolkit" "nvcc $nvcc_version ($nvcc) but torch was built with CUDA $torch_cuda: install CUDA ${torch_cuda%%.*}.x's toolkit or set CUDA_HOME to it"
+  else
+    say "CUDA toolkit" "nvcc $nvcc_version at $toolkit_root"
+  fi
+else
+  need "CUDA toolkit" "no nvcc: install the CUDA toolkit matching torch's CUDA ($torch_cuda), or set CUDA_HOME"
+fi
+# CUPTI headers: the CUDA toolkit's, or the wheel's Python named (nvidia.cu13 / nvidia.cuda_cupti).
 cupti_inc=""
-for dir in "${CUDA_HOME:-}/include" "${CUDA_HOME:-}/extras/CUPTI/include" /usr/local/cuda/include \
-           /usr/local/cuda/extras/CUPTI/include "$py_prefix"/lib/python3*/site-packages/nvidia/cuda_cupti/include; do
+for dir in "${CUDA_HOME:-}/include" "${CUDA_HOME:-}/extras/CUPTI/include" "$toolkit_root/include" \
+           "$toolkit_root/extras/CUPTI/include" /usr/local/cuda/include "$wheel_cupti_inc"; do
   if [ -n "$dir" ] && [ -f "$dir/cupti.h" ]; then cupti_inc=$dir; break; fi
 done
 cuda_inc=""
-for dir in "${CUDA_HOME:-}/include" /usr/local/cuda/include "$py_prefix"/lib/python3*/site-packages/nvidia/cuda_runtime/include; do
+for dir in "${CUDA_HOME:-}/include" "$toolkit_root/include" /usr/local/cuda/include "$wheel_cupti_inc"; do
   if [ -n "$dir" ] && [ -f "$dir/cuda.h" ]; then cuda_inc=$dir; break; fi
 done
 if [ -n "$cupti_inc" ] && [ -n "$cuda_inc" ]; then
@@ -231,8 +268,11 @@ mkdir -p "$out" || { echo "gpu-check: cannot create $out" >&2; exit 2; }
 echo
 echo "gpu-check: building"
 prefixes="$torch_prefix;$py_prefix${CONDA_PREFIX:+;$CONDA_PREFIX}"
+# USE_SYSTEM_NVTX: torch 2.4-2.7's CMake config otherwise looks for CUDA::nvToolsExt, which CUDA 13
+# no longer ships (NVTX3 is header-only).
 if ! cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGLUEPROF_GUI=OFF -DGLUEPROF_BUILD_TESTS=OFF \
       -DGLUEPROF_BUILD_BENCH=OFF -DCMAKE_PREFIX_PATH="$prefixes" -DSQLite3_INCLUDE_DIR="$sqlite_inc" \
+      -DUSE_SYSTEM_NVTX=ON -DCUDAToolkit_ROOT="$toolkit_root" \
       -DGLUEPROF_CUPTI_INCLUDE_DIR="$cupti_inc" -DCMAKE_CXX_FLAGS="-I$cuda_inc" >"$out/configure.log" 2>&1; then
   echo "gpu-check: configure failed: see $out/configure.log" >&2; exit 1
 fi
@@ -240,13 +280,8 @@ if ! cmake --build "$build" -j "$(nproc)" --target glueprof >"$out/build.log" 2>
   echo "gpu-check: build failed: see $out/build.log" >&2; exit 1
 fi
 glueprof="$build/app/cli/glueprof"
-# libcupti: the toolkit's, else the pip wheel's beside torch.
-if [ -z "${GLUEPROF_CUPTI_PATH:-}" ]; then
-  for lib in "${CUDA_HOME:-/usr/local/cuda}"/lib64/libcupti.so* "${CUDA_HOME:-/usr/local/cuda}"/extras/CUPTI/lib64/libcupti.so* \
-             "$py_prefix"/lib/python3*/site-packages/nvidia/cuda_cupti/lib/libcupti.so*; do
-    [ -f "$lib" ] && { export GLUEPROF_CUPTI_PATH=$lib; break; }
-  done
-fi
+# libcupti: glueprof chooses it itself (an already-loaded one, the wheels beside the loaded CUDA
+# libtorch, the toolkits; docs/gpu.md "Which libcupti"); doctor.txt says which it took.
 "$glueprof" doctor >"$out/doctor.txt" 2>&1
 cat "$out/doctor.txt"
 
@@ -256,7 +291,7 @@ for c in "${cases[@]}"; do
   selected "$name" || continue
   echo "gpu-check: $what"
   # shellcheck disable=SC2086
-  if ! timeout 900 "$glueprof" ab --all --device cuda $opts $schedule --json --db "$out/$name.sqlite" \
+  if ! timeout "$case_timeout" "$glueprof" ab --all --device cuda $opts $schedule --json --db "$out/$name.sqlite" \
         --report "$out/$name.md" >"$out/$name.json" 2>"$out/$name.log"; then
     echo "gpu-check: $name failed: see $out/$name.log" >&2
     status=1
@@ -266,7 +301,7 @@ done
 if selected pipeline; then
   echo "gpu-check: pipelines (Looped-BFS vs RoundPipe executed on the GPU)"
   # shellcheck disable=SC2086
-  if timeout 900 "$glueprof" ab --device cuda $pipeline_opts $schedule --json --db "$out/pipeline.sqlite" \
+  if timeout "$case_timeout" "$glueprof" ab --device cuda $pipeline_opts $schedule --json --db "$out/pipeline.sqlite" \
         >"$out/pipeline.json" 2>"$out/pipeline.log" &&
      "$glueprof" report --db "$out/pipeline.sqlite" --format json --out "$out/pipeline-report.json" >>"$out/pipeline.log" 2>&1; then
     for id in 1 2; do
