@@ -20,24 +20,18 @@ const char* toString(MoeRoutingMode mode) {
 
 namespace {
 
-void countHostReads(HostTracer* tracer, std::int64_t reads) {
-    if (tracer != nullptr) tracer->counters().add(Counter::kRoutingHostReads, reads);
-}
-
-std::vector<ExpertTokens> routePerExpert(const at::Tensor& topExperts, std::int64_t experts,
-                                         HostTracer* tracer) {
+std::vector<ExpertTokens> routePerExpert(const at::Tensor& topExperts, std::int64_t experts) {
     std::vector<ExpertTokens> routes;
     for (std::int64_t e = 0; e < experts; ++e) {
         // where(mask) is nonzero underneath: its output size is read back to the host.
         at::Tensor tokens = at::where(topExperts == e)[0];
-        countHostReads(tracer, 1);
         if (tokens.numel() > 0) routes.push_back(ExpertTokens{e, tokens});
     }
     return routes;
 }
 
 std::vector<ExpertTokens> routeGrouped(MoeRoutingMode mode, const at::Tensor& topExperts,
-                                       std::int64_t experts, HostTracer* tracer) {
+                                       std::int64_t experts) {
     const std::int64_t k = topExperts.size(1);
     at::Tensor flat = topExperts.reshape({-1});  // [T*K], index = token * K + slot
     // Stable: equal expert ids keep ascending flat index, so ascending token order per expert.
@@ -51,7 +45,6 @@ std::vector<ExpertTokens> routeGrouped(MoeRoutingMode mode, const at::Tensor& to
         counts = at::zeros({experts}, flat.options()).scatter_add_(0, flat, at::ones_like(flat));
     }
     at::Tensor hostCounts = copyToHost(counts);
-    countHostReads(tracer, 1);
     const std::int64_t* count = hostCounts.data_ptr<std::int64_t>();
     std::vector<ExpertTokens> routes;
     std::int64_t offset = 0;
@@ -68,8 +61,9 @@ std::vector<ExpertTokens> routeGrouped(MoeRoutingMode mode, const at::Tensor& to
 std::vector<ExpertTokens> routeTokens(MoeRoutingMode mode, const at::Tensor& topExperts,
                                       std::int64_t experts, HostTracer* tracer) {
     ScopedRange range(tracer, names::kMoeRouting, Category::kGlue);
-    if (mode == MoeRoutingMode::kPerExpert) return routePerExpert(topExperts, experts, tracer);
-    return routeGrouped(mode, topExperts, experts, tracer);
+    // What blocks inside this range is counted by the op observer (routing_host_reads).
+    if (mode == MoeRoutingMode::kPerExpert) return routePerExpert(topExperts, experts);
+    return routeGrouped(mode, topExperts, experts);
 }
 
 }  // namespace glueprof

@@ -26,7 +26,7 @@ const std::vector<ToggleInfo>& toggleCatalog() {
          TimingMetric::kBackward, false, ""},
         {"moe_group_once",
          "route MoE tokens with one stable sort by expert and one bincount per layer instead of "
-         "a where() per expert (E host reads per layer -> 1)",
+         "a where() per expert (E host reads per layer pass -> 2: bincount's size and the counts)",
          TimingMetric::kForward, true, advisor_rules::kPerExpertRoutingReads},
         {"moe_sync_free",
          "as moe_group_once, with expert counts by scatter_add_ on the device and one host copy "

@@ -31,7 +31,7 @@ enum class Counter : std::size_t {
     kHostReads,          // device values read back to the host (item, to_host)
     kMaskBuilds,         // packed attention masks built (forward and recompute)
     kMaskBuildsForward,  // of which in the forward pass
-    kRoutingHostReads,   // host reads made by MoE routing (per expert, or one per layer pass)
+    kRoutingHostReads,   // sync points inside moe_routing ranges (counted by the op observer)
     kOffloadBytes,       // bytes of layer inputs copied to host memory
     kReloads,            // layer inputs copied back for the recompute
     kCount

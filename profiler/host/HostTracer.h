@@ -22,6 +22,9 @@ struct Tags {
     std::int32_t microbatch = kNoTag;
     // The category of the innermost non-phase range: ops inside a glue range are glue.
     Category category = Category::kNone;
+    // The name of that range when it is a glue range (build_packed_mask, moe_routing), else 0: the
+    // op observer counts what blocks inside a given glue range (routing_host_reads).
+    StringId glueRange = 0;
 };
 
 class HostTracer {

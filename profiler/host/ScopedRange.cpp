@@ -25,11 +25,13 @@ ScopedRange::ScopedRange(HostTracer* tracer, std::string_view name, Category cat
     : m_tracer(tracer), m_category(category) {
     if (m_tracer == nullptr) return;
     m_outerTags = HostTracer::currentTags();
+    m_name = m_tracer->intern(name);
+    const bool phase = category == Category::kPhase;
     m_tags = Tags{inherit(tags.step, m_outerTags.step), inherit(tags.layer, m_outerTags.layer),
                   inherit(tags.microbatch, m_outerTags.microbatch),
-                  category == Category::kPhase ? m_outerTags.category : category};
+                  phase ? m_outerTags.category : category,
+                  phase ? m_outerTags.glueRange : (category == Category::kGlue ? m_name : 0)};
     HostTracer::setCurrentTags(m_tags);
-    m_name = m_tracer->intern(name);
 #if GLUEPROF_HAVE_NVTX
     const std::string text(name);
     nvtxEventAttributes_t attributes{};

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/TraceNames.h"
 #include "profiler/torch_ops/SyncOpTable.h"
 
 namespace glueprof {
@@ -63,7 +64,9 @@ NameInfo lookupName(HostTracer& tracer, std::string_view name) {
 }  // namespace
 
 OpObserver::OpObserver(HostTracer& tracer)
-    : m_tracer(tracer), m_instance(g_nextInstance.fetch_add(1)) {
+    : m_tracer(tracer),
+      m_routingRange(tracer.intern(names::kMoeRouting)),
+      m_instance(g_nextInstance.fetch_add(1)) {
     OpObserver* expected = nullptr;
     if (!s_active.compare_exchange_strong(expected, this)) {
         throw GlueprofError(ExitCode::kInput,
@@ -94,8 +97,14 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
     if (isFunction && t_state.openFunctions == 0) {
         self->m_tracer.counters().add(Counter::kOpsDispatched);
     }
+    const Tags tags = HostTracer::currentTags();
     if (countedSync) {
         self->m_tracer.counters().add(Counter::kWouldSyncOps);
+        // Counted from what blocks, not by hand in the routing code: bincount's output size is a
+        // host read too (on CUDA it reads the maximum back).
+        if (tags.glueRange == self->m_routingRange) {
+            self->m_tracer.counters().add(Counter::kRoutingHostReads);
+        }
         if (name.syncKind == SyncKind::kHostRead || name.syncKind == SyncKind::kDeviceToHost) {
             self->m_tracer.counters().add(Counter::kHostReads);
         }
@@ -103,7 +112,6 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
     }
     if (isFunction) ++t_state.openFunctions;
     if (DeviceCapture* capture = self->m_tracer.deviceCapture()) {
-        const Tags tags = HostTracer::currentTags();
         capture->enterOp(fn.handle(), OpContext{name.id, tags.step, tags.layer, tags.microbatch,
                                                 tags.category != Category::kNone ? tags.category
                                                                                  : Category::kMath,

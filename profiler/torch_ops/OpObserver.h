@@ -30,6 +30,7 @@ class OpObserver {
     static std::atomic<OpObserver*> s_active;
 
     HostTracer& m_tracer;
+    StringId m_routingRange;  // moe_routing: would-sync ops inside it are routing host reads
     std::uint64_t m_instance;
     at::CallbackHandle m_handle = 0;
 };

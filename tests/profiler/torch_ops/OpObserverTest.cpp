@@ -5,6 +5,7 @@
 #include <set>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/TraceNames.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/host/ScopedRange.h"
 #include "profiler/torch_ops/HostRead.h"
@@ -76,6 +77,22 @@ TEST_F(OpObserverTest, NonzeroIsASyncButNotAHostReadAndCopyToHostIsBoth) {
     }
     EXPECT_EQ(count(Counter::kWouldSyncOps), 2);
     EXPECT_EQ(count(Counter::kHostReads), 1);
+}
+
+// Routing host reads are what blocks inside a moe_routing range, counted by the observer: bincount
+// (its output size is read) and the counts' copy inside it are two; the same ops outside are none.
+TEST_F(OpObserverTest, RoutingHostReadsAreTheSyncPointsInsideTheRoutingRange) {
+    torch::Tensor experts = torch::tensor({2, 0, 1, 2}, torch::kLong);
+    {
+        OpObserver observer(*m_tracer);
+        {
+            ScopedRange routing(m_tracer.get(), names::kMoeRouting, Category::kGlue);
+            (void)copyToHost(torch::bincount(experts, {}, 3));
+        }
+        (void)copyToHost(torch::bincount(experts, {}, 3));  // outside: a sync point, not routing
+    }
+    EXPECT_EQ(count(Counter::kRoutingHostReads), 2);
+    EXPECT_EQ(count(Counter::kWouldSyncOps), 4);
 }
 
 TEST_F(OpObserverTest, NothingIsRecordedOnceTheObserverIsGone) {
