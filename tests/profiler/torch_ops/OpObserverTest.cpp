@@ -95,6 +95,17 @@ TEST_F(OpObserverTest, RoutingHostReadsAreTheSyncPointsInsideTheRoutingRange) {
     EXPECT_EQ(count(Counter::kWouldSyncOps), 4);
 }
 
+// Boolean-mask indexing has a data-dependent output size: aten::index runs nonzero underneath,
+// which the table lists, so it is one sync point with no entry of its own.
+TEST_F(OpObserverTest, BooleanMaskIndexingIsASyncPointThroughItsNonzero) {
+    torch::Tensor t = torch::arange(6);
+    {
+        OpObserver observer(*m_tracer);
+        (void)t.index({t > 2});
+    }
+    EXPECT_EQ(count(Counter::kWouldSyncOps), 1);
+}
+
 TEST_F(OpObserverTest, NothingIsRecordedOnceTheObserverIsGone) {
     { OpObserver observer(*m_tracer); }
     (void)torch::ones({2}).sum().item<float>();
