@@ -211,19 +211,31 @@ if [ -n "$cupti_inc" ] && [ -n "$cuda_inc" ]; then
 else
   need "CUPTI headers" "cupti.h/cuda.h not found: install the CUDA toolkit matching torch's CUDA, or set CUDA_HOME"
 fi
-# Build tools and the libraries glueprof's headless build needs. Looked for in the system and in the
-# Python environment's prefix (conda installs headers there), so a machine without them in /usr can
-# still build with what its Python environment brings.
+# The build dependencies gathered where Debian's archive is (scripts/gather-build-deps.sh) and carried
+# with the tree, for GPU machines without a package archive: unpacked into a private prefix (OUTDIR/
+# deps; a temporary one for --dry-run), never into /.
+deps_prefix=""
+if compgen -G "$repo/deps/debs/*.deb" >/dev/null; then
+  if [ "$dry" -eq 1 ]; then deps_root=$(mktemp -d); trap 'rm -rf "$deps_root"' EXIT; else deps_root="$out/deps"; fi
+  if deps_prefix=$("$repo/scripts/unpack-build-deps.sh" "$repo/deps/debs" "$deps_root"); then
+    say "build deps bundle" "$(ls "$repo"/deps/debs/*.deb | wc -l) packages from deps/debs, unpacked in $deps_prefix"
+  else
+    need "build deps bundle" "deps/debs could not be unpacked: gather it again with scripts/gather-build-deps.sh"
+    deps_prefix=""
+  fi
+fi
+# Build tools and the libraries glueprof's headless build needs. Looked for in the unpacked bundle,
+# the system and the Python environment's prefix (conda installs headers there).
 command -v cmake >/dev/null 2>&1 && say "cmake" "$(cmake --version | head -1)" || need "cmake" "apt-get install cmake (or pip install cmake)"
 command -v c++ >/dev/null 2>&1 && say "C++ compiler" "$(c++ --version | head -1)" || need "C++ compiler" "apt-get install g++"
 find_header() {  # NAME PATH-UNDER-INCLUDE
-  for dir in /usr/include /usr/local/include "$py_prefix/include" ${CONDA_PREFIX:+"$CONDA_PREFIX/include"}; do
+  for dir in ${deps_prefix:+"$deps_prefix/include"} /usr/include /usr/local/include "$py_prefix/include" ${CONDA_PREFIX:+"$CONDA_PREFIX/include"}; do
     [ -n "$dir" ] && [ -e "$dir/$2" ] && { echo "$dir"; return 0; }
   done
   return 1
 }
 sqlite_inc=$(find_header sqlite sqlite3.h) && say "SQLite headers" "$sqlite_inc" ||
-  need "SQLite headers" "apt-get install libsqlite3-dev (or conda install sqlite)"
+  need "SQLite headers" "apt-get install libsqlite3-dev, or carry the bundle of scripts/gather-build-deps.sh (or conda install sqlite)"
 find_header fmt fmt/format.h >/dev/null && say "fmt" "$(find_header fmt fmt/format.h)" ||
   need "fmt" "apt-get install libfmt-dev (or conda install -c conda-forge fmt)"
 find_header json nlohmann/json.hpp >/dev/null && say "nlohmann json" "$(find_header json nlohmann/json.hpp)" ||
@@ -267,12 +279,18 @@ fi
 mkdir -p "$out" || { echo "gpu-check: cannot create $out" >&2; exit 2; }
 echo
 echo "gpu-check: building"
-prefixes="$torch_prefix;$py_prefix${CONDA_PREFIX:+;$CONDA_PREFIX}"
+prefixes="${deps_prefix:+$deps_prefix;}$torch_prefix;$py_prefix${CONDA_PREFIX:+;$CONDA_PREFIX}"
+sqlite_lib_arg=()
+if [ -n "$deps_prefix" ] && [ "$sqlite_inc" = "$deps_prefix/include" ]; then
+  sqlite_lib_arg=(-DSQLite3_LIBRARY="$(ls "$deps_prefix"/lib/*/libsqlite3.so | head -1)")
+  # glueprof runs against the bundle's shared libraries (libfmt, libsqlite3) too.
+  export LD_LIBRARY_PATH="$(dirname "${sqlite_lib_arg[0]#*=}")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+fi
 # USE_SYSTEM_NVTX: torch 2.4-2.7's CMake config otherwise looks for CUDA::nvToolsExt, which CUDA 13
 # no longer ships (NVTX3 is header-only).
 if ! cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGLUEPROF_GUI=OFF -DGLUEPROF_BUILD_TESTS=OFF \
       -DGLUEPROF_BUILD_BENCH=OFF -DCMAKE_PREFIX_PATH="$prefixes" -DSQLite3_INCLUDE_DIR="$sqlite_inc" \
-      -DUSE_SYSTEM_NVTX=ON -DCUDAToolkit_ROOT="$toolkit_root" \
+      -DUSE_SYSTEM_NVTX=ON -DCUDAToolkit_ROOT="$toolkit_root" "${sqlite_lib_arg[@]}" \
       -DGLUEPROF_CUPTI_INCLUDE_DIR="$cupti_inc" -DCMAKE_CXX_FLAGS="-I$cuda_inc" >"$out/configure.log" 2>&1; then
   echo "gpu-check: configure failed: see $out/configure.log" >&2; exit 1
 fi
