@@ -164,10 +164,15 @@ void RecordHandler::handle(const CUpti_Activity& record) {
             d.src = memoryKind(r.srcKind);
             d.dst = memoryKind(r.dstKind);
             // A synchronous device->host copy, or an "async" one into pageable memory (which CUDA
-            // performs synchronously), blocks the calling thread until the data is there.
+            // performs synchronously), blocks the calling thread until the data is there. A copy
+            // from pageable host memory to the device starts with a stream sync (CUDA's API sync
+            // behaviour), so it blocks the host on the work queued before it: `.to(device)` of a
+            // pageable tensor is a sync point.
             const bool async = (r.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
-            d.blocksHost = r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH &&
-                           (!async || d.dst == MemoryKind::kPageable);
+            d.blocksHost =
+                (r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH &&
+                 (!async || d.dst == MemoryKind::kPageable)) ||
+                (r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD && d.src == MemoryKind::kPageable);
             m_device.push_back(std::move(d));
             return;
         }
@@ -396,7 +401,9 @@ void RecordHandler::writeDeviceRecords(Resolution& r) {
             Event s = e;
             s.lane = hostLane(run, call->tid);
             s.kind = EventKind::kSync;
-            s.name = intern("blocking DtoH copy");
+            s.name = intern(d.kind == EventKind::kMemcpy && d.name == "memcpy HtoD"
+                                ? "blocking HtoD copy"
+                                : "blocking DtoH copy");
             s.startNs = call->start;
             s.endNs = call->end;
             tagFromOp(s, d.correlation, r.flushedStep, Category::kSync);

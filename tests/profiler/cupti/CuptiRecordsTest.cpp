@@ -264,6 +264,26 @@ TEST_F(CuptiRecordsTest, ItemsCopyAndTheStreamSyncRightAfterItAreOneSyncPoint) {
     EXPECT_EQ(t.name(syncs[2]->name), "cudaStreamSynchronize");
 }
 
+// A copy from pageable host memory to the device begins with a stream sync: `.to(device)` of a
+// pageable tensor blocks the host (a sync point over its call); from pinned memory it does not.
+TEST_F(CuptiRecordsTest, APageableHostToDeviceCopyIsASyncPointAndAPinnedOneIsNot) {
+    FakeCuptiRecords r;
+    r.addRuntime(1, 1000, 1400, 20, kTid);
+    r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 64, 1300, 1350, 20,
+                CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, true, 7, 0);
+    r.addRuntime(1, 2000, 2010, 21, kTid);
+    r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 64, 2100, 2150, 21,
+                CUPTI_ACTIVITY_MEMORY_KIND_PINNED, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, true, 7, 0);
+    r.feed(*m_handler);
+    m_handler->resolve(3);
+    EXPECT_EQ(m_handler->counts().blockingCopies, 1);
+    const TraceModel t = finishAndRead();
+    const Event* blocked = find(t, EventKind::kSync, "blocking HtoD copy");
+    ASSERT_NE(blocked, nullptr);
+    EXPECT_EQ(blocked->startNs, 1000);
+    EXPECT_EQ(blocked->endNs, 1400);
+}
+
 // Launch -> kernel on one clock: the host side read the same timestamps CUPTI stamps records with
 // (here a fake timestamp source installed as CuptiSession installs cuptiGetTimestamp).
 TEST_F(CuptiRecordsTest, OneClockLaunchPrecedesItsKernelInTheRecordedTrace) {
