@@ -59,6 +59,16 @@ class CuptiRecordsTest : public ::testing::Test {
         m_writer->close();
         return TraceReader(m_db).loadRun(m_run);
     }
+    // The run's diagnostics by name; each must be a loss and say what it means.
+    static std::map<std::string, std::int64_t> storedLosses(const TraceModel& t) {
+        std::map<std::string, std::int64_t> stored;
+        for (const Diagnostic& d : t.diagnostics()) {
+            stored[d.name] = d.value;
+            EXPECT_TRUE(loss::isLoss(d.name)) << d.name;
+            EXPECT_FALSE(d.detail.empty()) << d.name;
+        }
+        return stored;
+    }
     static const Event* find(const TraceModel& t, EventKind kind, const std::string& name,
                              const Lane** laneOut = nullptr) {
         for (std::size_t l = 0; l < t.lanes().size(); ++l) {
@@ -417,13 +427,7 @@ TEST_F(CuptiRecordsTest, ABufferThatStopsReadingEarlyAndFailedCallsAreCounted) {
     EXPECT_EQ(m_handler->counts().records, 4);  // both buffers' records were handled
     m_handler->finish();
     const TraceModel t = finishAndRead();
-    std::map<std::string, std::int64_t> stored;
-    for (const Diagnostic& d : t.diagnostics()) {
-        stored[d.name] = d.value;
-        EXPECT_TRUE(loss::isLoss(d.name)) << d.name;
-        EXPECT_FALSE(d.detail.empty()) << d.name;
-    }
-    EXPECT_EQ(stored, lost);
+    EXPECT_EQ(storedLosses(t), lost);
 }
 
 TEST_F(CuptiRecordsTest, LostRecordsAreCountedNotDropped) {
@@ -449,13 +453,7 @@ TEST_F(CuptiRecordsTest, LostRecordsAreCountedNotDropped) {
         {loss::kCuptiDroppedRecords, 10}, {loss::kCuptiBufferLimit, 1}};
     EXPECT_EQ(m_handler->counts().losses, expected);
     const TraceModel t = finishAndRead();
-    std::map<std::string, std::int64_t> stored;
-    for (const Diagnostic& d : t.diagnostics()) {
-        stored[d.name] = d.value;
-        EXPECT_TRUE(loss::isLoss(d.name)) << d.name;
-        EXPECT_FALSE(d.detail.empty()) << d.name;
-    }
-    EXPECT_EQ(stored, expected);
+    EXPECT_EQ(storedLosses(t), expected);
 }
 
 TEST(CuptiLibraryTest, ABadExplicitPathGivesTheDocumentedMessage) {
