@@ -14,11 +14,15 @@ namespace {
 
 MetricComparison compareMetric(TimingMetric metric, const StepBreakdownResult& base,
                                const StepBreakdownResult& opt) {
+    // Device figures only when every measured step of both arms has one: a statistic never mixes
+    // device and host samples.
+    const bool device = base.deviceTimed(metric) && opt.deviceTimed(metric);
     std::vector<double> b, o;
-    for (const StepTimes& t : base.measured) b.push_back(t.value(metric));
-    for (const StepTimes& t : opt.measured) o.push_back(t.value(metric));
+    for (const StepTimes& t : base.measured) b.push_back(t.value(metric, device));
+    for (const StepTimes& t : opt.measured) o.push_back(t.value(metric, device));
     MetricComparison m;
     m.metric = metric;
+    m.deviceTimed = device;
     m.baseline = median(b);
     m.optimized = median(o);
     m.speedup = m.optimized > 0.0 ? m.baseline / m.optimized : 0.0;

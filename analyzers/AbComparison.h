@@ -21,6 +21,7 @@ struct MetricComparison {
     double speedupHigh = 0.0;
     std::size_t baselineSamples = 0;
     std::size_t optimizedSamples = 0;
+    bool deviceTimed = false;  // device figures of both arms (CUDA), else host figures
 
     const char* name() const { return toString(metric); }  // step_ms, forward_ms, ...
 };

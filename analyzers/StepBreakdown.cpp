@@ -40,21 +40,23 @@ std::unordered_map<std::int64_t, Interval> deviceWorkByCorrelation(const TraceMo
     return work;
 }
 
-// The span of the device work launched on `lane` within [start, end], if any.
-std::optional<Interval> launchedSpan(const TraceModel& trace, std::size_t lane, TimestampNs start,
-                                     TimestampNs end,
+// The span of the device work launched by any host thread within [start, end], if any.
+std::optional<Interval> launchedSpan(const TraceModel& trace, TimestampNs start, TimestampNs end,
                                      const std::unordered_map<std::int64_t, Interval>& work) {
-    const std::vector<Event>& events = trace.eventsOnLane(lane);
-    auto first = std::lower_bound(events.begin(), events.end(), start,
-                                  [](const Event& e, TimestampNs t) { return e.startNs < t; });
     std::optional<Interval> span;
-    for (auto it = first; it != events.end() && it->startNs <= end; ++it) {
-        if (it->kind != EventKind::kRuntime) continue;
-        auto found = work.find(it->correlation);
-        if (found == work.end()) continue;
-        if (!span) span = found->second;
-        span->start = std::min(span->start, found->second.start);
-        span->end = std::max(span->end, found->second.end);
+    for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
+        if (trace.lanes()[lane].kind != LaneKind::kHostThread) continue;
+        const std::vector<Event>& events = trace.eventsOnLane(lane);
+        auto first = std::lower_bound(events.begin(), events.end(), start,
+                                      [](const Event& e, TimestampNs t) { return e.startNs < t; });
+        for (auto it = first; it != events.end() && it->startNs <= end; ++it) {
+            if (it->kind != EventKind::kRuntime) continue;
+            auto found = work.find(it->correlation);
+            if (found == work.end()) continue;
+            if (!span) span = found->second;
+            span->start = std::min(span->start, found->second.start);
+            span->end = std::max(span->end, found->second.end);
+        }
     }
     return span;
 }
@@ -69,6 +71,9 @@ void addPhaseSpans(const TraceModel& trace, const std::unordered_map<std::int64_
     const auto backward = trace.findName(names::kBackward);
     const auto optimizer = trace.findName(names::kOptimizer);
     for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
+        // Pipeline workers launch at the same time on their own threads: no phase of theirs can be
+        // told apart by time, so they keep their host figures.
+        if (trace.lanes()[lane].kind != LaneKind::kHostThread) continue;
         for (const Event& e : trace.eventsOnLane(lane)) {
             if (e.kind != EventKind::kRange || e.step == kNoTag) continue;
             std::optional<TimingMetric> metric;
@@ -76,22 +81,20 @@ void addPhaseSpans(const TraceModel& trace, const std::unordered_map<std::int64_
             if (backward && e.name == *backward) metric = TimingMetric::kBackward;
             if (optimizer && e.name == *optimizer) metric = TimingMetric::kOptimizer;
             if (!metric) continue;
-            if (auto span = launchedSpan(trace, lane, e.startNs, e.endNs, work)) {
+            if (auto span = launchedSpan(trace, e.startNs, e.endNs, work)) {
                 spans[e.step][indexOf(*metric)].push_back(*span);
             }
         }
     }
 }
 
-// A step's device span: what every host lane launched between the step's start and end.
+// A step's time to completion: from its start to the later of its end and its last device work.
 void addStepSpans(const TraceModel& trace, const std::unordered_map<std::int64_t, Interval>& work,
                   DeviceSpans& spans) {
     for (const StepInfo& s : trace.steps()) {
-        for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
-            if (trace.lanes()[lane].kind == LaneKind::kCudaStream) continue;
-            if (auto span = launchedSpan(trace, lane, s.startNs, s.endNs, work)) {
-                spans[s.step][indexOf(TimingMetric::kStep)].push_back(*span);
-            }
+        if (auto span = launchedSpan(trace, s.startNs, s.endNs, work)) {
+            spans[s.step][indexOf(TimingMetric::kStep)].push_back(
+                Interval{s.startNs, std::max(s.endNs, span->end)});
         }
     }
 }
@@ -104,13 +107,13 @@ void addDeviceTimes(const TraceModel& trace, std::map<std::int32_t, StepTimes>& 
     addStepSpans(trace, work, spans);
     for (auto& [step, times] : byStep) {
         auto found = spans.find(step);
+        if (found == spans.end()) continue;
         for (TimingMetric metric : kTimingMetrics) {
             const std::size_t m = indexOf(metric);
-            const bool some = found != spans.end() && !found->second[m].empty();
+            if (found->second[m].empty()) continue;
             times.deviceMs[m] =
-                some ? static_cast<double>(totalLength(unionOf(found->second[m]))) / kNsPerMs
-                     : times.hostValue(metric);
-            times.hasDeviceTimes = times.hasDeviceTimes || some;
+                static_cast<double>(totalLength(unionOf(found->second[m]))) / kNsPerMs;
+            times.deviceFound[m] = true;
         }
     }
 }
@@ -131,8 +134,23 @@ double StepTimes::hostValue(TimingMetric metric) const {
     return 0.0;
 }
 
-double StepTimes::value(TimingMetric metric) const {
-    return hasDeviceTimes ? deviceMs[indexOf(metric)] : hostValue(metric);
+double StepTimes::value(TimingMetric metric, bool device) const {
+    return device ? deviceMs[indexOf(metric)] : hostValue(metric);
+}
+
+bool StepTimes::hasDeviceTimes() const {
+    for (bool found : deviceFound) {
+        if (found) return true;
+    }
+    return false;
+}
+
+bool StepBreakdownResult::deviceTimed(TimingMetric metric) const {
+    if (measured.empty()) return false;
+    for (const StepTimes& t : measured) {
+        if (!t.deviceFound[indexOf(metric)]) return false;
+    }
+    return true;
 }
 
 double StepBreakdownResult::median(TimingMetric metric) const {
@@ -184,20 +202,21 @@ StepBreakdownResult analyzeStepBreakdown(const TraceModel& trace) {
     }
     addDeviceTimes(trace, byStep);
     StepBreakdownResult result;
-    std::array<std::vector<double>, kTimingMetrics.size()> values;
     for (const auto& [step, times] : byStep) {
-        if (times.warmup) {
-            result.warmup.push_back(times);
-            continue;
-        }
-        result.measured.push_back(times);
-        result.hasDeviceTimes = result.hasDeviceTimes || times.hasDeviceTimes;
-        for (TimingMetric m : kTimingMetrics) values[indexOf(m)].push_back(times.value(m));
+        (times.warmup ? result.warmup : result.measured).push_back(times);
+        if (!times.warmup) result.hasDeviceTimes = result.hasDeviceTimes || times.hasDeviceTimes();
     }
-    result.medianWallMs = glueprof::median(values[indexOf(TimingMetric::kStep)]);
-    result.medianForwardMs = glueprof::median(values[indexOf(TimingMetric::kForward)]);
-    result.medianBackwardMs = glueprof::median(values[indexOf(TimingMetric::kBackward)]);
-    result.medianOptimizerMs = glueprof::median(values[indexOf(TimingMetric::kOptimizer)]);
+    std::array<double, kTimingMetrics.size()> medians{};
+    for (TimingMetric m : kTimingMetrics) {
+        const bool device = result.deviceTimed(m);
+        std::vector<double> values;
+        for (const StepTimes& t : result.measured) values.push_back(t.value(m, device));
+        medians[indexOf(m)] = glueprof::median(values);
+    }
+    result.medianWallMs = medians[indexOf(TimingMetric::kStep)];
+    result.medianForwardMs = medians[indexOf(TimingMetric::kForward)];
+    result.medianBackwardMs = medians[indexOf(TimingMetric::kBackward)];
+    result.medianOptimizerMs = medians[indexOf(TimingMetric::kOptimizer)];
     return result;
 }
 

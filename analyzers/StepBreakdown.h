@@ -27,26 +27,30 @@ struct StepTimes {
     double backwardMs = 0.0;   // sum of `backward` ranges (includes recompute inside them)
     double optimizerMs = 0.0;  // sum of `optimizer` ranges
     double loss = 0.0;
-    // Device figures by TimingMetric; a phase with no device work found keeps its host figure.
-    bool hasDeviceTimes = false;
+    // Device figures by TimingMetric, where device work was found for that metric in this step.
     std::array<double, kTimingMetrics.size()> deviceMs{};
+    std::array<bool, kTimingMetrics.size()> deviceFound{};
+    bool hasDeviceTimes() const;  // any metric
 
     double hostValue(TimingMetric metric) const;  // the host field that metric names
-    // The figure verdicts use: the device one on runs with device times, else the host one.
-    double value(TimingMetric metric) const;
+    // The device figure when `device`, else the host one.
+    double value(TimingMetric metric, bool device) const;
 };
 
 struct StepBreakdownResult {
     std::vector<StepTimes> measured;  // warm-up steps excluded
     std::vector<StepTimes> warmup;
-    bool hasDeviceTimes = false;  // measured steps timed on the device (CUDA runs)
-    double medianWallMs = 0.0;    // medians of value(): device figures when there are some
+    bool hasDeviceTimes = false;  // some measured step timed on the device (CUDA runs)
+    double medianWallMs = 0.0;    // medians of the device figures where deviceTimed(), else host
     double medianForwardMs = 0.0;
     double medianBackwardMs = 0.0;
     double medianOptimizerMs = 0.0;
 
     double median(TimingMetric metric) const;      // the median field that metric names
     double medianHost(TimingMetric metric) const;  // median of the host figures
+    // Every measured step has a device figure for `metric`: only then are device figures used, so
+    // one statistic never mixes device and host samples.
+    bool deviceTimed(TimingMetric metric) const;
 };
 
 StepBreakdownResult analyzeStepBreakdown(const TraceModel& trace);

@@ -56,7 +56,9 @@ void writeStepsCsv(const TraceModel& trace, const AnalysisResult& analysis, std:
     out << header << "\n";
     for (const StepTimes& t : analysis.steps.measured) {
         std::string row = fmt::format("{},{}", t.step, t.block);
-        for (TimingMetric m : kTimingMetrics) row += fmt::format(",{:.6f}", t.value(m));
+        for (TimingMetric m : kTimingMetrics) {
+            row += fmt::format(",{:.6f}", t.value(m, analysis.steps.deviceTimed(m)));
+        }
         row += fmt::format(",{:.9g}", t.loss);
         auto g = glue.find(t.step);
         for (std::size_t p = 0; p < kGluePartCount; ++p) {

@@ -66,8 +66,9 @@ nlohmann::json stepsJson(const StepBreakdownResult& steps) {
     for (const StepTimes& t : steps.measured) {
         nlohmann::json step = {{"step", t.step}, {"block", t.block}, {"loss", t.loss}};
         for (TimingMetric m : kTimingMetrics) {
-            step[toString(m)] = t.value(m);
-            if (t.hasDeviceTimes) step[hostFigureName(m)] = t.hostValue(m);
+            const bool device = steps.deviceTimed(m);
+            step[toString(m)] = t.value(m, device);
+            if (device) step[hostFigureName(m)] = t.hostValue(m);
         }
         list.push_back(step);
     }
@@ -109,6 +110,7 @@ void addSyncPoints(const SyncPointsResult& s, nlohmann::json& j) {
 
 nlohmann::json metricJson(const MetricComparison& m) {
     return {{"name", m.name()},
+            {"timed_on", m.deviceTimed ? "device" : "host"},
             {"baseline", m.baseline},
             {"optimized", m.optimized},
             {"speedup", m.speedup},
@@ -143,7 +145,7 @@ nlohmann::json toJson(const RunAnalysis& r) {
     j["timed_on"] = a.steps.hasDeviceTimes ? "device" : "host";
     for (TimingMetric m : kTimingMetrics) {
         j[toString(m)] = a.steps.median(m);
-        if (a.steps.hasDeviceTimes) j[hostFigureName(m)] = a.steps.medianHost(m);
+        if (a.steps.deviceTimed(m)) j[hostFigureName(m)] = a.steps.medianHost(m);
     }
     j["steps"] = stepsJson(a.steps);
     j["glue_breakdown_ms"] = toJson(a.glue);

@@ -115,7 +115,7 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
     for (TimingMetric m : kTimingMetrics) {
         out += fmt::format("  {:<24} {:>10.3f}", std::string(toString(m)) + " (median)",
                            a.steps.median(m));
-        if (a.steps.hasDeviceTimes) {  // device time; the host's time of queuing beside it
+        if (a.steps.deviceTimed(m)) {  // device time; the host's time of queuing beside it
             out += fmt::format("   on the device; host {:.3f}", a.steps.medianHost(m));
         }
         out += "\n";

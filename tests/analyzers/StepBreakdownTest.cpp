@@ -61,14 +61,16 @@ TEST(StepBreakdownTest, TraceWithoutStepsGivesEmptyResult) {
 }
 
 // A CUDA step (times in microseconds of a made-up run): the host queues forward in 0..300 (launches
-// at 10 and 100) and backward in 300..900 (launch at 400), then waits; the device runs forward's
-// kernels 50..400 and 400..700 and backward's 700..1200. Host: forward 300, backward 600, step
-// 1000 (the steps row). Device: forward 50..700 = 650, backward 700..1200 = 500, step 50..1200 =
-// 1150, optimizer (no device work) keeps its host 100. Verdicts use the device figures.
+// at 10 and 100 on the main thread) and waits in backward 300..900 while autograd's own thread
+// launches at 400; the device runs forward's kernels 50..400 and 400..700 and backward's 700..1200.
+// Host: forward 300, backward 600, step 1000 (the steps row). Device: forward 50..700 = 650,
+// backward 700..1200 = 500 (launched from the other thread during backward), step to completion
+// 0..1200 = 1200; the optimizer launched nothing and keeps its host 100.
 TEST(StepBreakdownTest, OnACudaRunPhasesAreTimedByTheDeviceWorkTheyLaunched) {
     constexpr TimestampNs kUs = 1000;
     TraceModelBuilder b;
     const std::size_t host = b.addLane(LaneKind::kHostThread, "main");
+    const std::size_t autograd = b.addLane(LaneKind::kHostThread, "pt_autograd_0");
     const std::size_t stream = b.addLane(LaneKind::kCudaStream, "GPU 0 stream 7", 0, 7);
     b.addStep(StepInfo{1, 0, 1000 * kUs, false, 1, 2.0, 0});
     b.addEvent(host, EventKind::kRange, Category::kPhase, names::kForward, 0, 300 * kUs, 1);
@@ -76,8 +78,8 @@ TEST(StepBreakdownTest, OnACudaRunPhasesAreTimedByTheDeviceWorkTheyLaunched) {
                1);
     b.addEvent(host, EventKind::kRange, Category::kOptimizer, names::kOptimizer, 900 * kUs,
                1000 * kUs, 1);
-    auto launch = [&](TimestampNs at, std::int64_t correlation) {
-        b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", at * kUs,
+    auto launch = [&](std::size_t lane, TimestampNs at, std::int64_t correlation) {
+        b.addEvent(lane, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", at * kUs,
                    (at + 5) * kUs, 1)
             .correlation = correlation;
     };
@@ -85,9 +87,9 @@ TEST(StepBreakdownTest, OnACudaRunPhasesAreTimedByTheDeviceWorkTheyLaunched) {
         b.addEvent(stream, EventKind::kKernel, Category::kMath, "k", start * kUs, end * kUs, 1)
             .correlation = correlation;
     };
-    launch(10, 1);
-    launch(100, 2);
-    launch(400, 3);
+    launch(host, 10, 1);
+    launch(host, 100, 2);
+    launch(autograd, 400, 3);
     kernel(50, 400, 1);
     kernel(400, 700, 2);
     kernel(700, 1200, 3);
@@ -96,11 +98,14 @@ TEST(StepBreakdownTest, OnACudaRunPhasesAreTimedByTheDeviceWorkTheyLaunched) {
     EXPECT_TRUE(r.hasDeviceTimes);
     const StepTimes& t = r.measured[0];
     EXPECT_DOUBLE_EQ(t.hostValue(TimingMetric::kForward), 0.3);
-    EXPECT_DOUBLE_EQ(t.value(TimingMetric::kForward), 0.65);
-    EXPECT_DOUBLE_EQ(t.value(TimingMetric::kBackward), 0.5);
-    EXPECT_DOUBLE_EQ(t.value(TimingMetric::kStep), 1.15);
-    EXPECT_DOUBLE_EQ(t.value(TimingMetric::kOptimizer), 0.1);  // no device work: the host figure
+    EXPECT_DOUBLE_EQ(t.value(TimingMetric::kForward, true), 0.65);
+    EXPECT_DOUBLE_EQ(t.value(TimingMetric::kBackward, true), 0.5);
+    EXPECT_DOUBLE_EQ(t.value(TimingMetric::kStep, true), 1.2);
+    EXPECT_FALSE(t.deviceFound[static_cast<std::size_t>(TimingMetric::kOptimizer)]);
+    EXPECT_TRUE(r.deviceTimed(TimingMetric::kBackward));
+    EXPECT_FALSE(r.deviceTimed(TimingMetric::kOptimizer));  // host figures for it, in every step
     EXPECT_DOUBLE_EQ(r.median(TimingMetric::kForward), 0.65);
+    EXPECT_DOUBLE_EQ(r.median(TimingMetric::kOptimizer), 0.1);
     EXPECT_DOUBLE_EQ(r.medianHost(TimingMetric::kForward), 0.3);
 }
 
