@@ -109,8 +109,8 @@ struct ArmTrainer {
 // Marks the runs failed when an exception leaves the scope, complete otherwise.
 class RunsGuard {
   public:
-    RunsGuard(TraceWriter& writer, std::vector<RunId> runs)
-        : m_writer(writer), m_runs(std::move(runs)) {}
+    RunsGuard(TraceWriter& writer, std::vector<RunId> runs, HostTracer* tracer = nullptr)
+        : m_writer(writer), m_runs(std::move(runs)), m_tracer(tracer) {}
     void complete() { finish(RunStatus::kComplete); }
     ~RunsGuard() { finish(RunStatus::kFailed); }
 
@@ -119,9 +119,13 @@ class RunsGuard {
         if (m_done) return;
         m_done = true;
         for (RunId run : m_runs) m_writer.endRun(run, status);
+        // Nothing recorded from now on belongs to these runs (the next A/B builds its trainers
+        // outside any run).
+        if (m_tracer != nullptr) m_tracer->setRun(0);
     }
     TraceWriter& m_writer;
     std::vector<RunId> m_runs;
+    HostTracer* m_tracer;
     bool m_done = false;
 };
 
@@ -147,7 +151,8 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
     runs.optimized = writer.beginRun(armInfo(
         optimizedConfig, session, toggle, Arm::kOptimized, runs.baseline,
         schedule.aaControl ? std::vector<std::string>{} : std::vector<std::string>{toggle.name()}));
-    RunsGuard guard(writer, {runs.baseline, runs.optimized});
+    tracer.setRun(0);  // the arms' trainers are built outside any run
+    RunsGuard guard(writer, {runs.baseline, runs.optimized}, &tracer);
 
     ArmTrainer baseline{"baseline", runs.baseline, Trainer(baselineConfig, &tracer)};
     ArmTrainer optimized{"optimized", runs.optimized, Trainer(optimizedConfig, &tracer)};
@@ -180,7 +185,8 @@ RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggl
     HostTracer& tracer = session.tracer();
     std::string label = names.empty() ? "baseline" : nlohmann::json(names).dump();
     RunId run = writer.beginRun(runInfo(config, session, label, names));
-    RunsGuard guard(writer, {run});
+    tracer.setRun(0);
+    RunsGuard guard(writer, {run}, &tracer);
     ArmTrainer arm{"run", run, Trainer(config, &tracer)};
     int done = 0;
     arm.steps(tracer, warmup, true, 0, done, warmup + steps, progress);

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <cstdlib>
 #include <utility>
 
@@ -143,9 +146,9 @@ std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, Captur
 CuptiSession::~CuptiSession() {
     if (s_active.load() != this) return;  // never started
     const CuptiFunctions& f = m_library->fn();
-    // Shutdown: the one place a forced flush belongs (it hands out buffers with records of work
-    // still running, incomplete); the step flushes synchronize the device instead.
-    check(f.activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+    // Shutdown, in Kineto's order: the device finishes what was queued after the last step (so no
+    // record is incomplete), recording stops, then one forced flush hands out every buffer.
+    synchronizeDeviceQuietly();
     for (int kind : m_enabledKinds) f.activityDisable(static_cast<CUpti_ActivityKind>(kind));
     check(f.activityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
     Clock::useSource(nullptr);
@@ -154,6 +157,16 @@ CuptiSession::~CuptiSession() {
     s_active.store(nullptr);
 
     // libcupti stays loaded: unloading it once it has attached to a CUDA context is not safe.
+}
+
+void CuptiSession::synchronizeDeviceQuietly() {
+    if (!m_synchronizeDevice) return;
+    // The profiler's own sync is no sync point of the program: its API call and synchronization
+    // record are dropped (same thread, inside this window).
+    const auto tid = static_cast<std::int64_t>(::syscall(SYS_gettid));
+    const TimestampNs start = Clock::nowNs();
+    m_synchronizeDevice();
+    m_handler.ignoreHostCalls(tid, start, Clock::nowNs());
 }
 
 void CuptiSession::check(CUptiResult result) {
@@ -175,7 +188,7 @@ void CuptiSession::exitOp() {
 void CuptiSession::flush(std::int32_t step) {
     // The step's work finished on the device first, so its records are complete: a plain flush
     // hands them out (a forced one would hand out incomplete records of running work).
-    if (m_synchronizeDevice) m_synchronizeDevice();
+    synchronizeDeviceQuietly();
     check(m_library->fn().activityFlushAll(0));
     m_handler.noteClockFallbacks(s_clockFallbacks.exchange(0));
     m_handler.resolve(step);
@@ -228,7 +241,16 @@ void CuptiSession::completeTrampoline(CUcontext context, std::uint32_t streamId,
                                       std::uint8_t* buffer, std::size_t /*size*/,
                                       std::size_t validSize) {
     CuptiSession* self = s_active.load(std::memory_order_acquire);
-    if (self != nullptr && buffer != nullptr) self->completed(context, streamId, buffer, validSize);
+    if (buffer == nullptr) return;
+    if (self != nullptr) {
+        self->completed(context, streamId, buffer, validSize);
+    } else {
+        // A late completion after the capture ended: its records have no run left; the buffer goes
+        // back to the pool so later captures keep it.
+        BufferPool& buffers = pool();
+        std::lock_guard<std::mutex> lock(buffers.mutex);
+        buffers.free.push_back(buffer);
+    }
 }
 
 TimestampNs CuptiSession::clockTrampoline() {

@@ -52,6 +52,8 @@ class CuptiSession : public DeviceCapture {
     void completed(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer,
                    std::size_t validSize);
     void check(CUptiResult result);  // a failed call while capturing is counted, never thrown
+    // CaptureEnvironment::synchronizeDevice, its own API calls and sync records left out.
+    void synchronizeDeviceQuietly();
 
     static void requestTrampoline(std::uint8_t** buffer, std::size_t* size,
                                   std::size_t* maxRecords);

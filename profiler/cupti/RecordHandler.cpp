@@ -126,6 +126,18 @@ void RecordHandler::drainBuffer(const NextRecord& next) {
     }
 }
 
+void RecordHandler::ignoreHostCalls(std::int64_t tid, TimestampNs start, TimestampNs end) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_ignored.push_back(IgnoredWindow{tid, start, end});
+}
+
+bool RecordHandler::ignored(const ApiCall& call) const {
+    for (const IgnoredWindow& w : m_ignored) {
+        if (call.tid == w.tid && call.start >= w.start && call.start <= w.end) return true;
+    }
+    return false;
+}
+
 void RecordHandler::noteCallFailure() {
     std::lock_guard<std::mutex> lock(m_mutex);
     lose(loss::kCuptiCallFailures);
@@ -302,8 +314,10 @@ const OpContext* RecordHandler::opOf(std::uint32_t correlation) const {
 }
 
 RunId RecordHandler::runOf(std::uint32_t correlation, const Resolution& r) const {
+    // An op started outside any run (a model being built between A/B arms) is not traced, as its
+    // host events are not; records with no op take the current run.
     const OpContext* op = opOf(correlation);
-    return op != nullptr && op->run != 0 ? op->run : r.currentRun;
+    return op != nullptr ? op->run : r.currentRun;
 }
 
 LaneId RecordHandler::hostLane(RunId run, std::int64_t tid) {
@@ -360,7 +374,7 @@ void RecordHandler::writeApiCalls(Resolution& r) {
     for (const auto* calls : {&m_api, &m_driverApi}) {
         for (const auto& [correlation, call] : *calls) {
             const RunId run = runOf(correlation, r);
-            if (run == 0) continue;  // before the first run: not traced
+            if (run == 0 || ignored(call)) continue;  // outside any run, or the profiler's own
             Event e = event(run, hostLane(run, call.tid), EventKind::kRuntime,
                             apiNameId(call.driver, call.cbid), call.start, call.end);
             e.correlation = correlation;
@@ -422,7 +436,7 @@ void RecordHandler::writeSyncs(Resolution& r) {
             continue;
         }
         const RunId run = runOf(sync.correlation, r);
-        if (run == 0) continue;
+        if (run == 0 || (call != nullptr && ignored(*call))) continue;
         if (call == nullptr) lose(loss::kCuptiUnmatched);
         if (sync.type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) {
             // The device waits, not the host, and the record's times are the API call's (host
@@ -521,6 +535,10 @@ RecordHandler::BlockingCopy* RecordHandler::copyJustBefore(std::vector<BlockingC
 // What a resolve consumed goes; the links it read (API calls, external ids, ops) stay one more
 // flush for records delivered a flush late, and records still waiting for their call come back.
 void RecordHandler::rotate(Resolution& r) {
+    for (IgnoredWindow& w : m_ignored) --w.resolvesLeft;
+    m_ignored.erase(std::remove_if(m_ignored.begin(), m_ignored.end(),
+                                   [](const IgnoredWindow& w) { return w.resolvesLeft <= 0; }),
+                    m_ignored.end());
     m_previousApi = std::move(m_api);
     m_previousDriverApi = std::move(m_driverApi);
     m_previousExternal = std::move(m_external);

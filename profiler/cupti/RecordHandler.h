@@ -67,6 +67,9 @@ class RecordHandler {
     void drainBuffer(const NextRecord& next);
     void noteCallFailure();                   // a CUPTI call failed while capturing
     void noteClockFallbacks(std::int64_t n);  // host timestamps not taken from CUPTI's clock
+    // API calls of thread `tid` starting in [start, end] and their synchronization records are the
+    // profiler's own (its device sync before a flush): they are not written.
+    void ignoreHostCalls(std::int64_t tid, TimestampNs start, TimestampNs end);
     // Matches what came in since the last call and writes it, each record under the run and step
     // of the op that launched it (else the current run and `flushedStep`). A device record whose
     // API call has not come yet waits one more flush (CUPTI may deliver it late) before it is
@@ -203,6 +206,14 @@ class RecordHandler {
     std::map<std::tuple<RunId, std::uint32_t, std::uint32_t>, LaneId> m_streamLanes;
     std::map<std::pair<RunId, std::string>, LaneId> m_namedLanes;
     std::map<std::pair<bool, std::uint32_t>, StringId> m_apiNames;  // (driver, callback id) -> name
+    struct IgnoredWindow {
+        std::int64_t tid = 0;
+        TimestampNs start = 0;
+        TimestampNs end = 0;
+        int resolvesLeft = 2;  // this flush's records and any a flush late
+    };
+    std::vector<IgnoredWindow> m_ignored;
+    bool ignored(const ApiCall& call) const;
 };
 
 }  // namespace glueprof::cupti

@@ -192,7 +192,7 @@ TEST_F(CuptiRecordsTest, DeviceRecordsAreAttributedToTheOpThatLaunchedThem) {
     op.microbatch = 1;
     op.correlation = static_cast<std::int64_t>(opHandle);
     m_writer->record(op);
-    m_handler->noteOp(opHandle, OpContext{op.name, 5, 2, 1, Category::kGlue});
+    m_handler->noteOp(opHandle, OpContext{op.name, 5, 2, 1, Category::kGlue, m_run});
 
     FakeCuptiRecords r;
     r.addExternalCorrelation(11, opHandle);
@@ -274,13 +274,37 @@ TEST_F(CuptiRecordsTest, ItemsCopyAndTheStreamSyncRightAfterItAreOneSyncPoint) {
     EXPECT_EQ(t.name(syncs[2]->name), "cudaStreamSynchronize");
 }
 
-// A copy from pageable host memory to the device begins with a stream sync: `.to(device)` of a
-// pageable tensor blocks the host (a sync point over its call); from pinned memory it does not.
+// The profiler's own device sync before a flush (its API call and its synchronization record, on
+// the flushing thread inside the window it reported) is no sync point of the program.
+TEST_F(CuptiRecordsTest, TheProfilersOwnDeviceSyncIsNotWritten) {
+    FakeCuptiRecords r;
+    r.addRuntime(1, 1000, 1500, 30, kTid);  // cudaDeviceSynchronize, by the flush
+    r.addSync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, 1010, 1490, 30, 7);
+    r.addRuntime(1, 2000, 2500, 31, kTid);  // the program's own, after the window
+    r.addSync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 2010, 2490, 31, 7);
+    r.feed(*m_handler);
+    m_handler->ignoreHostCalls(kTid, 990, 1510);
+    m_handler->resolve(3);
+    EXPECT_EQ(m_handler->counts().syncs, 1);
+    EXPECT_TRUE(m_handler->counts().losses.empty());
+    const TraceModel t = finishAndRead();
+    EXPECT_EQ(find(t, EventKind::kSync, "cudaDeviceSynchronize"), nullptr);
+    EXPECT_NE(find(t, EventKind::kSync, "cudaStreamSynchronize"), nullptr);
+    std::size_t runtimeCalls = 0;
+    for (std::size_t l = 0; l < t.lanes().size(); ++l) {
+        for (const Event& e : t.eventsOnLane(l)) runtimeCalls += e.kind == EventKind::kRuntime;
+    }
+    EXPECT_EQ(runtimeCalls, 1u);
+}
+
+// A synchronous copy from pageable host memory to the device begins with a stream sync: it blocks
+// the host (a sync point over its call); from pinned memory, or asynchronous, it is not counted.
 TEST_F(CuptiRecordsTest, APageableHostToDeviceCopyIsASyncPointAndAPinnedOneIsNot) {
     FakeCuptiRecords r;
     r.addRuntime(1, 1000, 1400, 20, kTid);
     r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 64, 1300, 1350, 20,
-                CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, true, 7, 0);
+                CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, false, 7,
+                0);
     r.addRuntime(1, 2000, 2010, 21, kTid);
     r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 64, 2100, 2150, 21,
                 CUPTI_ACTIVITY_MEMORY_KIND_PINNED, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, true, 7, 0);
@@ -376,6 +400,22 @@ TEST_F(CuptiRecordsTest, ARecordWithoutItsLaunchWaitsOneFlushThenCountsAsLost) {
     const Event* orphan = find(t, EventKind::kKernel, "orphan_kernel");
     ASSERT_NE(orphan, nullptr);
     EXPECT_EQ(orphan->step, 3);
+}
+
+// An op started outside any run (a trainer built between A/B arms) is not traced: neither are the
+// records it launched, whatever run is current when they are resolved.
+TEST_F(CuptiRecordsTest, RecordsOfAnOpOutsideAnyRunAreNotTraced) {
+    m_handler->noteOp(
+        55, OpContext{m_writer->intern("aten::copy_"), kNoTag, kNoTag, kNoTag, Category::kMath, 0});
+    FakeCuptiRecords r;
+    r.addRuntime(kLaunchKernel, 1000, 1100, 12, kTid);
+    r.addExternalCorrelation(12, 55);
+    r.addKernel("init_kernel", 1200, 1900, 12);
+    r.feed(*m_handler);
+    m_handler->resolve(0);
+    const TraceModel t = finishAndRead();
+    EXPECT_EQ(find(t, EventKind::kKernel, "init_kernel"), nullptr);
+    EXPECT_EQ(find(t, EventKind::kRuntime, "cudaLaunchKernel"), nullptr);
 }
 
 // Interleaved A/B: an op of arm A launched a kernel; by the flush the tracer records arm B. The
