@@ -40,7 +40,16 @@ std::vector<ExpertTokens> routeGrouped(MoeRoutingMode mode, const at::Tensor& to
     at::Tensor tokenOfSorted = at::div(order, k, "floor");
     at::Tensor counts;
     if (mode == MoeRoutingMode::kGroupOnce) {
+        // bincount has no deterministic CUDA kernel; its integer counts are exact anyway. Under a
+        // CUDA A/B's deterministic mode it would warn on every call (inside the timed forward of
+        // one arm only) or throw: the switch is off around it.
+        // NOTE(determinism): the flag is process-wide; another thread's op in this window runs
+        // unchecked.
+        const bool deterministic = at::globalContext().deterministicAlgorithms();
+        const bool warnOnly = at::globalContext().deterministicAlgorithmsWarnOnly();
+        if (deterministic) at::globalContext().setDeterministicAlgorithms(false, false);
         counts = at::bincount(flat, {}, experts);
+        if (deterministic) at::globalContext().setDeterministicAlgorithms(true, warnOnly);
     } else {
         counts = at::zeros({experts}, flat.options()).scatter_add_(0, flat, at::ones_like(flat));
     }

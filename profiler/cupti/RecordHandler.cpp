@@ -450,8 +450,9 @@ void RecordHandler::writeSyncs(Resolution& r) {
             m_env.writer->record(e);
             continue;
         }
-        // PyTorch's item() is a DtoH copy into pageable memory followed by a stream sync on the
-        // same thread: one sync point, not two. The copy's sync event grows to the sync's end.
+        // A DtoH copy into pageable memory followed by a stream sync on the same thread (a
+        // `.to(kCPU)` that then syncs) is one sync point, not two: the copy's sync event grows to
+        // the sync's end.
         if (call != nullptr) {
             if (BlockingCopy* copy = copyJustBefore(r.blockingCopies, call->tid, call->start)) {
                 copy->event.endNs = std::max(copy->event.endNs, sync.end);

@@ -11,8 +11,9 @@
 //                                 cudaStreamWaitEvent a marker on the stream at its call (CUPTI
 //                                 gives host times, not when the device waited)
 //   blocking device->host copy -> also a sync event over the API call on the calling thread; a
-//                                 host sync the same thread issues right after it (item(): copy,
-//                                 then cudaStreamSynchronize) extends it: one sync point
+//                                 host sync the same thread issues right after it (a copy into
+//                                 pageable memory, then cudaStreamSynchronize) extends it: one
+//                                 sync point
 //   CUDA events                -> markers on the stream lane
 //   NVTX (MARKER)              -> ranges/marks on the thread's lane (glueprof's own domain is
 //   skipped:
