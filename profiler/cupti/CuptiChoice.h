@@ -54,8 +54,8 @@ std::string cuptiVersionRefusal(std::uint32_t apiVersion, const std::string& pat
 std::string otherCuptiClient(const std::function<std::string(const char* name)>& getenv);
 
 // NVTX ranges of other code reach CUPTI only when NVTX_INJECTION64_PATH names the loaded libcupti
-// before the process's first NVTX call. What to set it to ("" to leave it), and a note for the run
-// header when NVTX from other code cannot be captured.
+// before the process's first NVTX call. glueprof never sets it itself (opt-in: the user sets it);
+// the note for the run header says whether NVTX of other code is captured and how to capture it.
 struct NvtxInjection {
     std::string setTo;
     std::string note;

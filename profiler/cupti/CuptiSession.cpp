@@ -81,8 +81,8 @@ std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, Captur
         status.reason = std::move(other);
         return nullptr;
     }
-    // Before any NVTX call of the run (the session starts before the trainer): NVTX of other code
-    // (torch's, a user's) reaches CUPTI's MARKER records only through this variable.
+    // NVTX of other code (torch's, a user's) reaches CUPTI's MARKER records only through this
+    // variable; the header says whether it does.
     const NvtxInjection nvtx = nvtxInjection(environment("NVTX_INJECTION64_PATH"), library->path());
     if (!nvtx.setTo.empty()) ::setenv("NVTX_INJECTION64_PATH", nvtx.setTo.c_str(), 0);
     if (!nvtx.note.empty()) status.notes.push_back(nvtx.note);

@@ -231,8 +231,15 @@ void RecordHandler::handle(const CUpti_Activity& record) {
         }
         case CUPTI_ACTIVITY_KIND_MARKER: {
             const auto& r = reinterpret_cast<const MarkerRecord&>(record);
-            if (r.domain != nullptr && std::string(r.domain) == kOwnNvtxDomain)
-                return;  // already a host range
+            // glueprof's own ranges are already host ranges. CUPTI names the domain on a START;
+            // an END may carry none, so the ids of skipped STARTs are remembered.
+            if (r.domain != nullptr && std::string(r.domain) == kOwnNvtxDomain) {
+                if ((r.flags & CUPTI_ACTIVITY_FLAG_MARKER_START) != 0) m_ownMarkers.insert(r.id);
+                return;
+            }
+            if ((r.flags & CUPTI_ACTIVITY_FLAG_MARKER_END) != 0 && m_ownMarkers.erase(r.id) != 0) {
+                return;
+            }
             const std::int64_t tid =
                 r.objectKind == CUPTI_ACTIVITY_OBJECT_THREAD ? r.objectId.pt.threadId : 0;
             const auto at = static_cast<TimestampNs>(r.timestamp);

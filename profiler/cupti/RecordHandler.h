@@ -29,6 +29,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "profiler/core/DeviceCapture.h"
@@ -202,6 +203,7 @@ class RecordHandler {
     std::vector<SyncRecord> m_syncs;
     std::vector<EventMark> m_events;
     std::unordered_map<std::uint32_t, MarkerStart> m_openMarkers;  // NVTX range id -> start
+    std::unordered_set<std::uint32_t> m_ownMarkers;  // open ranges of glueprof's own domain
     std::vector<NvtxRange> m_nvtx;
     std::vector<Overhead> m_overheads;
     std::map<std::tuple<RunId, std::uint32_t, std::uint32_t>, LaneId> m_streamLanes;

@@ -113,11 +113,13 @@ TEST(CuptiChoiceTest, AnotherCuptiClientInTheProcessKeepsGpuCaptureOffAndSaysWhi
     EXPECT_NE(nsys.find("one tool at a time"), std::string::npos);
 }
 
-// NVTX of other code reaches CUPTI only through NVTX_INJECTION64_PATH naming the loaded libcupti.
-TEST(CuptiChoiceTest, NvtxInjectionIsSetWhenFreeAndAnotherToolsIsKeptWithANote) {
+// NVTX of other code reaches CUPTI only through NVTX_INJECTION64_PATH naming the loaded libcupti:
+// opt-in (glueprof never sets it), and the run header says how to capture it or why it is not.
+TEST(CuptiChoiceTest, NvtxInjectionIsTheUsersChoiceAndTheHeaderSaysWhatIsCaptured) {
     const NvtxInjection unset = nvtxInjection("", "/usr/local/cuda/lib64/libcupti.so.13");
-    EXPECT_EQ(unset.setTo, "/usr/local/cuda/lib64/libcupti.so.13");
-    EXPECT_EQ(unset.note, "");
+    EXPECT_EQ(unset.setTo, "");
+    EXPECT_NE(unset.note.find("NVTX_INJECTION64_PATH=/usr/local/cuda/lib64/libcupti.so.13"),
+              std::string::npos);
     const NvtxInjection same = nvtxInjection("/x/libcupti.so.13", "/x/libcupti.so.13");
     EXPECT_EQ(same.setTo, "");
     EXPECT_EQ(same.note, "");

@@ -110,8 +110,8 @@ TEST_F(CuptiRecordsTest, EveryKindBecomesAnEventOnItsLane) {
     r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_END, 3200, 77, "", "", kTid);
     r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS, 1500, 78, "user mark", "", kTid);
     r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_START, 950, 79, "layer", "glueprof",
-                kTid);  // our own: skipped
-    r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_END, 960, 79, "", "glueprof", kTid);
+                kTid);                                                   // our own: skipped
+    r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_END, 960, 79, "", "", kTid);  // an END names no domain
     r.addOverhead(CUPTI_ACTIVITY_OVERHEAD_CUPTI_BUFFER_FLUSH, 3300, 3400);
     r.feed(*m_handler);
     m_handler->resolve(3);
