@@ -9,7 +9,19 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$repo/deps/debs}
-packages=(libsqlite3-dev libsqlite3-0 libfmt-dev libfmt9 nlohmann-json3-dev libcli11-dev)
+# The -dev packages, and the runtime library each links (named by the archive: libfmt9 on Debian 12,
+# libfmt10 on 13).
+dev=(libsqlite3-dev libfmt-dev nlohmann-json3-dev libcli11-dev)
+runtime=()
+for pkg in libsqlite3-dev libfmt-dev; do
+  lib=$(apt-cache depends "$pkg" 2>/dev/null | sed -n 's/^ *Depends: \(lib\(sqlite3-0\|fmt[0-9][0-9]*\)\)$/\1/p' | head -1)
+  [ -n "$lib" ] && runtime+=("$lib")
+done
+if [ ${#runtime[@]} -ne 2 ]; then
+  echo "gather-build-deps: apt-cache does not know libsqlite3-dev/libfmt-dev here: run on a machine with Debian's archive, after apt-get update" >&2
+  exit 2
+fi
+packages=("${dev[@]}" "${runtime[@]}")
 mkdir -p "$dir"
 rm -f "$dir"/*.deb
 if ! (cd "$dir" && apt-get download "${packages[@]}" >"$dir/download.log" 2>&1); then

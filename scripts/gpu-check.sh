@@ -183,7 +183,11 @@ case "$torch_info" in
 esac
 # nvcc: CMake's FindCUDAToolkit (through torch's config) takes the toolkit of the nvcc it finds; it
 # must be the CUDA major version torch was built with.
-nvcc=$(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
+if [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
+  nvcc="$CUDA_HOME/bin/nvcc"  # CUDA_HOME wins over whatever nvcc is on PATH
+else
+  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+fi
 toolkit_root=""
 if [ -x "$nvcc" ]; then
   nvcc_version=$("$nvcc" --version | sed -n 's/.*release \([0-9][0-9]*\.[0-9]*\).*/\1/p')
@@ -217,7 +221,11 @@ fi
 deps_prefix=""
 if compgen -G "$repo/deps/debs/*.deb" >/dev/null; then
   if [ "$dry" -eq 1 ]; then deps_root=$(mktemp -d); trap 'rm -rf "$deps_root"' EXIT; else deps_root="$out/deps"; fi
-  if deps_prefix=$("$repo/scripts/unpack-build-deps.sh" "$repo/deps/debs" "$deps_root"); then
+  # Debian 12's libraries need glibc 2.34 or later (libsqlite3 does).
+  glibc=$(ldd --version 2>/dev/null | head -1 | grep -o '[0-9]*\.[0-9]*$' || echo 0)
+  if [ "$(printf '%s\n2.34\n' "$glibc" | sort -V | head -1)" != "2.34" ]; then
+    need "build deps bundle" "glibc $glibc here; the bundle's Debian 12 libraries need 2.34 or later: install the -dev packages from this machine's own distribution"
+  elif deps_prefix=$("$repo/scripts/unpack-build-deps.sh" "$repo/deps/debs" "$deps_root"); then
     say "build deps bundle" "$(ls "$repo"/deps/debs/*.deb | wc -l) packages from deps/debs, unpacked in $deps_prefix"
   else
     need "build deps bundle" "deps/debs could not be unpacked: gather it again with scripts/gather-build-deps.sh"
@@ -282,9 +290,15 @@ echo "gpu-check: building"
 prefixes="${deps_prefix:+$deps_prefix;}$torch_prefix;$py_prefix${CONDA_PREFIX:+;$CONDA_PREFIX}"
 sqlite_lib_arg=()
 if [ -n "$deps_prefix" ] && [ "$sqlite_inc" = "$deps_prefix/include" ]; then
-  sqlite_lib_arg=(-DSQLite3_LIBRARY="$(ls "$deps_prefix"/lib/*/libsqlite3.so | head -1)")
-  # glueprof runs against the bundle's shared libraries (libfmt, libsqlite3) too.
-  export LD_LIBRARY_PATH="$(dirname "${sqlite_lib_arg[0]#*=}")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  bundle_sqlite=$(ls "$deps_prefix"/lib/*/libsqlite3.so 2>/dev/null | head -1)
+  if [ -z "$bundle_sqlite" ]; then
+    echo "gpu-check: the bundle has SQLite's headers but not libsqlite3.so: gather it again with scripts/gather-build-deps.sh" >&2
+    exit 2
+  fi
+  sqlite_lib_arg=(-DSQLite3_LIBRARY="$bundle_sqlite")
+  # glueprof runs against the bundle's shared libraries (libfmt, libsqlite3) too; the others are
+  # found through the build's RPATH.
+  export LD_LIBRARY_PATH="$(dirname "$bundle_sqlite")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 fi
 # USE_SYSTEM_NVTX: torch 2.4-2.7's CMake config otherwise looks for CUDA::nvToolsExt, which CUDA 13
 # no longer ships (NVTX3 is header-only).
