@@ -37,8 +37,12 @@ std::unique_ptr<DeviceCapture> startGpuCapture(const std::string& device, HostTr
     env.laneOfThread = [&tracer](RunId run, std::int64_t tid) {
         return tracer.laneForOsThread(run, tid);
     };
-    // Before each step's flush: the step's device work done, so its records are complete.
-    env.synchronizeDevice = [] { torch::cuda::synchronize(); };
+    // Before each step's flush: the step's device work done on every GPU (a pipeline spreads its
+    // workers over them), so its records are complete.
+    env.synchronizeDevice = [] {
+        const auto devices = static_cast<std::int64_t>(torch::cuda::device_count());
+        for (std::int64_t d = 0; d < devices; ++d) torch::cuda::synchronize(d);
+    };
     std::unique_ptr<DeviceCapture> capture = cupti::startCapture(std::move(env), status);
     if (capture) tracer.setDeviceCapture(capture.get());
     return capture;
