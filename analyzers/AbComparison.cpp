@@ -106,14 +106,19 @@ Verdict AbComparison::verdict() const {
 
 AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
                          const TraceModel& baseline, const TraceModel& optimized) {
+    return compareRuns(toggle, primaryMetric, baseline, analyzeStepBreakdown(baseline), optimized,
+                       analyzeStepBreakdown(optimized));
+}
+
+AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
+                         const TraceModel& baseline, const StepBreakdownResult& base,
+                         const TraceModel& optimized, const StepBreakdownResult& opt) {
     AbComparison result;
     result.toggle = toggle;
     result.primaryMetric = primaryMetric;
     result.baselineRun = baseline.run().id;
     result.optimizedRun = optimized.run().id;
 
-    StepBreakdownResult base = analyzeStepBreakdown(baseline);
-    StepBreakdownResult opt = analyzeStepBreakdown(optimized);
     for (TimingMetric metric : kTimingMetrics) {
         result.metrics.push_back(compareMetric(metric, base, opt));
     }

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "analyzers/StepBreakdown.h"
 #include "profiler/core/TimingMetric.h"
 #include "profiler/core/TraceModel.h"
 
@@ -58,5 +59,9 @@ struct AbComparison {
 
 AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
                          const TraceModel& baseline, const TraceModel& optimized);
+// The same with the runs' step breakdowns already computed (the results model has them).
+AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
+                         const TraceModel& baseline, const StepBreakdownResult& baselineSteps,
+                         const TraceModel& optimized, const StepBreakdownResult& optimizedSteps);
 
 }  // namespace glueprof

@@ -1,7 +1,6 @@
 #include "analyzers/StepBreakdown.h"
 
 #include <algorithm>
-#include <limits>
 #include <map>
 #include <optional>
 #include <string>

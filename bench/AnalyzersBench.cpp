@@ -148,14 +148,8 @@ void BM_HtmlReportOf10MEventRun(benchmark::State& state) {
             [&](std::size_t lane, EventKind kind, Category category, int name, TimestampNs start,
                 TimestampNs end, std::int32_t step, std::int32_t layer, std::int64_t correlation,
                 std::uint32_t flags) {
-                Event e;
-                e.run = run;
-                e.lane = lanes[lane];
-                e.kind = kind;
+                Event e = makeEvent(run, lanes[lane], kind, names[name], start, end);
                 e.category = category;
-                e.name = names[name];
-                e.startNs = start;
-                e.endNs = end;
                 e.step = step;
                 e.layer = layer;
                 e.correlation = correlation;

@@ -143,9 +143,6 @@ class RunsGuard {
 
 AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSchedule& schedule,
                        CaptureSession& session, const ProgressCallback& progress) {
-    // The arms' losses are compared bit for bit: on CUDA that needs deterministic kernels (CPU
-    // kernels here are deterministic already; CI tests bit-identity on CPU, gpu-check on CUDA).
-    if (base.device == "cuda") makeCudaDeterministic();
     TrainConfig baselineConfig = base;
     baselineConfig.optimizations = baselineSettings(toggle, base.optimizations);
     TrainConfig optimizedConfig = base;

@@ -37,6 +37,10 @@ AbOutcome runAbSuite(const AbRequest& request, const AbProgress& progress) {
     const std::vector<const Toggle*> toggles = chooseToggles(request, outcome.skipped);
     checkTrainingRequest(request.config, request.db, 2);
 
+    // The arms' losses are compared bit for bit: on CUDA that needs deterministic kernels, set once
+    // before any trainer exists (cuBLAS reads its workspace setting at its first handle). CPU
+    // kernels here are deterministic already; CI tests bit-identity on CPU, gpu-check on CUDA.
+    if (request.config.device == "cuda") makeCudaDeterministic();
     CaptureSession session(request.db, request.config.device, progress.notice);
     const int count = static_cast<int>(toggles.size());
     for (int i = 0; i < count; ++i) {

@@ -78,6 +78,8 @@ class ResultsBuilder {
   public:
     explicit ResultsBuilder(Results& results) : m_results(results) {}
 
+    bool has(RunId run) const { return run != 0 && m_index.count(run) != 0; }
+
     std::size_t add(const TraceModel& trace) {
         auto found = m_index.find(trace.run().id);
         if (found != m_index.end() && trace.run().id != 0) return found->second;
@@ -90,7 +92,9 @@ class ResultsBuilder {
         Comparison c;
         c.baseline = add(baseline);
         c.optimized = add(optimized);
-        c.ab = compareArms(baseline, optimized);
+        // The breakdowns the analysis of each run already holds, not computed again.
+        c.ab = compareArms(baseline, m_results.runs[c.baseline].analysis.steps, optimized,
+                           m_results.runs[c.optimized].analysis.steps);
         if (!m_results.setup) m_results.setup = setupOf(baseline);
         m_results.comparisons.push_back(std::move(c));
     }
@@ -102,13 +106,20 @@ class ResultsBuilder {
 
 }  // namespace
 
-AbComparison compareArms(const TraceModel& baseline, const TraceModel& optimized) {
+AbComparison compareArms(const TraceModel& baseline, const StepBreakdownResult& baselineSteps,
+                         const TraceModel& optimized, const StepBreakdownResult& optimizedSteps) {
     const RunSummary& reference = baseline.run();
     const RunSummary& compared = optimized.run();
     const TimingMetric primary = armsOfOneAb(reference, compared)
                                      ? primaryMetricOf(compared.identity.toggle)
                                      : TimingMetric::kStep;
-    return compareRuns(pairName(reference, compared), primary, baseline, optimized);
+    return compareRuns(pairName(reference, compared), primary, baseline, baselineSteps, optimized,
+                       optimizedSteps);
+}
+
+AbComparison compareArms(const TraceModel& baseline, const TraceModel& optimized) {
+    return compareArms(baseline, analyzeStepBreakdown(baseline), optimized,
+                       analyzeStepBreakdown(optimized));
 }
 
 RunAnalysis analyzeRun(const TraceModel& trace) {
@@ -131,7 +142,9 @@ Results buildResults(const TraceReader& reader, const std::string& db,
         // One pair in memory at a time: a suite of toggles never holds all its traces.
         builder.compare(reader.loadRun(baseline), reader.loadRun(optimized));
     }
-    for (RunId run : selection.runs) builder.add(reader.loadRun(run));
+    for (RunId run : selection.runs) {
+        if (!builder.has(run)) builder.add(reader.loadRun(run));  // each run read once
+    }
     return results;
 }
 

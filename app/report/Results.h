@@ -96,5 +96,8 @@ RunAnalysis analyzeRun(const TraceModel& trace);
 // pair is "run A vs B", judged on step time.
 // `check` gates on these without analyzing the runs further.
 AbComparison compareArms(const TraceModel& baseline, const TraceModel& optimized);
+// The same with the runs' step breakdowns already computed.
+AbComparison compareArms(const TraceModel& baseline, const StepBreakdownResult& baselineSteps,
+                         const TraceModel& optimized, const StepBreakdownResult& optimizedSteps);
 
 }  // namespace glueprof

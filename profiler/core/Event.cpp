@@ -2,6 +2,18 @@
 
 namespace glueprof {
 
+Event makeEvent(RunId run, LaneId lane, EventKind kind, StringId name, TimestampNs start,
+                TimestampNs end) {
+    Event e;
+    e.run = run;
+    e.lane = lane;
+    e.kind = kind;
+    e.name = name;
+    e.startNs = start;
+    e.endNs = end;
+    return e;
+}
+
 const char* toString(EventKind kind) {
     switch (kind) {
         case EventKind::kRange:

@@ -82,6 +82,11 @@ struct Event {
     TimestampNs durationNs() const { return endNs - startNs; }
 };
 
+// An event of `kind` named `name` on `lane` of `run` over [start, end]; every tag and the rest at
+// their defaults, for the writer to fill in what it knows.
+Event makeEvent(RunId run, LaneId lane, EventKind kind, StringId name, TimestampNs start,
+                TimestampNs end);
+
 // One optimizer step, as the `steps` table stores it.
 struct StepInfo {
     std::int32_t step = 0;

@@ -103,19 +103,20 @@ std::string otherCuptiClient(const std::function<std::string(const char* name)>&
     return "";
 }
 
-NvtxInjection nvtxInjection(const std::string& current, const std::string& cuptiPath) {
+std::string nvtxInjectionNote(const std::string& current, const std::string& cuptiPath) {
     // Not set by default: the trainer has no other NVTX producer, and injecting CUPTI would route
     // glueprof's own ranges through it at a cost for nothing.
     if (current.empty()) {
-        return NvtxInjection{"", fmt::format("NVTX of other code is not captured (glueprof's own "
-                                             "ranges are host ranges); NVTX_INJECTION64_PATH={} "
-                                             "captures it",
-                                             cuptiPath)};
+        return fmt::format(
+            "NVTX of other code is not captured (glueprof's own ranges are host ranges); "
+            "NVTX_INJECTION64_PATH={} captures it",
+            cuptiPath);
     }
-    if (current == cuptiPath) return NvtxInjection{};
-    return NvtxInjection{"", fmt::format("NVTX of other code goes to NVTX_INJECTION64_PATH={}, not "
-                                         "to CUPTI: only glueprof's own ranges are recorded",
-                                         current)};
+    if (current == cuptiPath) return "";
+    return fmt::format(
+        "NVTX of other code goes to NVTX_INJECTION64_PATH={}, not to CUPTI: only glueprof's own "
+        "ranges are recorded",
+        current);
 }
 
 }  // namespace glueprof::cupti

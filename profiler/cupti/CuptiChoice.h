@@ -56,10 +56,7 @@ std::string otherCuptiClient(const std::function<std::string(const char* name)>&
 // NVTX ranges of other code reach CUPTI only when NVTX_INJECTION64_PATH names the loaded libcupti
 // before the process's first NVTX call. glueprof never sets it itself (opt-in: the user sets it);
 // the note for the run header says whether NVTX of other code is captured and how to capture it.
-struct NvtxInjection {
-    std::string setTo;
-    std::string note;
-};
-NvtxInjection nvtxInjection(const std::string& current, const std::string& cuptiPath);
+// `current`: NVTX_INJECTION64_PATH's value; "" when NVTX of other code goes to CUPTI.
+std::string nvtxInjectionNote(const std::string& current, const std::string& cuptiPath);
 
 }  // namespace glueprof::cupti

@@ -83,9 +83,9 @@ std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, Captur
     }
     // NVTX of other code (torch's, a user's) reaches CUPTI's MARKER records only through this
     // variable; the header says whether it does.
-    const NvtxInjection nvtx = nvtxInjection(environment("NVTX_INJECTION64_PATH"), library->path());
-    if (!nvtx.setTo.empty()) ::setenv("NVTX_INJECTION64_PATH", nvtx.setTo.c_str(), 0);
-    if (!nvtx.note.empty()) status.notes.push_back(nvtx.note);
+    const std::string nvtx =
+        nvtxInjectionNote(environment("NVTX_INJECTION64_PATH"), library->path());
+    if (!nvtx.empty()) status.notes.push_back(nvtx);
     if (std::string driver = CuptiLibrary::missingDriverReason(); !driver.empty()) {
         status.blocker = CaptureStatus::Blocker::kNoDriver;
         status.reason = std::move(driver);
@@ -247,9 +247,7 @@ void CuptiSession::completeTrampoline(CUcontext context, std::uint32_t streamId,
     } else {
         // A late completion after the capture ended: its records have no run left; the buffer goes
         // back to the pool so later captures keep it.
-        BufferPool& buffers = pool();
-        std::lock_guard<std::mutex> lock(buffers.mutex);
-        buffers.free.push_back(buffer);
+        giveBack(buffer);
     }
 }
 

@@ -48,7 +48,7 @@ class CuptiSession : public DeviceCapture {
   private:
     CuptiSession(std::unique_ptr<CuptiLibrary> library, CaptureEnvironment env);
     std::uint8_t* takeBuffer();
-    void giveBack(std::uint8_t* buffer);
+    static void giveBack(std::uint8_t* buffer);  // to the process's pool
     void completed(CUcontext context, std::uint32_t streamId, std::uint8_t* buffer,
                    std::size_t validSize);
     void check(CUptiResult result);  // a failed call while capturing is counted, never thrown

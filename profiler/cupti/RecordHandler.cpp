@@ -176,15 +176,18 @@ void RecordHandler::handle(const CUpti_Activity& record) {
             d.src = memoryKind(r.srcKind);
             d.dst = memoryKind(r.dstKind);
             // A synchronous device->host copy, or an "async" one into pageable memory (which CUDA
-            // performs synchronously), blocks the calling thread until the data is there. A copy
-            // from pageable host memory to the device starts with a stream sync (CUDA's API sync
-            // behaviour), so it blocks the host on the work queued before it: `.to(device)` of a
-            // pageable tensor is a sync point.
+            // performs synchronously), blocks the calling thread until the data is there. A
+            // synchronous copy from pageable host memory to the device starts with a stream sync
+            // (CUDA's API sync behaviour): it blocks on the work queued before it. (Its async form
+            // only might be synchronous: not counted.)
             const bool async = (r.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
-            d.blocksHost =
-                (r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH &&
-                 (!async || d.dst == MemoryKind::kPageable)) ||
-                (r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD && d.src == MemoryKind::kPageable);
+            if (r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH &&
+                (!async || d.dst == MemoryKind::kPageable)) {
+                d.blockingName = "blocking DtoH copy";
+            } else if (r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD && !async &&
+                       d.src == MemoryKind::kPageable) {
+                d.blockingName = "blocking HtoD copy";
+            }
             m_device.push_back(std::move(d));
             return;
         }
@@ -331,18 +334,6 @@ LaneId RecordHandler::hostLane(RunId run, std::int64_t tid) {
     return m_env.laneOfThread ? m_env.laneOfThread(run, tid) : namedLane(run, "host");
 }
 
-Event RecordHandler::event(RunId run, LaneId lane, EventKind kind, StringId name, TimestampNs start,
-                           TimestampNs end) {
-    Event e;
-    e.run = run;
-    e.lane = lane;
-    e.kind = kind;
-    e.name = name;
-    e.startNs = start;
-    e.endNs = end;
-    return e;
-}
-
 void RecordHandler::tagFromOp(Event& e, std::uint32_t correlation, std::int32_t flushedStep,
                               Category fallback) {
     e.category = fallback;
@@ -382,8 +373,8 @@ void RecordHandler::writeApiCalls(Resolution& r) {
         for (const auto& [correlation, call] : *calls) {
             const RunId run = runOf(correlation, r);
             if (run == 0 || ignored(call)) continue;  // outside any run, or the profiler's own
-            Event e = event(run, hostLane(run, call.tid), EventKind::kRuntime,
-                            apiNameId(call.driver, call.cbid), call.start, call.end);
+            Event e = makeEvent(run, hostLane(run, call.tid), EventKind::kRuntime,
+                                apiNameId(call.driver, call.cbid), call.start, call.end);
             e.correlation = correlation;
             tagFromOp(e, correlation, r.flushedStep, Category::kNone);
             m_env.writer->record(e);
@@ -403,8 +394,8 @@ void RecordHandler::writeDeviceRecords(Resolution& r) {
         const RunId run = runOf(d.correlation, r);
         if (run == 0) continue;
         r.streamDevice[d.stream] = d.device;
-        Event e =
-            event(run, streamLane(run, d.device, d.stream), d.kind, intern(d.name), d.start, d.end);
+        Event e = makeEvent(run, streamLane(run, d.device, d.stream), d.kind, intern(d.name),
+                            d.start, d.end);
         e.correlation = d.correlation;
         e.bytes = d.bytes;
         e.srcKind = d.src;
@@ -416,15 +407,13 @@ void RecordHandler::writeDeviceRecords(Resolution& r) {
         if (d.kind == EventKind::kMemcpy) ++m_counts.memcpys;
         if (d.kind == EventKind::kMemset) ++m_counts.memsets;
         m_env.writer->record(e);
-        if (d.blocksHost && call != nullptr) {
+        if (d.blockingName != nullptr && call != nullptr) {
             // The host was blocked for the whole API call: a sync point on the calling thread (same
             // bytes and memory kinds as the copy). Written after the syncs: one may extend it.
             Event s = e;
             s.lane = hostLane(run, call->tid);
             s.kind = EventKind::kSync;
-            s.name = intern(d.kind == EventKind::kMemcpy && d.name == "memcpy HtoD"
-                                ? "blocking HtoD copy"
-                                : "blocking DtoH copy");
+            s.name = intern(d.blockingName);
             s.startNs = call->start;
             s.endNs = call->end;
             tagFromOp(s, d.correlation, r.flushedStep, Category::kSync);
@@ -450,8 +439,8 @@ void RecordHandler::writeSyncs(Resolution& r) {
             // time): a marker on the stream where the wait was queued, not a device interval.
             const auto device =
                 r.streamDevice.count(sync.stream) ? r.streamDevice[sync.stream] : 0u;
-            Event e = event(run, streamLane(run, device, sync.stream), EventKind::kMarker,
-                            intern(syncName(sync.type)), sync.start, sync.start);
+            Event e = makeEvent(run, streamLane(run, device, sync.stream), EventKind::kMarker,
+                                intern(syncName(sync.type)), sync.start, sync.start);
             e.correlation = sync.correlation;
             tagFromOp(e, sync.correlation, r.flushedStep, Category::kSync);
             m_env.writer->record(e);
@@ -467,10 +456,10 @@ void RecordHandler::writeSyncs(Resolution& r) {
                 continue;
             }
         }
-        Event e = event(run,
-                        call != nullptr ? hostLane(run, call->tid)
-                                        : namedLane(run, "CUDA syncs (thread unknown)"),
-                        EventKind::kSync, intern(syncName(sync.type)), sync.start, sync.end);
+        Event e = makeEvent(run,
+                            call != nullptr ? hostLane(run, call->tid)
+                                            : namedLane(run, "CUDA syncs (thread unknown)"),
+                            EventKind::kSync, intern(syncName(sync.type)), sync.start, sync.end);
         ++m_counts.syncs;
         e.correlation = sync.correlation;
         tagFromOp(e, sync.correlation, r.flushedStep, Category::kSync);
@@ -493,8 +482,8 @@ void RecordHandler::writeEventMarks(Resolution& r) {
         const RunId run = runOf(mark.correlation, r);
         if (run == 0) continue;
         const auto device = r.streamDevice.count(mark.stream) ? r.streamDevice[mark.stream] : 0u;
-        Event e = event(run, streamLane(run, device, mark.stream), EventKind::kMarker,
-                        intern("cudaEventRecord"), call->end, call->end);
+        Event e = makeEvent(run, streamLane(run, device, mark.stream), EventKind::kMarker,
+                            intern("cudaEventRecord"), call->end, call->end);
         e.correlation = mark.correlation;
         tagFromOp(e, mark.correlation, r.flushedStep, Category::kNone);
         m_env.writer->record(e);
@@ -504,16 +493,16 @@ void RecordHandler::writeEventMarks(Resolution& r) {
 void RecordHandler::writeHostRanges(Resolution& r) {
     if (r.currentRun == 0) return;  // NVTX and overhead carry no op: the current run's, if any
     for (const NvtxRange& range : m_nvtx) {
-        Event e = event(r.currentRun, hostLane(r.currentRun, range.tid),
-                        range.end == range.start ? EventKind::kMarker : EventKind::kRange,
-                        intern(range.name), range.start, range.end);
+        Event e = makeEvent(r.currentRun, hostLane(r.currentRun, range.tid),
+                            range.end == range.start ? EventKind::kMarker : EventKind::kRange,
+                            intern(range.name), range.start, range.end);
         e.step = r.flushedStep;
         ++m_counts.markers;
         m_env.writer->record(e);
     }
     for (const Overhead& o : m_overheads) {
-        Event e = event(r.currentRun, namedLane(r.currentRun, "CUPTI overhead"), EventKind::kRange,
-                        intern(o.name), o.start, o.end);
+        Event e = makeEvent(r.currentRun, namedLane(r.currentRun, "CUPTI overhead"),
+                            EventKind::kRange, intern(o.name), o.start, o.end);
         e.step = r.flushedStep;
         m_env.writer->record(e);
     }

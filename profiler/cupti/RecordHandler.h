@@ -101,8 +101,10 @@ class RecordHandler {
         std::int64_t bytes = 0;
         MemoryKind src = MemoryKind::kUnknown;
         MemoryKind dst = MemoryKind::kUnknown;
-        bool blocksHost = false;  // a device->host copy that blocked the calling thread
-        bool carried = false;     // already waited one flush for its API call
+        // A copy that blocked the calling thread: the name of its sync point ("blocking DtoH
+        // copy", "blocking HtoD copy"); null when it did not block.
+        const char* blockingName = nullptr;
+        bool carried = false;  // already waited one flush for its API call
     };
     struct SyncRecord {
         CUpti_ActivitySynchronizationType type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN;
@@ -163,8 +165,6 @@ class RecordHandler {
     const OpContext* opOf(std::uint32_t correlation) const;
     RunId runOf(std::uint32_t correlation, const Resolution& r) const;
     LaneId hostLane(RunId run, std::int64_t tid);
-    static Event event(RunId run, LaneId lane, EventKind kind, StringId name, TimestampNs start,
-                       TimestampNs end);
 
     // The blocking copy of thread `tid` whose API call ended last before `syncCallStart`, when no
     // other runtime call of that thread started in between; else null.

@@ -97,12 +97,11 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
     if (isFunction && t_state.openFunctions == 0) {
         self->m_tracer.counters().add(Counter::kOpsDispatched);
     }
-    const Tags tags = HostTracer::currentTags();
     if (countedSync) {
         self->m_tracer.counters().add(Counter::kWouldSyncOps);
         // Counted from what blocks, not by hand in the routing code: bincount's output size is a
         // host read too (on CUDA it reads the maximum back).
-        if (tags.glueRange == self->m_routingRange) {
+        if (HostTracer::currentTags().glueRange == self->m_routingRange) {
             self->m_tracer.counters().add(Counter::kRoutingHostReads);
         }
         if (name.syncKind == SyncKind::kHostRead || name.syncKind == SyncKind::kDeviceToHost) {
@@ -112,6 +111,7 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
     }
     if (isFunction) ++t_state.openFunctions;
     if (DeviceCapture* capture = self->m_tracer.deviceCapture()) {
+        const Tags tags = HostTracer::currentTags();
         capture->enterOp(fn.handle(), OpContext{name.id, tags.step, tags.layer, tags.microbatch,
                                                 tags.category != Category::kNone ? tags.category
                                                                                  : Category::kMath,

@@ -24,14 +24,8 @@ void PipelineRecorder::record(RunId run, LaneId lane, const char* name, EventKin
                               std::int32_t step, std::int32_t stage, std::int32_t microbatch,
                               std::int64_t bytes) {
     if (m_tracer == nullptr || run == 0 || lane == 0 || end <= start) return;
-    Event e;
-    e.run = run;
-    e.lane = lane;
-    e.kind = kind;
+    Event e = makeEvent(run, lane, kind, m_tracer->intern(name), start, end);
     e.category = category;
-    e.name = m_tracer->intern(name);
-    e.startNs = start;
-    e.endNs = end;
     e.step = step;
     e.layer = stage;
     e.microbatch = microbatch;

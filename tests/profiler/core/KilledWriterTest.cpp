@@ -20,7 +20,7 @@ constexpr int kEventsPerStep = 500;
 
 [[noreturn]] void writeStepsForever(const std::string& db) {
     TraceWriter writer(db);
-    RunId run = writer.beginRun(RunInfo{"killed", "", "", "{}", "[]", "{}", ""});
+    RunId run = writer.beginRun(RunInfo{"killed", "", "", "{}", "[]", "{}", "", {}});
     LaneId lane = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
     StringId name = writer.intern("work");
     for (std::int32_t step = 0;; ++step) {

@@ -116,16 +116,13 @@ TEST(CuptiChoiceTest, AnotherCuptiClientInTheProcessKeepsGpuCaptureOffAndSaysWhi
 // NVTX of other code reaches CUPTI only through NVTX_INJECTION64_PATH naming the loaded libcupti:
 // opt-in (glueprof never sets it), and the run header says how to capture it or why it is not.
 TEST(CuptiChoiceTest, NvtxInjectionIsTheUsersChoiceAndTheHeaderSaysWhatIsCaptured) {
-    const NvtxInjection unset = nvtxInjection("", "/usr/local/cuda/lib64/libcupti.so.13");
-    EXPECT_EQ(unset.setTo, "");
-    EXPECT_NE(unset.note.find("NVTX_INJECTION64_PATH=/usr/local/cuda/lib64/libcupti.so.13"),
+    EXPECT_NE(nvtxInjectionNote("", "/usr/local/cuda/lib64/libcupti.so.13")
+                  .find("NVTX_INJECTION64_PATH=/usr/local/cuda/lib64/libcupti.so.13 captures it"),
               std::string::npos);
-    const NvtxInjection same = nvtxInjection("/x/libcupti.so.13", "/x/libcupti.so.13");
-    EXPECT_EQ(same.setTo, "");
-    EXPECT_EQ(same.note, "");
-    const NvtxInjection other = nvtxInjection("/opt/tool/libinject.so", "/x/libcupti.so.13");
-    EXPECT_EQ(other.setTo, "");  // never overwritten
-    EXPECT_NE(other.note.find("only glueprof's own ranges"), std::string::npos);
+    EXPECT_EQ(nvtxInjectionNote("/x/libcupti.so.13", "/x/libcupti.so.13"), "");  // captured
+    EXPECT_NE(nvtxInjectionNote("/opt/tool/libinject.so", "/x/libcupti.so.13")
+                  .find("only glueprof's own ranges"),
+              std::string::npos);
 }
 
 }  // namespace

@@ -308,6 +308,9 @@ TEST_F(CuptiRecordsTest, APageableHostToDeviceCopyIsASyncPointAndAPinnedOneIsNot
     r.addRuntime(1, 2000, 2010, 21, kTid);
     r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 64, 2100, 2150, 21,
                 CUPTI_ACTIVITY_MEMORY_KIND_PINNED, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, true, 7, 0);
+    r.addRuntime(1, 3000, 3010, 22, kTid);  // asynchronous from pageable memory: not counted
+    r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 64, 3100, 3150, 22,
+                CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, true, 7, 0);
     r.feed(*m_handler);
     m_handler->resolve(3);
     EXPECT_EQ(m_handler->counts().blockingCopies, 1);
