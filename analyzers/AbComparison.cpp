@@ -120,7 +120,10 @@ AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
     result.optimizedRun = optimized.run().id;
 
     for (TimingMetric metric : kTimingMetrics) {
-        result.metrics.push_back(compareMetric(metric, base, opt));
+        MetricComparison m = compareMetric(metric, base, opt);
+        // A phase neither run has (an imported trace has no forward/backward ranges) is no row.
+        if (metric != primaryMetric && m.baseline == 0.0 && m.optimized == 0.0) continue;
+        result.metrics.push_back(m);
     }
 
     auto baseCounters = measuredCounters(baseline);
@@ -136,7 +139,9 @@ AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
         c.optimizedConstant = allEqual(other->second);
         result.counters.push_back(c);
     }
-    result.lossEqual = lossesBitwiseEqual(baseline, optimized);
+    result.lossRecorded = baseline.run().identity.kind != RunKind::kImported &&
+                          optimized.run().identity.kind != RunKind::kImported;
+    result.lossEqual = result.lossRecorded && lossesBitwiseEqual(baseline, optimized);
     if (!baseline.steps().empty()) result.baselineFinalLoss = baseline.steps().back().loss;
     if (!optimized.steps().empty()) result.optimizedFinalLoss = optimized.steps().back().loss;
     return result;

@@ -46,6 +46,8 @@ struct AbComparison {
     std::vector<MetricComparison> metrics;
     std::vector<CounterComparison> counters;
     bool lossEqual = false;  // every step's loss identical bit for bit
+    // False when either run has no losses to compare (an imported trace): lossEqual is false then.
+    bool lossRecorded = true;
     double baselineFinalLoss = 0.0;
     double optimizedFinalLoss = 0.0;
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include "analyzers/Statistics.h"
 
@@ -30,9 +31,60 @@ std::string opKey(const SyncPoint& p) { return p.op; }
 std::string layerKey(const SyncPoint& p) {
     return p.layer == kNoTag ? std::string("outside layers") : "layer " + std::to_string(p.layer);
 }
+std::string awaitedKey(const SyncPoint& p) {
+    return p.awaited.empty() ? std::string("(nothing)") : p.awaited;
+}
 std::string rangeKey(const SyncPoint& p) {
     return p.range.empty() ? std::string("(none)") : p.range;
 }
+
+// Device work by launch time (its runtime call's start, else its own start), with the running
+// latest-ending work of each prefix: what a sync that begins at t waits for is the prefix
+// launched before t's latest-ending work.
+class LaunchedWork {
+  public:
+    explicit LaunchedWork(const TraceModel& trace) {
+        std::unordered_map<std::int64_t, TimestampNs> launchStart;
+        for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
+            for (const Event& e : trace.eventsOnLane(lane)) {
+                if (e.kind == EventKind::kRuntime && e.correlation != 0)
+                    launchStart.emplace(e.correlation, e.startNs);
+            }
+        }
+        for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
+            if (trace.lanes()[lane].kind != LaneKind::kCudaStream) continue;
+            for (const Event& e : trace.eventsOnLane(lane)) {
+                if (e.kind != EventKind::kKernel && e.kind != EventKind::kMemcpy &&
+                    e.kind != EventKind::kMemset)
+                    continue;
+                auto launch =
+                    e.correlation != 0 ? launchStart.find(e.correlation) : launchStart.end();
+                m_work.push_back({launch != launchStart.end() ? launch->second : e.startNs, &e});
+            }
+        }
+        std::sort(m_work.begin(), m_work.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        const Event* latest = nullptr;
+        for (const auto& [launched, e] : m_work) {
+            if (latest == nullptr || e->endNs >= latest->endNs) latest = e;
+            m_latest.push_back(latest);
+        }
+    }
+    const Event* awaitedBy(TimestampNs syncStart) const {
+        // At or before: a blocking copy's sync begins with the call that launched the copy.
+        auto after =
+            std::upper_bound(m_work.begin(), m_work.end(), syncStart,
+                             [](TimestampNs t, const std::pair<TimestampNs, const Event*>& w) {
+                                 return t < w.first;
+                             });
+        if (after == m_work.begin()) return nullptr;
+        return m_latest[static_cast<std::size_t>(after - m_work.begin()) - 1];
+    }
+
+  private:
+    std::vector<std::pair<TimestampNs, const Event*>> m_work;
+    std::vector<const Event*> m_latest;
+};
 
 }  // namespace
 
@@ -47,6 +99,7 @@ SyncPointsResult analyzeSyncPoints(const TraceModel& trace) {
         result.hostSyncsPerStep[step] = 0;
         result.blockedNsPerStep[step] = 0;
     }
+    const LaunchedWork launched(trace);
     for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
         std::vector<const Event*> openRanges;  // stacks: events are sorted parents first
         std::vector<const Event*> openOps;
@@ -70,6 +123,7 @@ SyncPointsResult analyzeSyncPoints(const TraceModel& trace) {
                 p.startNs = e.startNs;
                 p.durationNs = e.durationNs();
                 p.hostRead = true;
+                if (const Event* w = launched.awaitedBy(e.startNs)) p.awaited = trace.name(w->name);
                 ++result.hostSyncsPerStep[p.step];
                 result.blockedNsPerStep[p.step] += p.durationNs;
                 result.hostSyncs.push_back(std::move(p));
@@ -98,6 +152,7 @@ SyncPointsResult analyzeSyncPoints(const TraceModel& trace) {
     result.medianPerStep = median(counts);
     if (result.hostSyncsCaptured) {
         result.hostSyncsByOp = groupBy(result.hostSyncs, opKey);
+        result.hostSyncsByAwaited = groupBy(result.hostSyncs, awaitedKey);
         std::vector<double> syncs;
         std::vector<double> blocked;
         for (const auto& [step, count] : result.hostSyncsPerStep)

@@ -18,6 +18,11 @@ struct SyncPoint {
     TimestampNs startNs = 0;
     TimestampNs durationNs = 0;
     bool hostRead = false;  // reads a device value back (not only an output-size sync)
+    // Host syncs (GPU view): the device work the sync waits for, as HTA's critical path links it —
+    // of the kernels, copies and memsets launched before the sync began (or by its own call) (on
+    // any stream: the store does not keep which stream a sync waits on), the one that finishes
+    // last; "" when none.
+    std::string awaited;
 };
 
 struct SyncGroup {
@@ -44,7 +49,8 @@ struct SyncPointsResult {
     std::vector<SyncPoint> hostSyncs;
     std::map<std::int32_t, std::int64_t> hostSyncsPerStep;
     std::map<std::int32_t, TimestampNs> blockedNsPerStep;
-    std::vector<SyncGroup> hostSyncsByOp;  // sorted by count
+    std::vector<SyncGroup> hostSyncsByOp;       // sorted by count
+    std::vector<SyncGroup> hostSyncsByAwaited;  // key: the awaited work ("(nothing)" when none)
     double medianHostSyncsPerStep = 0.0;
     double medianSyncBlockedMs = 0.0;  // per step
 };

@@ -5,6 +5,12 @@ find_package(SQLite3 REQUIRED)
 find_package(fmt REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(CLI11 REQUIRED)
+# glueprof import: zlib (gzip'd traces) and RapidJSON's SAX reader (header-only).
+find_package(ZLIB REQUIRED)
+find_path(RAPIDJSON_INCLUDE_DIR rapidjson/reader.h)
+if(NOT RAPIDJSON_INCLUDE_DIR)
+  message(FATAL_ERROR "RapidJSON headers not found: install rapidjson-dev (scripts/bootstrap.sh does)")
+endif()
 
 if(DEFINED ENV{TORCH_DIR} AND NOT DEFINED Torch_DIR)
   set(Torch_DIR "$ENV{TORCH_DIR}")

@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev
   libbenchmark-dev
   nlohmann-json3-dev
+  rapidjson-dev zlib1g-dev                # glueprof import: RapidJSON's SAX reader over zlib's gzip stream
   libcli11-dev
   libfmt-dev
   libimgui-dev libglfw3-dev libstb-dev  # glueprof-gui: Dear ImGui 1.86 with its GLFW/OpenGL 3 backends

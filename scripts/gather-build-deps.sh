@@ -11,7 +11,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$repo/deps/debs}
 # The -dev packages, and the runtime library each links (named by the archive: libfmt9 on Debian 12,
 # libfmt10 on 13).
-dev=(libsqlite3-dev libfmt-dev nlohmann-json3-dev libcli11-dev)
+dev=(libsqlite3-dev libfmt-dev nlohmann-json3-dev libcli11-dev rapidjson-dev zlib1g-dev)
 runtime=()
 for pkg in libsqlite3-dev libfmt-dev; do
   lib=$(apt-cache depends "$pkg" 2>/dev/null | sed -n 's/^ *Depends: \(lib\(sqlite3-0\|fmt[0-9][0-9]*\)\)$/\1/p' | head -1)

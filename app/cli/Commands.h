@@ -17,5 +17,7 @@ void registerCheckCommand(CLI::App& app, Action& action);
 void registerExportCommand(CLI::App& app, Action& action);
 void registerReportCommand(CLI::App& app, Action& action);
 void registerSimulateCommand(CLI::App& app, Action& action);
+void registerImportCommand(CLI::App& app, Action& action);
+void registerCompareCommand(CLI::App& app, Action& action);
 
 }  // namespace glueprof::cli

@@ -28,35 +28,12 @@ struct ReportOptions {
     std::string out;
 };
 
-std::vector<RunId> parseRuns(const std::string& text) {
-    std::vector<RunId> ids;
-    std::stringstream list(text);
-    std::string item;
-    while (std::getline(list, item, ',')) {
-        try {
-            std::size_t used = 0;
-            const long long id = std::stoll(item, &used);
-            if (used != item.size() || id <= 0) throw std::invalid_argument(item);
-            ids.push_back(id);
-        } catch (const std::logic_error&) {
-            throw usageError(fmt::format(
-                "bad --runs '{}': give one run id or two, BASELINE,OPTIMIZED (see `glueprof list`)",
-                text));
-        }
-    }
-    if (ids.empty() || ids.size() > 2) {
-        throw usageError(
-            fmt::format("bad --runs '{}': give one run id or two, BASELINE,OPTIMIZED", text));
-    }
-    return ids;
-}
-
 int report(const ReportOptions& o) {
     requireOutputBesideDatabase(o.out, o.db, "--out");
     TraceReader reader(o.db);
     std::vector<RunId> ids;
     if (!o.runs.empty()) {
-        ids = parseRuns(o.runs);
+        ids = parseRunIds(o.runs);
     } else {
         if (const std::optional<AbPair> newest = newestAbPair(reader.listRuns())) {
             ids = {newest->baseline.id, newest->optimized.id};

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <sstream>
+#include <stdexcept>
+
 #include "profiler/core/Error.h"
 
 namespace glueprof::cli {
@@ -12,6 +15,29 @@ RunId chooseRun(const TraceReader& reader, RunId requested, const std::string& d
     if (runs.empty())
         throw inputError(fmt::format("'{}' holds no runs: record one with `glueprof run`", db));
     return runs.back().id;
+}
+
+std::vector<RunId> parseRunIds(const std::string& text) {
+    std::vector<RunId> ids;
+    std::stringstream list(text);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+        try {
+            std::size_t used = 0;
+            const long long id = std::stoll(item, &used);
+            if (used != item.size() || id <= 0) throw std::invalid_argument(item);
+            ids.push_back(id);
+        } catch (const std::logic_error&) {
+            throw usageError(fmt::format(
+                "bad --runs '{}': give one run id or two, BASELINE,OPTIMIZED (see `glueprof list`)",
+                text));
+        }
+    }
+    if (ids.empty() || ids.size() > 2) {
+        throw usageError(
+            fmt::format("bad --runs '{}': give one run id or two, BASELINE,OPTIMIZED", text));
+    }
+    return ids;
 }
 
 }  // namespace glueprof::cli

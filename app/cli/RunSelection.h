@@ -11,4 +11,7 @@ namespace glueprof::cli {
 // `requested`, or the newest run when it is 0; an input error when the database has none.
 RunId chooseRun(const TraceReader& reader, RunId requested, const std::string& db);
 
+// `--runs` text: "A" or "A,B" (positive ids); a usage error otherwise.
+std::vector<RunId> parseRunIds(const std::string& text);
+
 }  // namespace glueprof::cli

@@ -22,6 +22,8 @@ int main(int argc, char** argv) {
     cli::registerExportCommand(app, action);
     cli::registerReportCommand(app, action);
     cli::registerSimulateCommand(app, action);
+    cli::registerImportCommand(app, action);
+    cli::registerCompareCommand(app, action);
     cli::registerDoctorCommand(app, action);
     try {
         app.parse(argc, argv);

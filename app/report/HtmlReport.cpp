@@ -219,7 +219,10 @@ std::string renderResultsHtml(const Results& report) {
             "{}: <b>{}</b>. "
             "Loss {} at every step.</p>\n",
             escapeMarkup(c.toggle), c.baselineRun, c.optimizedRun, toString(c.primaryMetric),
-            toString(c.verdict()), c.lossEqual ? "bit-identical" : "<b>differs</b>");
+            toString(c.verdict()),
+            !c.lossRecorded ? "not recorded"
+            : c.lossEqual   ? "bit-identical"
+                            : "<b>differs</b>");
         html += phaseBars(c);
     }
     for (const RunAnalysis& r : report.runs) {

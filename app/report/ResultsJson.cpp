@@ -105,6 +105,8 @@ void addSyncPoints(const SyncPointsResult& s, nlohmann::json& j) {
     if (s.hostSyncsCaptured) {  // the GPU's real syncs (CUPTI)
         j["host_syncs_per_step"] = s.medianHostSyncsPerStep;
         j["sync_blocked_ms"] = s.medianSyncBlockedMs;
+        j["host_syncs_by_op"] = syncGroupsJson(s.hostSyncsByOp, "op");
+        j["host_syncs_by_awaited"] = syncGroupsJson(s.hostSyncsByAwaited, "awaited");
     }
 }
 
@@ -178,6 +180,7 @@ nlohmann::json toJson(const Comparison& comparison, const Results& results) {
                         {"metrics", metrics},
                         {"counters", counters},
                         {"loss_equal", c.lossEqual},
+                        {"loss_recorded", c.lossRecorded},
                         {"final_loss", {c.baselineFinalLoss, c.optimizedFinalLoss}},
                         {"diagnostics", toJson(diagnostics)}};
     if (b.analysis.syncPoints.hostSyncsCaptured || o.analysis.syncPoints.hostSyncsCaptured) {

@@ -45,7 +45,9 @@ std::string verdictTable(const Results& results) {
         const MetricComparison* m = c.metric(c.primaryMetric);
         md += fmt::format("| {} | {} | {} | {} | {} |\n", code(c.toggle), toString(c.verdict()),
                           toString(c.primaryMetric), m != nullptr ? speedupCell(*m) : "-",
-                          c.lossEqual ? "bit-identical" : "differs");
+                          !c.lossRecorded ? "not recorded"
+                          : c.lossEqual   ? "bit-identical"
+                                          : "differs");
     }
     for (const SkippedComparison& s : results.skipped) {
         md += fmt::format("| {} | skipped | - | - | {} |\n", code(s.toggle), s.reason);
@@ -124,7 +126,10 @@ std::string comparisonSection(const Comparison& comparison, const Results& resul
                           speedupCell(m));
     }
     md += fmt::format("\nVerdict on {}: {}. Loss {} at every step.\n", toString(c.primaryMetric),
-                      toString(c.verdict()), c.lossEqual ? "bit-identical" : "DIFFERS");
+                      toString(c.verdict()),
+                      !c.lossRecorded ? "not recorded"
+                      : c.lossEqual   ? "bit-identical"
+                                      : "DIFFERS");
     md += "\n| counter (per step) | baseline | optimized |\n|---|---:|---:|\n";
     for (const CounterComparison& k : c.counters) {
         md += fmt::format("| {} | {:g} | {:g} |\n", k.name, k.baseline, k.optimized);
@@ -146,6 +151,23 @@ std::string runSection(const RunAnalysis& r) {
     md += "\n### Sync points by layer (measured steps)\n\n| layer | count |\n|---|---:|\n";
     for (const SyncGroup& g : a.syncPoints.byLayer) {
         md += fmt::format("| {} | {} |\n", code(g.key), g.count);
+    }
+    if (a.syncPoints.hostSyncsCaptured) {
+        md += fmt::format(
+            "\n### Host syncs on the GPU (measured steps)\n\n{:g} per step, blocking {:.3f} ms "
+            "per step.\n\n| sync | op | awaited device work | ms |\n|---|---|---|---:|\n",
+            a.syncPoints.medianHostSyncsPerStep, a.syncPoints.medianSyncBlockedMs);
+        constexpr std::size_t kShown = 20;
+        for (std::size_t i = 0; i < a.syncPoints.hostSyncs.size() && i < kShown; ++i) {
+            const SyncPoint& p = a.syncPoints.hostSyncs[i];
+            const std::string awaited =
+                p.awaited.size() > 100 ? p.awaited.substr(0, 100) + "..." : p.awaited;
+            md += fmt::format("| step {} | {} | {} | {:.3f} |\n", p.step, code(p.op),
+                              awaited.empty() ? "(none launched)" : code(awaited),
+                              static_cast<double>(p.durationNs) / 1e6);
+        }
+        if (a.syncPoints.hostSyncs.size() > kShown)
+            md += fmt::format("\n({} more)\n", a.syncPoints.hostSyncs.size() - kShown);
     }
     if (a.copyOverlap.total.copies > 0) {
         md += fmt::format(

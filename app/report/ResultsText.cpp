@@ -70,9 +70,10 @@ std::string comparisonBlock(const Comparison& comparison, const Results& results
     }
     out += sideFigures(b.analysis, o.analysis);
     out += fmt::format("  {:<34} {}\n", "loss",
-                       c.lossEqual ? "equal, bit for bit, at every step"
-                                   : fmt::format("DIFFERS (final {:.6f} vs {:.6f})",
-                                                 c.baselineFinalLoss, c.optimizedFinalLoss));
+                       !c.lossRecorded ? "not recorded (imported traces)"
+                       : c.lossEqual   ? "equal, bit for bit, at every step"
+                                       : fmt::format("DIFFERS (final {:.6f} vs {:.6f})",
+                                                     c.baselineFinalLoss, c.optimizedFinalLoss));
     out += fmt::format("  {:<34} {}\n", "verdict", verdictLine(c));
     for (const RunAnalysis* r : {&b, &o}) {
         for (const Diagnostic& d : r->diagnostics) {
@@ -141,6 +142,10 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
                            a.syncPoints.medianHostSyncsPerStep);
         out += fmt::format("  {:<24} {:>10.3f}\n", "sync blocked ms per step",
                            a.syncPoints.medianSyncBlockedMs);
+        for (const SyncGroup& g : a.syncPoints.hostSyncsByAwaited) {
+            out += fmt::format("    waiting for {:<60.60} {:>6} in all, {:.3f} ms\n", g.key,
+                               g.count, g.totalMs);
+        }
     }
     out += "  advisor:\n" + renderFindingsText(a.findings);
     for (const Diagnostic& d : r.diagnostics)

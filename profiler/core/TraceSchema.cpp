@@ -220,8 +220,9 @@ const char* const kSelectSteps =
 const char* const kSelectCounters =
     "SELECT step, name, value FROM counters WHERE run_id = ?1 ORDER BY step, name";
 // A capture writes a name's count in several rows as it goes (so a killed run keeps them): summed.
+// One name may also stand for several things, each with its own detail (an import's skips).
 const char* const kSelectDiagnostics =
-    "SELECT name, SUM(value), MIN(detail) FROM diagnostics WHERE run_id = ?1 GROUP BY name "
+    "SELECT name, SUM(value), detail FROM diagnostics WHERE run_id = ?1 GROUP BY name, detail "
     "ORDER BY MIN(id)";
 
 }  // namespace sql

@@ -92,7 +92,9 @@ class DashboardPanel : public Panel {
                 ImGui::Text("Verdict (%s): %s, %.3fx [%.3f, %.3f]; loss %s",
                             toString(cmp.primaryMetric), toString(cmp.verdict()), primary->speedup,
                             primary->speedupLow, primary->speedupHigh,
-                            cmp.lossEqual ? "bit-identical" : "DIFFERS");
+                            !cmp.lossRecorded ? "not recorded"
+                            : cmp.lossEqual   ? "bit-identical"
+                                              : "DIFFERS");
             }
             double top = 0.0;
             for (const MetricComparison& m : cmp.metrics)

@@ -1,0 +1,141 @@
+// glueprof import: traces recorded by other tools (torch.profiler / Kineto JSON, Nsight Systems
+// SQLite exports) into a trace database, one run per file and rank, for every analyzer, the GUI,
+// `compare` and `check` (docs/import.md).
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <iostream>
+#include <memory>
+#include <optional>
+
+#include "app/cli/Commands.h"
+#include "profiler/core/Error.h"
+#include "profiler/core/OutputPath.h"
+#include "profiler/core/TraceWriter.h"
+#include "profiler/import/TraceImporter.h"
+
+namespace glueprof::cli {
+
+namespace {
+
+struct ImportCliOptions {
+    std::vector<std::string> inputs;
+    std::string db = "runs.sqlite";
+    std::string label;
+    std::string name = "imported";
+    std::string stepPrefix = "ProfilerStep#";
+    bool noPython = false;
+    bool ab = false;
+};
+
+std::string joinCounts(const std::map<std::string, std::int64_t>& counts) {
+    std::string out;
+    for (const auto& [what, n] : counts)
+        out += fmt::format("{}{} {}", out.empty() ? "" : ", ", n, what);
+    return out.empty() ? "none" : out;
+}
+
+// One line per run: where it came from, events by kind, steps, what was skipped and why.
+std::string importLine(RunId id, const ImportedRun& run, const std::string& stepPrefix) {
+    std::int64_t events = 0;
+    for (const auto& [kind, n] : run.eventsByKind) events += n;
+    std::string rank;
+    if (run.rank)
+        rank = run.worldSize ? fmt::format(", rank {} of {}", *run.rank, *run.worldSize)
+                             : fmt::format(", rank {}", *run.rank);
+    const std::size_t steps = run.model.steps().size();
+    return fmt::format(
+        "imported run {} from '{}' ({}, {}{}): read {}; stored {} events ({}); {}; skipped: "
+        "{}\n",
+        id, run.source, run.format, run.formatDetail, rank, joinCounts(run.read), events,
+        joinCounts(run.eventsByKind),
+        run.stepsFound
+            ? fmt::format("{} step{} ({}N ranges)", steps, steps == 1 ? "" : "s", stepPrefix)
+            : fmt::format("no {}N ranges: the whole trace is one step", stepPrefix),
+        joinCounts(run.skipped));
+}
+
+std::string labelOf(const ImportCliOptions& o, const ImportedRun& run, std::size_t files) {
+    std::string label =
+        o.label.empty() ? std::filesystem::path(run.source).filename().string() : o.label;
+    if (!o.label.empty() && files > 1 && run.rank) label += fmt::format(" rank {}", *run.rank);
+    return label;
+}
+
+int importTraces(const ImportCliOptions& o) {
+    requireParentDirectory(o.db, "write the trace database", "--db");
+    const std::vector<std::string> files = expandTraceInputs(o.inputs);
+    if (o.ab && files.size() != 2) {
+        throw usageError(fmt::format(
+            "--ab compares two traces, BEFORE AFTER; {} trace file(s) were given", files.size()));
+    }
+    ImportOptions options;
+    options.stepPrefix = o.stepPrefix;
+    options.keepPythonFunctions = !o.noPython;
+    // An A/B is read whole before the database is touched, so a bad second trace leaves no lone
+    // first arm; other imports write each run as soon as it is read.
+    std::vector<ImportedRun> read;
+    if (o.ab) {
+        for (const std::string& file : files) read.push_back(readTrace(file, options));
+    }
+    std::unique_ptr<TraceWriter> writer;
+    std::vector<RunId> ids;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        ImportedRun run = o.ab ? std::move(read[i]) : readTrace(files[i], options);
+        if (!writer) {
+            writer = std::make_unique<TraceWriter>(o.db);
+            if (!writer->upgradeNotice().empty()) std::cout << writer->upgradeNotice() << "\n";
+        }
+        RunInfo info;
+        info.label = labelOf(o, run, files.size());
+        if (o.ab) {
+            info.identity.arm = i == 0 ? Arm::kA : Arm::kB;
+            info.identity.abGroup = i == 0 ? TraceWriter::kStartsAbGroup : ids.front();
+            info.identity.toggle = o.name;
+            info.label += i == 0 ? " (A)" : " (B)";
+        }
+        const RunId id = storeImportedRun(*writer, run, info);
+        ids.push_back(id);
+        std::cout << importLine(id, run, o.stepPrefix);
+    }
+    writer->close();
+    if (o.ab) {
+        std::cout << fmt::format(
+            "A/B '{}': run {} (A) vs run {} (B); see it with `glueprof compare --db {} --runs "
+            "{},{}`, gate it with `glueprof check`\n",
+            o.name, ids[0], ids[1], o.db, ids[0], ids[1]);
+    }
+    return 0;
+}
+
+}  // namespace
+
+void registerImportCommand(CLI::App& app, Action& action) {
+    auto options = std::make_shared<ImportCliOptions>();
+    CLI::App* command = app.add_subcommand(
+        "import",
+        "import torch.profiler (Kineto JSON, .json.gz, a directory of per-rank files) or Nsight "
+        "Systems SQLite traces: one run per file and rank");
+    command->add_option("traces", options->inputs, "trace files or directories")->required();
+    command->add_option("--db", options->db, "trace database to add the runs to")
+        ->capture_default_str();
+    command->add_option("--label", options->label, "run label (default: the file name)");
+    command
+        ->add_option("--steps", options->stepPrefix,
+                     "ranges named PREFIX<N> are step N (torch.profiler: ProfilerStep#; an NVTX "
+                     "range name for Nsight traces)")
+        ->capture_default_str();
+    command->add_flag("--no-python", options->noPython,
+                      "skip python_function events (Kineto traces with with_stack=True)");
+    command->add_flag("--ab", options->ab,
+                      "the two traces are BEFORE and AFTER of one change: store them as an A/B "
+                      "pair (arms A and B) for compare, report, the GUI and check");
+    command
+        ->add_option("--name", options->name,
+                     "with --ab: the pair's name, which `check` baselines key on")
+        ->capture_default_str();
+    command->callback(
+        [options, &action] { action = [options] { return importTraces(*options); }; });
+}
+
+}  // namespace glueprof::cli

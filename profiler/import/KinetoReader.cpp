@@ -1,0 +1,698 @@
+#include "profiler/import/KinetoReader.h"
+
+#include <fmt/format.h>
+#include <rapidjson/error/en.h>
+#include <rapidjson/reader.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+#include "profiler/core/Error.h"
+#include "profiler/core/TraceNames.h"
+#include "profiler/import/CompressedInput.h"
+
+namespace glueprof {
+
+namespace {
+
+constexpr std::int64_t kAbsent = std::numeric_limits<std::int64_t>::min();
+constexpr std::int64_t kNoStream32 = 4294967295;  // "no stream" as some Kineto versions write it
+
+std::optional<std::int64_t> parseInteger(std::string_view text) {
+    std::int64_t value = 0;
+    auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (error == std::errc() && end == text.data() + text.size()) return value;
+    // "7.0" or "1e3": an integral value written as a decimal.
+    auto ns = microsToNanos(text);
+    if (ns && *ns % 1000 == 0) return *ns / 1000;
+    return std::nullopt;
+}
+
+std::string lower(std::string_view text) {
+    std::string out(text);
+    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+MemoryKind memoryKindOf(std::string_view word) {
+    const std::string w = lower(word);
+    if (w == "pageable") return MemoryKind::kPageable;
+    if (w == "pinned") return MemoryKind::kPinned;
+    if (w == "device" || w == "array" || w == "managed") return MemoryKind::kDevice;
+    return MemoryKind::kUnknown;
+}
+
+std::optional<MemoryKind> parseMemoryKindName(std::string_view text) {
+    for (MemoryKind kind :
+         {MemoryKind::kUnknown, MemoryKind::kPageable, MemoryKind::kPinned, MemoryKind::kDevice}) {
+        if (text == toString(kind)) return kind;
+    }
+    return std::nullopt;
+}
+
+// "Memcpy DtoH (Device -> Pageable)": the memory kinds in the parentheses.
+std::pair<MemoryKind, MemoryKind> copyKinds(std::string_view name) {
+    const auto open = name.find('(');
+    const auto arrow = name.find("->", open == std::string_view::npos ? 0 : open);
+    const auto close = name.find(')', arrow == std::string_view::npos ? 0 : arrow);
+    if (open == std::string_view::npos || arrow == std::string_view::npos ||
+        close == std::string_view::npos)
+        return {MemoryKind::kUnknown, MemoryKind::kUnknown};
+    auto trim = [](std::string_view s) {
+        while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+        while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+        return s;
+    };
+    return {memoryKindOf(trim(name.substr(open + 1, arrow - open - 1))),
+            memoryKindOf(trim(name.substr(arrow + 2, close - arrow - 2)))};
+}
+
+SyncKind syncKindOf(std::string_view text) {
+    const std::string t = lower(text);
+    if (t == "stream sync") return SyncKind::kStream;
+    if (t == "event sync") return SyncKind::kEvent;
+    if (t == "context sync") return SyncKind::kContext;
+    if (t == "stream wait event") return SyncKind::kStreamWaitEvent;
+    return SyncKind::kUnknown;
+}
+
+std::optional<Category> parseCategoryName(std::string_view text) {
+    for (int i = 0; i <= static_cast<int>(Category::kPhase); ++i) {
+        if (text == toString(static_cast<Category>(i))) return static_cast<Category>(i);
+    }
+    return std::nullopt;
+}
+
+// One traceEvents element's fields, reused from event to event (strings keep their capacity).
+struct RawEvent {
+    std::string ph, cat, name, pid, tid, id, syncKind, argName, category, src, dst;
+    bool pidNumeric = false, tidNumeric = false;
+    std::optional<TimestampNs> ts, dur;
+    std::int64_t correlation = kAbsent, externalId = kAbsent, stream = kAbsent, device = kAbsent,
+                 bytes = kAbsent, step = kAbsent, layer = kAbsent, microbatch = kAbsent,
+                 flags = kAbsent;
+    bool syncPoint = false;
+
+    void clear() {
+        for (std::string* s :
+             {&ph, &cat, &name, &pid, &tid, &id, &syncKind, &argName, &category, &src, &dst})
+            s->clear();
+        pidNumeric = tidNumeric = syncPoint = false;
+        ts.reset();
+        dur.reset();
+        correlation = externalId = stream = device = bytes = step = layer = microbatch = flags =
+            kAbsent;
+    }
+};
+
+// A device/runtime event without args.correlation, kept until the ac2g flows are known.
+struct PendingEvent {
+    std::size_t lane;
+    EventKind kind;
+    Category category;
+    std::string name;
+    TimestampNs start, end;
+    std::int64_t bytes;
+    MemoryKind src, dst;
+    std::string flowKey;  // pid/tid/ts of its flow end
+    bool flowStart;       // a launch (flow start) rather than device work (flow end)
+};
+
+class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, KinetoHandler> {
+  public:
+    KinetoHandler(const std::string& path, CompressedInput& input, TraceAssembly& assembly)
+        : m_path(path), m_input(input), m_assembly(assembly) {}
+
+    // Scalars. With kParseNumbersAsStringsFlag every number arrives as RawNumber.
+    bool Null() { return scalar(Scalar::kNull, {}); }
+    bool Bool(bool b) { return scalar(Scalar::kBool, b ? "true" : "false"); }
+    bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
+        return scalar(Scalar::kNumber, {s, n});
+    }
+    bool String(const char* s, rapidjson::SizeType n, bool) {
+        return scalar(Scalar::kString, {s, n});
+    }
+    bool Key(const char* s, rapidjson::SizeType n, bool) {
+        m_key.assign(s, n);
+        return true;
+    }
+    bool StartObject();
+    bool EndObject(rapidjson::SizeType);
+    bool StartArray();
+    bool EndArray(rapidjson::SizeType) {
+        m_stack.pop_back();
+        return true;
+    }
+
+    void finishFile(ImportedRun& run);
+    const std::string& error() const { return m_error; }
+    bool sawEvents() const { return m_sawEvents; }
+    std::optional<TimestampNs> baseTime() const { return m_baseTime; }
+    bool glueprofExport() const { return m_glueprofExport; }
+
+  private:
+    enum class Ctx {
+        kTop,
+        kEvents,
+        kEvent,
+        kArgs,
+        kDeviceList,
+        kDevice,
+        kDistributed,
+        kOther,
+        kIgnore
+    };
+    enum class Scalar { kNull, kBool, kNumber, kString };
+
+    bool scalar(Scalar kind, std::string_view text);
+    bool eventField(Scalar kind, std::string_view text);
+    bool argField(Scalar kind, std::string_view text);
+    bool fail(const std::string& what) {
+        m_error = fmt::format("'{}': byte {}: {}", m_path, m_input.Tell(), what);
+        return false;
+    }
+    bool number(Scalar kind, std::string_view text, std::int64_t& out);
+    bool micros(Scalar kind, std::string_view text, std::optional<TimestampNs>& out);
+    std::string where() const { return fmt::format("traceEvents[{}]", m_eventIndex); }
+
+    void finishEvent();
+    void complete(const RawEvent& e, TimestampNs start, TimestampNs end);
+    std::size_t hostLaneOf(const RawEvent& e);
+    std::size_t streamLaneOf(const RawEvent& e);
+    std::string laneKey(const RawEvent& e) const { return e.pid + "/" + e.tid; }
+
+    std::string m_path;
+    CompressedInput& m_input;
+    TraceAssembly& m_assembly;
+    std::vector<Ctx> m_stack;
+    std::string m_key;
+    RawEvent m_event;
+    std::int64_t m_eventIndex = -1;
+    bool m_sawEvents = false;
+    bool m_glueprofExport = false;
+    std::string m_error;
+    std::optional<TimestampNs> m_baseTime;
+    std::int64_t m_schemaVersion = kAbsent;
+    std::optional<int> m_rank, m_worldSize;
+    std::vector<std::pair<std::int64_t, std::string>> m_devices;
+    std::pair<std::int64_t, std::string> m_device;
+    std::unordered_map<std::string, std::int64_t> m_stringThreads;
+    std::map<std::string, std::pair<std::string, std::int64_t>> m_hostThreads;  // key -> pid, tid
+    std::map<std::string, std::string> m_threadNames;                           // key -> name
+    // Begin/end pairs per thread; flows by their ends; events waiting for a flow.
+    std::map<std::string, std::vector<std::pair<RawEvent, TimestampNs>>> m_open;
+    std::unordered_map<std::string, std::int64_t> m_flowStarts, m_flowEnds;
+    std::vector<PendingEvent> m_pending;
+};
+
+bool KinetoHandler::StartObject() {
+    Ctx next = Ctx::kIgnore;
+    if (m_stack.empty()) {
+        next = Ctx::kTop;
+    } else {
+        switch (m_stack.back()) {
+            case Ctx::kTop:
+                if (m_key == "traceEvents")
+                    return fail("traceEvents is an object; expected an array of events");
+                next = m_key == "distributedInfo" ? Ctx::kDistributed
+                       : m_key == "otherData"     ? Ctx::kOther
+                                                  : Ctx::kIgnore;
+                break;
+            case Ctx::kEvents:
+                ++m_eventIndex;
+                m_event.clear();
+                next = Ctx::kEvent;
+                break;
+            case Ctx::kEvent:
+                next = m_key == "args" ? Ctx::kArgs : Ctx::kIgnore;
+                break;
+            case Ctx::kDeviceList:
+                m_device = {kAbsent, {}};
+                next = Ctx::kDevice;
+                break;
+            default:
+                break;
+        }
+    }
+    m_stack.push_back(next);
+    return true;
+}
+
+bool KinetoHandler::EndObject(rapidjson::SizeType) {
+    const Ctx done = m_stack.back();
+    m_stack.pop_back();
+    if (done == Ctx::kEvent) finishEvent();
+    if (done == Ctx::kDevice && m_device.first != kAbsent) m_devices.push_back(m_device);
+    return m_error.empty();
+}
+
+bool KinetoHandler::StartArray() {
+    Ctx next = Ctx::kIgnore;
+    if (m_stack.empty()) {
+        next = Ctx::kEvents;  // the JSON Array Format: the file is the events array
+        m_sawEvents = true;
+    } else if (m_stack.back() == Ctx::kTop) {
+        if (m_key == "traceEvents") {
+            next = Ctx::kEvents;
+            m_sawEvents = true;
+        } else if (m_key == "deviceProperties") {
+            next = Ctx::kDeviceList;
+        }
+    } else if (m_stack.back() == Ctx::kEvents) {
+        return fail(
+            fmt::format("traceEvents[{}] is an array; expected an event object", m_eventIndex + 1));
+    }
+    m_stack.push_back(next);
+    return true;
+}
+
+bool KinetoHandler::number(Scalar kind, std::string_view text, std::int64_t& out) {
+    if (kind == Scalar::kNull) return true;
+    if (kind == Scalar::kString && m_stack.back() == Ctx::kArgs) return true;  // tolerated in args
+    auto value = kind == Scalar::kNumber ? parseInteger(text) : std::nullopt;
+    if (!value) {
+        return fail(fmt::format("{}.{} is {}; expected an integer", where(), m_key,
+                                kind == Scalar::kString ? "a string" : "not an integer"));
+    }
+    out = *value;
+    return true;
+}
+
+bool KinetoHandler::micros(Scalar kind, std::string_view text, std::optional<TimestampNs>& out) {
+    auto value = kind == Scalar::kNumber ? microsToNanos(text) : std::nullopt;
+    if (!value) {
+        return fail(fmt::format("{}.{} is {}; expected a number of microseconds", where(), m_key,
+                                kind == Scalar::kString ? "a string" : "out of range"));
+    }
+    out = value;
+    return true;
+}
+
+bool KinetoHandler::scalar(Scalar kind, std::string_view text) {
+    switch (m_stack.empty() ? Ctx::kIgnore : m_stack.back()) {
+        case Ctx::kTop:
+            if (m_key == "traceEvents")
+                return fail("traceEvents is not an array; expected an array of events");
+            if (m_key == "baseTimeNanoseconds" && kind == Scalar::kNumber) {
+                std::int64_t base = 0;
+                if (!number(kind, text, base)) return false;
+                m_baseTime = base;
+            } else if (m_key == "schemaVersion" && kind == Scalar::kNumber) {
+                return number(kind, text, m_schemaVersion);
+            }
+            return true;
+        case Ctx::kEvents:
+            return fail(
+                fmt::format("traceEvents[{}] is not an object; expected an event", ++m_eventIndex));
+        case Ctx::kEvent:
+            return eventField(kind, text);
+        case Ctx::kArgs:
+            return argField(kind, text);
+        case Ctx::kDevice:
+            if (m_key == "id" && kind == Scalar::kNumber) return number(kind, text, m_device.first);
+            if (m_key == "name" && kind == Scalar::kString) m_device.second = validUtf8(text);
+            return true;
+        case Ctx::kDistributed: {
+            std::int64_t value = 0;
+            if ((m_key == "rank" || m_key == "world_size") && kind == Scalar::kNumber) {
+                if (!number(kind, text, value)) return false;
+                if (value < 0 || value > std::numeric_limits<int>::max())
+                    return fail(fmt::format("distributedInfo.{} is {}; expected a rank count",
+                                            m_key, value));
+                (m_key == "rank" ? m_rank : m_worldSize) = static_cast<int>(value);
+            }
+            return true;
+        }
+        case Ctx::kOther:
+            if (m_key == "producer" && text == "glueprof") m_glueprofExport = true;
+            return true;
+        default:
+            return true;
+    }
+}
+
+bool KinetoHandler::eventField(Scalar kind, std::string_view text) {
+    RawEvent& e = m_event;
+    const std::string& k = m_key;
+    if (k == "ph" || k == "cat" || k == "name" || k == "bp") {
+        if (kind != Scalar::kString && kind != Scalar::kNull)
+            return fail(fmt::format("{}.{} is not a string", where(), k));
+        if (k != "bp") (k == "ph" ? e.ph : k == "cat" ? e.cat : e.name).assign(text);
+        return true;
+    }
+    if (k == "pid" || k == "tid") {
+        if (kind != Scalar::kNumber && kind != Scalar::kString)
+            return fail(fmt::format("{}.{} is neither a number nor a string", where(), k));
+        (k == "pid" ? e.pid : e.tid).assign(text);
+        (k == "pid" ? e.pidNumeric : e.tidNumeric) = kind == Scalar::kNumber;
+        return true;
+    }
+    if (k == "ts") return micros(kind, text, e.ts);
+    if (k == "dur") return kind == Scalar::kNull || micros(kind, text, e.dur);
+    if (k == "id") {
+        e.id.assign(text);
+        return true;
+    }
+    return true;
+}
+
+bool KinetoHandler::argField(Scalar kind, std::string_view text) {
+    RawEvent& e = m_event;
+    const std::string& k = m_key;
+    if (k == "correlation") return number(kind, text, e.correlation);
+    if (k == "External id") return number(kind, text, e.externalId);
+    if (k == "stream") return number(kind, text, e.stream);
+    if (k == "device") return number(kind, text, e.device);
+    if (k == "bytes") return number(kind, text, e.bytes);
+    if (k == "cuda_sync_kind" && kind == Scalar::kString) e.syncKind.assign(text);
+    if (k == "name" && kind == Scalar::kString) e.argName.assign(text);
+    if (m_glueprofExport) {
+        if (k == "step") return number(kind, text, e.step);
+        if (k == "layer") return number(kind, text, e.layer);
+        if (k == "microbatch") return number(kind, text, e.microbatch);
+        if (k == "flags") return number(kind, text, e.flags);
+        if (k == "category" && kind == Scalar::kString) e.category.assign(text);
+        if (k == "src" && kind == Scalar::kString) e.src.assign(text);
+        if (k == "dst" && kind == Scalar::kString) e.dst.assign(text);
+        if (k == "sync_point" && kind == Scalar::kBool) e.syncPoint = text == "true";
+    }
+    return true;
+}
+
+std::size_t KinetoHandler::hostLaneOf(const RawEvent& e) {
+    std::int64_t thread = 0;
+    if (e.tidNumeric) {
+        thread = parseInteger(e.tid).value_or(0);
+    } else {
+        auto [it, added] = m_stringThreads.try_emplace(
+            e.pid + "/" + e.tid, 1000000000 + static_cast<std::int64_t>(m_stringThreads.size()));
+        if (added) m_assembly.nameHostLane(e.pid, it->second, e.tid);
+        thread = it->second;
+    }
+    m_hostThreads.try_emplace(laneKey(e), e.pid, thread);
+    return m_assembly.hostLane(e.pid, thread);
+}
+
+std::size_t KinetoHandler::streamLaneOf(const RawEvent& e) {
+    std::int64_t device = e.device;
+    if (device == kAbsent) device = e.pidNumeric ? parseInteger(e.pid).value_or(0) : 0;
+    std::int64_t stream = e.stream;
+    if (stream == kAbsent) {
+        // tid is the stream: a number, or "stream 7" in some versions.
+        std::string digits;
+        for (char c : e.tid) {
+            if (c >= '0' && c <= '9') digits += c;
+        }
+        stream = parseInteger(digits).value_or(-1);
+    }
+    if (stream == kNoStream32) stream = -1;
+    if (m_glueprofExport) {
+        device = e.pidNumeric ? parseInteger(e.pid).value_or(100) - 100 : 0;
+        stream = parseInteger(e.tid).value_or(-1);
+    }
+    return m_assembly.streamLane(device, stream);
+}
+
+void KinetoHandler::complete(const RawEvent& e, TimestampNs start, TimestampNs end) {
+    if (end < start) {
+        m_assembly.skip("events with a negative duration");
+        return;
+    }
+    const std::string cat = lower(e.cat);
+    EventKind kind;
+    Category category = Category::kNone;
+    bool onDevice = false;
+    if (cat == "cpu_op" || cat == "operator") {
+        kind = EventKind::kOp;
+        category = Category::kMath;
+    } else if (cat == "user_annotation") {
+        kind = EventKind::kRange;
+    } else if (cat == "python_function") {
+        if (!m_assembly.options().keepPythonFunctions) {
+            m_assembly.skip("python_function events (--no-python)");
+            return;
+        }
+        kind = EventKind::kRange;
+    } else if (cat == "cuda_runtime" || cat == "cuda_driver" || cat == "runtime") {
+        kind = EventKind::kRuntime;
+    } else if (cat == "kernel") {
+        kind = EventKind::kKernel;
+        onDevice = true;
+    } else if (cat == "gpu_memcpy" || cat == "memcpy") {
+        kind = EventKind::kMemcpy;
+        category = Category::kCopy;
+        onDevice = true;
+    } else if (cat == "gpu_memset" || cat == "memset") {
+        kind = EventKind::kMemset;
+        onDevice = true;
+    } else if (cat == "gpu_user_annotation") {
+        kind = EventKind::kRange;
+        onDevice = true;
+    } else if (cat == "cuda_sync" && !m_glueprofExport) {
+        SyncRecord s;
+        s.kind = syncKindOf(e.syncKind.empty() ? e.name : e.syncKind);
+        s.name = e.name;
+        s.startNs = start;
+        s.endNs = end;
+        s.correlation = e.correlation == kAbsent ? 0 : e.correlation;
+        s.device =
+            e.device != kAbsent ? e.device : (e.pidNumeric ? parseInteger(e.pid).value_or(0) : 0);
+        s.stream = e.stream == kAbsent || e.stream == kNoStream32 ? -1 : e.stream;
+        m_assembly.addSync(s);
+        return;
+    } else if (m_glueprofExport && (cat == "cuda_sync" || cat == "wait")) {
+        kind = cat == "wait" ? EventKind::kWait : EventKind::kSync;
+    } else if (cat == "trace") {
+        m_assembly.skip("profiler spans (cat Trace)");
+        return;
+    } else {
+        m_assembly.skip(fmt::format("complete events of category '{}' (not mapped)", e.cat));
+        return;
+    }
+    if (m_glueprofExport) onDevice = e.pidNumeric && parseInteger(e.pid).value_or(0) >= 100;
+    const std::size_t lane = onDevice ? streamLaneOf(e) : hostLaneOf(e);
+
+    MemoryKind src = MemoryKind::kUnknown, dst = MemoryKind::kUnknown;
+    if (kind == EventKind::kMemcpy) std::tie(src, dst) = copyKinds(e.name);
+    if (m_glueprofExport) {
+        src = parseMemoryKindName(e.src).value_or(src);
+        dst = parseMemoryKindName(e.dst).value_or(dst);
+    }
+    const bool needsCorrelation = kind == EventKind::kRuntime || kind == EventKind::kKernel ||
+                                  kind == EventKind::kMemcpy || kind == EventKind::kMemset;
+    if (needsCorrelation && e.correlation == kAbsent) {
+        m_pending.push_back(PendingEvent{
+            lane, kind, category, e.name, start, end, e.bytes == kAbsent ? 0 : e.bytes, src, dst,
+            laneKey(e) + "/" + std::to_string(start), kind == EventKind::kRuntime});
+        return;
+    }
+    Event& added = m_assembly.add(lane, kind, category, e.name, start, end);
+    added.srcKind = src;
+    added.dstKind = dst;
+    if (e.bytes != kAbsent) added.bytes = e.bytes;
+    if (kind == EventKind::kOp && e.externalId != kAbsent) added.correlation = e.externalId;
+    if (e.correlation != kAbsent) added.correlation = e.correlation;
+    if (m_glueprofExport) {
+        if (auto c = parseCategoryName(e.category)) added.category = *c;
+        if (e.step != kAbsent) added.step = static_cast<std::int32_t>(e.step);
+        if (e.layer != kAbsent) added.layer = static_cast<std::int32_t>(e.layer);
+        if (e.microbatch != kAbsent) added.microbatch = static_cast<std::int32_t>(e.microbatch);
+        if (e.flags != kAbsent) added.flags = static_cast<std::uint32_t>(e.flags);
+        if (e.syncPoint) added.flags |= kFlagWouldSync;
+    }
+}
+
+void KinetoHandler::finishEvent() {
+    const RawEvent& e = m_event;
+    m_assembly.countRead(e.ph == "X" ? (e.cat.empty() ? std::string("X without cat") : e.cat)
+                                     : "ph " + e.ph);
+    if (e.ph == "X") {
+        if (!e.ts) {
+            fail(fmt::format("{} ('{}') has no ts", where(), e.name));
+            return;
+        }
+        complete(e, *e.ts, *e.ts + e.dur.value_or(0));
+    } else if (e.ph == "B") {
+        if (!e.ts) return (void)fail(fmt::format("{} ('{}') has no ts", where(), e.name));
+        m_open[laneKey(e)].emplace_back(e, *e.ts);
+    } else if (e.ph == "E") {
+        auto& stack = m_open[laneKey(e)];
+        if (stack.empty() || !e.ts) {
+            m_assembly.skip("end events (ph E) without a begin");
+            return;
+        }
+        auto [begin, start] = std::move(stack.back());
+        stack.pop_back();
+        complete(begin, start, *e.ts);
+    } else if (e.ph == "i" || e.ph == "I" || e.ph == "R") {
+        if (!e.pidNumeric || !e.ts) {
+            m_assembly.skip("instant events outside a process (profiler marks)");
+            return;
+        }
+        m_assembly.add(hostLaneOf(e), EventKind::kMarker, Category::kNone, e.name, *e.ts, *e.ts);
+    } else if (e.ph == "s" || e.ph == "f" || e.ph == "t") {
+        if (!e.ts || e.id.empty()) return;
+        auto id = parseInteger(e.id);
+        if (!id) return;
+        (e.ph == "s" ? m_flowStarts : m_flowEnds)[laneKey(e) + "/" + std::to_string(*e.ts)] = *id;
+    } else if (e.ph == "M") {
+        if (e.name == "process_name" && !e.argName.empty())
+            m_assembly.nameProcess(e.pid, e.argName);
+        // Applied at the end to the host lanes events made (GPU "processes" name streams).
+        if (e.name == "thread_name" && !e.argName.empty()) m_threadNames[laneKey(e)] = e.argName;
+    } else {
+        m_assembly.skip(fmt::format("events of phase '{}' (not a span)", e.ph));
+    }
+}
+
+void KinetoHandler::finishFile(ImportedRun& run) {
+    std::int64_t unlinked = 0;
+    for (const PendingEvent& p : m_pending) {
+        const auto& flows = p.flowStart ? m_flowStarts : m_flowEnds;
+        auto flow = flows.find(p.flowKey);
+        Event& added = m_assembly.add(p.lane, p.kind, p.category, p.name, p.start, p.end);
+        added.bytes = p.bytes;
+        added.srcKind = p.src;
+        added.dstKind = p.dst;
+        if (flow != flows.end()) {
+            added.correlation = flow->second;
+        } else {
+            ++unlinked;
+        }
+    }
+    m_assembly.skip(
+        "launch links: runtime calls and device work without a correlation id or an "
+        "ac2g flow (kept, unlinked)",
+        unlinked);
+    for (auto& [lane, stack] : m_open)
+        m_assembly.skip("begin events (ph B) without an end",
+                        static_cast<std::int64_t>(stack.size()));
+    for (const auto& [key, thread] : m_hostThreads) {
+        auto name = m_threadNames.find(key);
+        if (name != m_threadNames.end())
+            m_assembly.nameHostLane(thread.first, thread.second, name->second);
+    }
+    run.rank = m_rank;
+    run.worldSize = m_worldSize;
+    std::string devices = "[";
+    for (const auto& [id, name] : m_devices) {
+        if (devices.size() > 1) devices += ", ";
+        devices += fmt::format("{{\"id\": {}, \"name\": \"{}\"}}", id, name);
+    }
+    run.devicesJson = devices + "]";
+    run.format = m_glueprofExport ? "glueprof Chrome export" : "Kineto JSON";
+    run.formatDetail = m_schemaVersion == kAbsent
+                           ? "no schemaVersion"
+                           : fmt::format("schemaVersion {}", m_schemaVersion);
+}
+
+}  // namespace
+
+std::optional<TimestampNs> microsToNanos(std::string_view text) {
+    // mantissa digits and a decimal exponent, all in integers: exact to the nanosecond.
+    std::size_t i = 0;
+    bool negative = false;
+    if (i < text.size() && (text[i] == '-' || text[i] == '+')) negative = text[i++] == '-';
+    __int128 mantissa = 0;
+    int exponent = 3;  // µs -> ns
+    bool digits = false;
+    bool point = false;
+    for (; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c >= '0' && c <= '9') {
+            digits = true;
+            if (mantissa < (static_cast<__int128>(1) << 100)) {
+                mantissa = mantissa * 10 + (c - '0');
+                if (point) --exponent;
+            } else if (!point) {
+                ++exponent;  // beyond any range we keep: it will not fit
+            }
+        } else if (c == '.' && !point) {
+            point = true;
+        } else {
+            break;
+        }
+    }
+    if (!digits) return std::nullopt;
+    if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
+        std::int64_t e = 0;
+        auto [end, error] = std::from_chars(text.data() + i + 1 + (text[i + 1] == '+'),
+                                            text.data() + text.size(), e);
+        if (error != std::errc() || end != text.data() + text.size() || e > 40 || e < -40)
+            return std::nullopt;
+        exponent += static_cast<int>(e);
+    } else if (i != text.size()) {
+        return std::nullopt;
+    }
+    for (; exponent > 0; --exponent) {
+        mantissa *= 10;
+        if (mantissa > std::numeric_limits<std::int64_t>::max()) return std::nullopt;
+    }
+    for (; exponent < 0; ++exponent) mantissa /= 10;  // below a nanosecond: truncated
+    if (mantissa > std::numeric_limits<std::int64_t>::max()) return std::nullopt;
+    const auto value = static_cast<std::int64_t>(mantissa);
+    return negative ? -value : value;
+}
+
+ImportedRun readKinetoTrace(const std::string& path, const ImportOptions& options) {
+    CompressedInput input(path);
+    ImportOptions effective = options;
+    TraceAssembly assembly(effective);
+    KinetoHandler handler(path, input, assembly);
+    rapidjson::Reader reader;
+    constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag |
+                                rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag;
+    const rapidjson::ParseResult ok = reader.Parse<kFlags>(input, handler);
+    if (!input.failure().empty()) {
+        throw inputError(
+            fmt::format("'{}': {} after {} bytes of JSON; copy or export the trace "
+                        "again",
+                        path, input.failure(), input.Tell()));
+    }
+    if (!handler.error().empty()) throw inputError(handler.error() + "; the trace is malformed");
+    if (!ok) {
+        if (input.Tell() == 0 && ok.Code() == rapidjson::kParseErrorDocumentEmpty) {
+            throw inputError(fmt::format("'{}' is empty; pass a trace file", path));
+        }
+        throw inputError(fmt::format("'{}': invalid JSON at byte {}: {}; is the file complete?",
+                                     path, ok.Offset(), rapidjson::GetParseError_En(ok.Code())));
+    }
+    if (!handler.sawEvents()) {
+        throw inputError(fmt::format(
+            "'{}' has no traceEvents array: not a Chrome/Kineto trace (torch.profiler's "
+            "export_chrome_trace writes one)",
+            path));
+    }
+    ImportedRun meta;
+    handler.finishFile(meta);
+    if (handler.baseTime()) assembly.offsetTimes(*handler.baseTime());
+
+    RunSummary run;
+    run.identity.kind = RunKind::kImported;
+    run.identity.rank = meta.rank;
+    run.identity.worldSize = meta.worldSize;
+    if (handler.glueprofExport()) assembly.takeEventsAsRecorded();
+    ImportedRun out = std::move(assembly).finish(std::move(run));
+    out.source = path;
+    out.format = meta.format;
+    out.formatDetail = meta.formatDetail + (input.gzipped() ? ", gzip" : "");
+    out.rank = meta.rank;
+    out.worldSize = meta.worldSize;
+    out.devicesJson = meta.devicesJson;
+    // Kineto's timestamps are Unix time (µs since the epoch, or relative to baseTimeNanoseconds).
+    TimestampNs first = std::numeric_limits<TimestampNs>::max();
+    for (std::size_t i = 0; i < out.model.lanes().size(); ++i) {
+        if (!out.model.eventsOnLane(i).empty())
+            first = std::min(first, out.model.eventsOnLane(i).front().startNs);
+    }
+    constexpr TimestampNs kYear2001Ns = 978307200LL * 1000000000LL;
+    if (first != std::numeric_limits<TimestampNs>::max() && first > kYear2001Ns)
+        out.startedUnixNs = first;
+    return out;
+}
+
+}  // namespace glueprof

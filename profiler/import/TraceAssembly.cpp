@@ -1,0 +1,440 @@
+#include "profiler/import/TraceAssembly.h"
+
+#include "profiler/core/TraceNames.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <limits>
+#include <utility>
+
+namespace glueprof {
+
+namespace {
+
+// Parents first: earlier start, then longer (the order TraceModel keeps).
+bool parentsFirst(const Event& a, const Event& b) {
+    return a.startNs != b.startNs ? a.startNs < b.startNs : a.endNs > b.endNs;
+}
+
+// The step number of a range named <prefix><N>, if it is one.
+std::optional<std::int32_t> stepNumber(const std::string& name, const std::string& prefix) {
+    if (prefix.empty() || name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix))
+        return std::nullopt;
+    std::int64_t value = 0;
+    for (std::size_t i = prefix.size(); i < name.size(); ++i) {
+        const char c = name[i];
+        if (c < '0' || c > '9') return std::nullopt;
+        value = value * 10 + (c - '0');
+        if (value > std::numeric_limits<std::int32_t>::max()) return std::nullopt;
+    }
+    return static_cast<std::int32_t>(value);
+}
+
+// A copy the host waits for: device to pageable host memory, or pageable host memory to the
+// device (CUDA stages it through a pinned buffer and syncs the stream first), or any copy issued
+// by a synchronous API (cudaMemcpy without Async).
+const char* blockingCopyName(const Event& copy, const std::string& apiName) {
+    const bool toHost =
+        copy.srcKind == MemoryKind::kDevice &&
+        (copy.dstKind == MemoryKind::kPageable || copy.dstKind == MemoryKind::kPinned);
+    const bool fromHost =
+        copy.dstKind == MemoryKind::kDevice &&
+        (copy.srcKind == MemoryKind::kPageable || copy.srcKind == MemoryKind::kPinned);
+    const bool synchronousApi =
+        apiName.rfind("cudaMemcpy", 0) == 0 && apiName.find("Async") == std::string::npos;
+    if (toHost && (copy.dstKind == MemoryKind::kPageable || synchronousApi))
+        return "blocking DtoH copy";
+    if (fromHost && (copy.srcKind == MemoryKind::kPageable || synchronousApi))
+        return "blocking HtoD copy";
+    return nullptr;
+}
+
+struct Window {
+    TimestampNs start;
+    TimestampNs end;
+    std::int32_t step;
+};
+
+// Steps rows for the windows: all measured (an imported trace says nothing of warm-up), one
+// block, no loss recorded.
+std::vector<StepInfo> toSteps(const std::vector<Window>& windows) {
+    std::vector<StepInfo> steps;
+    for (const Window& w : windows) {
+        StepInfo s;
+        s.step = w.step;
+        s.startNs = w.start;
+        s.endNs = w.end;
+        s.block = 1;
+        steps.push_back(s);
+    }
+    return steps;
+}
+
+}  // namespace
+
+std::string validUtf8(std::string_view text) {
+    std::size_t i = 0;
+    while (i < text.size() && static_cast<unsigned char>(text[i]) < 0x80) ++i;
+    if (i == text.size()) return std::string(text);  // ASCII: the common case
+    std::string out(text.substr(0, i));
+    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+    const auto continuation = [&](std::size_t k) {
+        return k < text.size() && (byte(k) & 0xC0) == 0x80;
+    };
+    while (i < text.size()) {
+        const unsigned char c = byte(i);
+        std::size_t length = 0;
+        if (c < 0x80) {
+            length = 1;
+        } else if (c >= 0xC2 && c <= 0xDF && continuation(i + 1)) {
+            length = 2;
+        } else if (c >= 0xE0 && c <= 0xEF && continuation(i + 1) && continuation(i + 2)) {
+            const unsigned char c1 = byte(i + 1);
+            const bool overlong = c == 0xE0 && c1 < 0xA0;
+            const bool surrogate = c == 0xED && c1 >= 0xA0;
+            if (!overlong && !surrogate) length = 3;
+        } else if (c >= 0xF0 && c <= 0xF4 && continuation(i + 1) && continuation(i + 2) &&
+                   continuation(i + 3)) {
+            const unsigned char c1 = byte(i + 1);
+            const bool overlong = c == 0xF0 && c1 < 0x90;
+            const bool tooLarge = c == 0xF4 && c1 >= 0x90;
+            if (!overlong && !tooLarge) length = 4;
+        }
+        if (length == 0) {
+            out += "\xEF\xBF\xBD";  // U+FFFD
+            ++i;
+        } else {
+            out.append(text.substr(i, length));
+            i += length;
+        }
+    }
+    return out;
+}
+
+TraceAssembly::TraceAssembly(ImportOptions options) : m_options(std::move(options)) {}
+
+std::size_t TraceAssembly::hostLane(const std::string& process, std::int64_t thread) {
+    auto [it, added] = m_hostLanes.try_emplace(HostKey{process, thread}, m_lanes.size());
+    if (added) {
+        Lane lane;
+        lane.id = static_cast<LaneId>(m_lanes.size() + 1);
+        lane.kind = LaneKind::kHostThread;
+        lane.device = -1;
+        lane.threadOrStream = thread;
+        m_lanes.push_back(lane);
+        m_events.emplace_back();
+        m_laneProcess.push_back(process);
+    }
+    return it->second;
+}
+
+std::size_t TraceAssembly::streamLane(std::int64_t device, std::int64_t stream) {
+    auto [it, added] = m_streamLanes.try_emplace({device, stream}, m_lanes.size());
+    if (added) {
+        Lane lane;
+        lane.id = static_cast<LaneId>(m_lanes.size() + 1);
+        lane.kind = LaneKind::kCudaStream;
+        lane.device = device;
+        lane.threadOrStream = stream;
+        lane.name = stream < 0 ? fmt::format("GPU {} (no stream)", device)
+                               : fmt::format("GPU {} stream {}", device, stream);
+        m_lanes.push_back(lane);
+        m_events.emplace_back();
+        m_laneProcess.emplace_back();
+    }
+    return it->second;
+}
+
+void TraceAssembly::nameHostLane(const std::string& process, std::int64_t thread,
+                                 const std::string& name) {
+    m_lanes[hostLane(process, thread)].name = validUtf8(name);
+}
+
+void TraceAssembly::nameProcess(const std::string& process, const std::string& name) {
+    m_processNames[process] = validUtf8(name);
+}
+
+StringId TraceAssembly::intern(std::string_view text) {
+    // Look up the text as given first: nearly every name is valid and already seen.
+    auto it = m_stringIds.find(std::string(text));
+    if (it != m_stringIds.end()) return it->second;
+    std::string valid = validUtf8(text);
+    auto [entry, added] =
+        m_stringIds.try_emplace(valid, static_cast<StringId>(m_strings.size() + 1));
+    if (added) m_strings.emplace(entry->second, valid);
+    if (valid != text) m_stringIds.emplace(std::string(text), entry->second);
+    return entry->second;
+}
+
+Event& TraceAssembly::add(std::size_t lane, EventKind kind, Category category,
+                          std::string_view name, TimestampNs startNs, TimestampNs endNs) {
+    Event event = makeEvent(0, m_lanes[lane].id, kind, intern(name), startNs, endNs);
+    event.category = category;
+    ++m_eventCount;
+    m_events[lane].push_back(event);
+    return m_events[lane].back();
+}
+
+void TraceAssembly::addSync(const SyncRecord& sync) { m_syncs.push_back(sync); }
+
+void TraceAssembly::countRead(const std::string& what) { ++m_read[what]; }
+
+void TraceAssembly::offsetTimes(TimestampNs delta) {
+    for (auto& events : m_events) {
+        for (Event& e : events) {
+            e.startNs += delta;
+            e.endNs += delta;
+        }
+    }
+    for (SyncRecord& s : m_syncs) {
+        s.startNs += delta;
+        s.endNs += delta;
+    }
+}
+
+void TraceAssembly::skip(const std::string& whatAndWhy, std::int64_t count) {
+    if (count > 0) m_skipped[whatAndWhy] += count;
+}
+
+void TraceAssembly::placeSyncs() {
+    // The API call of each correlation id: the lane it ran on and its interval.
+    struct Call {
+        std::size_t lane;
+        TimestampNs start;
+        TimestampNs end;
+        StringId name;
+    };
+    std::unordered_map<std::int64_t, Call> calls;
+    std::int64_t sharedIds = 0;
+    for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
+        if (m_lanes[lane].kind != LaneKind::kHostThread) continue;
+        for (const Event& e : m_events[lane]) {
+            if (e.kind != EventKind::kRuntime || e.correlation == 0) continue;
+            if (!calls.try_emplace(e.correlation, Call{lane, e.startNs, e.endNs, e.name}).second)
+                ++sharedIds;
+        }
+    }
+    skip("runtime calls sharing a correlation id with an earlier call (the first is linked)",
+         sharedIds);
+
+    struct Placed {
+        std::size_t lane;
+        Event event;
+        bool blockingCopy;
+    };
+    std::vector<Placed> syncs;
+    for (const SyncRecord& s : m_syncs) {
+        if (s.kind == SyncKind::kStreamWaitEvent) {
+            if (s.stream < 0) {
+                skip("stream wait event without a stream");
+                continue;
+            }
+            add(streamLane(s.device, s.stream), EventKind::kMarker, Category::kSync, s.name,
+                s.startNs, s.startNs)
+                .correlation = s.correlation;
+            continue;
+        }
+        if (s.kind == SyncKind::kUnknown) {
+            skip("synchronization of unknown type");
+            continue;
+        }
+        auto call = calls.find(s.correlation);
+        if (call == calls.end()) {
+            skip("host-blocking synchronization whose API call is not in the trace");
+            continue;
+        }
+        Event e = makeEvent(0, m_lanes[call->second.lane].id, EventKind::kSync, call->second.name,
+                            s.startNs, s.endNs);
+        e.category = Category::kSync;
+        e.correlation = s.correlation;
+        syncs.push_back(Placed{call->second.lane, e, false});
+    }
+    // Copies the host waits for: a sync over the API call that issued them.
+    for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
+        if (m_lanes[lane].kind != LaneKind::kCudaStream) continue;
+        for (const Event& copy : m_events[lane]) {
+            if (copy.kind != EventKind::kMemcpy || copy.correlation == 0) continue;
+            auto call = calls.find(copy.correlation);
+            if (call == calls.end()) continue;
+            const char* name = blockingCopyName(copy, m_strings[call->second.name]);
+            if (name == nullptr) continue;
+            Event e = makeEvent(0, m_lanes[call->second.lane].id, EventKind::kSync, intern(name),
+                                call->second.start, call->second.end);
+            e.category = Category::kSync;
+            e.correlation = copy.correlation;
+            e.flags = kFlagHostRead;  // marks a blocking copy until the ops are flagged
+            syncs.push_back(Placed{call->second.lane, e, true});
+        }
+    }
+    // A host sync the thread issues right after a blocking copy (the copy, then
+    // cudaStreamSynchronize: `.item()` of a pageable copy) extends the copy's sync: one sync point.
+    std::sort(syncs.begin(), syncs.end(), [](const Placed& a, const Placed& b) {
+        return a.lane != b.lane ? a.lane < b.lane : parentsFirst(a.event, b.event);
+    });
+    std::int64_t merged = 0;
+    for (std::size_t i = 0; i < syncs.size(); ++i) {
+        Placed& s = syncs[i];
+        if (i + 1 < syncs.size() && s.blockingCopy && !syncs[i + 1].blockingCopy &&
+            syncs[i + 1].lane == s.lane && syncs[i + 1].event.startNs >= s.event.endNs) {
+            // Only when no other API call of the thread lies between the two.
+            const Event& next = syncs[i + 1].event;
+            bool callBetween = false;
+            for (const Event& e : m_events[s.lane]) {
+                if (e.kind == EventKind::kRuntime && e.startNs >= s.event.endNs &&
+                    e.endNs <= next.startNs && e.correlation != next.correlation) {
+                    callBetween = true;
+                    break;
+                }
+            }
+            if (!callBetween) {
+                s.event.endNs = std::max(s.event.endNs, next.endNs);
+                m_events[s.lane].push_back(s.event);
+                ++m_eventCount;
+                ++merged;
+                ++i;
+                continue;
+            }
+        }
+        m_events[s.lane].push_back(s.event);
+        ++m_eventCount;
+    }
+    (void)merged;
+}
+
+std::vector<StepInfo> TraceAssembly::assignSteps(bool& stepsFound) {
+    std::vector<Window> windows;
+    std::map<std::int32_t, std::size_t> seen;
+    for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
+        if (m_lanes[lane].kind != LaneKind::kHostThread) continue;
+        for (Event& e : m_events[lane]) {
+            if (e.kind != EventKind::kRange) continue;
+            if (m_asRecorded) {
+                if (m_strings[e.name] == names::kStep && e.step != kNoTag &&
+                    seen.emplace(e.step, windows.size()).second)
+                    windows.push_back(Window{e.startNs, e.endNs, e.step});
+                continue;
+            }
+            auto number = stepNumber(m_strings[e.name], m_options.stepPrefix);
+            if (!number) continue;
+            e.category = Category::kPhase;
+            if (!seen.emplace(*number, windows.size()).second) {
+                skip(
+                    fmt::format("{}N range repeating an earlier step number (the first is the "
+                                "step)",
+                                m_options.stepPrefix));
+                continue;
+            }
+            windows.push_back(Window{e.startNs, e.endNs, *number});
+        }
+    }
+    stepsFound = !windows.empty();
+    if (windows.empty()) {
+        // One step over everything the trace holds.
+        TimestampNs first = std::numeric_limits<TimestampNs>::max();
+        TimestampNs last = std::numeric_limits<TimestampNs>::min();
+        for (const auto& events : m_events) {
+            for (const Event& e : events) {
+                first = std::min(first, e.startNs);
+                last = std::max(last, e.endNs);
+            }
+        }
+        if (first <= last) windows.push_back(Window{first, last, 0});
+    }
+    std::sort(windows.begin(), windows.end(),
+              [](const Window& a, const Window& b) { return a.start < b.start; });
+    auto stepAt = [&](TimestampNs t) -> std::int32_t {
+        auto it = std::upper_bound(windows.begin(), windows.end(), t,
+                                   [](TimestampNs v, const Window& w) { return v < w.start; });
+        if (it == windows.begin()) return kNoTag;
+        --it;
+        return t <= it->end ? it->step : kNoTag;
+    };
+    if (m_asRecorded) return toSteps(windows);
+    std::unordered_map<std::int64_t, std::int32_t> launchStep;
+    for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
+        if (m_lanes[lane].kind != LaneKind::kHostThread) continue;
+        for (Event& e : m_events[lane]) {
+            e.step = stepAt(e.startNs);
+            if (e.kind == EventKind::kRuntime && e.correlation != 0)
+                launchStep.emplace(e.correlation, e.step);
+        }
+    }
+    // Device work belongs to the step that launched it (HTA's convention); work whose launch is
+    // not in the trace is in no step, unless the trace is one step (no step ranges): then by time.
+    std::int64_t unlaunched = 0;
+    for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
+        if (m_lanes[lane].kind == LaneKind::kHostThread) continue;
+        for (Event& e : m_events[lane]) {
+            auto launch = launchStep.find(e.correlation);
+            if (e.correlation != 0 && launch != launchStep.end()) {
+                e.step = launch->second;
+            } else {
+                e.step = stepsFound ? kNoTag : stepAt(e.startNs);
+                if (e.kind != EventKind::kMarker && e.kind != EventKind::kRange) ++unlaunched;
+            }
+        }
+    }
+    skip(stepsFound ? "device work whose launch is not in the trace (in no step)"
+                    : "device work whose launch is not in the trace (stepped by time)",
+         unlaunched);
+    return toSteps(windows);
+}
+
+void TraceAssembly::flagOps() {
+    for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
+        if (m_lanes[lane].kind != LaneKind::kHostThread) continue;
+        std::vector<Event>& events = m_events[lane];
+        std::vector<Event*> openOps;
+        for (Event& e : events) {
+            while (!openOps.empty() && openOps.back()->endNs <= e.startNs) openOps.pop_back();
+            if (e.kind == EventKind::kOp) {
+                if (!openOps.empty()) e.flags |= kFlagNested;
+                openOps.push_back(&e);
+            } else if (e.kind == EventKind::kSync && !openOps.empty()) {
+                Event* top = openOps.front();
+                top->flags |= kFlagWouldSync;
+                if ((e.flags & kFlagHostRead) != 0) top->flags |= kFlagHostRead;
+            }
+        }
+        for (Event& e : events) {
+            if (e.kind == EventKind::kSync) e.flags = kFlagNone;
+        }
+    }
+}
+
+ImportedRun TraceAssembly::finish(RunSummary run) && {
+    if (!m_asRecorded) placeSyncs();
+    for (auto& events : m_events) std::stable_sort(events.begin(), events.end(), parentsFirst);
+    ImportedRun out;
+    std::vector<StepInfo> steps = assignSteps(out.stepsFound);
+    if (!m_asRecorded) flagOps();
+
+    for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
+        Lane& l = m_lanes[lane];
+        if (l.kind == LaneKind::kHostThread && l.name.empty()) {
+            auto process = m_processNames.find(m_laneProcess[lane]);
+            l.name = process != m_processNames.end()
+                         ? fmt::format("{} thread {}", process->second, l.threadOrStream)
+                         : fmt::format("host thread {}", l.threadOrStream);
+        }
+        for (const Event& e : m_events[lane]) ++out.eventsByKind[toString(e.kind)];
+    }
+    if (run.device.empty()) {
+        const bool gpu = std::any_of(m_lanes.begin(), m_lanes.end(),
+                                     [](const Lane& l) { return l.kind == LaneKind::kCudaStream; });
+        run.device = gpu ? "cuda" : "cpu";
+    }
+    out.read = m_read;
+    std::vector<Diagnostic> diagnostics;
+    for (const auto& [what, count] : m_skipped) {
+        diagnostics.push_back(Diagnostic{"import_skipped", count, what});
+    }
+    out.skipped = m_skipped;
+    out.model = TraceModel(std::move(run), std::move(m_lanes), std::move(m_events),
+                           std::move(steps), {}, std::move(diagnostics), std::move(m_strings));
+    return out;
+}
+
+}  // namespace glueprof

@@ -1,0 +1,143 @@
+#pragma once
+// TraceAssembly: what a trace reader (Kineto JSON, Nsight Systems SQLite) hands over, in the
+// store's vocabulary, and the one place that turns it into a run glueprof's analyzers read.
+//
+// A reader adds host lanes (process, thread), stream lanes (device, stream), events with their
+// CUPTI correlation ids, and synchronization records as the source tool saw them. finish() then
+// does what both formats need alike (docs/import.md):
+//   - steps: ranges named `<stepPrefix><N>` become steps N (ProfilerStep#N by default); a trace
+//     without them is one step over all its events;
+//   - step tags: host events by the step range around them (same process), device work by the
+//     step of its launch (the runtime call with the same correlation), else by time;
+//   - synchronizations: host-blocking ones (stream, event, context sync) are placed on the lane of
+//     the runtime call that issued them (same correlation) as `sync` events; a stream wait event
+//     is a marker on its stream; a device-to-host copy into pageable memory (or from pageable
+//     memory to the device) adds a `blocking DtoH copy` / `blocking HtoD copy` sync over its
+//     API call, as glueprof's own CUPTI capture does;
+//   - ops: nested ones flagged nested; a top-level op with a host-blocking sync inside is a sync
+//     point (would-sync; host read when the sync is a blocking device-to-host copy).
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "profiler/core/Event.h"
+#include "profiler/core/TraceModel.h"
+
+namespace glueprof {
+
+// A synchronization record as CUPTI (and so Kineto and Nsight) reports it.
+enum class SyncKind {
+    kStream,           // cudaStreamSynchronize: the host waits for one stream
+    kEvent,            // cudaEventSynchronize: the host waits for an event
+    kContext,          // cudaDeviceSynchronize / cudaCtxSynchronize: the host waits for all
+    kStreamWaitEvent,  // cudaStreamWaitEvent: a stream waits for an event, the host does not
+    kUnknown,
+};
+
+struct SyncRecord {
+    SyncKind kind = SyncKind::kUnknown;
+    std::string name;  // as the source names it ("Stream Sync", "Event sync", ...)
+    TimestampNs startNs = 0;
+    TimestampNs endNs = 0;
+    std::int64_t correlation = 0;
+    std::int64_t device = 0;
+    std::int64_t stream = -1;  // -1: no stream (both -1 and 4294967295 in the sources)
+};
+
+struct ImportOptions {
+    std::string stepPrefix = "ProfilerStep#";  // ranges named <prefix><N> are step N
+    bool keepPythonFunctions = true;           // Kineto python_function events as ranges
+};
+
+// What a reader read, for the one line per run the import prints.
+struct ImportedRun {
+    std::string source;  // the file
+    std::string format;  // "Kineto JSON" / "Nsight Systems SQLite"
+    std::string
+        formatDetail;  // e.g. "schemaVersion 1" / "export schema 3.24.14 (META_DATA_EXPORT)"
+    std::optional<int> rank;
+    std::optional<int> worldSize;
+    std::string devicesJson = "[]";  // the GPUs the trace names (deviceProperties, TARGET_INFO_GPU)
+    std::int64_t startedUnixNs = 0;  // wall clock of the trace's start when the source says it
+    bool stepsFound = false;         // false: the whole trace is one step
+    std::map<std::string, std::int64_t> read;  // as the source names them: "cuda_sync" -> 41
+    std::map<std::string, std::int64_t> eventsByKind;  // stored, by kind: "kernel" -> 79, ...
+    std::map<std::string, std::int64_t> skipped;       // "what (why)" -> count
+    TraceModel model = TraceModelBuilder().build();
+};
+
+class TraceAssembly {
+  public:
+    explicit TraceAssembly(ImportOptions options = {});
+
+    // Lanes by their natural keys; the same key gives the same lane.
+    std::size_t hostLane(const std::string& process, std::int64_t thread);
+    std::size_t streamLane(std::int64_t device, std::int64_t stream);
+    void nameHostLane(const std::string& process, std::int64_t thread, const std::string& name);
+    void nameProcess(const std::string& process, const std::string& name);
+
+    StringId intern(std::string_view text);  // invalid UTF-8 is replaced by U+FFFD
+
+    // An event on lanes()[lane]; its run, lane and name id are set here.
+    Event& add(std::size_t lane, EventKind kind, Category category, std::string_view name,
+               TimestampNs startNs, TimestampNs endNs);
+    void addSync(const SyncRecord& sync);
+
+    // Moves every event and sync record added so far by `delta` (a trace whose timestamps are
+    // relative to a base time that its file names after the events).
+    void offsetTimes(TimestampNs delta);
+
+    // The events are glueprof's own, exported and read back: their step tags, flags and sync
+    // events are kept as written, steps are the `step` ranges, nothing is derived.
+    void takeEventsAsRecorded() { m_asRecorded = true; }
+
+    // What the source held, by its own names (Kineto's categories, Nsight's tables).
+    void countRead(const std::string& what);
+
+    // Counted into the run's diagnostics and the import line: "what (why)".
+    void skip(const std::string& whatAndWhy, std::int64_t count = 1);
+
+    std::size_t eventCount() const { return m_eventCount; }
+    const ImportOptions& options() const { return m_options; }
+
+    // Builds the run (see the top of this file). `run` carries label, device and identity.
+    ImportedRun finish(RunSummary run) &&;
+
+  private:
+    struct HostKey {
+        std::string process;
+        std::int64_t thread;
+        bool operator<(const HostKey& o) const {
+            return process != o.process ? process < o.process : thread < o.thread;
+        }
+    };
+    std::vector<StepInfo> assignSteps(bool& stepsFound);
+    void placeSyncs();
+    void addBlockingCopies();
+    void flagOps();
+
+    ImportOptions m_options;
+    std::vector<Lane> m_lanes;
+    std::vector<std::vector<Event>> m_events;
+    std::vector<std::string> m_laneProcess;  // host lanes: the process key; "" for streams
+    std::map<HostKey, std::size_t> m_hostLanes;
+    std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> m_streamLanes;
+    std::map<std::string, std::string> m_processNames;
+    std::unordered_map<std::string, StringId> m_stringIds;
+    std::unordered_map<StringId, std::string> m_strings;
+    std::vector<SyncRecord> m_syncs;
+    std::map<std::string, std::int64_t> m_skipped;
+    std::map<std::string, std::int64_t> m_read;
+    std::size_t m_eventCount = 0;
+    bool m_asRecorded = false;
+};
+
+// Replaces each invalid UTF-8 sequence of `text` by U+FFFD (what nlohmann's
+// error_handler_t::replace does); valid text is returned unchanged.
+std::string validUtf8(std::string_view text);
+
+}  // namespace glueprof

@@ -1,0 +1,172 @@
+#include "profiler/import/TraceImporter.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unordered_map>
+
+#include "profiler/core/Error.h"
+#include "profiler/core/Sqlite.h"
+#include "profiler/import/KinetoReader.h"
+#include "profiler/import/NsysReader.h"
+
+namespace glueprof {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+bool isTraceFileName(const std::string& name) {
+    auto endsWith = [&](const char* suffix) {
+        const std::size_t n = std::strlen(suffix);
+        return name.size() >= n && name.compare(name.size() - n, n, suffix) == 0;
+    };
+    return endsWith(".json") || endsWith(".json.gz") || endsWith(".sqlite");
+}
+
+std::string escapeJson(const std::string& text) {
+    std::string out;
+    for (char c : text) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
+
+}  // namespace
+
+const char* toString(TraceFormat format) {
+    return format == TraceFormat::kKinetoJson ? "Kineto JSON" : "Nsight Systems SQLite";
+}
+
+TraceFormat detectTraceFormat(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw inputError(fmt::format("cannot read '{}'; check the path and its permissions", path));
+    char head[16] = {};
+    in.read(head, sizeof head);
+    const std::size_t got = static_cast<std::size_t>(in.gcount());
+    if (got == 0) throw inputError(fmt::format("'{}' is empty (0 bytes); pass a trace file", path));
+    if (got >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+        static_cast<unsigned char>(head[1]) == 0x8b)
+        return TraceFormat::kKinetoJson;
+    if (got == 16 && std::memcmp(head, "SQLite format 3", 16) == 0) {
+        SqliteDb db(path, OpenMode::kReadOnly);
+        if (isNsysExport(db)) return TraceFormat::kNsysSqlite;
+        if (db.queryInt("SELECT count(*) FROM sqlite_master WHERE name = 'runs'") > 0) {
+            throw inputError(fmt::format(
+                "'{}' is a glueprof trace database, not a trace to import; read it with --db",
+                path));
+        }
+        throw inputError(fmt::format(
+            "'{}' is an SQLite file but not an Nsight Systems export (no StringIds and CUPTI "
+            "tables); export one with `nsys export --type sqlite`",
+            path));
+    }
+    for (std::size_t i = 0; i < got; ++i) {
+        const char c = head[i];
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
+        if (c == '{' || c == '[') return TraceFormat::kKinetoJson;
+        break;
+    }
+    throw inputError(fmt::format(
+        "'{}' is neither a Kineto/Chrome trace (JSON, optionally gzip'd) nor an Nsight Systems "
+        "SQLite export; pass one of those",
+        path));
+}
+
+std::vector<std::string> expandTraceInputs(const std::vector<std::string>& paths) {
+    std::vector<std::string> files;
+    for (const std::string& path : paths) {
+        std::error_code error;
+        if (fs::is_directory(path, error)) {
+            std::vector<std::string> inside;
+            for (const auto& entry : fs::directory_iterator(path, error)) {
+                if (entry.is_regular_file() && isTraceFileName(entry.path().filename().string()))
+                    inside.push_back(entry.path().string());
+            }
+            if (inside.empty()) {
+                throw inputError(fmt::format(
+                    "directory '{}' holds no trace files (*.json, *.json.gz, *.sqlite)", path));
+            }
+            std::sort(inside.begin(), inside.end());
+            files.insert(files.end(), inside.begin(), inside.end());
+        } else if (fs::exists(path, error)) {
+            files.push_back(path);
+        } else {
+            throw inputError(fmt::format("'{}' does not exist; check the path", path));
+        }
+    }
+    return files;
+}
+
+ImportedRun readTrace(const std::string& path, const ImportOptions& options) {
+    switch (detectTraceFormat(path)) {
+        case TraceFormat::kKinetoJson:
+            return readKinetoTrace(path, options);
+        case TraceFormat::kNsysSqlite:
+            return readNsysExport(path, options);
+    }
+    throw inputError("unreachable trace format");
+}
+
+RunId storeImportedRun(TraceWriter& writer, const ImportedRun& run, RunInfo info) {
+    const TraceModel& model = run.model;
+    info.device = model.run().device.empty() ? "cuda" : model.run().device;
+    info.identity.kind = RunKind::kImported;
+    info.identity.rank = run.rank;
+    info.identity.worldSize = run.worldSize;
+    info.preset = "imported";  // what `check` baselines of imported pairs name
+    std::string skipped = "{";
+    for (const auto& [what, count] : run.skipped) {
+        if (skipped.size() > 1) skipped += ", ";
+        skipped += fmt::format("\"{}\": {}", escapeJson(what), count);
+    }
+    skipped += "}";
+    info.configJson = fmt::format(
+        "{{\"source\": \"{}\", \"format\": \"{}\", \"format_detail\": \"{}\", "
+        "\"trace_started_unix_ns\": {}, \"steps_found\": {}, \"devices\": {}, \"skipped\": {}}}",
+        escapeJson(run.source), escapeJson(run.format), escapeJson(run.formatDetail),
+        run.startedUnixNs, run.stepsFound ? "true" : "false", run.devicesJson, skipped);
+    const RunId id = writer.beginRun(info);
+    try {
+        std::unordered_map<StringId, StringId> names;
+        constexpr std::size_t kFlushEvery = 1u << 20;  // stay far below the writer's queue cap
+        std::size_t queued = 0;
+        for (std::size_t i = 0; i < model.lanes().size(); ++i) {
+            const Lane& lane = model.lanes()[i];
+            const LaneId stored =
+                writer.addLane(id, lane.kind, lane.name, lane.device, lane.threadOrStream);
+            for (Event e : model.eventsOnLane(i)) {
+                auto name = names.find(e.name);
+                if (name == names.end())
+                    name = names.emplace(e.name, writer.intern(model.name(e.name))).first;
+                e.run = id;
+                e.lane = stored;
+                e.name = name->second;
+                writer.record(e);
+                if (++queued % kFlushEvery == 0) writer.flush();
+            }
+        }
+        for (const StepInfo& step : model.steps()) writer.recordStep(StepRecord{id, step});
+        for (const Diagnostic& d : model.diagnostics())
+            writer.recordDiagnostic(DiagnosticRecord{id, d.name, d.value, d.detail});
+        writer.endRun(id, RunStatus::kComplete);
+        writer.flush();
+    } catch (...) {
+        writer.endRun(id, RunStatus::kFailed);
+        throw;
+    }
+    return id;
+}
+
+}  // namespace glueprof

@@ -1,0 +1,33 @@
+#pragma once
+// TraceImporter: which reader a file needs (by its content, never its name), the files a directory
+// of per-rank traces holds, and the one way an imported run is written into the store.
+#include <string>
+#include <vector>
+
+#include "profiler/core/TraceWriter.h"
+#include "profiler/import/TraceAssembly.h"
+
+namespace glueprof {
+
+enum class TraceFormat { kKinetoJson, kNsysSqlite };
+const char* toString(TraceFormat format);
+
+// The format of `path` from its first bytes: gzip or JSON text -> Kineto/Chrome JSON; an SQLite
+// file with Nsight Systems' export tables -> Nsight. Anything else (an empty file, a glueprof
+// database, another SQLite file, other data) is an input error that says what it is instead.
+TraceFormat detectTraceFormat(const std::string& path);
+
+// Files to import: each path as given, a directory as its trace files (*.json, *.json.gz,
+// *.pt.trace.json, *.sqlite; sorted by name: one per rank). An input error for a missing path or
+// a directory without traces.
+std::vector<std::string> expandTraceInputs(const std::vector<std::string>& paths);
+
+// Reads one file with the reader its content asks for.
+ImportedRun readTrace(const std::string& path, const ImportOptions& options);
+
+// Writes `run` into the store as one run of kind `imported` (label, A/B identity from `info`;
+// rank, world size, device and the source's description from the run). Returns its id. A failure
+// while writing marks the run failed before rethrowing.
+RunId storeImportedRun(TraceWriter& writer, const ImportedRun& run, RunInfo info);
+
+}  // namespace glueprof
