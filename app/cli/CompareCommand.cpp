@@ -99,7 +99,8 @@ nlohmann::json diffJson(const TraceDiffResult& diff) {
 
 int compare(const CompareOptions& o) {
     const std::vector<RunId> ids = parseRunIds(o.runs);
-    if (ids.size() != 2) throw usageError("compare needs two runs: --runs A,B");
+    if (ids.size() != 2 || ids[0] == ids[1])
+        throw usageError("compare needs two different runs: --runs A,B (see glueprof list)");
     TraceReader reader(o.db);
     const TraceModel reference = reader.loadRun(ids[0]);
     const TraceModel compared = reader.loadRun(ids[1]);

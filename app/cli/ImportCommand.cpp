@@ -11,6 +11,7 @@
 #include "app/cli/Commands.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/OutputPath.h"
+#include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceWriter.h"
 #include "profiler/import/TraceImporter.h"
 
@@ -65,6 +66,12 @@ std::string labelOf(const ImportCliOptions& o, const ImportedRun& run, std::size
 int importTraces(const ImportCliOptions& o) {
     requireParentDirectory(o.db, "write the trace database", "--db");
     const std::vector<std::string> files = expandTraceInputs(o.inputs);
+    if (o.ab && findToggleInfo(o.name) != nullptr) {
+        throw usageError(fmt::format(
+            "--name '{}' is a toggle of glueprof's trainer, which judges its own metric; name the "
+            "imported pair something else",
+            o.name));
+    }
     if (o.ab && files.size() != 2) {
         throw usageError(fmt::format(
             "--ab compares two traces, BEFORE AFTER; {} trace file(s) were given", files.size()));

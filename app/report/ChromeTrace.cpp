@@ -158,33 +158,38 @@ void writeChromeTrace(const TraceModel& trace, std::ostream& out) {
         for (const Event& e : trace.eventsOnLane(i)) {
             begin();
             const std::string& name = trace.name(e.name);
-            if (e.kind == EventKind::kMarker || e.endNs <= e.startNs) {
+            // Markers are instants; everything else a complete event (a zero-length one too).
+            if (e.kind == EventKind::kMarker) {
                 fmt::format_to(std::back_inserter(buffer),
                                "{{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"{}\", \"name\": {}, "
-                               "\"pid\": {}, \"tid\": {}, \"ts\": {}}}",
+                               "\"pid\": {}, \"tid\": {}, \"ts\": {}, ",
                                categoryOf(e), jsonString(name), pid, tid,
                                micros(e.startNs - origin));
             } else {
                 fmt::format_to(std::back_inserter(buffer),
                                "{{\"ph\": \"X\", \"cat\": \"{}\", \"name\": {}, \"pid\": {}, "
-                               "\"tid\": {}, \"ts\": {}, \"dur\": {}, "
-                               "\"args\": {{\"category\": \"{}\", \"step\": {}, \"layer\": {}, "
-                               "\"microbatch\": {}",
+                               "\"tid\": {}, \"ts\": {}, \"dur\": {}, ",
                                categoryOf(e), jsonString(name), pid, tid,
-                               micros(e.startNs - origin), micros(e.durationNs()),
-                               toString(e.category), e.step, e.layer, e.microbatch);
-                if (e.correlation != 0)
-                    fmt::format_to(std::back_inserter(buffer), ", \"correlation\": {}",
-                                   e.correlation);
-                if (e.bytes != 0) {
-                    fmt::format_to(std::back_inserter(buffer),
-                                   ", \"bytes\": {}, \"src\": \"{}\", \"dst\": \"{}\"", e.bytes,
-                                   toString(e.srcKind), toString(e.dstKind));
-                }
-                if ((e.flags & kFlagWouldSync) != 0)
-                    fmt::format_to(std::back_inserter(buffer), ", \"sync_point\": true");
-                buffer.append(std::string_view("}}"));
+                               micros(e.startNs - origin),
+                               micros(std::max<TimestampNs>(0, e.durationNs())));
             }
+            fmt::format_to(std::back_inserter(buffer),
+                           "\"args\": {{\"category\": \"{}\", \"step\": {}, \"layer\": {}, "
+                           "\"microbatch\": {}",
+                           toString(e.category), e.step, e.layer, e.microbatch);
+            if (e.correlation != 0)
+                fmt::format_to(std::back_inserter(buffer), ", \"correlation\": {}", e.correlation);
+            if (e.bytes != 0) {
+                fmt::format_to(std::back_inserter(buffer),
+                               ", \"bytes\": {}, \"src\": \"{}\", \"dst\": \"{}\"", e.bytes,
+                               toString(e.srcKind), toString(e.dstKind));
+            }
+            if ((e.flags & kFlagWouldSync) != 0)
+                fmt::format_to(std::back_inserter(buffer), ", \"sync_point\": true");
+            // All flag bits, so `glueprof import` of this file gets the same events back.
+            if (e.flags != kFlagNone)
+                fmt::format_to(std::back_inserter(buffer), ", \"flags\": {}", e.flags);
+            buffer.append(std::string_view("}}"));
             if (e.kind == EventKind::kKernel && e.correlation != 0) {
                 auto launch = launches.find(e.correlation);
                 if (launch != launches.end()) {

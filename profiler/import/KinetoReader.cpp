@@ -205,7 +205,9 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
     std::map<std::string, std::string> m_threadNames;                           // key -> name
     // Begin/end pairs per thread; flows by their ends; events waiting for a flow.
     std::map<std::string, std::vector<std::pair<RawEvent, TimestampNs>>> m_open;
-    std::unordered_map<std::string, std::int64_t> m_flowStarts, m_flowEnds;
+    // Flows as (hash of pid/tid/ts, id), sorted only when an event needs one: a trace whose events
+    // all carry args.correlation pays 16 bytes per flow and no lookups.
+    std::vector<std::pair<std::size_t, std::int64_t>> m_flowStarts, m_flowEnds;
     std::vector<PendingEvent> m_pending;
 };
 
@@ -528,6 +530,15 @@ void KinetoHandler::finishEvent() {
         auto [begin, start] = std::move(stack.back());
         stack.pop_back();
         complete(begin, start, *e.ts);
+    } else if ((e.ph == "i" || e.ph == "I") && m_glueprofExport && e.ts) {
+        const bool onDevice = e.pidNumeric && parseInteger(e.pid).value_or(0) >= 100;
+        Event& marker = m_assembly.add(onDevice ? streamLaneOf(e) : hostLaneOf(e),
+                                       EventKind::kMarker, Category::kNone, e.name, *e.ts, *e.ts);
+        if (auto c = parseCategoryName(e.category)) marker.category = *c;
+        if (e.step != kAbsent) marker.step = static_cast<std::int32_t>(e.step);
+        if (e.layer != kAbsent) marker.layer = static_cast<std::int32_t>(e.layer);
+        if (e.microbatch != kAbsent) marker.microbatch = static_cast<std::int32_t>(e.microbatch);
+        if (e.correlation != kAbsent) marker.correlation = e.correlation;
     } else if (e.ph == "i" || e.ph == "I" || e.ph == "R") {
         if (!e.pidNumeric || !e.ts) {
             m_assembly.skip("instant events outside a process (profiler marks)");
@@ -538,7 +549,8 @@ void KinetoHandler::finishEvent() {
         if (!e.ts || e.id.empty()) return;
         auto id = parseInteger(e.id);
         if (!id) return;
-        (e.ph == "s" ? m_flowStarts : m_flowEnds)[laneKey(e) + "/" + std::to_string(*e.ts)] = *id;
+        (e.ph == "s" ? m_flowStarts : m_flowEnds)
+            .emplace_back(std::hash<std::string>()(laneKey(e) + "/" + std::to_string(*e.ts)), *id);
     } else if (e.ph == "M") {
         if (e.name == "process_name" && !e.argName.empty())
             m_assembly.nameProcess(e.pid, e.argName);
@@ -551,14 +563,19 @@ void KinetoHandler::finishEvent() {
 
 void KinetoHandler::finishFile(ImportedRun& run) {
     std::int64_t unlinked = 0;
+    if (!m_pending.empty()) {
+        std::sort(m_flowStarts.begin(), m_flowStarts.end());
+        std::sort(m_flowEnds.begin(), m_flowEnds.end());
+    }
     for (const PendingEvent& p : m_pending) {
         const auto& flows = p.flowStart ? m_flowStarts : m_flowEnds;
-        auto flow = flows.find(p.flowKey);
+        const std::size_t key = std::hash<std::string>()(p.flowKey);
+        auto flow = std::lower_bound(flows.begin(), flows.end(), std::make_pair(key, kAbsent));
         Event& added = m_assembly.add(p.lane, p.kind, p.category, p.name, p.start, p.end);
         added.bytes = p.bytes;
         added.srcKind = p.src;
         added.dstKind = p.dst;
-        if (flow != flows.end()) {
+        if (flow != flows.end() && flow->first == key) {
             added.correlation = flow->second;
         } else {
             ++unlinked;

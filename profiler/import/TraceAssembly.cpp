@@ -32,9 +32,8 @@ std::optional<std::int32_t> stepNumber(const std::string& name, const std::strin
     return static_cast<std::int32_t>(value);
 }
 
-// A copy the host waits for: device to pageable host memory, or pageable host memory to the
-// device (CUDA stages it through a pinned buffer and syncs the stream first), or any copy issued
-// by a synchronous API (cudaMemcpy without Async).
+// A copy the host waits for: device to pageable host memory, or one issued by a synchronous API
+// (cudaMemcpy without Async): to host memory, or from pageable memory to the device.
 const char* blockingCopyName(const Event& copy, const std::string& apiName) {
     const bool toHost =
         copy.srcKind == MemoryKind::kDevice &&
@@ -46,7 +45,9 @@ const char* blockingCopyName(const Event& copy, const std::string& apiName) {
         apiName.rfind("cudaMemcpy", 0) == 0 && apiName.find("Async") == std::string::npos;
     if (toHost && (copy.dstKind == MemoryKind::kPageable || synchronousApi))
         return "blocking DtoH copy";
-    if (fromHost && (copy.srcKind == MemoryKind::kPageable || synchronousApi))
+    // As glueprof's own capture decides (RecordHandler): a host-to-device copy blocks only when
+    // its API is synchronous; an async one from pageable memory is staged and returns.
+    if (fromHost && copy.srcKind == MemoryKind::kPageable && synchronousApi)
         return "blocking HtoD copy";
     return nullptr;
 }
@@ -264,7 +265,8 @@ void TraceAssembly::placeSyncs() {
                                 call->second.start, call->second.end);
             e.category = Category::kSync;
             e.correlation = copy.correlation;
-            e.flags = kFlagHostRead;  // marks a blocking copy until the ops are flagged
+            // Marks a copy that reads the host back (DtoH) until the ops are flagged.
+            e.flags = std::string_view(name) == "blocking DtoH copy" ? kFlagHostRead : kFlagNone;
             syncs.push_back(Placed{call->second.lane, e, true});
         }
     }
@@ -311,8 +313,12 @@ std::vector<StepInfo> TraceAssembly::assignSteps(bool& stepsFound) {
         for (Event& e : m_events[lane]) {
             if (e.kind != EventKind::kRange) continue;
             if (m_asRecorded) {
-                if (m_strings[e.name] == names::kStep && e.step != kNoTag &&
-                    seen.emplace(e.step, windows.size()).second)
+                // glueprof's `step` ranges; a run that was itself imported has its source's
+                // step ranges (ProfilerStep#N) instead.
+                const bool stepRange = m_strings[e.name] == names::kStep ||
+                                       (e.category == Category::kPhase &&
+                                        stepNumber(m_strings[e.name], m_options.stepPrefix));
+                if (stepRange && e.step != kNoTag && seen.emplace(e.step, windows.size()).second)
                     windows.push_back(Window{e.startNs, e.endNs, e.step});
                 continue;
             }

@@ -11,9 +11,10 @@
 //     step of its launch (the runtime call with the same correlation), else by time;
 //   - synchronizations: host-blocking ones (stream, event, context sync) are placed on the lane of
 //     the runtime call that issued them (same correlation) as `sync` events; a stream wait event
-//     is a marker on its stream; a device-to-host copy into pageable memory (or from pageable
-//     memory to the device) adds a `blocking DtoH copy` / `blocking HtoD copy` sync over its
-//     API call, as glueprof's own CUPTI capture does;
+//     is a marker on its stream; a device-to-host copy into pageable memory (or any copy by a
+//     synchronous API: to the host, or from pageable memory to the device) adds a
+//     `blocking DtoH copy` / `blocking HtoD copy` sync over its API call, as glueprof's own CUPTI
+//     capture does;
 //   - ops: nested ones flagged nested; a top-level op with a host-blocking sync inside is a sync
 //     point (would-sync; host read when the sync is a blocking device-to-host copy).
 #include <cstdint>

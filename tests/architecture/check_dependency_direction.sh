@@ -44,8 +44,10 @@ rule "analyzers" '#include *[<"]profiler/(host|torch_ops|cupti)/' \
   "analyzers are pure functions over a TraceModel: profiler/core only"
 rule "app/report" '#include *[<"](reference_trainer|optimizations|profiler/(host|torch_ops|cupti))/' \
   "app/report renders analyzer results: analyzers and profiler/core only"
-rule "profiler/core" '#include *[<"](profiler/(host|torch_ops|cupti)|analyzers)/' \
+rule "profiler/core" '#include *[<"](profiler/(host|torch_ops|cupti|import)|analyzers)/' \
   "profiler/core depends on nothing else of glueprof"
+rule "profiler/import" '#include *[<"](profiler/(host|torch_ops|cupti)|analyzers)/' \
+  "profiler/import (trace readers) depends on profiler/core only"
 
 rule "profiler/cupti" '#include *[<"](profiler/(host|torch_ops)|analyzers)/' \
   "profiler/cupti depends on profiler/core only (the CLI wires it to HostTracer)"

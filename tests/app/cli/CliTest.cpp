@@ -658,5 +658,75 @@ TEST_F(CliTest, InputErrorsExitTwoAndLeaveNoFileBehind) {
     EXPECT_EQ(listMissing.exitCode, 2);
 }
 
+std::string sharedFixture(const std::string& name) {
+    return std::string(GLUEPROF_SOURCE_DIR) + "/../shared/fixtures/" + name;
+}
+
+TEST_F(CliTest, ImportedBeforeAndAfterTracesAreComparedReportedAndGated) {
+    const std::string db = path("imported.sqlite");
+    Result imported = run(fmt::format("import --ab {} {} --name trace_compare --db {}",
+                                      sharedFixture("kineto/hta-trace_compare-base.json.gz"),
+                                      sharedFixture("kineto/hta-trace_compare-test.json.gz"), db));
+    ASSERT_EQ(imported.exitCode, 0) << imported.err;
+    EXPECT_NE(imported.out.find("imported run 1 from"), std::string::npos) << imported.out;
+    EXPECT_NE(imported.out.find("2 steps (ProfilerStep#N ranges)"), std::string::npos);
+    EXPECT_NE(imported.out.find("A/B 'trace_compare': run 1 (A) vs run 2 (B)"), std::string::npos);
+
+    Result compared = run(fmt::format("compare --db {} --runs 1,2 --step 1010", db));
+    ASSERT_EQ(compared.exitCode, 0) << compared.err;
+    EXPECT_NE(compared.out.find("host added (3)"), std::string::npos) << compared.out;
+    EXPECT_NE(compared.out.find("All2All_Pooled_Req"), std::string::npos);
+    EXPECT_NE(compared.out.find("host removed (1)"), std::string::npos);
+    EXPECT_NE(compared.out.find("not recorded (imported traces)"), std::string::npos);
+    Result json = run(fmt::format("compare --db {} --runs 1,2 --json", db));
+    ASSERT_EQ(json.exitCode, 0) << json.err;
+    const nlohmann::json j = nlohmann::json::parse(json.out);
+    EXPECT_EQ(j["diff"]["reference_steps"], 2);
+
+    // The user's own CI: a baseline from this pair, then the gate on it.
+    const std::string baseline = path("baseline.json");
+    ASSERT_EQ(
+        run(fmt::format("check --db {} --baseline {} --update-baseline", db, baseline)).exitCode,
+        0);
+    Result gate = run(fmt::format("check --db {} --baseline {}", db, baseline));
+    EXPECT_EQ(gate.exitCode, 0) << gate.out << gate.err;
+    EXPECT_NE(gate.out.find("trace_compare"), std::string::npos) << gate.out;
+    EXPECT_EQ(run(fmt::format("report --db {} --out {}", db, path("r.html"))).exitCode, 0);
+}
+
+TEST_F(CliTest, ImportOfEveryFixtureFormatPrintsOneLinePerRun) {
+    const std::string db = path("all.sqlite");
+    Result r = run(fmt::format("import {} {} --db {}", sharedFixture("kineto"),
+                               sharedFixture("nsys/test-cuda-report1.sqlite"), db));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 5) << r.out;
+    EXPECT_NE(r.out.find("41 cuda_sync"), std::string::npos);
+    EXPECT_NE(r.out.find("export schema 3.24"), std::string::npos);
+    Result listed = run(fmt::format("list --db {} --json", db));
+    ASSERT_EQ(listed.exitCode, 0) << listed.err;
+    EXPECT_NE(listed.out.find("\"imported\""), std::string::npos);
+    EXPECT_EQ(run(fmt::format("advise --db {} --run 1", db)).exitCode, 0);
+}
+
+TEST_F(CliTest, BadTracesExitTwoWithOneLineAndWriteNoDatabase) {
+    const std::string db = path("never.sqlite");
+    std::ofstream(path("empty.json")).close();
+    std::ofstream(path("broken.json")) << "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1,";
+    for (const std::string& bad : {path("empty.json"), path("broken.json"), path("missing.json")}) {
+        Result r = run(fmt::format("import {} --db {}", bad, db));
+        EXPECT_EQ(r.exitCode, 2) << bad << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_NE(r.err.find(bad), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(db)) << bad;
+    }
+    // --ab reads both traces first: a bad AFTER leaves no lone BEFORE.
+    Result ab = run(fmt::format("import --ab {} {} --db {}",
+                                sharedFixture("kineto/hta-trace_compare-base.json.gz"),
+                                path("broken.json"), db));
+    EXPECT_EQ(ab.exitCode, 2) << ab.err;
+    EXPECT_FALSE(fs::exists(db));
+    EXPECT_EQ(run(fmt::format("import --ab {} --db {}", path("broken.json"), db)).exitCode, 1);
+}
+
 }  // namespace
 }  // namespace glueprof

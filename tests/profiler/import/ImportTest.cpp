@@ -1,0 +1,281 @@
+// The importers on real traces of other tools (../shared/fixtures, facts from HTA's test data and
+// the fixtures' README) and on hand-made bad input.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "analyzers/Intervals.h"
+#include "analyzers/SyncPoints.h"
+#include "analyzers/TraceDiff.h"
+#include "profiler/core/Error.h"
+#include "profiler/core/Sqlite.h"
+#include "profiler/import/KinetoReader.h"
+#include "profiler/import/TraceImporter.h"
+
+namespace glueprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string fixture(const std::string& name) {
+    return std::string(GLUEPROF_SOURCE_DIR) + "/../shared/fixtures/" + name;
+}
+
+ImportedRun load(const std::string& name) { return readTrace(fixture(name), ImportOptions{}); }
+
+std::size_t laneOf(const TraceModel& t, LaneKind kind, std::int64_t stream) {
+    for (std::size_t i = 0; i < t.lanes().size(); ++i) {
+        if (t.lanes()[i].kind == kind && t.lanes()[i].threadOrStream == stream) return i;
+    }
+    return t.lanes().size();
+}
+
+std::int64_t count(const TraceModel& t, EventKind kind) {
+    std::int64_t n = 0;
+    for (std::size_t i = 0; i < t.lanes().size(); ++i) {
+        for (const Event& e : t.eventsOnLane(i)) n += e.kind == kind ? 1 : 0;
+    }
+    return n;
+}
+
+class ImportFiles : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        m_dir = fs::temp_directory_path() /
+                (std::string("glueprof-import-") +
+                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(m_dir);
+        fs::create_directories(m_dir);
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+    std::string write(const std::string& name, const std::string& bytes) const {
+        const std::string path = (m_dir / name).string();
+        std::ofstream(path, std::ios::binary) << bytes;
+        return path;
+    }
+    // The error message reading `path` gives (an input error), or "" when it reads.
+    static std::string errorOf(const std::string& path) {
+        try {
+            readTrace(path, ImportOptions{});
+        } catch (const GlueprofError& e) {
+            EXPECT_EQ(e.code(), ExitCode::kInput) << e.what();
+            return e.what();
+        }
+        return "";
+    }
+    fs::path m_dir;
+};
+
+TEST(KinetoNumbers, MicrosecondTextBecomesExactNanoseconds) {
+    EXPECT_EQ(microsToNanos("1707417525509335.123"), 1707417525509335123);
+    EXPECT_EQ(microsToNanos("1707417525509335"), 1707417525509335000);
+    EXPECT_EQ(microsToNanos("1.5e3"), 1500000);
+    EXPECT_EQ(microsToNanos("-2"), -2000);
+    EXPECT_EQ(microsToNanos("0.0005"), 0);  // below a nanosecond
+    EXPECT_FALSE(microsToNanos("abc"));
+    EXPECT_FALSE(microsToNanos("1e300"));
+    EXPECT_EQ(validUtf8("ok"), "ok");
+    EXPECT_EQ(validUtf8(std::string("x\xFFy")), "x\xEF\xBF\xBDy");
+}
+
+TEST(KinetoImport, EventSyncTraceNamesTheSpinKernelAsWhatTheSyncsWaitFor) {
+    const ImportedRun run = load("kineto/hta-event_sync_trace.json.gz");
+    const TraceModel& t = run.model;
+    EXPECT_EQ(run.read.at("cuda_sync"), 4);
+    EXPECT_EQ(run.rank, 0);
+    ASSERT_EQ(t.steps().size(), 1u);
+    EXPECT_EQ(t.steps()[0].step, 100);
+    EXPECT_EQ(count(t, EventKind::kKernel), 4);
+    // Stream Sync (after the pageable DtoH copy: one sync point), two Event Syncs, Context Sync.
+    const SyncPointsResult syncs = analyzeSyncPoints(t);
+    ASSERT_TRUE(syncs.hostSyncsCaptured);
+    ASSERT_EQ(syncs.hostSyncs.size(), 4u);
+    std::map<std::string, std::string> awaited;
+    for (const SyncPoint& p : syncs.hostSyncs) awaited[p.op] = p.awaited;
+    const std::string spin = "at::cuda::(anonymous namespace)::spin_kernel(long)";
+    EXPECT_EQ(awaited.at("cudaEventSynchronize"), spin);
+    EXPECT_EQ(awaited.at("cudaDeviceSynchronize"), spin);
+    EXPECT_EQ(awaited.at("aten::_local_scalar_dense"), "Memcpy DtoH (Device -> Pageable)");
+    // The op around the blocking copy is a sync point that reads the host.
+    EXPECT_EQ(syncs.perStep.at(100), 1);
+    EXPECT_EQ(syncs.hostReadsPerStep.at(100), 1);
+}
+
+TEST(KinetoImport, AlexnetTraceHasItsKernelsCopiesAndSyncsWhereTheyRan) {
+    const ImportedRun run = load("kineto/hta-alexnet-trace.json.gz");
+    const TraceModel& t = run.model;
+    EXPECT_FALSE(run.stepsFound);  // no ProfilerStep: the whole trace is one step
+    EXPECT_EQ(t.steps().size(), 1u);
+    EXPECT_EQ(run.read.at("kernel"), 79);
+    EXPECT_EQ(run.read.at("cuda_sync"), 41);
+    std::int64_t onStream7 = 0;
+    std::int64_t onStream20 = 0;
+    std::int64_t pageableHtoD = 0;
+    for (std::size_t i = 0; i < t.lanes().size(); ++i) {
+        for (const Event& e : t.eventsOnLane(i)) {
+            if (e.kind == EventKind::kKernel) {
+                onStream7 += t.lanes()[i].threadOrStream == 7 ? 1 : 0;
+                onStream20 += t.lanes()[i].threadOrStream == 20 ? 1 : 0;
+            }
+            if (e.kind == EventKind::kMemcpy && e.srcKind == MemoryKind::kPageable &&
+                e.dstKind == MemoryKind::kDevice)
+                ++pageableHtoD;
+        }
+    }
+    EXPECT_EQ(onStream7, 73);
+    EXPECT_EQ(onStream20, 6);
+    EXPECT_EQ(pageableHtoD, 16);
+    // 20 Stream Wait Events are markers on their streams; 16 Stream Syncs (each right after a
+    // pageable copy: one sync point with it) and 5 Context Syncs block the host.
+    EXPECT_EQ(count(t, EventKind::kMarker), 20);
+    EXPECT_EQ(count(t, EventKind::kSync), 21);
+    // The Context Syncs are on "no stream" (written 4294967295 here): on the calling thread.
+    std::int64_t contextSyncs = 0;
+    for (std::size_t i = 0; i < t.lanes().size(); ++i) {
+        for (const Event& e : t.eventsOnLane(i)) {
+            if (e.kind == EventKind::kSync && t.name(e.name) == "cudaDeviceSynchronize") {
+                EXPECT_EQ(t.lanes()[i].kind, LaneKind::kHostThread);
+                ++contextSyncs;
+            }
+        }
+    }
+    EXPECT_EQ(contextSyncs, 5);
+}
+
+TEST(KinetoImport, TraceCompareFixturesDifferAsHtaSays) {
+    const ImportedRun base = load("kineto/hta-trace_compare-base.json.gz");
+    const ImportedRun test = load("kineto/hta-trace_compare-test.json.gz");
+    EXPECT_EQ(base.rank, 1);
+    const TraceDiffResult diff = diffTraces(base.model, test.model, 1010);
+    auto names = [&](NameChange change) {
+        std::set<std::string> out;
+        for (const NameDiff* d : diff.of(change, DiffSide::kHost)) out.insert(d->name);
+        return out;
+    };
+    EXPECT_EQ(names(NameChange::kAdded),
+              (std::set<std::string>{"AddmmBackward0", "All2All_Pooled_Req", "CatBackward0"}));
+    EXPECT_EQ(names(NameChange::kRemoved), (std::set<std::string>{"nccl:all_reduce"}));
+    EXPECT_EQ(names(NameChange::kUnchanged),
+              (std::set<std::string>{"ProfilerStep#1010", "aten::as_strided", "aten::empty",
+                                     "cudaEventQuery", "cudaLaunchKernel"}));
+    // In base, iteration 1010 holds 6 CPU events and 1 GPU event (its one launched kernel).
+    const TraceDiffResult self = diffTraces(base.model, base.model, 1010);
+    double host = 0;
+    double device = 0;
+    for (const NameDiff& d : self.names)
+        (d.side == DiffSide::kHost ? host : device) += d.referenceCount;
+    EXPECT_EQ(host, 6.0);
+    EXPECT_EQ(device, 1.0);
+    for (const NameDiff& d : self.names) {
+        if (d.name == "ProfilerStep#1010") EXPECT_DOUBLE_EQ(d.referenceMs, 122.149);
+        if (d.name == "nccl:all_reduce") EXPECT_DOUBLE_EQ(d.referenceMs, 0.067);
+    }
+}
+
+TEST(NsysImport, CudaReportHasNoCopyComputeOverlapAndItsGpuUnion) {
+    const ImportedRun run = load("nsys/test-cuda-report1.sqlite");
+    const TraceModel& t = run.model;
+    EXPECT_NE(run.formatDetail.find("3.24"), std::string::npos);
+    std::vector<Interval> kernels;
+    std::vector<Interval> copies;
+    std::set<std::int64_t> kernelStreams;
+    for (std::size_t i = 0; i < t.lanes().size(); ++i) {
+        for (const Event& e : t.eventsOnLane(i)) {
+            if (e.kind == EventKind::kKernel) {
+                kernels.push_back({e.startNs, e.endNs});
+                kernelStreams.insert(t.lanes()[i].threadOrStream);
+            }
+            if (e.kind == EventKind::kMemcpy) copies.push_back({e.startNs, e.endNs});
+        }
+    }
+    EXPECT_EQ(kernelStreams, (std::set<std::int64_t>{13, 14, 15, 16}));
+    EXPECT_EQ(copies.size(), 12u);
+    const IntervalSet k = unionOf(kernels);
+    const IntervalSet c = unionOf(copies);
+    EXPECT_EQ(totalLength(intersectionOf(k, c)), 0);
+    std::vector<Interval> all = kernels;
+    all.insert(all.end(), copies.begin(), copies.end());
+    const IntervalSet gpu = unionOf(all);
+    EXPECT_EQ(totalLength(gpu), 92182721);
+    EXPECT_EQ(gpu.back().end - gpu.front().start, 101263425);
+    EXPECT_EQ(count(t, EventKind::kSync), 1);  // the cudaEventSynchronize
+}
+
+TEST_F(ImportFiles, BadInputIsAnInputErrorNamingTheFile) {
+    const std::string empty = write("empty.json", "");
+    EXPECT_NE(errorOf(empty).find("empty"), std::string::npos);
+    const std::string invalid = write("invalid.json", "{\"traceEvents\": [{\"ph\": \"X\",]}");
+    EXPECT_NE(errorOf(invalid).find("invalid JSON at byte"), std::string::npos);
+    const std::string noEvents = write("none.json", "{\"schemaVersion\": 1}");
+    EXPECT_NE(errorOf(noEvents).find("no traceEvents"), std::string::npos);
+    const std::string wrongType =
+        write("type.json", "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": \"soon\", \"dur\": 1}]}");
+    EXPECT_NE(errorOf(wrongType).find("traceEvents[0].ts is a string"), std::string::npos);
+    const std::string notArray = write("obj.json", "{\"traceEvents\": {}}");
+    EXPECT_NE(errorOf(notArray).find("expected an array"), std::string::npos);
+    const std::string binary = write("data.bin", std::string("\x01\x02\x03", 3));
+    EXPECT_NE(errorOf(binary).find("neither"), std::string::npos);
+    for (const std::string& path : {empty, invalid, noEvents, wrongType, notArray, binary}) {
+        EXPECT_NE(errorOf(path).find(path), std::string::npos) << path;
+    }
+}
+
+TEST_F(ImportFiles, TruncatedGzipSaysSo) {
+    std::ifstream in(fixture("kineto/hta-alexnet-trace.json.gz"), std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string cut = write("cut.json.gz", bytes.substr(0, bytes.size() / 2));
+    EXPECT_NE(errorOf(cut).find("truncated gzip"), std::string::npos) << errorOf(cut);
+}
+
+TEST_F(ImportFiles, ForeignSqliteIsRefusedWithWhatItIs) {
+    const std::string path = (m_dir / "other.sqlite").string();
+    {
+        SqliteDb db(path, OpenMode::kReadWriteCreate);
+        db.exec("CREATE TABLE t (x INTEGER)");
+    }
+    EXPECT_NE(errorOf(path).find("not an Nsight Systems export"), std::string::npos);
+}
+
+TEST_F(ImportFiles, OddButValidEventsAreCountedNotFatal) {
+    // Out of order, a negative duration, an unknown category and phase, duplicate correlation
+    // ids, begin/end pairs, "no stream" as 4294967295.
+    const std::string path = write("odd.json", R"({"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "late", "pid": 1, "tid": 1, "ts": 50, "dur": 5},
+      {"ph": "X", "cat": "cpu_op", "name": "early", "pid": 1, "tid": 1, "ts": 10, "dur": 5},
+      {"ph": "X", "cat": "cpu_op", "name": "neg", "pid": 1, "tid": 1, "ts": 20, "dur": -3},
+      {"ph": "X", "cat": "mystery", "name": "m", "pid": 1, "tid": 1, "ts": 21, "dur": 1},
+      {"ph": "C", "name": "counter", "pid": 1, "ts": 22, "args": {"v": 1}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 30, "dur": 2, "args": {"correlation": 7}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 33, "dur": 2, "args": {"correlation": 7}},
+      {"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 40, "dur": 3.5, "args": {"correlation": 7, "stream": 7, "device": 0}},
+      {"ph": "X", "cat": "cuda_sync", "name": "Context Sync", "pid": 0, "tid": 4294967295, "ts": 60, "dur": 1, "args": {"stream": 4294967295, "correlation": 99}},
+      {"ph": "B", "name": "outer", "cat": "user_annotation", "pid": 1, "tid": 1, "ts": 0},
+      {"ph": "E", "pid": 1, "tid": 1, "ts": 70}
+    ]})");
+    const ImportedRun run = readTrace(path, ImportOptions{});
+    EXPECT_EQ(run.skipped.at("events with a negative duration"), 1);
+    EXPECT_EQ(run.skipped.at("complete events of category 'mystery' (not mapped)"), 1);
+    EXPECT_EQ(run.skipped.at("events of phase 'C' (not a span)"), 1);
+    EXPECT_EQ(run.skipped.at("host-blocking synchronization whose API call is not in the trace"),
+              1);
+    EXPECT_EQ(run.skipped.count(
+                  "runtime calls sharing a correlation id with an earlier call (the first is "
+                  "linked)"),
+              1u);
+    const TraceModel& t = run.model;
+    const std::size_t host = laneOf(t, LaneKind::kHostThread, 1);
+    ASSERT_LT(host, t.lanes().size());
+    const std::vector<Event>& events = t.eventsOnLane(host);
+    EXPECT_EQ(t.name(events.front().name), "outer");  // sorted, the B/E range first
+    EXPECT_EQ(events.front().endNs, 70000);
+    const std::size_t stream = laneOf(t, LaneKind::kCudaStream, 7);
+    ASSERT_LT(stream, t.lanes().size());
+    EXPECT_EQ(t.eventsOnLane(stream).front().endNs - t.eventsOnLane(stream).front().startNs, 3500);
+}
+
+}  // namespace
+}  // namespace glueprof
