@@ -598,7 +598,7 @@ void KinetoHandler::finishFile(ImportedRun& run) {
     std::string devices = "[";
     for (const auto& [id, name] : m_devices) {
         if (devices.size() > 1) devices += ", ";
-        devices += fmt::format("{{\"id\": {}, \"name\": \"{}\"}}", id, name);
+        devices += fmt::format("{{\"id\": {}, \"name\": {}}}", id, jsonStringLiteral(name));
     }
     run.devicesJson = devices + "]";
     run.format = m_glueprofExport ? "glueprof Chrome export" : "Kineto JSON";

@@ -61,21 +61,6 @@ std::string quoted(const std::string& identifier) {
     return out + "\"";
 }
 
-std::string jsonString(std::string_view text) {
-    std::string out = "\"";
-    for (char c : validUtf8(text)) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
-
 std::optional<std::int64_t> intAt(const SqliteStatement& row, int column) {
     if (column < 0 || row.columnIsNull(column)) return std::nullopt;
     return row.columnInt(column);
@@ -577,7 +562,7 @@ std::string NsysReader::devicesJson() {
     while (row.step()) {
         if (json.size() > 1) json += ",";
         json += fmt::format("{{\"id\":{},\"name\":{}}}", row.columnInt(id),
-                            jsonString(name < 0 ? "" : row.columnText(name)));
+                            jsonStringLiteral(name < 0 ? "" : row.columnText(name)));
     }
     return json + "]";
 }

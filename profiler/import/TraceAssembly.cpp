@@ -114,6 +114,21 @@ std::string validUtf8(std::string_view text) {
     return out;
 }
 
+std::string jsonStringLiteral(std::string_view text) {
+    std::string out = "\"";
+    for (char c : validUtf8(text)) {
+        if (c == '"' || c == '\\') {
+            out += '\\';
+            out += c;
+        } else if (static_cast<unsigned char>(c) < 0x20) {
+            out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+        } else {
+            out += c;
+        }
+    }
+    return out + "\"";
+}
+
 TraceAssembly::TraceAssembly(ImportOptions options) : m_options(std::move(options)) {}
 
 std::size_t TraceAssembly::hostLane(const std::string& process, std::int64_t thread) {

@@ -141,4 +141,7 @@ class TraceAssembly {
 // error_handler_t::replace does); valid text is returned unchanged.
 std::string validUtf8(std::string_view text);
 
+// `text` as a JSON string literal: quoted, escaped, invalid UTF-8 replaced.
+std::string jsonStringLiteral(std::string_view text);
+
 }  // namespace glueprof

@@ -27,21 +27,6 @@ bool isTraceFileName(const std::string& name) {
     return endsWith(".json") || endsWith(".json.gz") || endsWith(".sqlite");
 }
 
-std::string escapeJson(const std::string& text) {
-    std::string out;
-    for (char c : text) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
-        } else {
-            out += c;
-        }
-    }
-    return out;
-}
-
 }  // namespace
 
 const char* toString(TraceFormat format) {
@@ -129,14 +114,15 @@ RunId storeImportedRun(TraceWriter& writer, const ImportedRun& run, RunInfo info
     std::string skipped = "{";
     for (const auto& [what, count] : run.skipped) {
         if (skipped.size() > 1) skipped += ", ";
-        skipped += fmt::format("\"{}\": {}", escapeJson(what), count);
+        skipped += fmt::format("{}: {}", jsonStringLiteral(what), count);
     }
     skipped += "}";
     info.configJson = fmt::format(
-        "{{\"source\": \"{}\", \"format\": \"{}\", \"format_detail\": \"{}\", "
+        "{{\"source\": {}, \"format\": {}, \"format_detail\": {}, "
         "\"trace_started_unix_ns\": {}, \"steps_found\": {}, \"devices\": {}, \"skipped\": {}}}",
-        escapeJson(run.source), escapeJson(run.format), escapeJson(run.formatDetail),
-        run.startedUnixNs, run.stepsFound ? "true" : "false", run.devicesJson, skipped);
+        jsonStringLiteral(run.source), jsonStringLiteral(run.format),
+        jsonStringLiteral(run.formatDetail), run.startedUnixNs, run.stepsFound ? "true" : "false",
+        run.devicesJson, skipped);
     const RunId id = writer.beginRun(info);
     try {
         std::unordered_map<StringId, StringId> names;
