@@ -118,7 +118,7 @@ struct PendingEvent {
     TimestampNs start, end;
     std::int64_t bytes;
     MemoryKind src, dst;
-    std::string flowKey;  // pid/tid/ts of its flow end
+    std::size_t flowKey;  // where its flow ends or starts (KinetoHandler::flowKey)
     bool flowStart;       // a launch (flow start) rather than device work (flow end)
 };
 
@@ -138,6 +138,10 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
     }
     bool Key(const char* s, rapidjson::SizeType n, bool) {
         m_key.assign(s, n);
+        const Ctx where = m_stack.empty() ? Ctx::kIgnore : m_stack.back();
+        m_field = where == Ctx::kEvent  ? eventFieldOf(m_key)
+                  : where == Ctx::kArgs ? argFieldOf(m_key)
+                                        : Field::kOther;
         return true;
     }
     bool StartObject();
@@ -167,6 +171,67 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
         kIgnore
     };
     enum class Scalar { kNull, kBool, kNumber, kString };
+    // The keys of an event and of its args that are read, decided once per key.
+    enum class Field {
+        kOther,
+        kPh,
+        kCat,
+        kName,
+        kPid,
+        kTid,
+        kTs,
+        kDur,
+        kId,
+        kCorrelation,
+        kExternalId,
+        kStream,
+        kDevice,
+        kBytes,
+        kSyncKind,
+        kArgName,
+        kStep,
+        kLayer,
+        kMicrobatch,
+        kFlags,
+        kCategory,
+        kSrc,
+        kDst,
+        kSyncPoint
+    };
+    static Field lookUpField(std::string_view key,
+                             std::initializer_list<std::pair<std::string_view, Field>> fields) {
+        for (const auto& [name, field] : fields) {
+            if (key == name) return field;
+        }
+        return Field::kOther;
+    }
+    static Field eventFieldOf(std::string_view key) {
+        return lookUpField(key, {{"ph", Field::kPh},
+                                 {"cat", Field::kCat},
+                                 {"name", Field::kName},
+                                 {"pid", Field::kPid},
+                                 {"tid", Field::kTid},
+                                 {"ts", Field::kTs},
+                                 {"dur", Field::kDur},
+                                 {"id", Field::kId}});
+    }
+    static Field argFieldOf(std::string_view key) {
+        return lookUpField(key, {{"correlation", Field::kCorrelation},
+                                 {"External id", Field::kExternalId},
+                                 {"stream", Field::kStream},
+                                 {"device", Field::kDevice},
+                                 {"bytes", Field::kBytes},
+                                 {"cuda_sync_kind", Field::kSyncKind},
+                                 {"name", Field::kArgName},
+                                 {"step", Field::kStep},
+                                 {"layer", Field::kLayer},
+                                 {"microbatch", Field::kMicrobatch},
+                                 {"flags", Field::kFlags},
+                                 {"category", Field::kCategory},
+                                 {"src", Field::kSrc},
+                                 {"dst", Field::kDst},
+                                 {"sync_point", Field::kSyncPoint}});
+    }
 
     bool scalar(Scalar kind, std::string_view text);
     bool eventField(Scalar kind, std::string_view text);
@@ -184,13 +249,25 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
     std::size_t hostLaneOf(const RawEvent& e);
     std::size_t streamLaneOf(const RawEvent& e);
     std::string laneKey(const RawEvent& e) const { return e.pid + "/" + e.tid; }
+    // Where a flow ends or starts: a hash of pid, tid and time, without building a string.
+    static std::size_t flowKey(const RawEvent& e, TimestampNs ts) {
+        std::size_t h = std::hash<std::string_view>()(e.pid);
+        h = h * 1000003u ^ std::hash<std::string_view>()(e.tid);
+        return h * 1000003u ^ std::hash<TimestampNs>()(ts);
+    }
 
     std::string m_path;
     CompressedInput& m_input;
     TraceAssembly& m_assembly;
     std::vector<Ctx> m_stack;
     std::string m_key;
+    Field m_field = Field::kOther;
+    std::string m_cat;
     RawEvent m_event;
+    // The lane of the previous host event: consecutive events nearly always share a thread.
+    std::string m_lastPid, m_lastTid;
+    std::size_t m_lastHostLane = 0;
+    bool m_haveLastHost = false;
     std::int64_t m_eventIndex = -1;
     bool m_sawEvents = false;
     bool m_glueprofExport = false;
@@ -339,53 +416,84 @@ bool KinetoHandler::scalar(Scalar kind, std::string_view text) {
 
 bool KinetoHandler::eventField(Scalar kind, std::string_view text) {
     RawEvent& e = m_event;
-    const std::string& k = m_key;
-    if (k == "ph" || k == "cat" || k == "name" || k == "bp") {
-        if (kind != Scalar::kString && kind != Scalar::kNull)
-            return fail(fmt::format("{}.{} is not a string", where(), k));
-        if (k != "bp") (k == "ph" ? e.ph : k == "cat" ? e.cat : e.name).assign(text);
-        return true;
+    switch (m_field) {
+        case Field::kPh:
+        case Field::kCat:
+        case Field::kName:
+            if (kind != Scalar::kString && kind != Scalar::kNull)
+                return fail(fmt::format("{}.{} is not a string", where(), m_key));
+            (m_field == Field::kPh ? e.ph : m_field == Field::kCat ? e.cat : e.name).assign(text);
+            return true;
+        case Field::kPid:
+        case Field::kTid:
+            if (kind != Scalar::kNumber && kind != Scalar::kString)
+                return fail(fmt::format("{}.{} is neither a number nor a string", where(), m_key));
+            (m_field == Field::kPid ? e.pid : e.tid).assign(text);
+            (m_field == Field::kPid ? e.pidNumeric : e.tidNumeric) = kind == Scalar::kNumber;
+            return true;
+        case Field::kTs:
+            return micros(kind, text, e.ts);
+        case Field::kDur:
+            return kind == Scalar::kNull || micros(kind, text, e.dur);
+        case Field::kId:
+            e.id.assign(text);
+            return true;
+        default:
+            return true;
     }
-    if (k == "pid" || k == "tid") {
-        if (kind != Scalar::kNumber && kind != Scalar::kString)
-            return fail(fmt::format("{}.{} is neither a number nor a string", where(), k));
-        (k == "pid" ? e.pid : e.tid).assign(text);
-        (k == "pid" ? e.pidNumeric : e.tidNumeric) = kind == Scalar::kNumber;
-        return true;
-    }
-    if (k == "ts") return micros(kind, text, e.ts);
-    if (k == "dur") return kind == Scalar::kNull || micros(kind, text, e.dur);
-    if (k == "id") {
-        e.id.assign(text);
-        return true;
-    }
-    return true;
 }
 
 bool KinetoHandler::argField(Scalar kind, std::string_view text) {
     RawEvent& e = m_event;
-    const std::string& k = m_key;
-    if (k == "correlation") return number(kind, text, e.correlation);
-    if (k == "External id") return number(kind, text, e.externalId);
-    if (k == "stream") return number(kind, text, e.stream);
-    if (k == "device") return number(kind, text, e.device);
-    if (k == "bytes") return number(kind, text, e.bytes);
-    if (k == "cuda_sync_kind" && kind == Scalar::kString) e.syncKind.assign(text);
-    if (k == "name" && kind == Scalar::kString) e.argName.assign(text);
-    if (m_glueprofExport) {
-        if (k == "step") return number(kind, text, e.step);
-        if (k == "layer") return number(kind, text, e.layer);
-        if (k == "microbatch") return number(kind, text, e.microbatch);
-        if (k == "flags") return number(kind, text, e.flags);
-        if (k == "category" && kind == Scalar::kString) e.category.assign(text);
-        if (k == "src" && kind == Scalar::kString) e.src.assign(text);
-        if (k == "dst" && kind == Scalar::kString) e.dst.assign(text);
-        if (k == "sync_point" && kind == Scalar::kBool) e.syncPoint = text == "true";
+    switch (m_field) {
+        case Field::kCorrelation:
+            return number(kind, text, e.correlation);
+        case Field::kExternalId:
+            return number(kind, text, e.externalId);
+        case Field::kStream:
+            return number(kind, text, e.stream);
+        case Field::kDevice:
+            return number(kind, text, e.device);
+        case Field::kBytes:
+            return number(kind, text, e.bytes);
+        case Field::kSyncKind:
+            if (kind == Scalar::kString) e.syncKind.assign(text);
+            return true;
+        case Field::kArgName:
+            if (kind == Scalar::kString) e.argName.assign(text);
+            return true;
+        default:
+            break;
     }
-    return true;
+    if (!m_glueprofExport) return true;
+    switch (m_field) {
+        case Field::kStep:
+            return number(kind, text, e.step);
+        case Field::kLayer:
+            return number(kind, text, e.layer);
+        case Field::kMicrobatch:
+            return number(kind, text, e.microbatch);
+        case Field::kFlags:
+            return number(kind, text, e.flags);
+        case Field::kCategory:
+            if (kind == Scalar::kString) e.category.assign(text);
+            return true;
+        case Field::kSrc:
+            if (kind == Scalar::kString) e.src.assign(text);
+            return true;
+        case Field::kDst:
+            if (kind == Scalar::kString) e.dst.assign(text);
+            return true;
+        case Field::kSyncPoint:
+            if (kind == Scalar::kBool) e.syncPoint = text == "true";
+            return true;
+        default:
+            return true;
+    }
 }
 
 std::size_t KinetoHandler::hostLaneOf(const RawEvent& e) {
+    if (m_haveLastHost && e.pid == m_lastPid && e.tid == m_lastTid) return m_lastHostLane;
     std::int64_t thread = 0;
     if (e.tidNumeric) {
         thread = parseInteger(e.tid).value_or(0);
@@ -396,7 +504,11 @@ std::size_t KinetoHandler::hostLaneOf(const RawEvent& e) {
         thread = it->second;
     }
     m_hostThreads.try_emplace(laneKey(e), e.pid, thread);
-    return m_assembly.hostLane(e.pid, thread);
+    m_lastPid = e.pid;
+    m_lastTid = e.tid;
+    m_haveLastHost = true;
+    m_lastHostLane = m_assembly.hostLane(e.pid, thread);
+    return m_lastHostLane;
 }
 
 std::size_t KinetoHandler::streamLaneOf(const RawEvent& e) {
@@ -424,7 +536,9 @@ void KinetoHandler::complete(const RawEvent& e, TimestampNs start, TimestampNs e
         m_assembly.skip("events with a negative duration");
         return;
     }
-    const std::string cat = lower(e.cat);
+    m_cat.assign(e.cat);  // lower case, in a buffer kept from event to event
+    for (char& c : m_cat) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::string& cat = m_cat;
     EventKind kind;
     Category category = Category::kNone;
     bool onDevice = false;
@@ -487,9 +601,9 @@ void KinetoHandler::complete(const RawEvent& e, TimestampNs start, TimestampNs e
     const bool needsCorrelation = kind == EventKind::kRuntime || kind == EventKind::kKernel ||
                                   kind == EventKind::kMemcpy || kind == EventKind::kMemset;
     if (needsCorrelation && e.correlation == kAbsent) {
-        m_pending.push_back(PendingEvent{
-            lane, kind, category, e.name, start, end, e.bytes == kAbsent ? 0 : e.bytes, src, dst,
-            laneKey(e) + "/" + std::to_string(start), kind == EventKind::kRuntime});
+        m_pending.push_back(PendingEvent{lane, kind, category, e.name, start, end,
+                                         e.bytes == kAbsent ? 0 : e.bytes, src, dst,
+                                         flowKey(e, start), kind == EventKind::kRuntime});
         return;
     }
     Event& added = m_assembly.add(lane, kind, category, e.name, start, end);
@@ -549,8 +663,7 @@ void KinetoHandler::finishEvent() {
         if (!e.ts || e.id.empty()) return;
         auto id = parseInteger(e.id);
         if (!id) return;
-        (e.ph == "s" ? m_flowStarts : m_flowEnds)
-            .emplace_back(std::hash<std::string>()(laneKey(e) + "/" + std::to_string(*e.ts)), *id);
+        (e.ph == "s" ? m_flowStarts : m_flowEnds).emplace_back(flowKey(e, *e.ts), *id);
     } else if (e.ph == "M") {
         if (e.name == "process_name" && !e.argName.empty())
             m_assembly.nameProcess(e.pid, e.argName);
@@ -569,7 +682,7 @@ void KinetoHandler::finishFile(ImportedRun& run) {
     }
     for (const PendingEvent& p : m_pending) {
         const auto& flows = p.flowStart ? m_flowStarts : m_flowEnds;
-        const std::size_t key = std::hash<std::string>()(p.flowKey);
+        const std::size_t key = p.flowKey;
         auto flow = std::lower_bound(flows.begin(), flows.end(), std::make_pair(key, kAbsent));
         Event& added = m_assembly.add(p.lane, p.kind, p.category, p.name, p.start, p.end);
         added.bytes = p.bytes;

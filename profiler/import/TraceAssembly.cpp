@@ -173,15 +173,21 @@ void TraceAssembly::nameProcess(const std::string& process, const std::string& n
 }
 
 StringId TraceAssembly::intern(std::string_view text) {
-    // Look up the text as given first: nearly every name is valid and already seen.
-    auto it = m_stringIds.find(std::string(text));
+    // Look up the text as given first, without a copy: nearly every name is valid and seen.
+    auto it = m_stringIds.find(text);
     if (it != m_stringIds.end()) return it->second;
     std::string valid = validUtf8(text);
-    auto [entry, added] =
-        m_stringIds.try_emplace(valid, static_cast<StringId>(m_strings.size() + 1));
-    if (added) m_strings.emplace(entry->second, valid);
-    if (valid != text) m_stringIds.emplace(std::string(text), entry->second);
-    return entry->second;
+    StringId id = 0;
+    if (auto known = m_stringIds.find(valid); known != m_stringIds.end()) {
+        id = known->second;
+    } else {
+        id = static_cast<StringId>(m_strings.size() + 1);
+        m_strings.emplace(id, valid);
+        m_stringIds.emplace(m_keys.emplace_back(valid), id);
+    }
+    // Invalid text maps to its replacement, so the next occurrence is found as given.
+    if (valid != text) m_stringIds.emplace(m_keys.emplace_back(text), id);
+    return id;
 }
 
 Event& TraceAssembly::add(std::size_t lane, EventKind kind, Category category,

@@ -18,6 +18,7 @@
 //   - ops: nested ones flagged nested; a top-level op with a host-blocking sync inside is a sync
 //     point (would-sync; host read when the sync is a blocking device-to-host copy).
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -128,7 +129,8 @@ class TraceAssembly {
     std::map<HostKey, std::size_t> m_hostLanes;
     std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> m_streamLanes;
     std::map<std::string, std::string> m_processNames;
-    std::unordered_map<std::string, StringId> m_stringIds;
+    std::deque<std::string> m_keys;  // the text m_stringIds' keys view (a deque never moves it)
+    std::unordered_map<std::string_view, StringId> m_stringIds;
     std::unordered_map<StringId, std::string> m_strings;
     std::vector<SyncRecord> m_syncs;
     std::map<std::string, std::int64_t> m_skipped;
