@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <set>
 
@@ -173,12 +174,71 @@ void stageImbalance(const AdvisorInput& in, std::vector<Finding>& findings) {
 
 }  // namespace
 
+bool containsAny(const std::string& text, std::initializer_list<const char*> parts) {
+    std::string lower(text.size(), ' ');
+    std::transform(text.begin(), text.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const char* part : parts) {
+        if (lower.find(part) != std::string::npos) return true;
+    }
+    return false;
+}
+
+void repeatedHostSyncs(const AdvisorInput& in, std::vector<Finding>& findings) {
+    if (in.syncs == nullptr || !in.syncs->hostSyncsCaptured) return;
+    const double steps =
+        static_cast<double>(std::max<std::size_t>(1, in.syncs->hostSyncsPerStep.size()));
+    struct Group {
+        std::int64_t count = 0;
+        TimestampNs blockedNs = 0;
+        std::map<std::string, std::int64_t> awaited;
+    };
+    std::map<std::pair<std::string, std::string>, Group> groups;  // (op, range)
+    for (const SyncPoint& p : in.syncs->hostSyncs) {
+        if (p.range == names::kMoeRouting || p.range == names::kMaskBuild) continue;
+        Group& g = groups[{p.op, p.range}];
+        ++g.count;
+        g.blockedNs += p.durationNs;
+        ++g.awaited[p.awaited.empty() ? std::string("nothing") : p.awaited];
+    }
+    constexpr double kMinPerStep = 4.0;
+    for (const auto& [key, g] : groups) {
+        const double perStep = static_cast<double>(g.count) / steps;
+        if (perStep < kMinPerStep) continue;
+        const auto& [op, range] = key;
+        const std::string awaited =
+            std::max_element(g.awaited.begin(), g.awaited.end(), [](const auto& a, const auto& b) {
+                return a.second < b.second;
+            })->first;
+        Finding f;
+        f.rule = advisor_rules::kRepeatedHostSyncs;
+        if (containsAny(range, {"rout", "expert", "moe"})) {
+            f.toggle = "moe_group_once";
+        } else if (containsAny(range, {"mask", "packed", "cu_seqlens"})) {
+            f.toggle = "packed_cache";
+        }
+        const double msPerStep = static_cast<double>(g.blockedNs) / kNsPerMs / steps;
+        f.savingMsPerStep = msPerStep * (1.0 - 1.0 / perStep);
+        f.evidence = fmt::format(
+            "{} blocks the host {:g} times per step{}, {:.3f} ms per step, most often waiting for "
+            "{}; one grouped read per step would save about {:.3f} ms per step",
+            op, perStep, range.empty() ? "" : " inside " + range, msPerStep,
+            awaited.size() > 80 ? awaited.substr(0, 80) + "..." : awaited, f.savingMsPerStep);
+        if (containsAny(awaited, {"pageable"}))
+            f.evidence +=
+                "; the copies use pageable host memory: pinned memory and non_blocking "
+                "copies let the host go on";
+        findings.push_back(f);
+    }
+}
+
 std::vector<Finding> advise(const AdvisorInput& in) {
     std::vector<Finding> findings;
     repeatedRanges(in, findings);
     routingReads(in, findings);
     exposedReloads(in, findings);
     stageImbalance(in, findings);
+    repeatedHostSyncs(in, findings);
     std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         return a.savingMsPerStep > b.savingMsPerStep;
     });

@@ -17,11 +17,18 @@
 //                             roundpipe; saving: makespan x (1 - mean busy / max busy) per step.
 //   repeated_glue             any other glue range repeated per layer: no toggle yet; its avoidable
 //   time.
+//   repeated_host_syncs       (GPU traces) one op blocking the host 4+ times per step (a per-expert
+//                             or per-layer read loop, a copy from pageable memory per tensor) ->
+//                             moe_group_once inside a routing range, packed_cache inside a mask
+//                             range, else no toggle; saving: its blocked time beyond one sync per
+//                             step. Syncs inside moe_routing / build_packed_mask are the rules
+//                             above's.
 #include <string>
 #include <vector>
 
 #include "analyzers/CopyOverlap.h"
 #include "analyzers/RepeatedWork.h"
+#include "analyzers/SyncPoints.h"
 #include "profiler/core/TraceModel.h"
 
 namespace glueprof {
@@ -37,6 +44,7 @@ struct AdvisorInput {
     const TraceModel* trace = nullptr;
     const RepeatedWorkResult* repeated = nullptr;
     const CopyOverlapResult* copies = nullptr;
+    const SyncPointsResult* syncs = nullptr;  // optional: the repeated_host_syncs rule reads it
 };
 
 // Findings sorted by estimated saving, largest first.

@@ -162,6 +162,48 @@ std::vector<Segment> innermostSegments(KernelClasses& kernels, const Lane& lane,
     return segments;
 }
 
+// Host work inside `idle`: top-level ops (runtime calls where the trace has no ops), by name.
+std::vector<GapWork> workInGaps(const TraceModel& trace, const IntervalSet& idle,
+                                std::size_t steps) {
+    bool hasOps = false;
+    for (std::size_t i = 0; i < trace.lanes().size() && !hasOps; ++i) {
+        if (trace.lanes()[i].kind != LaneKind::kHostThread) continue;
+        for (const Event& e : trace.eventsOnLane(i)) {
+            if (e.kind == EventKind::kOp) {
+                hasOps = true;
+                break;
+            }
+        }
+    }
+    const EventKind wanted = hasOps ? EventKind::kOp : EventKind::kRuntime;
+    std::unordered_map<StringId, GapWork> byName;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        if (trace.lanes()[i].kind != LaneKind::kHostThread) continue;
+        for (const Event& e : trace.eventsOnLane(i)) {
+            if (e.kind != wanted || (e.flags & kFlagNested) != 0) continue;
+            const TimestampNs inGaps = coveredLength(Interval{e.startNs, e.endNs}, idle);
+            if (inGaps <= 0) continue;
+            GapWork& w = byName[e.name];
+            w.msPerStep += static_cast<double>(inGaps) / 1e6;
+            w.countPerStep += 1.0;
+        }
+    }
+    std::vector<GapWork> sorted;
+    const double n = static_cast<double>(std::max<std::size_t>(1, steps));
+    for (auto& [name, w] : byName) {
+        w.name = trace.name(name);
+        w.msPerStep /= n;
+        w.countPerStep /= n;
+        sorted.push_back(w);
+    }
+    std::sort(sorted.begin(), sorted.end(), [](const GapWork& a, const GapWork& b) {
+        return a.msPerStep != b.msPerStep ? a.msPerStep > b.msPerStep : a.name < b.name;
+    });
+    constexpr std::size_t kShown = 10;
+    if (sorted.size() > kShown) sorted.resize(kShown);
+    return sorted;
+}
+
 }  // namespace
 
 GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace) {
@@ -195,6 +237,7 @@ GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace) {
 
     std::vector<std::vector<double>> msPerPart(kGluePartCount);
     std::vector<double> nonMathShare;
+    std::vector<Interval> idleGaps;  // GPU traces: where no device work ran, per measured step
     for (const StepInfo& s : trace.steps()) {
         if (s.warmup || s.endNs <= s.startNs) continue;
         GlueStep step;
@@ -212,6 +255,10 @@ GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace) {
             covered = unionOf(std::move(merged));
         }
         step.partNs[static_cast<std::size_t>(GluePart::kIdle)] = step.wallNs - assigned;
+        if (result.fromKernels) {
+            for (const Interval& gap : differenceOf(IntervalSet{window}, covered))
+                idleGaps.push_back(gap);
+        }
         for (std::size_t p = 0; p < kGluePartCount; ++p) {
             msPerPart[p].push_back(static_cast<double>(step.partNs[p]) / 1e6);
         }
@@ -222,6 +269,8 @@ GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace) {
     for (std::size_t p = 0; p < kGluePartCount; ++p)
         result.medianMsPerPart.push_back(median(msPerPart[p]));
     result.medianNonMathShare = median(nonMathShare);
+    if (result.fromKernels)
+        result.gapWork = workInGaps(trace, unionOf(std::move(idleGaps)), result.steps.size());
     return result;
 }
 

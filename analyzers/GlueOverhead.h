@@ -9,7 +9,8 @@
 // phases), copies and waits of host-thread and copy lanes. Kernels without a category are
 // classified by name: GEMM / attention kernels are math, the rest glue. Then, within the step's
 // window, each part is the union of its segments over all lanes less what a higher-priority part
-// already covers; idle is what remains.
+// already covers; idle is what remains. On a GPU trace, the host's top-level ops during the idle
+// gaps are named (gapWork).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,12 +42,22 @@ struct GlueStep {
     TimestampNs part(GluePart p) const { return partNs[static_cast<std::size_t>(p)]; }
 };
 
+// On a GPU trace, host work that ran while the device had nothing to do (the step's idle part):
+// what the host was busy with in the gaps — the glue the device waited on.
+struct GapWork {
+    std::string name;        // a top-level op (or, on a trace without ops, a runtime call)
+    double msPerStep = 0.0;  // its time inside the device's idle gaps, mean per measured step
+    double countPerStep = 0.0;
+};
+
 struct GlueOverheadResult {
     std::vector<GlueStep> steps;          // measured steps, in step order
     std::vector<double> medianMsPerPart;  // per part, median over measured steps
     bool fromKernels = false;             // parts come from the device timeline (GPU trace)
     // Median share of the step spent outside math (glue parts + copy + sync wait + idle).
     double medianNonMathShare = 0.0;
+    // GPU traces: the host work inside the idle gaps, largest first (at most 10).
+    std::vector<GapWork> gapWork;
 };
 
 GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace);

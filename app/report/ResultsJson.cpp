@@ -153,6 +153,14 @@ nlohmann::json toJson(const RunAnalysis& r) {
     j["glue_breakdown_ms"] = toJson(a.glue);
     j["glue_per_step"] = gluePerStepJson(a.glue);
     j["non_math_share"] = a.glue.medianNonMathShare;
+    if (a.glue.fromKernels) {
+        nlohmann::json gaps = nlohmann::json::array();
+        for (const GapWork& w : a.glue.gapWork)
+            gaps.push_back({{"name", w.name},
+                            {"ms_per_step", w.msPerStep},
+                            {"count_per_step", w.countPerStep}});
+        j["host_work_in_device_gaps"] = gaps;
+    }
     addSyncPoints(a.syncPoints, j);
     j["copy_overlap"] = toJson(a.copyOverlap);
     j["copy_overlap_ratio"] = a.copyOverlap.total.overlapRatio();

@@ -148,6 +148,14 @@ std::string runSection(const RunAnalysis& r) {
         md += fmt::format("| {} | {:.3f} |\n", toString(static_cast<GluePart>(p)),
                           a.glue.medianMsPerPart[p]);
     }
+    if (!a.glue.gapWork.empty()) {
+        md +=
+            "\n### Host work while the device idled (per step)\n\n| host op | ms | count |\n"
+            "|---|---:|---:|\n";
+        for (const GapWork& w : a.glue.gapWork)
+            md +=
+                fmt::format("| {} | {:.3f} | {:g} |\n", code(w.name), w.msPerStep, w.countPerStep);
+    }
     md += "\n### Sync points by layer (measured steps)\n\n| layer | count |\n|---|---:|\n";
     for (const SyncGroup& g : a.syncPoints.byLayer) {
         md += fmt::format("| {} | {} |\n", code(g.key), g.count);

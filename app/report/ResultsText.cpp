@@ -130,6 +130,12 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
         out += fmt::format("    {:<22} {:>10.3f}\n", toString(static_cast<GluePart>(p)),
                            a.glue.medianMsPerPart[p]);
     }
+    if (!a.glue.gapWork.empty()) {
+        out += "  host work while the device idled (ms per step):\n";
+        for (const GapWork& w : a.glue.gapWork)
+            out += fmt::format("    {:<50.50} {:>10.3f}  ({:g} per step)\n", w.name, w.msPerStep,
+                               w.countPerStep);
+    }
     out += fmt::format("  {:<24} {:>10g}\n", "sync points per step", a.syncPoints.medianPerStep);
     for (const SyncGroup& g : a.syncPoints.byOp) {
         out += fmt::format("    {:<40} {:>8} in all\n", g.key, g.count);

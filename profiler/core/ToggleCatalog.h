@@ -22,6 +22,8 @@ constexpr const char* kBincountHiddenRead = "bincount_hidden_read";
 constexpr const char* kExposedReloads = "exposed_reloads";
 constexpr const char* kStageImbalance = "stage_imbalance";
 constexpr const char* kRepeatedGlue = "repeated_glue";  // no toggle yet
+// The same op blocking the host many times per step (GPU traces, imported ones included).
+constexpr const char* kRepeatedHostSyncs = "repeated_host_syncs";
 }  // namespace advisor_rules
 
 struct ToggleInfo {

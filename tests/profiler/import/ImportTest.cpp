@@ -8,6 +8,7 @@
 #include <fstream>
 #include <set>
 
+#include "analyzers/Analysis.h"
 #include "analyzers/Intervals.h"
 #include "analyzers/SyncPoints.h"
 #include "analyzers/TraceDiff.h"
@@ -174,6 +175,25 @@ TEST(KinetoImport, TraceCompareFixturesDifferAsHtaSays) {
         if (d.name == "ProfilerStep#1010") EXPECT_DOUBLE_EQ(d.referenceMs, 122.149);
         if (d.name == "nccl:all_reduce") EXPECT_DOUBLE_EQ(d.referenceMs, 0.067);
     }
+}
+
+TEST(KinetoImport, AnalyzersNameTheHostWorkInTheGapsAndTheRepeatedSyncs) {
+    // The event-sync trace: while the device idles, the host runs aten::ones (its 2.2 ms).
+    const AnalysisResult sync = analyze(load("kineto/hta-event_sync_trace.json.gz").model);
+    ASSERT_TRUE(sync.glue.fromKernels);
+    ASSERT_FALSE(sync.glue.gapWork.empty());
+    EXPECT_EQ(sync.glue.gapWork.front().name, "aten::ones");
+    // AlexNet: 16 copies from pageable memory, each followed by a stream sync in aten::copy_.
+    const AnalysisResult alexnet = analyze(load("kineto/hta-alexnet-trace.json.gz").model);
+    const auto found =
+        std::find_if(alexnet.findings.begin(), alexnet.findings.end(),
+                     [](const Finding& f) { return f.rule == "repeated_host_syncs"; });
+    ASSERT_NE(found, alexnet.findings.end());
+    EXPECT_NE(found->evidence.find("aten::copy_ blocks the host 16 times per step"),
+              std::string::npos)
+        << found->evidence;
+    EXPECT_NE(found->evidence.find("pageable"), std::string::npos);
+    EXPECT_TRUE(found->toggle.empty());  // no toggle of glueprof's trainer addresses it
 }
 
 TEST(NsysImport, CudaReportHasNoCopyComputeOverlapAndItsGpuUnion) {
