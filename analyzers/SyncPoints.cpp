@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "analyzers/Statistics.h"
+#include "profiler/core/TraceNames.h"
 
 namespace glueprof {
 
@@ -39,8 +40,9 @@ std::string rangeKey(const SyncPoint& p) {
 }
 
 // Device work by launch time (its runtime call's start, else its own start), with the running
-// latest-ending work of each prefix: what a sync that begins at t waits for is the prefix
-// launched before t's latest-ending work.
+// latest-ending work of each prefix: what a sync that begins at t waits for is, of the work
+// launched by then, the one that ends last — on the stream the sync waits for when a `host sync`
+// marker with its correlation names it (imported traces), else on any stream.
 class LaunchedWork {
   public:
     explicit LaunchedWork(const TraceModel& trace) {
@@ -51,39 +53,70 @@ class LaunchedWork {
                     launchStart.emplace(e.correlation, e.startNs);
             }
         }
+        const auto marker = trace.findName(names::kHostSyncMarker);
         for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
             if (trace.lanes()[lane].kind != LaneKind::kCudaStream) continue;
             for (const Event& e : trace.eventsOnLane(lane)) {
+                if (e.kind == EventKind::kMarker && marker && e.name == *marker)
+                    m_waitedLanes[e.correlation].push_back(lane);
                 if (e.kind != EventKind::kKernel && e.kind != EventKind::kMemcpy &&
                     e.kind != EventKind::kMemset)
                     continue;
                 auto launch =
                     e.correlation != 0 ? launchStart.find(e.correlation) : launchStart.end();
-                m_work.push_back({launch != launchStart.end() ? launch->second : e.startNs, &e});
+                const TimestampNs launched =
+                    launch != launchStart.end() ? launch->second : e.startNs;
+                m_all.work.push_back({launched, &e});
+                m_byLane[lane].work.push_back({launched, &e});
             }
         }
-        std::sort(m_work.begin(), m_work.end(),
-                  [](const auto& a, const auto& b) { return a.first < b.first; });
-        const Event* latest = nullptr;
-        for (const auto& [launched, e] : m_work) {
-            if (latest == nullptr || e->endNs >= latest->endNs) latest = e;
-            m_latest.push_back(latest);
-        }
+        m_all.finish();
+        for (auto& [lane, work] : m_byLane) work.finish();
     }
-    const Event* awaitedBy(TimestampNs syncStart) const {
-        // At or before: a blocking copy's sync begins with the call that launched the copy.
-        auto after =
-            std::upper_bound(m_work.begin(), m_work.end(), syncStart,
-                             [](TimestampNs t, const std::pair<TimestampNs, const Event*>& w) {
-                                 return t < w.first;
-                             });
-        if (after == m_work.begin()) return nullptr;
-        return m_latest[static_cast<std::size_t>(after - m_work.begin()) - 1];
+
+    // `syncStart`: launched at or before it (a blocking copy's sync begins with the call that
+    // launched the copy).
+    const Event* awaitedBy(std::int64_t correlation, TimestampNs syncStart) const {
+        auto waited = m_waitedLanes.find(correlation);
+        if (waited == m_waitedLanes.end()) return m_all.latestBy(syncStart);
+        const Event* latest = nullptr;
+        for (std::size_t lane : waited->second) {
+            auto work = m_byLane.find(lane);
+            if (work == m_byLane.end()) continue;
+            const Event* e = work->second.latestBy(syncStart);
+            if (e != nullptr && (latest == nullptr || e->endNs > latest->endNs)) latest = e;
+        }
+        // Nothing ran on the waited stream before: the legacy default stream (an event recorded
+        // there) orders after every blocking stream, so any stream's work is what it waits for.
+        return latest != nullptr ? latest : m_all.latestBy(syncStart);
     }
 
   private:
-    std::vector<std::pair<TimestampNs, const Event*>> m_work;
-    std::vector<const Event*> m_latest;
+    struct Work {
+        std::vector<std::pair<TimestampNs, const Event*>> work;  // by launch time
+        std::vector<const Event*> latest;                        // latest-ending of each prefix
+        void finish() {
+            std::sort(work.begin(), work.end(),
+                      [](const auto& a, const auto& b) { return a.first < b.first; });
+            const Event* best = nullptr;
+            for (const auto& [launched, e] : work) {
+                if (best == nullptr || e->endNs >= best->endNs) best = e;
+                latest.push_back(best);
+            }
+        }
+        const Event* latestBy(TimestampNs t) const {
+            auto after =
+                std::upper_bound(work.begin(), work.end(), t,
+                                 [](TimestampNs v, const std::pair<TimestampNs, const Event*>& w) {
+                                     return v < w.first;
+                                 });
+            if (after == work.begin()) return nullptr;
+            return latest[static_cast<std::size_t>(after - work.begin()) - 1];
+        }
+    };
+    Work m_all;
+    std::unordered_map<std::size_t, Work> m_byLane;
+    std::unordered_map<std::int64_t, std::vector<std::size_t>> m_waitedLanes;
 };
 
 }  // namespace
@@ -123,7 +156,8 @@ SyncPointsResult analyzeSyncPoints(const TraceModel& trace) {
                 p.startNs = e.startNs;
                 p.durationNs = e.durationNs();
                 p.hostRead = true;
-                if (const Event* w = launched.awaitedBy(e.startNs)) p.awaited = trace.name(w->name);
+                if (const Event* w = launched.awaitedBy(e.correlation, e.startNs))
+                    p.awaited = trace.name(w->name);
                 ++result.hostSyncsPerStep[p.step];
                 result.blockedNsPerStep[p.step] += p.durationNs;
                 result.hostSyncs.push_back(std::move(p));

@@ -18,10 +18,11 @@ struct SyncPoint {
     TimestampNs startNs = 0;
     TimestampNs durationNs = 0;
     bool hostRead = false;  // reads a device value back (not only an output-size sync)
-    // Host syncs (GPU view): the device work the sync waits for, as HTA's critical path links it —
-    // of the kernels, copies and memsets launched before the sync began (or by its own call) (on
-    // any stream: the store does not keep which stream a sync waits on), the one that finishes
-    // last; "" when none.
+    // Host syncs (GPU view): the device work the sync waits for, as HTA's critical path links a
+    // sync to the last work before it: of the kernels, copies and memsets launched before the
+    // sync began (or by its own call), the one that ends last — on the stream it waits for when
+    // the trace says which (an imported trace's `host sync` marker), else on any stream. It may
+    // have finished already (durationNs says whether the host waited); "" when none.
     std::string awaited;
 };
 

@@ -104,6 +104,14 @@ int compare(const CompareOptions& o) {
     TraceReader reader(o.db);
     const TraceModel reference = reader.loadRun(ids[0]);
     const TraceModel compared = reader.loadRun(ids[1]);
+    for (const TraceModel* run : {&reference, &compared}) {
+        if (run->measuredSteps().empty()) {
+            throw inputError(fmt::format(
+                "run {} ({}) has no measured steps: nothing to compare; pick runs with steps "
+                "(glueprof list)",
+                run->run().id, run->run().displayStatus()));
+        }
+    }
     const TraceDiffResult diff = diffTraces(reference, compared, o.step);
     const Results results = buildResults({&reference, &compared}, o.db);
     if (o.json) {
@@ -132,7 +140,9 @@ void registerCompareCommand(CLI::App& app, Action& action) {
     command->add_option("--step", options->step,
                         "diff this step of each run (e.g. 1010 for ProfilerStep#1010) instead of "
                         "the mean per measured step");
-    command->add_option("--top", options->top, "names listed per group")->capture_default_str();
+    command->add_option("--top", options->top, "names listed per group")
+        ->capture_default_str()
+        ->check(CLI::PositiveNumber);
     command->add_flag("--json", options->json, "print JSON");
     command->callback([options, &action] { action = [options] { return compare(*options); }; });
 }

@@ -47,18 +47,19 @@ std::string importLine(RunId id, const ImportedRun& run, const std::string& step
     const std::size_t steps = run.model.steps().size();
     return fmt::format(
         "imported run {} from '{}' ({}, {}{}): read {}; stored {} events ({}); {}; skipped: "
-        "{}\n",
+        "{}{}\n",
         id, run.source, run.format, run.formatDetail, rank, joinCounts(run.read), events,
         joinCounts(run.eventsByKind),
         run.stepsFound
             ? fmt::format("{} step{} ({}N ranges)", steps, steps == 1 ? "" : "s", stepPrefix)
             : fmt::format("no {}N ranges: the whole trace is one step", stepPrefix),
-        joinCounts(run.skipped));
+        joinCounts(run.skipped),
+        run.derived.empty() ? "" : "; derived: " + joinCounts(run.derived));
 }
 
 std::string labelOf(const ImportCliOptions& o, const ImportedRun& run, std::size_t files) {
-    std::string label =
-        o.label.empty() ? std::filesystem::path(run.source).filename().string() : o.label;
+    std::string label = printableText(
+        o.label.empty() ? std::filesystem::path(run.source).filename().string() : o.label);
     if (!o.label.empty() && files > 1 && run.rank) label += fmt::format(" rank {}", *run.rank);
     return label;
 }
@@ -66,6 +67,12 @@ std::string labelOf(const ImportCliOptions& o, const ImportedRun& run, std::size
 int importTraces(const ImportCliOptions& o) {
     requireParentDirectory(o.db, "write the trace database", "--db");
     const std::vector<std::string> files = expandTraceInputs(o.inputs);
+    if (o.name.empty() || o.stepPrefix.empty()) {
+        throw usageError("--name and --steps need a value (see glueprof import --help)");
+    }
+    if (!o.ab && o.name != "imported") {
+        throw usageError("--name names an A/B pair: use it with --ab BEFORE AFTER");
+    }
     if (o.ab && findToggleInfo(o.name) != nullptr) {
         throw usageError(fmt::format(
             "--name '{}' is a toggle of glueprof's trainer, which judges its own metric; name the "
@@ -87,6 +94,19 @@ int importTraces(const ImportCliOptions& o) {
     }
     std::unique_ptr<TraceWriter> writer;
     std::vector<RunId> ids;
+    std::error_code error;
+    const bool created = !std::filesystem::exists(o.db, error);
+    // A database this import created and could not write one whole run into is removed again.
+    auto removeCreated = [&] {
+        if (!created || !ids.empty()) return;
+        try {
+            if (writer) writer->close();
+        } catch (...) {  // the write failure is the error to report
+        }
+        writer.reset();
+        for (const char* suffix : {"", "-wal", "-shm"})
+            std::filesystem::remove(o.db + suffix, error);
+    };
     for (std::size_t i = 0; i < files.size(); ++i) {
         ImportedRun run = o.ab ? std::move(read[i]) : readTrace(files[i], options);
         if (!writer) {
@@ -98,10 +118,16 @@ int importTraces(const ImportCliOptions& o) {
         if (o.ab) {
             info.identity.arm = i == 0 ? Arm::kA : Arm::kB;
             info.identity.abGroup = i == 0 ? TraceWriter::kStartsAbGroup : ids.front();
-            info.identity.toggle = o.name;
+            info.identity.toggle = printableText(o.name);
             info.label += i == 0 ? " (A)" : " (B)";
         }
-        const RunId id = storeImportedRun(*writer, run, info);
+        RunId id = 0;
+        try {
+            id = storeImportedRun(*writer, run, info);
+        } catch (...) {
+            removeCreated();
+            throw;
+        }
         ids.push_back(id);
         std::cout << importLine(id, run, o.stepPrefix);
     }

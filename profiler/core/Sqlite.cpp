@@ -10,8 +10,15 @@ namespace glueprof {
 
 void throwSqliteError(sqlite3* db, int rc, const char* call, const char* file, int line) {
     const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    const int primary = rc & 0xFF;
+    const char* fix = primary == SQLITE_FULL ? "; free disk space or pass another --db"
+                      : primary == SQLITE_READONLY
+                          ? "; the database is read-only: pass another --db"
+                      : primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB
+                          ? "; the file is damaged: restore or re-create it"
+                          : "";
     throw inputError(
-        fmt::format("SQLite error {} ({}) in {} at {}:{}", rc, message, call, file, line));
+        fmt::format("SQLite error {} ({}) in {} at {}:{}{}", rc, message, call, file, line, fix));
 }
 
 SqliteStatement::SqliteStatement(sqlite3* db, const std::string& sql) : m_db(db) {

@@ -37,8 +37,11 @@ void CompressedInput::refill() {
     int code = Z_OK;
     const char* message = gzerror(m_file, &code);
     if (read < 0 || (code != Z_OK && code != Z_STREAM_END)) {
+        std::string what = message != nullptr ? message : "zlib read error";
+        // zlib puts the file's name before its message; the caller names the file already.
+        if (what.rfind(m_path + ": ", 0) == 0) what = what.substr(m_path.size() + 2);
         m_failure = code == Z_BUF_ERROR ? "the compressed data ends early (truncated gzip)"
-                                        : (message != nullptr ? message : "zlib read error");
+                                        : "corrupt gzip data (" + what + ")";
     }
     const std::size_t got = read > 0 ? static_cast<std::size_t>(read) : 0;
     m_size = got;

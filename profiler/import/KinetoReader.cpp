@@ -26,10 +26,12 @@ std::optional<std::int64_t> parseInteger(std::string_view text) {
     std::int64_t value = 0;
     auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error == std::errc() && end == text.data() + text.size()) return value;
-    // "7.0" or "1e3": an integral value written as a decimal.
-    auto ns = microsToNanos(text);
-    if (ns && *ns % 1000 == 0) return *ns / 1000;
-    return std::nullopt;
+    // "7.0" or "1e3": an integral value written as a decimal; "1.0005" is not one.
+    auto thousandths = microsToNanos(text);
+    if (!thousandths || *thousandths % 1000 != 0) return std::nullopt;
+    auto millionths = microsToNanos(std::string(text) + "e3");  // sub-nanosecond digits too
+    if (!millionths || *millionths != *thousandths * 1000) return std::nullopt;
+    return *thousandths / 1000;
 }
 
 std::string lower(std::string_view text) {
@@ -92,9 +94,9 @@ struct RawEvent {
     std::string ph, cat, name, pid, tid, id, syncKind, argName, category, src, dst;
     bool pidNumeric = false, tidNumeric = false;
     std::optional<TimestampNs> ts, dur;
-    std::int64_t correlation = kAbsent, externalId = kAbsent, stream = kAbsent, device = kAbsent,
-                 bytes = kAbsent, step = kAbsent, layer = kAbsent, microbatch = kAbsent,
-                 flags = kAbsent;
+    std::int64_t correlation = kAbsent, externalId = kAbsent, stream = kAbsent,
+                 waitOnStream = kAbsent, device = kAbsent, bytes = kAbsent, step = kAbsent,
+                 layer = kAbsent, microbatch = kAbsent, flags = kAbsent;
     bool syncPoint = false;
 
     void clear() {
@@ -104,8 +106,8 @@ struct RawEvent {
         pidNumeric = tidNumeric = syncPoint = false;
         ts.reset();
         dur.reset();
-        correlation = externalId = stream = device = bytes = step = layer = microbatch = flags =
-            kAbsent;
+        correlation = externalId = stream = waitOnStream = device = bytes = step = layer =
+            microbatch = flags = kAbsent;
     }
 };
 
@@ -188,6 +190,7 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
         kDevice,
         kBytes,
         kSyncKind,
+        kWaitOnStream,
         kArgName,
         kStep,
         kLayer,
@@ -222,6 +225,7 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
                                  {"device", Field::kDevice},
                                  {"bytes", Field::kBytes},
                                  {"cuda_sync_kind", Field::kSyncKind},
+                                 {"wait_on_stream", Field::kWaitOnStream},
                                  {"name", Field::kArgName},
                                  {"step", Field::kStep},
                                  {"layer", Field::kLayer},
@@ -243,6 +247,35 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
     bool number(Scalar kind, std::string_view text, std::int64_t& out);
     bool micros(Scalar kind, std::string_view text, std::optional<TimestampNs>& out);
     std::string where() const { return fmt::format("traceEvents[{}]", m_eventIndex); }
+    // The JSON path of the current key, for messages: traceEvents[3].args.bytes,
+    // distributedInfo.rank.
+    std::string keyPath() const {
+        switch (m_stack.empty() ? Ctx::kIgnore : m_stack.back()) {
+            case Ctx::kEvent:
+                return where() + "." + m_key;
+            case Ctx::kArgs:
+                return where() + ".args." + m_key;
+            case Ctx::kDistributed:
+                return "distributedInfo." + m_key;
+            case Ctx::kDevice:
+                return "deviceProperties[]." + m_key;
+            default:
+                return m_key;
+        }
+    }
+    static const char* kindName(Scalar kind) {
+        switch (kind) {
+            case Scalar::kNull:
+                return "null";
+            case Scalar::kBool:
+                return "a boolean";
+            case Scalar::kString:
+                return "a string";
+            case Scalar::kNumber:
+                return "a number";
+        }
+        return "a value";
+    }
 
     void finishEvent();
     void complete(const RawEvent& e, TimestampNs start, TimestampNs end);
@@ -251,9 +284,13 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
     std::string laneKey(const RawEvent& e) const { return e.pid + "/" + e.tid; }
     // Where a flow ends or starts: a hash of pid, tid and time, without building a string.
     static std::size_t flowKey(const RawEvent& e, TimestampNs ts) {
-        std::size_t h = std::hash<std::string_view>()(e.pid);
-        h = h * 1000003u ^ std::hash<std::string_view>()(e.tid);
-        return h * 1000003u ^ std::hash<TimestampNs>()(ts);
+        auto mix = [](std::uint64_t h, std::uint64_t v) {  // boost's hash_combine, 64-bit
+            return h ^ (v + 0x9e3779b97f4a7c15ull + (h << 12) + (h >> 4));
+        };
+        std::uint64_t h = std::hash<std::string_view>()(e.pid);
+        h = mix(h, std::hash<std::string_view>()(e.tid));
+        h = mix(h, static_cast<std::uint64_t>(ts) * 0xff51afd7ed558ccdull);
+        return static_cast<std::size_t>(h);
     }
 
     std::string m_path;
@@ -268,6 +305,7 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
     std::string m_lastPid, m_lastTid;
     std::size_t m_lastHostLane = 0;
     bool m_haveLastHost = false;
+    bool m_lastTidNumeric = false;
     std::int64_t m_eventIndex = -1;
     bool m_sawEvents = false;
     bool m_glueprofExport = false;
@@ -307,6 +345,8 @@ bool KinetoHandler::StartObject() {
                 next = Ctx::kEvent;
                 break;
             case Ctx::kEvent:
+                if (m_field != Field::kOther)
+                    return fail(fmt::format("{} is an object; expected a value", keyPath()));
                 next = m_key == "args" ? Ctx::kArgs : Ctx::kIgnore;
                 break;
             case Ctx::kDeviceList:
@@ -344,6 +384,8 @@ bool KinetoHandler::StartArray() {
     } else if (m_stack.back() == Ctx::kEvents) {
         return fail(
             fmt::format("traceEvents[{}] is an array; expected an event object", m_eventIndex + 1));
+    } else if (m_stack.back() == Ctx::kEvent && m_field != Field::kOther) {
+        return fail(fmt::format("{} is an array; expected a value", keyPath()));
     }
     m_stack.push_back(next);
     return true;
@@ -354,8 +396,8 @@ bool KinetoHandler::number(Scalar kind, std::string_view text, std::int64_t& out
     if (kind == Scalar::kString && m_stack.back() == Ctx::kArgs) return true;  // tolerated in args
     auto value = kind == Scalar::kNumber ? parseInteger(text) : std::nullopt;
     if (!value) {
-        return fail(fmt::format("{}.{} is {}; expected an integer", where(), m_key,
-                                kind == Scalar::kString ? "a string" : "not an integer"));
+        return fail(fmt::format("{} is {}; expected an integer", keyPath(),
+                                kind == Scalar::kNumber ? "not an integer" : kindName(kind)));
     }
     out = *value;
     return true;
@@ -364,8 +406,8 @@ bool KinetoHandler::number(Scalar kind, std::string_view text, std::int64_t& out
 bool KinetoHandler::micros(Scalar kind, std::string_view text, std::optional<TimestampNs>& out) {
     auto value = kind == Scalar::kNumber ? microsToNanos(text) : std::nullopt;
     if (!value) {
-        return fail(fmt::format("{}.{} is {}; expected a number of microseconds", where(), m_key,
-                                kind == Scalar::kString ? "a string" : "out of range"));
+        return fail(fmt::format("{} is {}; expected a number of microseconds", keyPath(),
+                                kind == Scalar::kNumber ? "out of range" : kindName(kind)));
     }
     out = value;
     return true;
@@ -428,6 +470,8 @@ bool KinetoHandler::eventField(Scalar kind, std::string_view text) {
         case Field::kTid:
             if (kind != Scalar::kNumber && kind != Scalar::kString)
                 return fail(fmt::format("{}.{} is neither a number nor a string", where(), m_key));
+            if (kind == Scalar::kNumber && !parseInteger(text))
+                return fail(fmt::format("{} is not an integer", keyPath()));
             (m_field == Field::kPid ? e.pid : e.tid).assign(text);
             (m_field == Field::kPid ? e.pidNumeric : e.tidNumeric) = kind == Scalar::kNumber;
             return true;
@@ -459,6 +503,8 @@ bool KinetoHandler::argField(Scalar kind, std::string_view text) {
         case Field::kSyncKind:
             if (kind == Scalar::kString) e.syncKind.assign(text);
             return true;
+        case Field::kWaitOnStream:
+            return number(kind, text, e.waitOnStream);
         case Field::kArgName:
             if (kind == Scalar::kString) e.argName.assign(text);
             return true;
@@ -493,7 +539,9 @@ bool KinetoHandler::argField(Scalar kind, std::string_view text) {
 }
 
 std::size_t KinetoHandler::hostLaneOf(const RawEvent& e) {
-    if (m_haveLastHost && e.pid == m_lastPid && e.tid == m_lastTid) return m_lastHostLane;
+    if (m_haveLastHost && e.pid == m_lastPid && e.tid == m_lastTid &&
+        e.tidNumeric == m_lastTidNumeric)
+        return m_lastHostLane;
     std::int64_t thread = 0;
     if (e.tidNumeric) {
         thread = parseInteger(e.tid).value_or(0);
@@ -506,6 +554,7 @@ std::size_t KinetoHandler::hostLaneOf(const RawEvent& e) {
     m_hostThreads.try_emplace(laneKey(e), e.pid, thread);
     m_lastPid = e.pid;
     m_lastTid = e.tid;
+    m_lastTidNumeric = e.tidNumeric;
     m_haveLastHost = true;
     m_lastHostLane = m_assembly.hostLane(e.pid, thread);
     return m_lastHostLane;
@@ -516,12 +565,17 @@ std::size_t KinetoHandler::streamLaneOf(const RawEvent& e) {
     if (device == kAbsent) device = e.pidNumeric ? parseInteger(e.pid).value_or(0) : 0;
     std::int64_t stream = e.stream;
     if (stream == kAbsent) {
-        // tid is the stream: a number, or "stream 7" in some versions.
-        std::string digits;
-        for (char c : e.tid) {
-            if (c >= '0' && c <= '9') digits += c;
+        // tid is the stream: a number, or "stream 7" in some versions (its last number).
+        std::string_view tid = e.tid;
+        const std::size_t last = tid.find_last_of("0123456789");
+        if (last == std::string_view::npos) {
+            stream = -1;
+        } else {
+            std::size_t first = tid.find_last_not_of("0123456789", last);
+            first = first == std::string_view::npos ? 0 : first + 1;
+            if (first > 0 && tid[first - 1] == '-') --first;
+            stream = parseInteger(tid.substr(first, last + 1 - first)).value_or(-1);
         }
-        stream = parseInteger(digits).value_or(-1);
     }
     if (stream == kNoStream32) stream = -1;
     if (m_glueprofExport) {
@@ -578,6 +632,12 @@ void KinetoHandler::complete(const RawEvent& e, TimestampNs start, TimestampNs e
         s.device =
             e.device != kAbsent ? e.device : (e.pidNumeric ? parseInteger(e.pid).value_or(0) : 0);
         s.stream = e.stream == kAbsent || e.stream == kNoStream32 ? -1 : e.stream;
+        // A stream sync waits for its stream, an event sync for the stream the event was
+        // recorded on (args.wait_on_stream), a context sync for all of them.
+        if (s.kind == SyncKind::kStream) s.waitedStream = s.stream;
+        if (s.kind == SyncKind::kEvent && e.waitOnStream != kAbsent &&
+            e.waitOnStream != kNoStream32)
+            s.waitedStream = e.waitOnStream;
         m_assembly.addSync(s);
         return;
     } else if (m_glueprofExport && (cat == "cuda_sync" || cat == "wait")) {
@@ -609,7 +669,8 @@ void KinetoHandler::complete(const RawEvent& e, TimestampNs start, TimestampNs e
     Event& added = m_assembly.add(lane, kind, category, e.name, start, end);
     added.srcKind = src;
     added.dstKind = dst;
-    if (e.bytes != kAbsent) added.bytes = e.bytes;
+    if (e.bytes != kAbsent && e.bytes >= 0) added.bytes = e.bytes;
+    if (e.bytes != kAbsent && e.bytes < 0) m_assembly.skip("negative byte counts (stored as 0)");
     if (kind == EventKind::kOp && e.externalId != kAbsent) added.correlation = e.externalId;
     if (e.correlation != kAbsent) added.correlation = e.correlation;
     if (m_glueprofExport) {
@@ -631,7 +692,12 @@ void KinetoHandler::finishEvent() {
             fail(fmt::format("{} ('{}') has no ts", where(), e.name));
             return;
         }
-        complete(e, *e.ts, *e.ts + e.dur.value_or(0));
+        TimestampNs end = 0;
+        if (__builtin_add_overflow(*e.ts, e.dur.value_or(0), &end)) {
+            fail(fmt::format("{} ('{}'): ts + dur overflows", where(), e.name));
+            return;
+        }
+        complete(e, *e.ts, end);
     } else if (e.ph == "B") {
         if (!e.ts) return (void)fail(fmt::format("{} ('{}') has no ts", where(), e.name));
         m_open[laneKey(e)].emplace_back(e, *e.ts);
@@ -660,7 +726,8 @@ void KinetoHandler::finishEvent() {
         }
         m_assembly.add(hostLaneOf(e), EventKind::kMarker, Category::kNone, e.name, *e.ts, *e.ts);
     } else if (e.ph == "s" || e.ph == "f" || e.ph == "t") {
-        if (!e.ts || e.id.empty()) return;
+        // Only launch-to-kernel flows (ac2g) link events; fwdbwd and others are not links of ours.
+        if (!e.ts || e.id.empty() || lower(e.cat) != "ac2g" || e.ph == "t") return;
         auto id = parseInteger(e.id);
         if (!id) return;
         (e.ph == "s" ? m_flowStarts : m_flowEnds).emplace_back(flowKey(e, *e.ts), *id);
@@ -750,8 +817,8 @@ std::optional<TimestampNs> microsToNanos(std::string_view text) {
     if (!digits) return std::nullopt;
     if (i < text.size() && (text[i] == 'e' || text[i] == 'E')) {
         std::int64_t e = 0;
-        auto [end, error] = std::from_chars(text.data() + i + 1 + (text[i + 1] == '+'),
-                                            text.data() + text.size(), e);
+        const std::size_t digitsAt = i + 1 + (i + 1 < text.size() && text[i + 1] == '+');
+        auto [end, error] = std::from_chars(text.data() + digitsAt, text.data() + text.size(), e);
         if (error != std::errc() || end != text.data() + text.size() || e > 40 || e < -40)
             return std::nullopt;
         exponent += static_cast<int>(e);
@@ -773,6 +840,12 @@ ImportedRun readKinetoTrace(const std::string& path, const ImportOptions& option
     ImportOptions effective = options;
     TraceAssembly assembly(effective);
     KinetoHandler handler(path, input, assembly);
+    // A UTF-8 byte order mark before the JSON (some editors write one) is no part of it.
+    if (input.Peek() == '\xEF') {
+        input.Take();
+        if (input.Peek() == '\xBB') input.Take();
+        if (input.Peek() == '\xBF') input.Take();
+    }
     rapidjson::Reader reader;
     constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag |
                                 rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag;
@@ -799,7 +872,18 @@ ImportedRun readKinetoTrace(const std::string& path, const ImportOptions& option
     }
     ImportedRun meta;
     handler.finishFile(meta);
-    if (handler.baseTime()) assembly.offsetTimes(*handler.baseTime());
+    if (assembly.eventCount() == 0) {
+        throw inputError(fmt::format(
+            "'{}' holds no events glueprof imports (traceEvents is empty or only metadata); "
+            "profile with activities=[CPU, CUDA] and export again",
+            path));
+    }
+    if (handler.baseTime() && !assembly.offsetTimes(*handler.baseTime())) {
+        throw inputError(fmt::format(
+            "'{}': baseTimeNanoseconds {} plus the events' ts overflows 64-bit nanoseconds; the "
+            "trace is malformed",
+            path, *handler.baseTime()));
+    }
 
     RunSummary run;
     run.identity.kind = RunKind::kImported;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -232,10 +233,17 @@ class NsysReader {
 
     // Device-side rows share these columns.
     struct GpuColumns {
-        int start, end, device, stream, correlation;
+        int start, end, device, stream, correlation, globalPid;
     };
     static GpuColumns gpuColumns(Table& table);
     std::size_t streamLaneOf(const SqliteStatement& row, const GpuColumns& c);
+    // Correlation and stream ids are per process: in an export of several CUDA processes they
+    // are made unique as (pid << 32 | id) and the stream lanes name their process.
+    std::string processOf(std::optional<std::int64_t> globalPidOrTid) const;
+    std::int64_t correlationOf(std::optional<std::int64_t> id,
+                               std::optional<std::int64_t> globalPidOrTid) const;
+    void decideProcessScope();
+    void loadEventStreams();
     std::size_t hostLaneOf(std::optional<std::int64_t> globalTid);
     std::optional<Span> spanOf(const SqliteStatement& row, int start, int end, const char* what);
     const std::string& stringAt(const SqliteStatement& row, int column) const;
@@ -243,8 +251,11 @@ class NsysReader {
     std::string m_path;
     SqliteDb m_db;
     TraceAssembly m_assembly;
-    std::unordered_map<std::int64_t, std::string> m_strings;        // StringIds
-    std::unordered_map<std::int64_t, TimestampNs> m_runtimeStart;   // by correlation id
+    std::unordered_map<std::int64_t, std::string> m_strings;       // StringIds
+    std::unordered_map<std::int64_t, TimestampNs> m_runtimeStart;  // by correlation id
+    bool m_perProcess = false;  // several processes made CUDA calls (decideProcessScope)
+    // cudaEventRecord's stream by (process, event id): what an event sync waits for.
+    std::map<std::pair<std::string, std::int64_t>, std::int64_t> m_eventStreams;
     std::unordered_map<std::int64_t, std::size_t> m_hostLanes;      // by globalTid
     std::set<std::pair<std::int64_t, std::int64_t>> m_usedThreads;  // (pid, tid) with events
     EnumTable m_memoryKinds;
@@ -257,6 +268,8 @@ ImportedRun NsysReader::read() {
     m_memoryKinds = readEnum(m_db, "ENUM_CUDA_MEM_KIND");
     m_copyKinds = readEnum(m_db, "ENUM_CUDA_MEMCPY_OPER");
     m_syncTypes = readEnum(m_db, "ENUM_CUPTI_SYNC_TYPE");
+    decideProcessScope();
+    loadEventStreams();
     readRuntime();  // first: CUDA event records without a timestamp take their call's start
     readKernels();
     readMemcpys();
@@ -318,7 +331,7 @@ void NsysReader::readRuntime() {
         if (name.empty()) name = "CUDA API call";
         Event& e = m_assembly.add(hostLaneOf(intAt(row, globalTid)), EventKind::kRuntime,
                                   Category::kNone, name, span->start, span->end);
-        e.correlation = intAt(row, correlation).value_or(0);
+        e.correlation = correlationOf(intAt(row, correlation), intAt(row, globalTid));
         if (e.correlation != 0) m_runtimeStart.emplace(e.correlation, span->start);
     }
 }
@@ -339,7 +352,7 @@ void NsysReader::readKernels() {
         if (name.empty()) name = "kernel";
         Event& e = m_assembly.add(streamLaneOf(row, c), EventKind::kKernel, Category::kNone, name,
                                   span->start, span->end);
-        e.correlation = intAt(row, c.correlation).value_or(0);
+        e.correlation = correlationOf(intAt(row, c.correlation), intAt(row, c.globalPid));
     }
 }
 
@@ -360,7 +373,7 @@ void NsysReader::readMemcpys() {
             copyName(lookUp(m_copyKinds, kCuptiCopyKinds, intAt(row, copyKind)).name);
         Event& e = m_assembly.add(streamLaneOf(row, c), EventKind::kMemcpy, Category::kCopy, name,
                                   span->start, span->end);
-        e.correlation = intAt(row, c.correlation).value_or(0);
+        e.correlation = correlationOf(intAt(row, c.correlation), intAt(row, c.globalPid));
         e.bytes = intAt(row, bytes).value_or(0);
         e.srcKind =
             memoryKindNamed(lookUp(m_memoryKinds, kCuptiMemoryKinds, intAt(row, srcKind)).name);
@@ -381,7 +394,7 @@ void NsysReader::readMemsets() {
         if (!span) continue;
         Event& e = m_assembly.add(streamLaneOf(row, c), EventKind::kMemset, Category::kNone,
                                   "memset", span->start, span->end);
-        e.correlation = intAt(row, c.correlation).value_or(0);
+        e.correlation = correlationOf(intAt(row, c.correlation), intAt(row, c.globalPid));
         e.bytes = intAt(row, bytes).value_or(0);
     }
 }
@@ -392,6 +405,7 @@ void NsysReader::readSyncs() {
     const GpuColumns c = gpuColumns(table);
     const int syncType = table.column("syncType");
     const int deprecatedSyncType = table.column("deprecatedSyncType");
+    const int eventId = table.column("eventId");
     SqliteStatement row = table.select();
     while (row.step()) {
         m_assembly.countRead(table.name());
@@ -409,9 +423,19 @@ void NsysReader::readSyncs() {
         sync.name = type.label.empty() ? "Unknown sync" : type.label;
         sync.startNs = span->start;
         sync.endNs = span->end;
-        sync.correlation = intAt(row, c.correlation).value_or(0);
+        sync.correlation = correlationOf(intAt(row, c.correlation), intAt(row, c.globalPid));
         sync.device = intAt(row, c.device).value_or(0);
         sync.stream = streamOf(intAt(row, c.stream));
+        sync.process = processOf(intAt(row, c.globalPid));
+        // A stream sync waits for its stream; an event sync for the stream its event was
+        // recorded on (CUDA_EVENT's row with the same event id); a context sync for all.
+        if (sync.kind == SyncKind::kStream) sync.waitedStream = sync.stream;
+        if (sync.kind == SyncKind::kEvent) {
+            if (auto id = intAt(row, eventId)) {
+                auto recorded = m_eventStreams.find({sync.process, *id});
+                if (recorded != m_eventStreams.end()) sync.waitedStream = recorded->second;
+            }
+        }
         m_assembly.addSync(sync);
     }
 }
@@ -428,7 +452,8 @@ void NsysReader::readCudaEvents() {
         // cudaEventRecord call's start is then the best placement there is.
         std::optional<TimestampNs> at = intAt(row, timestamp);
         if (!at || *at == 0) at = intAt(row, c.start);
-        const std::int64_t correlation = intAt(row, c.correlation).value_or(0);
+        const std::int64_t correlation =
+            correlationOf(intAt(row, c.correlation), intAt(row, c.globalPid));
         if (!at || *at == 0) {
             auto call = m_runtimeStart.find(correlation);
             at = call != m_runtimeStart.end() ? std::optional<TimestampNs>(call->second)
@@ -576,12 +601,47 @@ std::int64_t NsysReader::startedUnixNs() {
 }
 
 NsysReader::GpuColumns NsysReader::gpuColumns(Table& table) {
-    return {table.column("start"), table.column("end"), table.column("deviceId"),
-            table.column("streamId"), table.column("correlationId")};
+    return {table.column("start"),    table.column("end"),           table.column("deviceId"),
+            table.column("streamId"), table.column("correlationId"), table.column("globalPid")};
 }
 
 std::size_t NsysReader::streamLaneOf(const SqliteStatement& row, const GpuColumns& c) {
-    return m_assembly.streamLane(intAt(row, c.device).value_or(0), streamOf(intAt(row, c.stream)));
+    return m_assembly.streamLane(intAt(row, c.device).value_or(0), streamOf(intAt(row, c.stream)),
+                                 processOf(intAt(row, c.globalPid)));
+}
+
+// globalPid and globalTid carry the pid in the same bits.
+std::string NsysReader::processOf(std::optional<std::int64_t> globalPidOrTid) const {
+    if (!m_perProcess || !globalPidOrTid) return "";
+    return std::to_string((*globalPidOrTid >> 24) & 0xFFFFFF);
+}
+
+std::int64_t NsysReader::correlationOf(std::optional<std::int64_t> id,
+                                       std::optional<std::int64_t> globalPidOrTid) const {
+    if (!id) return 0;
+    if (!m_perProcess || !globalPidOrTid) return *id;
+    return (((*globalPidOrTid >> 24) & 0xFFFFFF) << 32) | (*id & 0xFFFFFFFF);
+}
+
+void NsysReader::decideProcessScope() {
+    Table runtime(m_db, "CUPTI_ACTIVITY_KIND_RUNTIME");
+    if (!runtime.has("globalTid")) return;
+    m_perProcess = m_db.queryInt(
+                       "SELECT COUNT(DISTINCT (globalTid >> 24) & 16777215) FROM "
+                       "CUPTI_ACTIVITY_KIND_RUNTIME") > 1;
+}
+
+void NsysReader::loadEventStreams() {
+    Table table(m_db, "CUPTI_ACTIVITY_KIND_CUDA_EVENT");
+    const int eventId = table.column("eventId");
+    const int stream = table.column("streamId");
+    const int globalPid = table.column("globalPid");
+    if (eventId < 0 || stream < 0) return;
+    SqliteStatement row = table.select();
+    while (row.step()) {
+        if (auto id = intAt(row, eventId))
+            m_eventStreams[{processOf(intAt(row, globalPid)), *id}] = streamOf(intAt(row, stream));
+    }
 }
 
 // globalTid packs the pid and tid in 24 bits each (NVIDIA's documented decoding).

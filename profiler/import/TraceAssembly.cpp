@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <unordered_set>
 #include <utility>
 
 namespace glueprof {
@@ -56,6 +57,7 @@ struct Window {
     TimestampNs start;
     TimestampNs end;
     std::int32_t step;
+    bool closed = false;  // includes `end` (the one step over a whole trace)
 };
 
 // Steps rows for the windows: all measured (an imported trace says nothing of warm-up), one
@@ -114,6 +116,14 @@ std::string validUtf8(std::string_view text) {
     return out;
 }
 
+std::string printableText(std::string_view text) {
+    std::string out = validUtf8(text);
+    for (char& c : out) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
+    }
+    return out;
+}
+
 std::string jsonStringLiteral(std::string_view text) {
     std::string out = "\"";
     for (char c : validUtf8(text)) {
@@ -146,8 +156,9 @@ std::size_t TraceAssembly::hostLane(const std::string& process, std::int64_t thr
     return it->second;
 }
 
-std::size_t TraceAssembly::streamLane(std::int64_t device, std::int64_t stream) {
-    auto [it, added] = m_streamLanes.try_emplace({device, stream}, m_lanes.size());
+std::size_t TraceAssembly::streamLane(std::int64_t device, std::int64_t stream,
+                                      const std::string& process) {
+    auto [it, added] = m_streamLanes.try_emplace({process, device, stream}, m_lanes.size());
     if (added) {
         Lane lane;
         lane.id = static_cast<LaneId>(m_lanes.size() + 1);
@@ -156,6 +167,7 @@ std::size_t TraceAssembly::streamLane(std::int64_t device, std::int64_t stream) 
         lane.threadOrStream = stream;
         lane.name = stream < 0 ? fmt::format("GPU {} (no stream)", device)
                                : fmt::format("GPU {} stream {}", device, stream);
+        if (!process.empty()) lane.name += fmt::format(" (process {})", process);
         m_lanes.push_back(lane);
         m_events.emplace_back();
         m_laneProcess.emplace_back();
@@ -201,24 +213,53 @@ Event& TraceAssembly::add(std::size_t lane, EventKind kind, Category category,
 
 void TraceAssembly::addSync(const SyncRecord& sync) { m_syncs.push_back(sync); }
 
-void TraceAssembly::countRead(const std::string& what) { ++m_read[what]; }
+void TraceAssembly::countRead(const std::string& what) {
+    // Keyed by the source's own text (a category): printed and stored safely.
+    auto it = m_read.find(what);
+    if (it != m_read.end()) {
+        ++it->second;
+    } else {
+        ++m_read[printableText(what)];
+    }
+}
 
-void TraceAssembly::offsetTimes(TimestampNs delta) {
+bool TraceAssembly::offsetTimes(TimestampNs delta) {
+    bool ok = true;
     for (auto& events : m_events) {
         for (Event& e : events) {
-            e.startNs += delta;
-            e.endNs += delta;
+            ok &= !__builtin_add_overflow(e.startNs, delta, &e.startNs);
+            ok &= !__builtin_add_overflow(e.endNs, delta, &e.endNs);
         }
     }
     for (SyncRecord& s : m_syncs) {
-        s.startNs += delta;
-        s.endNs += delta;
+        ok &= !__builtin_add_overflow(s.startNs, delta, &s.startNs);
+        ok &= !__builtin_add_overflow(s.endNs, delta, &s.endNs);
     }
+    return ok;
 }
 
 void TraceAssembly::skip(const std::string& whatAndWhy, std::int64_t count) {
-    if (count > 0) m_skipped[whatAndWhy] += count;
+    // Reasons quote the source (an unknown category, a table name): printed and stored safely.
+    if (count > 0) m_skipped[printableText(whatAndWhy)] += count;
 }
+
+void TraceAssembly::note(const std::string& whatAndWhy, std::int64_t count) {
+    if (count > 0) m_derived[whatAndWhy] += count;
+}
+
+namespace {
+
+// The host-blocking sync calls of the CUDA runtime and driver.
+bool isSyncCall(const std::string& name) {
+    for (const char* call : {"cudaStreamSynchronize", "cudaEventSynchronize",
+                             "cudaDeviceSynchronize", "cudaThreadSynchronize",
+                             "cuStreamSynchronize", "cuEventSynchronize", "cuCtxSynchronize"}) {
+        if (name == call) return true;
+    }
+    return false;
+}
+
+}  // namespace
 
 void TraceAssembly::placeSyncs() {
     // The API call of each correlation id: the lane it ran on and its interval.
@@ -247,14 +288,21 @@ void TraceAssembly::placeSyncs() {
         bool blockingCopy;
     };
     std::vector<Placed> syncs;
+    std::unordered_set<std::int64_t> recorded;  // correlations with a sync record
+    // Where the host waits: a `host sync` marker on the waited stream, with the sync's correlation.
+    auto markWaitedStream = [&](std::size_t streamLaneIndex, TimestampNs at,
+                                std::int64_t correlation) {
+        add(streamLaneIndex, EventKind::kMarker, Category::kSync, names::kHostSyncMarker, at, at)
+            .correlation = correlation;
+    };
     for (const SyncRecord& s : m_syncs) {
         if (s.kind == SyncKind::kStreamWaitEvent) {
             if (s.stream < 0) {
                 skip("stream wait event without a stream");
                 continue;
             }
-            add(streamLane(s.device, s.stream), EventKind::kMarker, Category::kSync, s.name,
-                s.startNs, s.startNs)
+            add(streamLane(s.device, s.stream, s.process), EventKind::kMarker, Category::kSync,
+                s.name, s.startNs, s.startNs)
                 .correlation = s.correlation;
             continue;
         }
@@ -267,16 +315,35 @@ void TraceAssembly::placeSyncs() {
             skip("host-blocking synchronization whose API call is not in the trace");
             continue;
         }
+        recorded.insert(s.correlation);
         Event e = makeEvent(0, m_lanes[call->second.lane].id, EventKind::kSync, call->second.name,
                             s.startNs, s.endNs);
         e.category = Category::kSync;
         e.correlation = s.correlation;
         syncs.push_back(Placed{call->second.lane, e, false});
+        if (s.waitedStream >= 0)
+            markWaitedStream(streamLane(s.device, s.waitedStream, s.process), s.startNs,
+                             s.correlation);
     }
-    // Copies the host waits for: a sync over the API call that issued them.
+    // Sync calls the trace has no record of (PyTorch before 2.3 wrote no cuda_sync events): the
+    // host blocked for the call.
+    std::int64_t fromCalls = 0;
+    for (const auto& [correlation, call] : calls) {
+        if (recorded.count(correlation) != 0 || !isSyncCall(m_strings[call.name])) continue;
+        Event e =
+            makeEvent(0, m_lanes[call.lane].id, EventKind::kSync, call.name, call.start, call.end);
+        e.category = Category::kSync;
+        e.correlation = correlation;
+        syncs.push_back(Placed{call.lane, e, false});
+        ++fromCalls;
+    }
+    note("host syncs taken from their API call (no sync record in the trace)", fromCalls);
+    // Copies the host waits for: a sync over the API call that issued them, the copy's stream
+    // marked as the waited one.
     for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
         if (m_lanes[lane].kind != LaneKind::kCudaStream) continue;
-        for (const Event& copy : m_events[lane]) {
+        for (std::size_t i = 0; i < m_events[lane].size(); ++i) {
+            const Event copy = m_events[lane][i];
             if (copy.kind != EventKind::kMemcpy || copy.correlation == 0) continue;
             auto call = calls.find(copy.correlation);
             if (call == calls.end()) continue;
@@ -289,41 +356,53 @@ void TraceAssembly::placeSyncs() {
             // Marks a copy that reads the host back (DtoH) until the ops are flagged.
             e.flags = std::string_view(name) == "blocking DtoH copy" ? kFlagHostRead : kFlagNone;
             syncs.push_back(Placed{call->second.lane, e, true});
+            markWaitedStream(lane, call->second.start, copy.correlation);
         }
     }
     // A host sync the thread issues right after a blocking copy (the copy, then
     // cudaStreamSynchronize: `.item()` of a pageable copy) extends the copy's sync: one sync point.
+    // "Right after": no other API call of the thread in between, found by binary search.
     std::sort(syncs.begin(), syncs.end(), [](const Placed& a, const Placed& b) {
         return a.lane != b.lane ? a.lane < b.lane : parentsFirst(a.event, b.event);
     });
+    std::unordered_map<std::size_t, std::vector<const Event*>> callsByLane;  // by start
+    for (const Placed& s : syncs) {
+        if (!s.blockingCopy || callsByLane.count(s.lane) != 0) continue;
+        std::vector<const Event*>& laneCalls = callsByLane[s.lane];
+        for (const Event& e : m_events[s.lane]) {
+            if (e.kind == EventKind::kRuntime) laneCalls.push_back(&e);
+        }
+        std::sort(laneCalls.begin(), laneCalls.end(),
+                  [](const Event* a, const Event* b) { return a->startNs < b->startNs; });
+    }
+    auto callBetween = [&](std::size_t lane, const Event& copy, const Event& next) {
+        const std::vector<const Event*>& laneCalls = callsByLane[lane];
+        auto it = std::lower_bound(laneCalls.begin(), laneCalls.end(), copy.endNs,
+                                   [](const Event* e, TimestampNs t) { return e->startNs < t; });
+        for (; it != laneCalls.end() && (*it)->startNs <= next.startNs; ++it) {
+            if ((*it)->endNs <= next.startNs && (*it)->correlation != next.correlation) return true;
+        }
+        return false;
+    };
+    std::vector<Placed> placed;
     std::int64_t merged = 0;
     for (std::size_t i = 0; i < syncs.size(); ++i) {
         Placed& s = syncs[i];
         if (i + 1 < syncs.size() && s.blockingCopy && !syncs[i + 1].blockingCopy &&
-            syncs[i + 1].lane == s.lane && syncs[i + 1].event.startNs >= s.event.endNs) {
-            // Only when no other API call of the thread lies between the two.
-            const Event& next = syncs[i + 1].event;
-            bool callBetween = false;
-            for (const Event& e : m_events[s.lane]) {
-                if (e.kind == EventKind::kRuntime && e.startNs >= s.event.endNs &&
-                    e.endNs <= next.startNs && e.correlation != next.correlation) {
-                    callBetween = true;
-                    break;
-                }
-            }
-            if (!callBetween) {
-                s.event.endNs = std::max(s.event.endNs, next.endNs);
-                m_events[s.lane].push_back(s.event);
-                ++m_eventCount;
-                ++merged;
-                ++i;
-                continue;
-            }
+            syncs[i + 1].lane == s.lane && syncs[i + 1].event.startNs >= s.event.endNs &&
+            !callBetween(s.lane, s.event, syncs[i + 1].event)) {
+            s.event.endNs = std::max(s.event.endNs, syncs[i + 1].event.endNs);
+            ++merged;
+            ++i;
         }
+        placed.push_back(s);
+    }
+    // Added only now: the lanes' events were read through pointers above.
+    for (const Placed& s : placed) {
         m_events[s.lane].push_back(s.event);
         ++m_eventCount;
     }
-    (void)merged;
+    note("host syncs right after a blocking copy, merged into its sync (one sync point)", merged);
 }
 
 std::vector<StepInfo> TraceAssembly::assignSteps(bool& stepsFound) {
@@ -332,8 +411,9 @@ std::vector<StepInfo> TraceAssembly::assignSteps(bool& stepsFound) {
     for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
         if (m_lanes[lane].kind != LaneKind::kHostThread) continue;
         for (Event& e : m_events[lane]) {
-            if (e.kind != EventKind::kRange) continue;
+            if (e.kind != EventKind::kRange && e.kind != EventKind::kOp) continue;
             if (m_asRecorded) {
+                if (e.kind != EventKind::kRange) continue;
                 // glueprof's `step` ranges; a run that was itself imported has its source's
                 // step ranges (ProfilerStep#N) instead.
                 const bool stepRange = m_strings[e.name] == names::kStep ||
@@ -345,6 +425,9 @@ std::vector<StepInfo> TraceAssembly::assignSteps(bool& stepsFound) {
             }
             auto number = stepNumber(m_strings[e.name], m_options.stepPrefix);
             if (!number) continue;
+            // Older PyTorch wrote ProfilerStep#N as an op: it is the step's range all the same
+            // (HTA matches the name whatever the category), not an op that syncs.
+            e.kind = EventKind::kRange;
             e.category = Category::kPhase;
             if (!seen.emplace(*number, windows.size()).second) {
                 skip(
@@ -367,7 +450,7 @@ std::vector<StepInfo> TraceAssembly::assignSteps(bool& stepsFound) {
                 last = std::max(last, e.endNs);
             }
         }
-        if (first <= last) windows.push_back(Window{first, last, 0});
+        if (first <= last) windows.push_back(Window{first, last, 0, true});
     }
     std::sort(windows.begin(), windows.end(),
               [](const Window& a, const Window& b) { return a.start < b.start; });
@@ -376,7 +459,8 @@ std::vector<StepInfo> TraceAssembly::assignSteps(bool& stepsFound) {
                                    [](TimestampNs v, const Window& w) { return v < w.start; });
         if (it == windows.begin()) return kNoTag;
         --it;
-        return t <= it->end ? it->step : kNoTag;
+        // [start, end) as HTA; the one step over a whole trace includes its last instant.
+        return t < it->end || (it->closed && t == it->end) ? it->step : kNoTag;
     };
     if (m_asRecorded) return toSteps(windows);
     std::unordered_map<std::int64_t, std::int32_t> launchStep;
@@ -458,7 +542,11 @@ ImportedRun TraceAssembly::finish(RunSummary run) && {
     for (const auto& [what, count] : m_skipped) {
         diagnostics.push_back(Diagnostic{"import_skipped", count, what});
     }
+    for (const auto& [what, count] : m_derived) {
+        diagnostics.push_back(Diagnostic{"import_derived", count, what});
+    }
     out.skipped = m_skipped;
+    out.derived = m_derived;
     out.model = TraceModel(std::move(run), std::move(m_lanes), std::move(m_events),
                            std::move(steps), {}, std::move(diagnostics), std::move(m_strings));
     return out;

@@ -7,14 +7,20 @@
 // does what both formats need alike (docs/import.md):
 //   - steps: ranges named `<stepPrefix><N>` become steps N (ProfilerStep#N by default); a trace
 //     without them is one step over all its events;
-//   - step tags: host events by the step range around them (same process), device work by the
-//     step of its launch (the runtime call with the same correlation), else by time;
+//   - step tags: host events by the step window [start, end) they start in (any thread), device
+//     work by the step of its launch (the runtime call with the same correlation); a step marker
+//     written as an op (older PyTorch) is a step range too;
 //   - synchronizations: host-blocking ones (stream, event, context sync) are placed on the lane of
 //     the runtime call that issued them (same correlation) as `sync` events; a stream wait event
 //     is a marker on its stream; a device-to-host copy into pageable memory (or any copy by a
 //     synchronous API: to the host, or from pageable memory to the device) adds a
 //     `blocking DtoH copy` / `blocking HtoD copy` sync over its API call, as glueprof's own CUPTI
 //     capture does;
+//   - a host sync whose waited stream is known leaves a `host sync` marker on that stream (the
+//     sync points analyzer looks for the awaited work there); sync API calls
+//     (cudaStreamSynchronize,
+//     ...) without a sync record in the trace become syncs over the call (older PyTorch wrote
+//     none);
 //   - ops: nested ones flagged nested; a top-level op with a host-blocking sync inside is a sync
 //     point (would-sync; host read when the sync is a blocking device-to-host copy).
 #include <cstdint>
@@ -23,6 +29,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
@@ -48,6 +55,10 @@ struct SyncRecord {
     std::int64_t correlation = 0;
     std::int64_t device = 0;
     std::int64_t stream = -1;  // -1: no stream (both -1 and 4294967295 in the sources)
+    // The stream whose work the host waits for: a stream sync's own, an event sync's recording
+    // stream when the source says it; -1 when unknown or all (a context sync).
+    std::int64_t waitedStream = -1;
+    std::string process;  // as streamLane's: "" unless one trace holds several processes' streams
 };
 
 struct ImportOptions {
@@ -69,6 +80,7 @@ struct ImportedRun {
     std::map<std::string, std::int64_t> read;  // as the source names them: "cuda_sync" -> 41
     std::map<std::string, std::int64_t> eventsByKind;  // stored, by kind: "kernel" -> 79, ...
     std::map<std::string, std::int64_t> skipped;       // "what (why)" -> count
+    std::map<std::string, std::int64_t> derived;       // "what (why)" -> count
     TraceModel model = TraceModelBuilder().build();
 };
 
@@ -78,7 +90,10 @@ class TraceAssembly {
 
     // Lanes by their natural keys; the same key gives the same lane.
     std::size_t hostLane(const std::string& process, std::int64_t thread);
-    std::size_t streamLane(std::int64_t device, std::int64_t stream);
+    // `process`: set when one trace holds the streams of several processes (stream ids are per
+    // process); "" otherwise.
+    std::size_t streamLane(std::int64_t device, std::int64_t stream,
+                           const std::string& process = "");
     void nameHostLane(const std::string& process, std::int64_t thread, const std::string& name);
     void nameProcess(const std::string& process, const std::string& name);
 
@@ -91,7 +106,8 @@ class TraceAssembly {
 
     // Moves every event and sync record added so far by `delta` (a trace whose timestamps are
     // relative to a base time that its file names after the events).
-    void offsetTimes(TimestampNs delta);
+    // False when a time overflows 64-bit nanoseconds (the trace is malformed).
+    bool offsetTimes(TimestampNs delta);
 
     // The events are glueprof's own, exported and read back: their step tags, flags and sync
     // events are kept as written, steps are the `step` ranges, nothing is derived.
@@ -102,6 +118,8 @@ class TraceAssembly {
 
     // Counted into the run's diagnostics and the import line: "what (why)".
     void skip(const std::string& whatAndWhy, std::int64_t count = 1);
+    // What finish() derived rather than read (diagnostic `import_derived`): "what (why)".
+    void note(const std::string& whatAndWhy, std::int64_t count = 1);
 
     std::size_t eventCount() const { return m_eventCount; }
     const ImportOptions& options() const { return m_options; }
@@ -127,13 +145,14 @@ class TraceAssembly {
     std::vector<std::vector<Event>> m_events;
     std::vector<std::string> m_laneProcess;  // host lanes: the process key; "" for streams
     std::map<HostKey, std::size_t> m_hostLanes;
-    std::map<std::pair<std::int64_t, std::int64_t>, std::size_t> m_streamLanes;
+    std::map<std::tuple<std::string, std::int64_t, std::int64_t>, std::size_t> m_streamLanes;
     std::map<std::string, std::string> m_processNames;
     std::deque<std::string> m_keys;  // the text m_stringIds' keys view (a deque never moves it)
     std::unordered_map<std::string_view, StringId> m_stringIds;
     std::unordered_map<StringId, std::string> m_strings;
     std::vector<SyncRecord> m_syncs;
     std::map<std::string, std::int64_t> m_skipped;
+    std::map<std::string, std::int64_t> m_derived;
     std::map<std::string, std::int64_t> m_read;
     std::size_t m_eventCount = 0;
     bool m_asRecorded = false;
@@ -142,6 +161,10 @@ class TraceAssembly {
 // Replaces each invalid UTF-8 sequence of `text` by U+FFFD (what nlohmann's
 // error_handler_t::replace does); valid text is returned unchanged.
 std::string validUtf8(std::string_view text);
+
+// validUtf8(text) with control characters (newlines, escapes) shown as '?': text quoted from a
+// trace that is printed on a terminal or in a table.
+std::string printableText(std::string_view text);
 
 // `text` as a JSON string literal: quoted, escaped, invalid UTF-8 replaced.
 std::string jsonStringLiteral(std::string_view text);

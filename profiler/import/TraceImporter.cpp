@@ -34,6 +34,12 @@ const char* toString(TraceFormat format) {
 }
 
 TraceFormat detectTraceFormat(const std::string& path) {
+    // A pipe would lose the bytes read here and a FIFO block its reader: files only.
+    std::error_code error;
+    if (!fs::is_regular_file(path, error)) {
+        throw inputError(fmt::format(
+            "'{}' is not a regular file; save the trace to a file and import that", path));
+    }
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw inputError(fmt::format("cannot read '{}'; check the path and its permissions", path));
@@ -57,7 +63,9 @@ TraceFormat detectTraceFormat(const std::string& path) {
             "tables); export one with `nsys export --type sqlite`",
             path));
     }
-    for (std::size_t i = 0; i < got; ++i) {
+    // A UTF-8 byte order mark may precede the JSON.
+    const std::size_t bom = got >= 3 && std::memcmp(head, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+    for (std::size_t i = bom; i < got; ++i) {
         const char c = head[i];
         if (c == ' ' || c == '\n' || c == '\r' || c == '\t') continue;
         if (c == '{' || c == '[') return TraceFormat::kKinetoJson;
@@ -75,7 +83,13 @@ std::vector<std::string> expandTraceInputs(const std::vector<std::string>& paths
         std::error_code error;
         if (fs::is_directory(path, error)) {
             std::vector<std::string> inside;
-            for (const auto& entry : fs::directory_iterator(path, error)) {
+            fs::directory_iterator entries(path, error);
+            if (error) {
+                throw inputError(
+                    fmt::format("cannot list directory '{}': {}; check its permissions", path,
+                                error.message()));
+            }
+            for (const auto& entry : entries) {
                 if (entry.is_regular_file() && isTraceFileName(entry.path().filename().string()))
                     inside.push_back(entry.path().string());
             }
@@ -87,6 +101,9 @@ std::vector<std::string> expandTraceInputs(const std::vector<std::string>& paths
             files.insert(files.end(), inside.begin(), inside.end());
         } else if (fs::exists(path, error)) {
             files.push_back(path);
+        } else if (error) {
+            throw inputError(fmt::format("cannot read '{}': {}; check the path and its permissions",
+                                         path, error.message()));
         } else {
             throw inputError(fmt::format("'{}' does not exist; check the path", path));
         }
@@ -149,7 +166,10 @@ RunId storeImportedRun(TraceWriter& writer, const ImportedRun& run, RunInfo info
         writer.endRun(id, RunStatus::kComplete);
         writer.flush();
     } catch (...) {
-        writer.endRun(id, RunStatus::kFailed);
+        try {
+            writer.endRun(id, RunStatus::kFailed);
+        } catch (...) {  // the first failure is the one to report
+        }
         throw;
     }
     return id;

@@ -728,5 +728,26 @@ TEST_F(CliTest, BadTracesExitTwoWithOneLineAndWriteNoDatabase) {
     EXPECT_EQ(run(fmt::format("import --ab {} --db {}", path("broken.json"), db)).exitCode, 1);
 }
 
+TEST_F(CliTest, ForeignBytesInATraceKeepEveryJsonOutputValid) {
+    // An unknown category with a 0xFF byte and an escape sequence is skipped, and the reason
+    // quoting it is stored, printed and serialized safely.
+    std::ofstream(path("odd.json"))
+        << "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"c\xff\\u001b[2J\", "
+           "\"name\": \"z\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}, "
+           "{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": \"aten::mm\", "
+           "\"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}]}";
+    const std::string db = path("odd.sqlite");
+    Result imported = run(fmt::format("import {} --db {} --label 'a\nb'", path("odd.json"), db));
+    ASSERT_EQ(imported.exitCode, 0) << imported.err;
+    EXPECT_EQ(imported.out.find('\x1b'), std::string::npos);
+    for (const std::string& command :
+         {fmt::format("list --db {} --json", db),
+          fmt::format("report --db {} --format json --out {}", db, path("r.json"))}) {
+        Result r = run(command);
+        EXPECT_EQ(r.exitCode, 0) << command << ": " << r.err;
+    }
+    EXPECT_NO_THROW(nlohmann::json::parse(run(fmt::format("list --db {} --json", db)).out));
+}
+
 }  // namespace
 }  // namespace glueprof

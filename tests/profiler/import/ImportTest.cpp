@@ -1,5 +1,6 @@
 // The importers on real traces of other tools (../shared/fixtures, facts from HTA's test data and
 // the fixtures' README) and on hand-made bad input.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <zlib.h>
 
@@ -132,7 +133,17 @@ TEST(KinetoImport, AlexnetTraceHasItsKernelsCopiesAndSyncsWhereTheyRan) {
     EXPECT_EQ(pageableHtoD, 16);
     // 20 Stream Wait Events are markers on their streams; 16 Stream Syncs (each right after a
     // pageable copy: one sync point with it) and 5 Context Syncs block the host.
-    EXPECT_EQ(count(t, EventKind::kMarker), 20);
+    std::int64_t waitEvents = 0;
+    std::int64_t hostSyncMarkers = 0;
+    for (std::size_t i = 0; i < t.lanes().size(); ++i) {
+        for (const Event& e : t.eventsOnLane(i)) {
+            if (e.kind != EventKind::kMarker) continue;
+            waitEvents += t.name(e.name) == "Stream Wait Event" ? 1 : 0;
+            hostSyncMarkers += t.name(e.name) == "host sync" ? 1 : 0;
+        }
+    }
+    EXPECT_EQ(waitEvents, 20);
+    EXPECT_EQ(hostSyncMarkers, 16);  // each Stream Sync marks the stream it waits for
     EXPECT_EQ(count(t, EventKind::kSync), 21);
     // The Context Syncs are on "no stream" (written 4294967295 here): on the calling thread.
     std::int64_t contextSyncs = 0;
@@ -297,5 +308,85 @@ TEST_F(ImportFiles, OddButValidEventsAreCountedNotFatal) {
     EXPECT_EQ(t.eventsOnLane(stream).front().endNs - t.eventsOnLane(stream).front().startNs, 3500);
 }
 
+TEST_F(ImportFiles, SyncsWaitOnTheirStreamAndRepeatedCopySyncPairsMergeInLinearTime) {
+    // Stream 20 runs a long kernel; the event sync waits on stream 7 (wait_on_stream), whose last
+    // work is the short kernel: that is what it awaits. Then 3000 .item()-style pairs: a pageable
+    // DtoH copy and the stream sync right after it, one sync point each.
+    std::string json = R"({"traceEvents": [
+      {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1, "tid": 1, "ts": 0, "dur": 1000000},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 1, "dur": 1, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "kernel", "name": "short7", "pid": 0, "tid": 7, "ts": 3, "dur": 2, "args": {"correlation": 1, "stream": 7, "device": 0}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 1, "ts": 4, "dur": 1, "args": {"correlation": 2}},
+      {"ph": "X", "cat": "kernel", "name": "long20", "pid": 0, "tid": 20, "ts": 6, "dur": 90, "args": {"correlation": 2, "stream": 20, "device": 0}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaEventSynchronize", "pid": 1, "tid": 1, "ts": 10, "dur": 3, "args": {"correlation": 3}},
+      {"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "pid": 0, "tid": -1, "ts": 10, "dur": 2, "args": {"correlation": 3, "stream": -1, "wait_on_stream": 7, "device": 0}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaDeviceSynchronize", "pid": 1, "tid": 1, "ts": 14, "dur": 83, "args": {"correlation": 4}})";
+    constexpr int kPairs = 3000;
+    for (int i = 0; i < kPairs; ++i) {
+        const long ts = 200 + 10L * i;
+        const long c = 100 + 2L * i;
+        json += fmt::format(
+            R"J(,
+      {{"ph": "X", "cat": "cpu_op", "name": "aten::item", "pid": 1, "tid": 1, "ts": {}, "dur": 8}},
+      {{"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": 1, "tid": 1, "ts": {}, "dur": 2, "args": {{"correlation": {}}}}},
+      {{"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy DtoH (Device -> Pageable)", "pid": 0, "tid": 7, "ts": {}, "dur": 1, "args": {{"correlation": {}, "stream": 7, "device": 0, "bytes": 4}}}},
+      {{"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 1, "tid": 1, "ts": {}, "dur": 2, "args": {{"correlation": {}}}}})J",
+            ts, ts + 1, c, ts + 2, c, ts + 4, c + 1);
+    }
+    json += "]}";
+    const ImportedRun run = readTrace(write("syncs.json", json), ImportOptions{});
+    // No cuda_sync records for the pairs' stream syncs (older PyTorch): taken from the calls,
+    // then merged into the copies' syncs; cudaDeviceSynchronize has no record either.
+    EXPECT_EQ(run.derived.at("host syncs taken from their API call (no sync record in the trace)"),
+              kPairs + 1);
+    EXPECT_EQ(run.derived.at(
+                  "host syncs right after a blocking copy, merged into its sync (one sync point)"),
+              kPairs);
+    const SyncPointsResult syncs = analyzeSyncPoints(run.model);
+    ASSERT_EQ(syncs.hostSyncs.size(), static_cast<std::size_t>(kPairs + 2));
+    std::map<std::string, std::string> awaited;
+    for (const SyncPoint& p : syncs.hostSyncs) awaited.emplace(p.op, p.awaited);
+    EXPECT_EQ(awaited.at("cudaEventSynchronize"), "short7");   // its event's stream, not stream 20
+    EXPECT_EQ(awaited.at("cudaDeviceSynchronize"), "long20");  // every stream
+    EXPECT_EQ(awaited.at("aten::item"), "Memcpy DtoH (Device -> Pageable)");
+    EXPECT_EQ(syncs.hostReadsPerStep.at(3), kPairs);
+}
+
+TEST_F(ImportFiles, AStepMarkerWrittenAsAnOpIsAStep) {
+    const std::string path = write("opstep.json", R"({"traceEvents": [
+      {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#5", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 10, "dur": 20},
+      {"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 100, "dur": 5}
+    ]})");
+    const ImportedRun run = readTrace(path, ImportOptions{});
+    ASSERT_TRUE(run.stepsFound);
+    ASSERT_EQ(run.model.steps().size(), 1u);
+    EXPECT_EQ(run.model.steps()[0].step, 5);
+    const std::vector<Event>& events = run.model.eventsOnLane(0);
+    EXPECT_EQ(events[0].kind, EventKind::kRange);
+    EXPECT_EQ(events[1].step, 5);
+    EXPECT_EQ(events[1].flags & kFlagNested, 0u);  // not inside the step "op"
+    EXPECT_EQ(events[2].step, kNoTag);             // [start, end): at the end is after the step
+}
+
+TEST_F(ImportFiles, EmptyOrMetadataOnlyTracesAreRefusedAndABomIsSkipped) {
+    EXPECT_NE(errorOf(write("none.json", R"({"traceEvents": []})")).find("holds no events"),
+              std::string::npos);
+    EXPECT_NE(errorOf(write("meta.json", R"([{"ph": "M", "name": "process_name", "pid": 1}])"))
+                  .find("holds no events"),
+              std::string::npos);
+    const std::string bom =
+        write("bom.json",
+              "\xEF\xBB\xBF{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"name\": "
+              "\"aten::mm\", \"pid\": 1, \"tid\": 1, \"ts\": 1, \"dur\": 1}]}");
+    EXPECT_EQ(errorOf(bom), "");
+    EXPECT_NE(errorOf(write("objts.json", R"({"traceEvents": [{"ph": "X", "ts": {}}]})"))
+                  .find("traceEvents[0].ts is an object"),
+              std::string::npos);
+    EXPECT_NE(
+        errorOf(write("rank.json", R"({"distributedInfo": {"rank": 1.5}, "traceEvents": []})"))
+            .find("distributedInfo.rank is not an integer"),
+        std::string::npos);
+}
 }  // namespace
 }  // namespace glueprof
