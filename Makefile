@@ -28,6 +28,7 @@ test: build
 
 bench: build
 	$(BUILD_DIR)/bench/glueprof_bench
+	bench/import_bench.sh $(BUILD_DIR) 1024 build/import-bench
 	@if [ -x $(BUILD_DIR)/app/gui/glueprof-gui ]; then bench/gui_frame_time.sh $(BUILD_DIR); fi
 
 format:

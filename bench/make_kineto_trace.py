@@ -55,6 +55,12 @@ with open(out_path, "w") as out:
         events.append(f'{{"ph": "X", "cat": "cuda_runtime", "name": "cudaMemcpyAsync", "pid": {pid}, '
                       f'"tid": {tid}, "ts": {ts - 1:.3f}, "dur": 5, "args": {{"correlation": {correlation}}}}}')
         correlation += 1
+        events.append(f'{{"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": {pid}, '
+                      f'"tid": {tid}, "ts": {ts + 5:.3f}, "dur": 4, "args": {{"correlation": {correlation}}}}}')
+        events.append(f'{{"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, '
+                      f'"ts": {ts + 5.5:.3f}, "dur": 3, "args": {{"cuda_sync_kind": "Stream Sync", "stream": 7, '
+                      f'"device": 0, "correlation": {correlation}}}}}')
+        correlation += 1
         events.append(f'{{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#{step}", "pid": {pid}, '
                       f'"tid": {tid}, "ts": {step_start:.3f}, "dur": {ts + 10 - step_start:.3f}, "args": {{}}}}')
         ts += 20

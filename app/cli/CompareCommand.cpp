@@ -115,7 +115,7 @@ int compare(const CompareOptions& o) {
     const TraceDiffResult diff = diffTraces(reference, compared, o.step);
     const Results results = buildResults({&reference, &compared}, o.db);
     if (o.json) {
-        nlohmann::json j = nlohmann::json::parse(renderResultsJson(results));
+        nlohmann::json j = toJson(results);
         j["diff"] = diffJson(diff);
         std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
         return 0;

@@ -1,5 +1,7 @@
 #include "app/report/ChromeTrace.h"
 
+#include "profiler/core/TextEncoding.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -7,36 +9,6 @@
 #include <unordered_map>
 
 namespace glueprof {
-
-std::string jsonString(const std::string& text) {
-    std::string out = "\"";
-    for (unsigned char c : text) {
-        switch (c) {
-            case '"':
-                out += "\\\"";
-                break;
-            case '\\':
-                out += "\\\\";
-                break;
-            case '\n':
-                out += "\\n";
-                break;
-            case '\r':
-                out += "\\r";
-                break;
-            case '\t':
-                out += "\\t";
-                break;
-            default:
-                if (c < 0x20) {
-                    out += fmt::format("\\u{:04x}", c);
-                } else {
-                    out += static_cast<char>(c);
-                }
-        }
-    }
-    return out + "\"";
-}
 
 namespace {
 
@@ -99,7 +71,7 @@ void writeChromeTrace(const TraceModel& trace, std::ostream& out) {
         "{{\"schemaVersion\": 1, \"displayTimeUnit\": \"ms\", \"baseTimeNanoseconds\": {},\n"
         " \"otherData\": {{\"producer\": \"glueprof\", \"run\": {}, \"label\": {}}},\n"
         " \"traceEvents\": [\n",
-        origin, trace.run().id, jsonString(trace.run().label));
+        origin, trace.run().id, jsonStringLiteral(trace.run().label));
     bool first = true;
     auto begin = [&] {
         if (!first) buffer.push_back(',');
@@ -111,7 +83,7 @@ void writeChromeTrace(const TraceModel& trace, std::ostream& out) {
     fmt::format_to(std::back_inserter(buffer),
                    "{{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": {}, \"tid\": 0, "
                    "\"args\": {{\"name\": {}}}}}",
-                   kHostPid, jsonString(fmt::format("host (run {})", trace.run().id)));
+                   kHostPid, jsonStringLiteral(fmt::format("host (run {})", trace.run().id)));
     std::set<std::int64_t> gpus;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         const Lane& lane = trace.lanes()[i];
@@ -127,7 +99,7 @@ void writeChromeTrace(const TraceModel& trace, std::ostream& out) {
         fmt::format_to(std::back_inserter(buffer),
                        "{{\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": {}, \"tid\": {}, "
                        "\"args\": {{\"name\": {}}}}}",
-                       pid, lane.threadOrStream, jsonString(lane.name));
+                       pid, lane.threadOrStream, jsonStringLiteral(lane.name));
         begin();
         fmt::format_to(std::back_inserter(buffer),
                        "{{\"ph\": \"M\", \"name\": \"thread_sort_index\", \"pid\": {}, \"tid\": "
@@ -163,13 +135,13 @@ void writeChromeTrace(const TraceModel& trace, std::ostream& out) {
                 fmt::format_to(std::back_inserter(buffer),
                                "{{\"ph\": \"i\", \"s\": \"t\", \"cat\": \"{}\", \"name\": {}, "
                                "\"pid\": {}, \"tid\": {}, \"ts\": {}, ",
-                               categoryOf(e), jsonString(name), pid, tid,
+                               categoryOf(e), jsonStringLiteral(name), pid, tid,
                                micros(e.startNs - origin));
             } else {
                 fmt::format_to(std::back_inserter(buffer),
                                "{{\"ph\": \"X\", \"cat\": \"{}\", \"name\": {}, \"pid\": {}, "
                                "\"tid\": {}, \"ts\": {}, \"dur\": {}, ",
-                               categoryOf(e), jsonString(name), pid, tid,
+                               categoryOf(e), jsonStringLiteral(name), pid, tid,
                                micros(e.startNs - origin),
                                micros(std::max<TimestampNs>(0, e.durationNs())));
             }

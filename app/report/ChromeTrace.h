@@ -13,7 +13,4 @@ namespace glueprof {
 
 void writeChromeTrace(const TraceModel& trace, std::ostream& out);
 
-// A JSON string literal (quoted, escaped).
-std::string jsonString(const std::string& text);
-
 }  // namespace glueprof

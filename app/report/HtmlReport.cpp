@@ -7,6 +7,7 @@
 #include "app/report/Escape.h"
 #include "app/report/HtmlReport.h"
 #include "app/report/Palette.h"
+#include "profiler/core/LossDiagnostics.h"
 
 namespace glueprof {
 
@@ -115,6 +116,50 @@ std::string syncByLayer(const RunAnalysis& r) {
     return svg + "</svg>\n";
 }
 
+// Long kernel names (templated CUDA kernels run to kilobytes) shortened for a table cell.
+std::string shortName(const std::string& name) {
+    constexpr std::size_t kShown = 100;
+    return name.size() > kShown ? name.substr(0, kShown) + "..." : name;
+}
+
+// GPU runs: each host sync of the measured steps (the first 20) with the work it waits for, and
+// the host work that ran while the device idled.
+std::string hostSyncs(const RunAnalysis& r) {
+    const SyncPointsResult& s = r.analysis.syncPoints;
+    std::string html;
+    if (s.hostSyncsCaptured) {
+        html += fmt::format(
+            "<h3>Host syncs on the GPU</h3>\n<p>{:g} per step, blocking {:.3f} ms per step.</p>\n"
+            "<table><tr><th>step</th><th>op</th><th>awaited device work</th><th>ms</th></tr>\n",
+            s.medianHostSyncsPerStep, s.medianSyncBlockedMs);
+        constexpr std::size_t kShown = 20;
+        for (std::size_t i = 0; i < s.hostSyncs.size() && i < kShown; ++i) {
+            const SyncPoint& p = s.hostSyncs[i];
+            html += fmt::format(
+                "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{:.3f}</td></tr>\n", p.step,
+                escapeMarkup(p.op),
+                p.awaited.empty() ? "(none launched)"
+                                  : "<code>" + escapeMarkup(shortName(p.awaited)) + "</code>",
+                static_cast<double>(p.durationNs) / 1e6);
+        }
+        html += "</table>\n";
+        if (s.hostSyncs.size() > kShown)
+            html += fmt::format("<p>({} more)</p>\n", s.hostSyncs.size() - kShown);
+    }
+    const std::vector<GapWork>& gaps = r.analysis.glue.gapWork;
+    if (!gaps.empty()) {
+        html +=
+            "<h3>Host work while the device idled (per step)</h3>\n<table><tr><th>host "
+            "op</th><th>ms</th><th>count</th></tr>\n";
+        for (const GapWork& w : gaps) {
+            html += fmt::format("<tr><td><code>{}</code></td><td>{:.3f}</td><td>{:g}</td></tr>\n",
+                                escapeMarkup(shortName(w.name)), w.msPerStep, w.countPerStep);
+        }
+        html += "</table>\n";
+    }
+    return html;
+}
+
 std::string overlapStrip(const RunAnalysis& r) {
     if (r.stripCopies.empty() || r.stripEndNs <= r.stripStartNs) return {};
     const double scale =
@@ -188,7 +233,8 @@ std::string renderResultsHtml(const Results& report) {
         ".legend span{margin-right:10px;font-size:12px}.legend "
         "i{display:inline-block;width:10px;height:10px;margin-right:4px}"
         ".diagnostics{background:#FDECEA;border:1px solid "
-        "#C0504D;padding:8px}code{background:#f4f4f4}</style>\n"
+        "#C0504D;padding:8px}.notes{background:#f4f4f4;border:1px solid #ccc;padding:8px}"
+        "code{background:#f4f4f4}td code{word-break:break-all}</style>\n"
         "</head><body>\n<h1>glueprof report</h1>\n<ul>\n";
     TimestampNs widest = 0;
     for (const RunAnalysis& r : report.runs) {
@@ -199,16 +245,21 @@ std::string renderResultsHtml(const Results& report) {
         for (const GlueStep& s : r.analysis.glue.steps) widest = std::max(widest, s.wallNs);
     }
     html += "</ul>\n";
+    // Losses (the capture missed something) in red; what an import skipped or derived as notes.
     for (const RunAnalysis& r : report.runs) {
-        if (r.diagnostics.empty()) continue;
-        html += fmt::format(
-            "<div class=\"diagnostics\"><strong>Run {} lost or skipped something:</strong><ul>\n",
-            r.run.id);
-        for (const Diagnostic& d : r.diagnostics) {
-            html += fmt::format("<li><code>{}</code> = {}: {}</li>\n", escapeMarkup(d.name),
-                                d.value, escapeMarkup(d.detail));
+        for (const bool losses : {true, false}) {
+            std::string items;
+            for (const Diagnostic& d : r.diagnostics) {
+                if (loss::isLoss(d.name) != losses) continue;
+                items += fmt::format("<li><code>{}</code> = {}: {}</li>\n", escapeMarkup(d.name),
+                                     d.value, escapeMarkup(d.detail));
+            }
+            if (items.empty()) continue;
+            html +=
+                fmt::format("<div class=\"{}\"><strong>Run {} {}:</strong><ul>\n{}</ul></div>\n",
+                            losses ? "diagnostics" : "notes", r.run.id,
+                            losses ? "lost something" : "notes", items);
         }
-        html += "</ul></div>\n";
     }
     for (const Comparison& comparison : report.comparisons) {
         const AbComparison& c = comparison.ab;
@@ -231,6 +282,7 @@ std::string renderResultsHtml(const Results& report) {
             fmt::format("<h2>Run {} <code>{}</code></h2>\n", r.run.id, escapeMarkup(r.run.label));
         html += "<h3>Where each step's time goes</h3>\n" + legend() + glueBars(r, widest);
         html += "<h3>Sync points per layer (measured steps)</h3>\n" + syncByLayer(r);
+        html += hostSyncs(r);
         if (a.copyOverlap.total.copies > 0) {
             html += fmt::format(
                 "<h3>Copy/compute overlap</h3>\n<p>Overlap ratio {:.3f}; exposed copy {:.3f} ms "

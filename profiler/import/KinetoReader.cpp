@@ -154,7 +154,12 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
         return true;
     }
 
-    void finishFile(ImportedRun& run);
+    // What the file says of itself, beside its events.
+    struct FileFacts {
+        std::optional<int> rank, worldSize;
+        std::string devicesJson, format, formatDetail;
+    };
+    FileFacts finishFile();
     const std::string& error() const { return m_error; }
     bool sawEvents() const { return m_sawEvents; }
     std::optional<TimestampNs> baseTime() const { return m_baseTime; }
@@ -741,7 +746,8 @@ void KinetoHandler::finishEvent() {
     }
 }
 
-void KinetoHandler::finishFile(ImportedRun& run) {
+KinetoHandler::FileFacts KinetoHandler::finishFile() {
+    FileFacts run;
     std::int64_t unlinked = 0;
     if (!m_pending.empty()) {
         std::sort(m_flowStarts.begin(), m_flowStarts.end());
@@ -785,6 +791,7 @@ void KinetoHandler::finishFile(ImportedRun& run) {
     run.formatDetail = m_schemaVersion == kAbsent
                            ? "no schemaVersion"
                            : fmt::format("schemaVersion {}", m_schemaVersion);
+    return run;
 }
 
 }  // namespace
@@ -837,8 +844,7 @@ std::optional<TimestampNs> microsToNanos(std::string_view text) {
 
 ImportedRun readKinetoTrace(const std::string& path, const ImportOptions& options) {
     CompressedInput input(path);
-    ImportOptions effective = options;
-    TraceAssembly assembly(effective);
+    TraceAssembly assembly(options);
     KinetoHandler handler(path, input, assembly);
     // A UTF-8 byte order mark before the JSON (some editors write one) is no part of it.
     if (input.Peek() == '\xEF') {
@@ -870,8 +876,7 @@ ImportedRun readKinetoTrace(const std::string& path, const ImportOptions& option
             "export_chrome_trace writes one)",
             path));
     }
-    ImportedRun meta;
-    handler.finishFile(meta);
+    const KinetoHandler::FileFacts meta = handler.finishFile();
     if (assembly.eventCount() == 0) {
         throw inputError(fmt::format(
             "'{}' holds no events glueprof imports (traceEvents is empty or only metadata); "

@@ -1,5 +1,6 @@
 #include "profiler/import/TraceAssembly.h"
 
+#include "profiler/core/TextEncoding.h"
 #include "profiler/core/TraceNames.h"
 
 #include <fmt/format.h>
@@ -76,68 +77,6 @@ std::vector<StepInfo> toSteps(const std::vector<Window>& windows) {
 }
 
 }  // namespace
-
-std::string validUtf8(std::string_view text) {
-    std::size_t i = 0;
-    while (i < text.size() && static_cast<unsigned char>(text[i]) < 0x80) ++i;
-    if (i == text.size()) return std::string(text);  // ASCII: the common case
-    std::string out(text.substr(0, i));
-    const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
-    const auto continuation = [&](std::size_t k) {
-        return k < text.size() && (byte(k) & 0xC0) == 0x80;
-    };
-    while (i < text.size()) {
-        const unsigned char c = byte(i);
-        std::size_t length = 0;
-        if (c < 0x80) {
-            length = 1;
-        } else if (c >= 0xC2 && c <= 0xDF && continuation(i + 1)) {
-            length = 2;
-        } else if (c >= 0xE0 && c <= 0xEF && continuation(i + 1) && continuation(i + 2)) {
-            const unsigned char c1 = byte(i + 1);
-            const bool overlong = c == 0xE0 && c1 < 0xA0;
-            const bool surrogate = c == 0xED && c1 >= 0xA0;
-            if (!overlong && !surrogate) length = 3;
-        } else if (c >= 0xF0 && c <= 0xF4 && continuation(i + 1) && continuation(i + 2) &&
-                   continuation(i + 3)) {
-            const unsigned char c1 = byte(i + 1);
-            const bool overlong = c == 0xF0 && c1 < 0x90;
-            const bool tooLarge = c == 0xF4 && c1 >= 0x90;
-            if (!overlong && !tooLarge) length = 4;
-        }
-        if (length == 0) {
-            out += "\xEF\xBF\xBD";  // U+FFFD
-            ++i;
-        } else {
-            out.append(text.substr(i, length));
-            i += length;
-        }
-    }
-    return out;
-}
-
-std::string printableText(std::string_view text) {
-    std::string out = validUtf8(text);
-    for (char& c : out) {
-        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = '?';
-    }
-    return out;
-}
-
-std::string jsonStringLiteral(std::string_view text) {
-    std::string out = "\"";
-    for (char c : validUtf8(text)) {
-        if (c == '"' || c == '\\') {
-            out += '\\';
-            out += c;
-        } else if (static_cast<unsigned char>(c) < 0x20) {
-            out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-        } else {
-            out += c;
-        }
-    }
-    return out + "\"";
-}
 
 TraceAssembly::TraceAssembly(ImportOptions options) : m_options(std::move(options)) {}
 

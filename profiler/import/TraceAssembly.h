@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "profiler/core/Event.h"
+#include "profiler/core/TextEncoding.h"
 #include "profiler/core/TraceModel.h"
 
 namespace glueprof {
@@ -157,16 +158,5 @@ class TraceAssembly {
     std::size_t m_eventCount = 0;
     bool m_asRecorded = false;
 };
-
-// Replaces each invalid UTF-8 sequence of `text` by U+FFFD (what nlohmann's
-// error_handler_t::replace does); valid text is returned unchanged.
-std::string validUtf8(std::string_view text);
-
-// validUtf8(text) with control characters (newlines, escapes) shown as '?': text quoted from a
-// trace that is printed on a terminal or in a table.
-std::string printableText(std::string_view text);
-
-// `text` as a JSON string literal: quoted, escaped, invalid UTF-8 replaced.
-std::string jsonStringLiteral(std::string_view text);
 
 }  // namespace glueprof

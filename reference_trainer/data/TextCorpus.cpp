@@ -7,46 +7,9 @@
 #include <sstream>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/TextEncoding.h"
 
 namespace glueprof {
-
-std::int64_t firstInvalidUtf8(const std::string& text) {
-    const auto* bytes = reinterpret_cast<const unsigned char*>(text.data());
-    const std::size_t n = text.size();
-    std::size_t i = 0;
-    while (i < n) {
-        const unsigned char c = bytes[i];
-        std::size_t extra = 0;
-        std::uint32_t minimum = 0;
-        if (c < 0x80) {
-            ++i;
-            continue;
-        }
-        if ((c & 0xE0) == 0xC0) {
-            extra = 1;
-            minimum = 0x80;
-        } else if ((c & 0xF0) == 0xE0) {
-            extra = 2;
-            minimum = 0x800;
-        } else if ((c & 0xF8) == 0xF0 && c <= 0xF4) {
-            extra = 3;
-            minimum = 0x10000;
-        } else {
-            return static_cast<std::int64_t>(i);
-        }
-        if (i + extra >= n) return static_cast<std::int64_t>(i);  // truncated sequence
-        std::uint32_t code = c & (0x3F >> extra);
-        for (std::size_t k = 1; k <= extra; ++k) {
-            if ((bytes[i + k] & 0xC0) != 0x80) return static_cast<std::int64_t>(i);
-            code = (code << 6) | (bytes[i + k] & 0x3F);
-        }
-        if (code < minimum || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) {
-            return static_cast<std::int64_t>(i);
-        }
-        i += extra + 1;
-    }
-    return -1;
-}
 
 namespace {
 

@@ -22,7 +22,4 @@ class TextCorpus {
     std::int64_t m_bytes = 0;
 };
 
-// The offset of the first byte that is not valid UTF-8, or -1 when all of `text` is.
-std::int64_t firstInvalidUtf8(const std::string& text);
-
 }  // namespace glueprof

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/TextEncoding.h"
 #include "reference_trainer/Presets.h"
 #include "reference_trainer/Trainer.h"
 #include "reference_trainer/data/PackedBatches.h"
