@@ -728,6 +728,34 @@ TEST_F(CliTest, BadTracesExitTwoWithOneLineAndWriteNoDatabase) {
     EXPECT_EQ(run(fmt::format("import --ab {} --db {}", path("broken.json"), db)).exitCode, 1);
 }
 
+TEST_F(CliTest, ADirectoryOfPerRankTracesImportsOneRunPerRank) {
+    fs::create_directories(path("ranks"));
+    for (int rank : {1, 0}) {
+        std::ofstream(path(fmt::format("ranks/rank{}.pt.trace.json", rank)))
+            << fmt::format(R"({{"distributedInfo": {{"rank": {}, "world_size": 2}},
+              "traceEvents": [
+                {{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#7", "pid": 10, "tid": 10, "ts": 0, "dur": 100}},
+                {{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": 5, "dur": {}}}]}})",
+                           rank, 10 + rank);
+    }
+    std::ofstream(path("ranks/notes.txt")) << "not a trace";
+    const std::string db = path("ranks.sqlite");
+    Result r = run(fmt::format("import {} --db {} --label job", path("ranks"), db));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("rank 0 of 2"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("rank 1 of 2"), std::string::npos) << r.out;
+    const nlohmann::json runs =
+        nlohmann::json::parse(run(fmt::format("list --db {} --json", db)).out);
+    ASSERT_EQ(runs.size(), 2u) << runs.dump();
+    std::set<std::pair<std::string, int>> ranks;
+    for (const auto& run : runs) {
+        EXPECT_EQ(run["identity"]["kind"], "imported");
+        EXPECT_EQ(run["identity"]["world_size"], 2);
+        ranks.emplace(run["label"].get<std::string>(), run["identity"]["rank"].get<int>());
+    }
+    EXPECT_EQ(ranks, (std::set<std::pair<std::string, int>>{{"job rank 0", 0}, {"job rank 1", 1}}));
+}
+
 TEST_F(CliTest, ForeignBytesInATraceKeepEveryJsonOutputValid) {
     // An unknown category with a 0xFF byte and an escape sequence is skipped, and the reason
     // quoting it is stored, printed and serialized safely.
