@@ -245,6 +245,11 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
     bool scalar(Scalar kind, std::string_view text);
     bool eventField(Scalar kind, std::string_view text);
     bool argField(Scalar kind, std::string_view text);
+    // Nesting no trace needs; beyond it the recursive parser would exhaust the stack.
+    static constexpr std::size_t kMaxDepth = 256;
+    bool tooDeep() {
+        return fail(fmt::format("JSON nested deeper than {} levels; not a trace", kMaxDepth));
+    }
     bool fail(const std::string& what) {
         m_error = fmt::format("'{}': byte {}: {}", m_path, m_input.Tell(), what);
         return false;
@@ -332,6 +337,7 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
 };
 
 bool KinetoHandler::StartObject() {
+    if (m_stack.size() >= kMaxDepth) return tooDeep();
     Ctx next = Ctx::kIgnore;
     if (m_stack.empty()) {
         next = Ctx::kTop;
@@ -375,6 +381,7 @@ bool KinetoHandler::EndObject(rapidjson::SizeType) {
 }
 
 bool KinetoHandler::StartArray() {
+    if (m_stack.size() >= kMaxDepth) return tooDeep();
     Ctx next = Ctx::kIgnore;
     if (m_stack.empty()) {
         next = Ctx::kEvents;  // the JSON Array Format: the file is the events array
@@ -853,8 +860,9 @@ ImportedRun readKinetoTrace(const std::string& path, const ImportOptions& option
         if (input.Peek() == '\xBF') input.Take();
     }
     rapidjson::Reader reader;
-    constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag |
-                                rapidjson::kParseIterativeFlag | rapidjson::kParseNanAndInfFlag;
+    // The recursive parser (faster than the iterative one); the handler bounds its depth.
+    constexpr unsigned kFlags =
+        rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseNanAndInfFlag;
     const rapidjson::ParseResult ok = reader.Parse<kFlags>(input, handler);
     if (!input.failure().empty()) {
         throw inputError(
