@@ -1,5 +1,7 @@
 #include "profiler/cupti/RecordHandler.h"
 
+#include "profiler/core/BlockingCopy.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -175,19 +177,14 @@ void RecordHandler::handle(const CUpti_Activity& record) {
             d.bytes = static_cast<std::int64_t>(r.bytes);
             d.src = memoryKind(r.srcKind);
             d.dst = memoryKind(r.dstKind);
-            // A synchronous device->host copy, or an "async" one into pageable memory (which CUDA
-            // performs synchronously), blocks the calling thread until the data is there. A
-            // synchronous copy from pageable host memory to the device starts with a stream sync
-            // (CUDA's API sync behaviour): it blocks on the work queued before it. (Its async form
-            // only might be synchronous: not counted.)
+            // The one rule of profiler/core/BlockingCopy.h: CUPTI says the direction and
+            // whether the API call was asynchronous.
             const bool async = (r.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
-            if (r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH &&
-                (!async || d.dst == MemoryKind::kPageable)) {
-                d.blockingName = "blocking DtoH copy";
-            } else if (r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD && !async &&
-                       d.src == MemoryKind::kPageable) {
-                d.blockingName = "blocking HtoD copy";
-            }
+            const CopyDirection direction =
+                r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH   ? CopyDirection::kDeviceToHost
+                : r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ? CopyDirection::kHostToDevice
+                                                                : CopyDirection::kOther;
+            d.blockingName = blockingCopyName(direction, d.src, d.dst, async);
             m_device.push_back(std::move(d));
             return;
         }

@@ -1,5 +1,6 @@
 #include "profiler/import/TraceAssembly.h"
 
+#include "profiler/core/BlockingCopy.h"
 #include "profiler/core/TextEncoding.h"
 #include "profiler/core/TraceNames.h"
 
@@ -34,24 +35,20 @@ std::optional<std::int32_t> stepNumber(const std::string& name, const std::strin
     return static_cast<std::int32_t>(value);
 }
 
-// A copy the host waits for: device to pageable host memory, or one issued by a synchronous API
-// (cudaMemcpy without Async): to host memory, or from pageable memory to the device.
-const char* blockingCopyName(const Event& copy, const std::string& apiName) {
-    const bool toHost =
-        copy.srcKind == MemoryKind::kDevice &&
-        (copy.dstKind == MemoryKind::kPageable || copy.dstKind == MemoryKind::kPinned);
-    const bool fromHost =
-        copy.dstKind == MemoryKind::kDevice &&
-        (copy.srcKind == MemoryKind::kPageable || copy.srcKind == MemoryKind::kPinned);
-    const bool synchronousApi =
-        apiName.rfind("cudaMemcpy", 0) == 0 && apiName.find("Async") == std::string::npos;
-    if (toHost && (copy.dstKind == MemoryKind::kPageable || synchronousApi))
-        return "blocking DtoH copy";
-    // As glueprof's own capture decides (RecordHandler): a host-to-device copy blocks only when
-    // its API is synchronous; an async one from pageable memory is staged and returns.
-    if (fromHost && copy.srcKind == MemoryKind::kPageable && synchronousApi)
-        return "blocking HtoD copy";
-    return nullptr;
+// Whether a copy blocked the host, by the rule glueprof's capture uses (profiler/core/
+// BlockingCopy.h): the direction from the memory kinds, asynchronous unless its API call is a
+// synchronous memcpy (cudaMemcpy*, cuMemcpy* without Async in the name).
+const char* blockingCopyNameOf(const Event& copy, const std::string& apiName) {
+    const auto isHost = [](MemoryKind k) {
+        return k == MemoryKind::kPageable || k == MemoryKind::kPinned;
+    };
+    const CopyDirection direction =
+        copy.srcKind == MemoryKind::kDevice && isHost(copy.dstKind)   ? CopyDirection::kDeviceToHost
+        : isHost(copy.srcKind) && copy.dstKind == MemoryKind::kDevice ? CopyDirection::kHostToDevice
+                                                                      : CopyDirection::kOther;
+    const bool memcpyApi = apiName.rfind("cudaMemcpy", 0) == 0 || apiName.rfind("cuMemcpy", 0) == 0;
+    const bool asynchronous = !memcpyApi || apiName.find("Async") != std::string::npos;
+    return blockingCopyName(direction, copy.srcKind, copy.dstKind, asynchronous);
 }
 
 struct Window {
@@ -286,7 +283,7 @@ void TraceAssembly::placeSyncs() {
             if (copy.kind != EventKind::kMemcpy || copy.correlation == 0) continue;
             auto call = calls.find(copy.correlation);
             if (call == calls.end()) continue;
-            const char* name = blockingCopyName(copy, m_strings[call->second.name]);
+            const char* name = blockingCopyNameOf(copy, m_strings[call->second.name]);
             if (name == nullptr) continue;
             Event e = makeEvent(0, m_lanes[call->second.lane].id, EventKind::kSync, intern(name),
                                 call->second.start, call->second.end);
