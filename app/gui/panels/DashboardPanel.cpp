@@ -9,6 +9,7 @@
 #include "app/gui/Panel.h"
 #include "app/gui/widgets/Charts.h"
 #include "app/report/Palette.h"
+#include "profiler/core/LossDiagnostics.h"
 
 namespace glueprof::gui {
 
@@ -30,11 +31,17 @@ void runSection(const RunAnalysis& r, TimestampNs widest) {
     const AnalysisResult& a = r.analysis;
     ImGui::Text("Run %lld  %s  (%s on %s)", static_cast<long long>(r.run.id), r.run.label.c_str(),
                 r.run.preset.c_str(), r.run.device.c_str());
-    if (!r.diagnostics.empty()) {
+    // Losses in red; what an import skipped or derived is a note (see Diagnostics).
+    std::size_t losses = 0;
+    for (const Diagnostic& d : r.diagnostics) losses += loss::isLoss(d.name) ? 1 : 0;
+    if (losses > 0) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0F, 0.4F, 0.35F, 1.0F));
-        ImGui::Text("%zu diagnostic(s): the capture lost or skipped something (see Diagnostics)",
-                    r.diagnostics.size());
+        ImGui::Text("%zu diagnostic(s): the capture lost something (see Diagnostics)", losses);
         ImGui::PopStyleColor();
+    }
+    if (r.diagnostics.size() > losses) {
+        ImGui::TextDisabled("%zu note(s) of the import (see Diagnostics)",
+                            r.diagnostics.size() - losses);
     }
     ImGui::TextUnformatted("Where each measured step's time goes:");
     for (const GlueStep& s : a.glue.steps) {

@@ -2,6 +2,7 @@
 #include <imgui.h>
 
 #include "app/gui/Panel.h"
+#include "profiler/core/LossDiagnostics.h"
 
 namespace glueprof::gui {
 
@@ -20,10 +21,12 @@ class DiagnosticsPanel : public Panel {
         for (const RunAnalysis& r : report->runs) {
             for (const Diagnostic& d : r.diagnostics) {
                 any = true;
-                ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0F, 0.4F, 0.35F, 1.0F));
+                // A loss in red; an import's note (skipped, derived) in the normal colour.
+                const bool lost = loss::isLoss(d.name);
+                if (lost) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0F, 0.4F, 0.35F, 1.0F));
                 ImGui::TextWrapped("run %lld: %s = %lld", static_cast<long long>(r.run.id),
                                    d.name.c_str(), static_cast<long long>(d.value));
-                ImGui::PopStyleColor();
+                if (lost) ImGui::PopStyleColor();
                 ImGui::TextWrapped("  %s", d.detail.c_str());
             }
         }
