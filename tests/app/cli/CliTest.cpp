@@ -21,6 +21,8 @@
 #include "profiler/core/TimingMetric.h"
 #include "profiler/core/TraceReader.h"
 
+#include "tests/profiler/import/ImportFixtures.h"
+
 namespace glueprof {
 namespace {
 
@@ -658,9 +660,7 @@ TEST_F(CliTest, InputErrorsExitTwoAndLeaveNoFileBehind) {
     EXPECT_EQ(listMissing.exitCode, 2);
 }
 
-std::string sharedFixture(const std::string& name) {
-    return std::string(GLUEPROF_SOURCE_DIR) + "/../shared/fixtures/" + name;
-}
+std::string sharedFixture(const std::string& name) { return testing::importFixture(name); }
 
 TEST_F(CliTest, ImportedBeforeAndAfterTracesAreComparedReportedAndGated) {
     const std::string db = path("imported.sqlite");

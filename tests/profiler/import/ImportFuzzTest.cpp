@@ -13,14 +13,14 @@
 #include "profiler/core/Error.h"
 #include "profiler/import/TraceImporter.h"
 
+#include "tests/profiler/import/ImportFixtures.h"
+
 namespace glueprof {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string fixture(const std::string& name) {
-    return std::string(GLUEPROF_SOURCE_DIR) + "/../shared/fixtures/" + name;
-}
+std::string fixture(const std::string& name) { return testing::importFixture(name); }
 
 std::string readAll(const std::string& path) {
     std::ifstream in(path, std::ios::binary);

@@ -1,5 +1,5 @@
-// The importers on real traces of other tools (../shared/fixtures, facts from HTA's test data and
-// the fixtures' README) and on hand-made bad input.
+// The importers on real traces of other tools (tests/fixtures/import, facts from HTA's test data
+// and the fixtures' README) and on hand-made bad input.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -18,14 +18,14 @@
 #include "profiler/import/KinetoReader.h"
 #include "profiler/import/TraceImporter.h"
 
+#include "tests/profiler/import/ImportFixtures.h"
+
 namespace glueprof {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string fixture(const std::string& name) {
-    return std::string(GLUEPROF_SOURCE_DIR) + "/../shared/fixtures/" + name;
-}
+std::string fixture(const std::string& name) { return testing::importFixture(name); }
 
 ImportedRun load(const std::string& name) { return readTrace(fixture(name), ImportOptions{}); }
 
