@@ -1,37 +1,88 @@
 #include "analyzers/AbComparison.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
 
 #include "analyzers/Statistics.h"
 #include "analyzers/StepBreakdown.h"
+#include "analyzers/TargetMetrics.h"
 
 namespace glueprof {
 
 namespace {
+
+// One measured step's value and the A/B block it ran in.
+struct Sample {
+    std::int32_t block;
+    double value;
+};
+
+// Medians, their ratio and its interval (docs/metrics.md, "A/B statistics").
+MetricComparison compareSamples(const std::vector<Sample>& base, const std::vector<Sample>& opt) {
+    std::vector<double> b, o;
+    for (const Sample& s : base) b.push_back(s.value);
+    for (const Sample& s : opt) o.push_back(s.value);
+    MetricComparison m;
+    m.baseline = median(b);
+    m.optimized = median(o);
+    m.speedup = m.optimized > 0.0 ? m.baseline / m.optimized : 0.0;
+    m.baselineSamples = b.size();
+    m.optimizedSamples = o.size();
+    // Interleaved A/B arms: the blocks both ran, paired. Runs without blocks (one block holds
+    // every step, as an imported trace): their steps, resampled independently.
+    std::map<std::int32_t, std::pair<std::vector<double>, std::vector<double>>> byBlock;
+    for (const Sample& s : base) byBlock[s.block].first.push_back(s.value);
+    for (const Sample& s : opt) byBlock[s.block].second.push_back(s.value);
+    std::vector<std::vector<double>> baseBlocks, optBlocks;
+    for (auto& [block, values] : byBlock) {
+        if (values.first.empty() || values.second.empty()) continue;
+        baseBlocks.push_back(std::move(values.first));
+        optBlocks.push_back(std::move(values.second));
+    }
+    m.pairedBlocks = baseBlocks.size() > 1;
+    m.blocks = m.pairedBlocks ? baseBlocks.size() : std::min(b.size(), o.size());
+    if (m.blocks < kMinBlocksForVerdict) return m;  // no interval: speedupLow = speedupHigh = 0
+    if (m.optimized == 0.0 && m.baseline > 0.0 && *std::max_element(o.begin(), o.end()) == 0.0) {
+        // The optimized arm removed it entirely, in every step: no ratio to resample.
+        m.speedup = m.speedupLow = m.speedupHigh = std::numeric_limits<double>::infinity();
+        return m;
+    }
+    const RatioInterval ci = m.pairedBlocks ? bootstrapBlockMedianRatio(baseBlocks, optBlocks)
+                                            : bootstrapMedianRatio(b, o);
+    m.speedupLow = ci.low;
+    m.speedupHigh = ci.high;
+    return m;
+}
 
 MetricComparison compareMetric(TimingMetric metric, const StepBreakdownResult& base,
                                const StepBreakdownResult& opt) {
     // Device figures only when every measured step of both arms has one: a statistic never mixes
     // device and host samples.
     const bool device = base.deviceTimed(metric) && opt.deviceTimed(metric);
-    std::vector<double> b, o;
-    for (const StepTimes& t : base.measured) b.push_back(t.value(metric, device));
-    for (const StepTimes& t : opt.measured) o.push_back(t.value(metric, device));
-    MetricComparison m;
+    std::vector<Sample> b, o;
+    for (const StepTimes& t : base.measured) b.push_back({t.block, t.value(metric, device)});
+    for (const StepTimes& t : opt.measured) o.push_back({t.block, t.value(metric, device)});
+    MetricComparison m = compareSamples(b, o);
     m.metric = metric;
     m.deviceTimed = device;
-    m.baseline = median(b);
-    m.optimized = median(o);
-    m.speedup = m.optimized > 0.0 ? m.baseline / m.optimized : 0.0;
-    RatioInterval ci = bootstrapMedianRatio(b, o);
-    m.speedupLow = ci.low;
-    m.speedupHigh = ci.high;
-    m.baselineSamples = b.size();
-    m.optimizedSamples = o.size();
     return m;
+}
+
+Verdict verdictOf(const MetricComparison* m) {
+    if (m == nullptr || m->baselineSamples == 0 || m->optimizedSamples == 0) {
+        return Verdict::kNoSignificantChange;
+    }
+    if (!m->hasInterval()) return Verdict::kTooFewBlocks;
+    if (m->speedupLow > 1.0) return Verdict::kFaster;
+    if (m->speedupHigh < 1.0) return Verdict::kSlower;
+    return Verdict::kNoSignificantChange;
 }
 
 // counter name -> per measured step values
@@ -63,6 +114,18 @@ bool lossesBitwiseEqual(const TraceModel& a, const TraceModel& b) {
 
 }  // namespace
 
+bool MetricComparison::hasInterval() const { return blocks >= kMinBlocksForVerdict; }
+
+std::string speedupText(const MetricComparison& m) {
+    const char* unit = m.pairedBlocks ? "blocks" : "steps";
+    if (std::isinf(m.speedup))
+        return fmt::format("removed entirely ({:.3f} -> 0, {} {})", m.baseline, m.blocks, unit);
+    if (!m.hasInterval())
+        return fmt::format("{:.3f}x (no interval: {} {})", m.speedup, m.blocks, unit);
+    return fmt::format("{:.3f}x [{:.3f}, {:.3f}] ({} {})", m.speedup, m.speedupLow, m.speedupHigh,
+                       m.blocks, unit);
+}
+
 const MetricComparison* AbComparison::metric(TimingMetric which) const {
     for (const auto& m : metrics) {
         if (m.metric == which) return &m;
@@ -71,6 +134,7 @@ const MetricComparison* AbComparison::metric(TimingMetric which) const {
 }
 
 const MetricComparison* AbComparison::metric(std::string_view name) const {
+    if (target && name == toString(target->metric)) return &target->stats;
     const std::optional<TimingMetric> which = parseTimingMetric(name);
     return which ? metric(*which) : nullptr;
 }
@@ -90,18 +154,34 @@ const char* toString(Verdict verdict) {
             return "slower";
         case Verdict::kNoSignificantChange:
             return "no significant change";
+        case Verdict::kTooFewBlocks:
+            return "no verdict (fewer than 3 blocks)";
     }
     return "unknown";
 }
 
-Verdict AbComparison::verdict() const {
-    const MetricComparison* m = metric(primaryMetric);
-    if (m == nullptr || m->baselineSamples == 0 || m->optimizedSamples == 0) {
-        return Verdict::kNoSignificantChange;
-    }
-    if (m->speedupLow > 1.0) return Verdict::kFaster;
-    if (m->speedupHigh < 1.0) return Verdict::kSlower;
-    return Verdict::kNoSignificantChange;
+Verdict AbComparison::verdict() const { return verdictOf(metric(primaryMetric)); }
+
+Verdict AbComparison::endToEndVerdict() const { return verdictOf(metric(TimingMetric::kStep)); }
+
+Verdict TargetComparison::verdict() const { return verdictOf(&stats); }
+
+double TargetComparison::baselineShare() const {
+    return baselineStepMs > 0.0 ? stats.baseline / baselineStepMs : 0.0;
+}
+
+std::optional<TargetComparison> compareTarget(TargetMetric metric, const TraceModel& baseline,
+                                              const TraceModel& optimized, double baselineStepMs) {
+    if (metric == TargetMetric::kNone) return std::nullopt;
+    std::vector<Sample> b, o;
+    for (const TargetSample& t : targetPerStep(baseline, metric)) b.push_back({t.block, t.ms});
+    for (const TargetSample& t : targetPerStep(optimized, metric)) o.push_back({t.block, t.ms});
+    TargetComparison c;
+    c.metric = metric;
+    c.stats = compareSamples(b, o);
+    c.stats.label = toString(metric);
+    c.baselineStepMs = baselineStepMs;
+    return c;
 }
 
 AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,

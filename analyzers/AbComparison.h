@@ -3,11 +3,13 @@
 // batches: per timing metric the medians, the speedup (baseline / optimized) and a bootstrap 95%
 // interval; per counter the per-step values, compared exactly; and whether the losses match bit
 // for bit.
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "analyzers/StepBreakdown.h"
+#include "profiler/core/TargetMetric.h"
 #include "profiler/core/TimingMetric.h"
 #include "profiler/core/TraceModel.h"
 
@@ -20,12 +22,23 @@ struct MetricComparison {
     double speedup = 0.0;     // baseline / optimized
     double speedupLow = 0.0;  // bootstrap 95% interval of the speedup
     double speedupHigh = 0.0;
-    std::size_t baselineSamples = 0;
+    std::size_t baselineSamples = 0;  // measured steps behind each median
     std::size_t optimizedSamples = 0;
+    // The independent units behind the interval: the A/B's blocks present in both arms (paired
+    // block bootstrap), or, for runs not recorded in blocks (imported traces), the fewer arm's
+    // steps (bootstrap of steps). Below kMinBlocksForVerdict there is no interval and no verdict.
+    std::size_t blocks = 0;
+    bool pairedBlocks = false;
+    bool hasInterval() const;
     bool deviceTimed = false;  // device figures of both arms (CUDA), else host figures
 
-    const char* name() const { return toString(metric); }  // step_ms, forward_ms, ...
+    const char* label = nullptr;  // a target metric's name; else the timing metric's
+    const char* name() const { return label != nullptr ? label : toString(metric); }
 };
+
+// "1.003x [0.960, 1.090] (4 blocks)", or "1.003x (no interval: 2 blocks)": the speedup with what
+// stands behind it, as every face prints it.
+std::string speedupText(const MetricComparison& m);
 
 struct CounterComparison {
     std::string name;       // e.g. mask_builds_per_step
@@ -35,8 +48,18 @@ struct CounterComparison {
     bool optimizedConstant = true;
 };
 
-enum class Verdict { kFaster, kSlower, kNoSignificantChange };
+enum class Verdict { kFaster, kSlower, kNoSignificantChange, kTooFewBlocks };
 const char* toString(Verdict verdict);
+
+// The toggle's target metric (profiler/core/TargetMetric.h), compared as a timing metric is, with
+// the share of the baseline step it took: why the step moves, or does not.
+struct TargetComparison {
+    TargetMetric metric = TargetMetric::kNone;
+    MetricComparison stats;        // medians in ms per step; speedup = baseline / optimized
+    double baselineStepMs = 0.0;   // the baseline's median step time (the share's denominator)
+    double baselineShare() const;  // stats.baseline / baselineStepMs
+    Verdict verdict() const;
+};
 
 struct AbComparison {
     std::string toggle;
@@ -52,10 +75,15 @@ struct AbComparison {
     double optimizedFinalLoss = 0.0;
 
     const MetricComparison* metric(TimingMetric which) const;
-    const MetricComparison* metric(std::string_view name) const;  // by its toString name
+    // By its name: a timing metric's toString, or the target metric's.
+    const MetricComparison* metric(std::string_view name) const;
     // kFaster when the whole 95% interval of the primary metric's speedup is above 1, kSlower when
-    // it is below 1, otherwise no significant change.
+    // it is below 1, kTooFewBlocks without an interval, otherwise no significant change.
     Verdict verdict() const;
+    // The two verdicts an A/B reports (docs/metrics.md): on the toggle's target, and end to end
+    // on step time.
+    std::optional<TargetComparison> target;
+    Verdict endToEndVerdict() const;
     const CounterComparison* counter(const std::string& name) const;
 };
 
@@ -65,5 +93,9 @@ AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
 AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
                          const TraceModel& baseline, const StepBreakdownResult& baselineSteps,
                          const TraceModel& optimized, const StepBreakdownResult& optimizedSteps);
+
+// The target comparison of two runs; nullopt for kNone.
+std::optional<TargetComparison> compareTarget(TargetMetric metric, const TraceModel& baseline,
+                                              const TraceModel& optimized, double baselineStepMs);
 
 }  // namespace glueprof

@@ -17,6 +17,9 @@ std::vector<GateCheck> evaluateGate(const GateBaseline& baseline,
             continue;
         }
         const AbComparison& c = found->second;
+        checks.push_back(GateCheck{toggle, "comparison", "an A/B in the database",
+                                   fmt::format("runs {} vs {}", c.baselineRun, c.optimizedRun),
+                                   true});
         for (const auto& [name, want] : expect.counters) {
             const CounterComparison* got = c.counter(name);
             GateCheck check{toggle, "counter " + name,
@@ -36,9 +39,8 @@ std::vector<GateCheck> evaluateGate(const GateBaseline& baseline,
             GateCheck check{toggle, "speedup " + metric,
                             fmt::format("95% CI low >= {:.2f}x", floor), "missing", false};
             if (got != nullptr) {
-                check.measured = fmt::format("{:.3f}x [{:.3f}, {:.3f}]", got->speedup,
-                                             got->speedupLow, got->speedupHigh);
-                check.passed = got->speedupLow >= floor;
+                check.measured = speedupText(*got);
+                check.passed = got->hasInterval() && got->speedupLow >= floor;
             }
             checks.push_back(check);
         }
@@ -69,9 +71,16 @@ GateBaseline baselineFrom(const std::string& preset, const std::string& device,
                 expect.counters[k.name] = CounterExpectation{k.baseline, k.optimized};
             }
         }
-        if (const MetricComparison* m = c.metric(c.primaryMetric)) {
+        if (const MetricComparison* m = c.metric(c.primaryMetric); m && m->hasInterval()) {
             expect.minSpeedup[toString(c.primaryMetric)] =
                 std::floor(0.8 * m->speedupLow * 100.0) / 100.0;
+        }
+        // The target too, when it has an interval (a target removed entirely has no finite ratio
+        // to floor).
+        if (c.target && c.target->stats.hasInterval() &&
+            std::isfinite(c.target->stats.speedupLow)) {
+            expect.minSpeedup[toString(c.target->metric)] =
+                std::floor(0.8 * c.target->stats.speedupLow * 100.0) / 100.0;
         }
         expect.lossEqual = c.lossEqual;
         baseline.toggles[toggle] = expect;

@@ -43,4 +43,36 @@ RatioInterval bootstrapMedianRatio(const std::vector<double>& numerator,
     return RatioInterval{at(0.025), at(0.975)};
 }
 
+RatioInterval bootstrapBlockMedianRatio(const std::vector<std::vector<double>>& numeratorBlocks,
+                                        const std::vector<std::vector<double>>& denominatorBlocks,
+                                        int resamples, std::uint64_t seed) {
+    const std::size_t blocks = std::min(numeratorBlocks.size(), denominatorBlocks.size());
+    if (blocks == 0 || resamples <= 0) return {};
+    std::mt19937_64 rng(seed);
+    std::uniform_int_distribution<std::size_t> pick(0, blocks - 1);
+    std::vector<double> ratios;
+    ratios.reserve(static_cast<std::size_t>(resamples));
+    std::vector<double> num;
+    std::vector<double> den;
+    for (int r = 0; r < resamples; ++r) {
+        num.clear();
+        den.clear();
+        for (std::size_t b = 0; b < blocks; ++b) {
+            const std::size_t k = pick(rng);
+            num.insert(num.end(), numeratorBlocks[k].begin(), numeratorBlocks[k].end());
+            den.insert(den.end(), denominatorBlocks[k].begin(), denominatorBlocks[k].end());
+        }
+        if (num.empty() || den.empty()) continue;
+        const double d = median(den);
+        if (d > 0.0) ratios.push_back(median(num) / d);
+    }
+    if (ratios.empty()) return {};
+    std::sort(ratios.begin(), ratios.end());
+    auto at = [&](double q) {
+        auto index = static_cast<std::size_t>(q * static_cast<double>(ratios.size() - 1) + 0.5);
+        return ratios[std::min(index, ratios.size() - 1)];
+    };
+    return RatioInterval{at(0.025), at(0.975)};
+}
+
 }  // namespace glueprof

@@ -167,9 +167,13 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
     int done = 0;
     baseline.steps(tracer, schedule.warmup, true, 0, done, total, progress);
     optimized.steps(tracer, schedule.warmup, true, 0, done, total, progress);
+    // Arm order alternates per block (ABBA...): a drift in machine speed falls on both arms alike,
+    // not always on the arm that runs second.
     for (int block = 1; block <= schedule.repeats; ++block) {
-        baseline.steps(tracer, schedule.steps, false, block, done, total, progress);
-        optimized.steps(tracer, schedule.steps, false, block, done, total, progress);
+        ArmTrainer& first = block % 2 == 1 ? baseline : optimized;
+        ArmTrainer& second = block % 2 == 1 ? optimized : baseline;
+        first.steps(tracer, schedule.steps, false, block, done, total, progress);
+        second.steps(tracer, schedule.steps, false, block, done, total, progress);
     }
     baseline.trainer.finish();
     optimized.trainer.finish();

@@ -63,6 +63,12 @@ done
 summarize() {
 "$python" - "$out" "$pipeline_opts" "${cases[@]}" <<'PY'
 import json, os, sys
+def speedup_text(metric):
+    if not metric:
+        return "-"
+    if metric.get("speedup_ci") is None:
+        return "%.3fx (no interval: %s %s)" % (metric["speedup"], metric.get("blocks", "?"), "blocks")
+    return "%.3fx [%.3f, %.3f] (%s blocks)" % (metric["speedup"], metric["speedup_ci"][0], metric["speedup_ci"][1], metric.get("blocks", "?"))
 out, pipeline_opts, cases = sys.argv[1], sys.argv[2], sys.argv[3:]
 lines = ["# glueprof GPU check", ""]
 doctor = open(os.path.join(out, "doctor.txt")).read().strip()
@@ -79,25 +85,26 @@ for case in cases:
         lines += ["failed: %s (see %s.log)" % (e, name), ""]
         continue
     lines += ["GPU capture: %s" % report.get("gpu_capture", "?"), ""]
-    lines += ["| toggle | verdict | primary metric | speedup [95% CI] | host syncs/step | sync blocked ms | copy overlap | pipeline bubble | lost |",
-              "|---|---|---|---|---|---|---|---|---|"]
+    lines += ["| toggle | target | verdict | primary metric | speedup [95% CI] | host syncs/step | sync blocked ms | copy overlap | pipeline bubble | lost |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for c in report.get("comparisons", []):
         metric = next((m for m in c["metrics"] if m["name"] == c["primary_metric"]), None)
-        speed = "%.3fx [%.3f, %.3f]" % (metric["speedup"], *metric["speedup_ci"]) if metric else "-"
+        speed = speedup_text(metric)
+        target = c["target"]["text"] if c.get("target") else "-"
         hs = c.get("host_syncs_per_step")
         sb = c.get("sync_blocked_ms")
         ov = c.get("copy_overlap")
         pb = c.get("pipeline_bubbles")
         lost = sum(d["value"] for d in c.get("diagnostics", []))
-        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            c["toggle"], c["verdict"], c["primary_metric"], speed,
+        lines.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            c["toggle"], target, c["verdict"], c["primary_metric"], speed,
             "%g -> %g" % (hs["baseline"], hs["optimized"]) if hs else "-",
             "%.3f -> %.3f" % (sb["baseline"], sb["optimized"]) if sb else "-",
             "%.2f -> %.2f" % (ov["baseline"]["overlap_ratio"], ov["optimized"]["overlap_ratio"]) if ov else "-",
             "%.1f%% -> %.1f%%" % (100 * pb["baseline"]["ratio"], 100 * pb["optimized"]["ratio"]) if pb else "-",
             lost))
     for s in report.get("skipped", []):
-        lines.append("| %s | skipped | - | - | - | - | - | - | %s |" % (s["toggle"], s["reason"]))
+        lines.append("| %s | - | skipped | - | - | - | - | - | - | %s |" % (s["toggle"], s["reason"]))
     lines.append("")
 lines += ["## Pipelines: Looped-BFS vs RoundPipe executed on the GPU", "", "`glueprof ab --device cuda %s`" % pipeline_opts, ""]
 def pipeline_lines():
@@ -107,7 +114,7 @@ def pipeline_lines():
         ab = json.load(open(os.path.join(out, "pipeline.json")))["comparisons"][0]
         runs = json.load(open(os.path.join(out, "pipeline-report.json")))["runs"]
         metric = next(m for m in ab["metrics"] if m["name"] == ab["primary_metric"])
-        rows = ["%s: %s %.3fx [%.3f, %.3f]" % (ab["verdict"], ab["primary_metric"], metric["speedup"], *metric["speedup_ci"]), "",
+        rows = ["%s: %s %s" % (ab["verdict"], ab["primary_metric"], speedup_text(metric)), "",
                 "| run | executed bubble | replayed bubble | replayed makespan ms |", "|---|---|---|---|"]
         for i, run in enumerate(runs[:2], start=1):
             replay = json.load(open(os.path.join(out, "pipeline-replay-%d.json" % i)))

@@ -28,6 +28,7 @@ struct CheckOptions {
     std::string junit;
     bool update = false;
     bool allowLoss = false;
+    bool allowMissing = false;
 };
 
 // Runs of the compared pairs whose capture lost something (LossDiagnostics): "run N: name = value".
@@ -96,8 +97,18 @@ int check(const CheckOptions& o) {
                 pair.optimized.preset));
         }
     }
-    const std::vector<GateCheck> checks =
+    std::vector<GateCheck> checks =
         evaluateGate(baseline, compareAll(reader, pairs, baseline.preset));
+    // A toggle the database ran that the baseline does not cover would pass unseen.
+    for (const auto& [toggle, pair] : pairs) {
+        if (pair.optimized.preset != baseline.preset || baseline.toggles.count(toggle) != 0)
+            continue;
+        checks.push_back(GateCheck{
+            toggle, "in the baseline", "an entry",
+            o.allowMissing ? "missing (allowed by --allow-missing)"
+                           : "missing: add it with --update-baseline, or pass --allow-missing",
+            o.allowMissing});
+    }
     std::cout << renderGateTable(checks);
     if (!o.junit.empty()) writeFileAtomically(o.junit, renderGateJunit(checks));
     // A capture that lost records measured something else than what ran: the gate cannot vouch for
@@ -130,6 +141,8 @@ void registerCheckCommand(CLI::App& app, Action& action) {
     command->add_flag(
         "--allow-loss", options->allowLoss,
         "do not fail when the capture lost records (diagnostics such as cupti_dropped_records)");
+    command->add_flag("--allow-missing", options->allowMissing,
+                      "do not fail when the database ran a toggle the baseline has no entry for");
     command->add_flag("--update-baseline", options->update,
                       "write the baseline from the database's latest A/Bs instead of checking");
     command->callback([options, &action] { action = [options] { return check(*options); }; });

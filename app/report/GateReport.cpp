@@ -6,6 +6,9 @@
 
 #include "app/report/Escape.h"
 #include "profiler/core/Error.h"
+#include "profiler/core/TargetMetric.h"
+#include "profiler/core/TimingMetric.h"
+#include "profiler/core/TraceNames.h"
 
 namespace glueprof {
 
@@ -23,6 +26,23 @@ constexpr const char* kFormat = "glueprof-baseline-1";
 double number(const nlohmann::json& j, const std::string& path, const std::string& where) {
     if (!j.is_number()) malformed(path, where + " must be a number");
     return j.get<double>();
+}
+
+}  // namespace
+
+namespace {
+
+// "mask_builds_per_step": a counter of TraceNames.h, per step, as comparisons name them.
+bool isGateCounter(const std::string& name) {
+    const std::string suffix = "_per_step";
+    if (name.size() <= suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix))
+        return false;
+    const std::string counter = name.substr(0, name.size() - suffix.size());
+    for (std::size_t i = 0; i < static_cast<std::size_t>(Counter::kCount); ++i) {
+        if (counter == counterName(static_cast<Counter>(i))) return true;
+    }
+    return false;
 }
 
 }  // namespace
@@ -51,6 +71,10 @@ GateBaseline parseGateBaseline(const std::string& text, const std::string& path)
                 if (!c.is_object() || !c.contains("baseline") || !c.contains("optimized")) {
                     malformed(path, at + " needs \"baseline\" and \"optimized\"");
                 }
+                if (!isGateCounter(name)) {
+                    malformed(path, at + " is not a counter glueprof records (see docs/metrics.md: "
+                                         "<counter>_per_step)");
+                }
                 e.counters[name] =
                     CounterExpectation{number(c["baseline"], path, at + ".baseline"),
                                        number(c["optimized"], path, at + ".optimized")};
@@ -60,7 +84,13 @@ GateBaseline parseGateBaseline(const std::string& text, const std::string& path)
             if (!t["min_speedup"].is_object())
                 malformed(path, where + ".min_speedup must be an object");
             for (const auto& [metric, floor] : t["min_speedup"].items()) {
-                e.minSpeedup[metric] = number(floor, path, where + ".min_speedup." + metric);
+                const std::string at = where + ".min_speedup." + metric;
+                if (!parseTimingMetric(metric) && !parseTargetMetric(metric)) {
+                    malformed(path, at + " is not a metric (step_ms, forward_ms, backward_ms, "
+                                         "optimizer_ms, or a target: mask_build_ms, ...)");
+                }
+                e.minSpeedup[metric] = number(floor, path, at);
+                if (e.minSpeedup[metric] < 0.0) malformed(path, at + " must not be negative");
             }
         }
         if (t.contains("loss_equal")) {

@@ -7,6 +7,7 @@
 #include "app/report/Escape.h"
 #include "app/report/HtmlReport.h"
 #include "app/report/Palette.h"
+#include "app/report/VerdictText.h"
 #include "profiler/core/LossDiagnostics.h"
 
 namespace glueprof {
@@ -41,10 +42,9 @@ std::string phaseBars(const AbComparison& c) {
             kLabelWidth, y + 18, std::max(1.0, m.optimized * scale), cssColour(kOptimizedColour),
             m.optimized);
         svg += fmt::format(
-            "<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{:.3f} / {:.3f} ms &#8594; {:.3f}x "
-            "[{:.3f}, {:.3f}]</text>\n",
+            "<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{:.3f} / {:.3f} ms &#8594; {}</text>\n",
             kLabelWidth + std::max(m.baseline, m.optimized) * scale + 6, y + 24, m.baseline,
-            m.optimized, m.speedup, m.speedupLow, m.speedupHigh);
+            m.optimized, escapeMarkup(speedupText(m)));
         y += rowHeight;
     }
     return svg + "</svg>\n";
@@ -268,12 +268,15 @@ std::string renderResultsHtml(const Results& report) {
             "(run {}); "
             "medians of the measured steps, speedup with its bootstrap 95% interval. Verdict on "
             "{}: <b>{}</b>. "
-            "Loss {} at every step.</p>\n",
+            "Loss {} at every step.</p>\n{}<p><b>End to end:</b> {}.</p>\n",
             escapeMarkup(c.toggle), c.baselineRun, c.optimizedRun, toString(c.primaryMetric),
             toString(c.verdict()),
             !c.lossRecorded ? "not recorded"
             : c.lossEqual   ? "bit-identical"
-                            : "<b>differs</b>");
+                            : "<b>differs</b>",
+            c.target ? "<p><b>Target:</b> " + escapeMarkup(targetVerdictText(*c.target)) + ".</p>\n"
+                     : std::string(),
+            escapeMarkup(endToEndVerdictText(c)));
         html += phaseBars(c);
     }
     for (const RunAnalysis& r : report.runs) {

@@ -113,8 +113,13 @@ AbComparison compareArms(const TraceModel& baseline, const StepBreakdownResult& 
     const TimingMetric primary = armsOfOneAb(reference, compared)
                                      ? primaryMetricOf(compared.identity.toggle)
                                      : TimingMetric::kStep;
-    return compareRuns(pairName(reference, compared), primary, baseline, baselineSteps, optimized,
-                       optimizedSteps);
+    AbComparison ab = compareRuns(pairName(reference, compared), primary, baseline, baselineSteps,
+                                  optimized, optimizedSteps);
+    if (armsOfOneAb(reference, compared)) {
+        ab.target = compareTarget(targetMetricOf(compared.identity.toggle), baseline, optimized,
+                                  baselineSteps.median(TimingMetric::kStep));
+    }
+    return ab;
 }
 
 AbComparison compareArms(const TraceModel& baseline, const TraceModel& optimized) {

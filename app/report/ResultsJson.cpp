@@ -1,5 +1,7 @@
 #include "app/report/ResultsJson.h"
 
+#include "app/report/VerdictText.h"
+
 #include "app/report/Findings.h"
 
 namespace glueprof {
@@ -116,7 +118,10 @@ nlohmann::json metricJson(const MetricComparison& m) {
             {"baseline", m.baseline},
             {"optimized", m.optimized},
             {"speedup", m.speedup},
-            {"speedup_ci", {m.speedupLow, m.speedupHigh}},
+            {"speedup_ci",
+             m.hasInterval() ? nlohmann::json{m.speedupLow, m.speedupHigh} : nlohmann::json()},
+            {"blocks", m.blocks},
+            {"blocks_are", m.pairedBlocks ? "paired A/B blocks" : "steps"},
             {"samples", {m.baselineSamples, m.optimizedSamples}}};
 }
 
@@ -191,6 +196,17 @@ nlohmann::json toJson(const Comparison& comparison, const Results& results) {
                         {"loss_recorded", c.lossRecorded},
                         {"final_loss", {c.baselineFinalLoss, c.optimizedFinalLoss}},
                         {"diagnostics", toJson(diagnostics)}};
+    j["end_to_end"] = {{"metric", toString(TimingMetric::kStep)},
+                       {"verdict", toString(c.endToEndVerdict())},
+                       {"text", endToEndVerdictText(c)}};
+    if (c.target) {
+        nlohmann::json target = metricJson(c.target->stats);
+        target["description"] = describe(c.target->metric);
+        target["verdict"] = toString(c.target->verdict());
+        target["baseline_share_of_step"] = c.target->baselineShare();
+        target["text"] = targetVerdictText(*c.target);
+        j["target"] = target;
+    }
     if (b.analysis.syncPoints.hostSyncsCaptured || o.analysis.syncPoints.hostSyncsCaptured) {
         j["host_syncs_per_step"] =
             beforeAfter(b, o, [](const auto& a) { return a.syncPoints.medianHostSyncsPerStep; });

@@ -1,5 +1,7 @@
 #include "app/report/ResultsMarkdown.h"
 
+#include "app/report/VerdictText.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -15,9 +17,7 @@ std::string code(std::string text) {
     return "`" + text + "`";
 }
 
-std::string speedupCell(const MetricComparison& m) {
-    return fmt::format("{:.3f}x [{:.3f}, {:.3f}]", m.speedup, m.speedupLow, m.speedupHigh);
-}
+std::string speedupCell(const MetricComparison& m) { return speedupText(m); }
 
 std::string header(const Results& results) {
     std::string md = "# glueprof report\n\n";
@@ -39,18 +39,21 @@ std::string header(const Results& results) {
 std::string verdictTable(const Results& results) {
     if (results.comparisons.empty() && results.skipped.empty()) return "";
     std::string md =
-        "| toggle | verdict | primary metric | speedup [95% CI] | loss |\n|---|---|---|---|---|\n";
+        "| toggle | target | end to end | verdict | primary metric | speedup [95% CI] | loss "
+        "|\n|---|---|---|---|---|---|---|\n";
     for (const Comparison& comparison : results.comparisons) {
         const AbComparison& c = comparison.ab;
         const MetricComparison* m = c.metric(c.primaryMetric);
-        md += fmt::format("| {} | {} | {} | {} | {} |\n", code(c.toggle), toString(c.verdict()),
-                          toString(c.primaryMetric), m != nullptr ? speedupCell(*m) : "-",
+        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", code(c.toggle),
+                          c.target ? targetVerdictText(*c.target) : "-", endToEndVerdictText(c),
+                          toString(c.verdict()), toString(c.primaryMetric),
+                          m != nullptr ? speedupCell(*m) : "-",
                           !c.lossRecorded ? "not recorded"
                           : c.lossEqual   ? "bit-identical"
                                           : "differs");
     }
     for (const SkippedComparison& s : results.skipped) {
-        md += fmt::format("| {} | skipped | - | - | {} |\n", code(s.toggle), s.reason);
+        md += fmt::format("| {} | - | - | skipped | - | - | {} |\n", code(s.toggle), s.reason);
     }
     return md;
 }
@@ -125,6 +128,8 @@ std::string comparisonSection(const Comparison& comparison, const Results& resul
         md += fmt::format("| {} | {:.3f} | {:.3f} | {} |\n", m.name(), m.baseline, m.optimized,
                           speedupCell(m));
     }
+    if (c.target) md += fmt::format("\nTarget: {}.\n", targetVerdictText(*c.target));
+    md += fmt::format("\nEnd to end: {}.\n", endToEndVerdictText(c));
     md += fmt::format("\nVerdict on {}: {}. Loss {} at every step.\n", toString(c.primaryMetric),
                       toString(c.verdict()),
                       !c.lossRecorded ? "not recorded"

@@ -1,5 +1,7 @@
 #include "app/report/ResultsText.h"
 
+#include "app/report/VerdictText.h"
+
 #include <fmt/format.h>
 
 #include "app/report/Findings.h"
@@ -13,9 +15,7 @@ constexpr const char* kRow = "  {:<34} {:>12} {:>12}{}\n";
 std::string number(double value) { return fmt::format("{:.3f}", value); }
 std::string count(double value) { return fmt::format("{:g}", value); }
 
-std::string speedupCell(const MetricComparison& m) {
-    return fmt::format("{:.3f}x [{:.3f}, {:.3f}]", m.speedup, m.speedupLow, m.speedupHigh);
-}
+std::string speedupCell(const MetricComparison& m) { return speedupText(m); }
 
 std::string row(const std::string& name, const std::string& before, const std::string& after,
                 const std::string& note = "") {
@@ -75,6 +75,8 @@ std::string comparisonBlock(const Comparison& comparison, const Results& results
                                        : fmt::format("DIFFERS (final {:.6f} vs {:.6f})",
                                                      c.baselineFinalLoss, c.optimizedFinalLoss));
     out += fmt::format("  {:<34} {}\n", "verdict", verdictLine(c));
+    if (c.target) out += fmt::format("  {:<34} {}\n", "target", targetVerdictText(*c.target));
+    out += fmt::format("  {:<34} {}\n", "end to end", endToEndVerdictText(c));
     for (const RunAnalysis* r : {&b, &o}) {
         for (const Diagnostic& d : r->diagnostics) {
             out += fmt::format("  diagnostic (run {}): {} = {} ({})\n", r->run.id, d.name, d.value,

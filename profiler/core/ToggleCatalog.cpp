@@ -7,35 +7,37 @@ const std::vector<ToggleInfo>& toggleCatalog() {
         {"packed_cache",
          "build the packed-sequence mask and cu_seqlens once per micro-batch instead of in every "
          "layer and recompute",
-         TimingMetric::kForward, false, advisor_rules::kRepeatedPackedMetadata},
+         TimingMetric::kForward, false, advisor_rules::kRepeatedPackedMetadata,
+         TargetMetric::kMaskBuild},
         {"packed_vectorized",
          "build the packed mask from segment ids in a constant number of ops, with no host reads, "
          "once per micro-batch",
-         TimingMetric::kForward, false, ""},
+         TimingMetric::kForward, false, "", TargetMetric::kMaskBuild},
         {"offload",
          "offload each checkpointed layer input to host memory in forward and reload it before the "
          "recompute (saves device memory, costs copies)",
-         TimingMetric::kBackward, false, ""},
+         TimingMetric::kBackward, false, "", TargetMetric::kReloadWait},
         {"double_buffer",
          "reload offloaded inputs into two device buffers, each copy waiting only for its buffer's "
          "last use, so the reload of layer i-1 overlaps the backward of layer i",
-         TimingMetric::kBackward, false, advisor_rules::kExposedReloads},
+         TimingMetric::kBackward, false, advisor_rules::kExposedReloads, TargetMetric::kReloadWait},
         {"prefetch",
          "double buffering with the reload of layer i-1 issued before the recompute of layer i "
          "is launched",
-         TimingMetric::kBackward, false, ""},
+         TimingMetric::kBackward, false, "", TargetMetric::kReloadWait},
         {"moe_group_once",
          "route MoE tokens with one stable sort by expert and one bincount per layer instead of "
          "a where() per expert (E host reads per layer pass -> 2: bincount's size and the counts)",
-         TimingMetric::kForward, true, advisor_rules::kPerExpertRoutingReads},
+         TimingMetric::kForward, true, advisor_rules::kPerExpertRoutingReads,
+         TargetMetric::kRouting},
         {"moe_sync_free",
          "as moe_group_once, with expert counts by scatter_add_ on the device and one host copy "
          "(no read hidden in bincount)",
-         TimingMetric::kForward, true, advisor_rules::kBincountHiddenRead},
+         TimingMetric::kForward, true, advisor_rules::kBincountHiddenRead, TargetMetric::kRouting},
         {"roundpipe",
          "run the model as a pipeline on 2 workers with stages dealt round-robin to a stateless "
          "worker pool (RoundPipe) instead of bound to workers (Looped-BFS, the baseline)",
-         TimingMetric::kStep, false, advisor_rules::kStageImbalance},
+         TimingMetric::kStep, false, advisor_rules::kStageImbalance, TargetMetric::kMakespan},
     };
     return kCatalog;
 }
@@ -52,6 +54,11 @@ std::string toggleForAdvisorRule(std::string_view rule) {
         if (!rule.empty() && toggle.advisorRule == rule) return toggle.name;
     }
     return {};
+}
+
+TargetMetric targetMetricOf(std::string_view toggle) {
+    const ToggleInfo* info = findToggleInfo(toggle);
+    return info != nullptr ? info->target : TargetMetric::kNone;
 }
 
 TimingMetric primaryMetricOf(std::string_view toggle) {

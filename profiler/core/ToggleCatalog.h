@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "profiler/core/TargetMetric.h"
 #include "profiler/core/TimingMetric.h"
 
 namespace glueprof {
@@ -32,6 +33,7 @@ struct ToggleInfo {
     TimingMetric primaryMetric = TimingMetric::kStep;  // the metric the A/B verdict is about
     bool moeOnly = false;                              // only meaningful on a model with MoE layers
     std::string advisorRule;  // the advisor rule that recommends it; "" when none does
+    TargetMetric target = TargetMetric::kNone;  // what it exists to move (its target verdict)
 };
 
 // In the order `ab --all` runs them and the CLI lists them.
@@ -40,6 +42,8 @@ const ToggleInfo* findToggleInfo(std::string_view name);  // nullptr when unknow
 // The toggle an advisor rule recommends ("" when none).
 std::string toggleForAdvisorRule(std::string_view rule);
 // The metric an A/B of `toggle` is judged on: the catalogue's, step time for an unknown name.
+// The toggle's target metric; kNone for a name outside the catalogue.
+TargetMetric targetMetricOf(std::string_view toggle);
 TimingMetric primaryMetricOf(std::string_view toggle);
 std::string toggleNames();  // "a, b, c" for messages
 // Why `toggle` cannot run on a model (empty when it can): `ab --all` skips it with this reason.

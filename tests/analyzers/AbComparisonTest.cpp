@@ -9,8 +9,9 @@
 namespace glueprof {
 namespace {
 
-// Three measured steps (plus one warm-up) of `stepMs` each, `maskBuilds` per step.
-TraceModel runWith(RunId id, double stepMs, std::int64_t maskBuilds, double loss) {
+// Three measured steps, one per block (plus one warm-up), of `stepMs` each, `maskBuilds` per step.
+TraceModel runWith(RunId id, double stepMs, std::int64_t maskBuilds, double loss,
+                   std::int32_t blocks = 3) {
     RunSummary summary;
     summary.id = id;
     TraceModelBuilder b(summary);
@@ -18,7 +19,8 @@ TraceModel runWith(RunId id, double stepMs, std::int64_t maskBuilds, double loss
     TimestampNs t = 0;
     for (std::int32_t step = 0; step < 4; ++step) {
         auto duration = static_cast<TimestampNs>(stepMs * 1e6);
-        b.addStep(StepInfo{step, t, t + duration, step == 0, step == 0 ? 0 : 1, loss + step, 0});
+        const std::int32_t block = step == 0 ? 0 : std::min(step, blocks);
+        b.addStep(StepInfo{step, t, t + duration, step == 0, block, loss + step, 0});
         b.addCounter(step, "mask_builds", step == 0 ? 99 : maskBuilds);
         t += duration;
     }
@@ -76,6 +78,69 @@ TEST(AbComparisonTest, LossEqualityIsBitForBit) {
     EXPECT_FALSE(
         compareRuns("t", TimingMetric::kStep, runWith(1, 10, 1, 2.0), runWith(2, 10, 1, nudged))
             .lossEqual);
+}
+
+TEST(AbComparisonTest, FewerThanThreeBlocksGiveNoIntervalAndNoVerdict) {
+    // Twice as fast, but measured in 2 blocks: no interval, no verdict, and the text says why.
+    const AbComparison c =
+        compareRuns("t", TimingMetric::kStep, runWith(1, 10, 1, 0, 2), runWith(2, 5, 1, 0, 2));
+    const MetricComparison* step = c.metric(TimingMetric::kStep);
+    ASSERT_NE(step, nullptr);
+    EXPECT_EQ(step->blocks, 2u);
+    EXPECT_TRUE(step->pairedBlocks);
+    EXPECT_FALSE(step->hasInterval());
+    EXPECT_EQ(c.verdict(), Verdict::kTooFewBlocks);
+    EXPECT_EQ(speedupText(*step), "2.000x (no interval: 2 blocks)");
+    const AbComparison three =
+        compareRuns("t", TimingMetric::kStep, runWith(1, 10, 1, 0), runWith(2, 5, 1, 0));
+    EXPECT_EQ(speedupText(*three.metric(TimingMetric::kStep)), "2.000x [2.000, 2.000] (3 blocks)");
+}
+
+TEST(StatisticsTest, BlockBootstrapResamplesBlocksPairedAcrossArms) {
+    // Block 2 ran slow for both arms (drift): resampled with its partner, the ratio stays 2.
+    const std::vector<std::vector<double>> a = {{10, 10}, {20, 20}, {10, 10}};
+    const std::vector<std::vector<double>> b = {{5, 5}, {10, 10}, {5, 5}};
+    const RatioInterval paired = bootstrapBlockMedianRatio(a, b);
+    EXPECT_DOUBLE_EQ(paired.low, 2.0);
+    EXPECT_DOUBLE_EQ(paired.high, 2.0);
+    // Resampled independently, the drift would widen the interval.
+    const RatioInterval steps =
+        bootstrapMedianRatio({10, 10, 20, 20, 10, 10}, {5, 5, 10, 10, 5, 5});
+    EXPECT_LT(steps.low, 2.0);
+    EXPECT_GT(steps.high, 2.0);
+}
+
+// Three measured steps of 10 ms, one per block, each with `maskMs` inside build_packed_mask.
+TraceModel runWithMaskBuilds(RunId id, double maskMs) {
+    TraceModelBuilder b(RunSummary{id});
+    const std::size_t lane = b.addLane(LaneKind::kHostThread, "main");
+    for (std::int32_t step = 0; step < 3; ++step) {
+        const TimestampNs t = step * 10'000'000LL;
+        b.addStep(StepInfo{step, t, t + 10'000'000, false, step + 1, 0.0, 0});
+        b.addEvent(lane, EventKind::kRange, Category::kGlue, "build_packed_mask", t,
+                   t + static_cast<TimestampNs>(maskMs * 1e6), step);
+    }
+    return std::move(b).build();
+}
+
+TEST(AbComparisonTest, TheTargetVerdictSaysWhatTheToggleMovedAndItsShareOfTheStep) {
+    const auto target = compareTarget(TargetMetric::kMaskBuild, runWithMaskBuilds(1, 4.0),
+                                      runWithMaskBuilds(2, 0.5), 10.0);
+    ASSERT_TRUE(target.has_value());
+    EXPECT_DOUBLE_EQ(target->stats.baseline, 4.0);
+    EXPECT_DOUBLE_EQ(target->stats.optimized, 0.5);
+    EXPECT_DOUBLE_EQ(target->stats.speedup, 8.0);
+    EXPECT_EQ(target->stats.blocks, 3u);
+    EXPECT_EQ(target->verdict(), Verdict::kFaster);
+    EXPECT_DOUBLE_EQ(target->baselineShare(), 0.4);
+    EXPECT_STREQ(target->stats.name(), "mask_build_ms");
+    // Removed entirely: no ratio, still a verdict.
+    const auto removed = compareTarget(TargetMetric::kMaskBuild, runWithMaskBuilds(1, 4.0),
+                                       runWithMaskBuilds(2, 0.0), 10.0);
+    EXPECT_EQ(removed->verdict(), Verdict::kFaster);
+    EXPECT_EQ(speedupText(removed->stats), "removed entirely (4.000 -> 0, 3 blocks)");
+    EXPECT_FALSE(
+        compareTarget(TargetMetric::kNone, runWithMaskBuilds(1, 1), runWithMaskBuilds(2, 1), 10.0));
 }
 
 TEST(AbComparisonTest, SlowerAndUnchangedVerdicts) {

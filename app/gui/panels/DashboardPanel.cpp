@@ -9,6 +9,7 @@
 #include "app/gui/Panel.h"
 #include "app/gui/widgets/Charts.h"
 #include "app/report/Palette.h"
+#include "app/report/VerdictText.h"
 #include "profiler/core/LossDiagnostics.h"
 
 namespace glueprof::gui {
@@ -96,13 +97,15 @@ class DashboardPanel : public Panel {
                         static_cast<long long>(cmp.baselineRun),
                         static_cast<long long>(cmp.optimizedRun));
             if (primary != nullptr) {
-                ImGui::Text("Verdict (%s): %s, %.3fx [%.3f, %.3f]; loss %s",
-                            toString(cmp.primaryMetric), toString(cmp.verdict()), primary->speedup,
-                            primary->speedupLow, primary->speedupHigh,
+                ImGui::Text("Verdict (%s): %s, %s; loss %s", toString(cmp.primaryMetric),
+                            toString(cmp.verdict()), speedupText(*primary).c_str(),
                             !cmp.lossRecorded ? "not recorded"
                             : cmp.lossEqual   ? "bit-identical"
                                               : "DIFFERS");
             }
+            if (cmp.target)
+                ImGui::TextWrapped("Target: %s", targetVerdictText(*cmp.target).c_str());
+            ImGui::TextWrapped("End to end: %s", endToEndVerdictText(cmp).c_str());
             double top = 0.0;
             for (const MetricComparison& m : cmp.metrics)
                 top = std::max({top, m.baseline, m.optimized});
@@ -111,8 +114,7 @@ class DashboardPanel : public Panel {
                 horizontalBar(m.baseline, top, kBaselineColour,
                               fmt::format("A {:.3f} ms", m.baseline));
                 horizontalBar(m.optimized, top, kOptimizedColour,
-                              fmt::format("B {:.3f} ms  {:.3f}x [{:.3f}, {:.3f}]", m.optimized,
-                                          m.speedup, m.speedupLow, m.speedupHigh));
+                              fmt::format("B {:.3f} ms  {}", m.optimized, speedupText(m)));
             }
             ImGui::Separator();
         }

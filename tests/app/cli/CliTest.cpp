@@ -81,7 +81,7 @@ const nlohmann::json& counterNamed(const nlohmann::json& comparison, const std::
 TEST_F(CliTest, AbPackedCacheOnTinyCutsMaskBuildsFromLayerCountToOneWithEqualLoss) {
     const std::string db = path("ab.sqlite");
     Result r = run(
-        "ab --preset tiny --opt packed_cache --json --steps 2 --warmup 1 --repeats 2 --db " + db);
+        "ab --preset tiny --opt packed_cache --json --steps 2 --warmup 1 --repeats 3 --db " + db);
     ASSERT_EQ(r.exitCode, 0) << r.err;
     nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["preset"], "tiny");
@@ -115,7 +115,7 @@ TEST_F(CliTest, AbPackedCacheOnTinyCutsMaskBuildsFromLayerCountToOneWithEqualLos
     auto runs = reader.listRuns();
     ASSERT_EQ(runs.size(), 2u);
     EXPECT_EQ(runs[0].status, "complete");
-    EXPECT_EQ(runs[0].stepCount, 1 + 2 * 2);
+    EXPECT_EQ(runs[0].stepCount, 1 + 2 * 3);
     EXPECT_TRUE(fs::exists(path("ab-report.md")));
     EXPECT_NE(slurp(path("ab-report.md")).find("packed_cache"), std::string::npos);
 }
@@ -260,7 +260,7 @@ TEST_F(CliTest, CheckGatePassesOnTinyAndFailsWhenAToggleIsForcedOff) {
     const std::string baseline =
         std::string(GLUEPROF_SOURCE_DIR) + "/assets/baselines/cpu-tiny.json";
     const std::string db = path("gate.sqlite");
-    Result ab = run("ab --preset tiny --all --steps 2 --warmup 1 --repeats 2 --db " + db);
+    Result ab = run("ab --preset tiny --all --steps 2 --warmup 1 --repeats 3 --db " + db);
     ASSERT_EQ(ab.exitCode, 0) << ab.err;
     Result pass =
         run("check --db " + db + " --baseline " + baseline + " --junit " + path("pass.xml"));
@@ -293,6 +293,49 @@ TEST_F(CliTest, CheckGatePassesOnTinyAndFailsWhenAToggleIsForcedOff) {
     EXPECT_NE(malformed.err.find("mask_builds_per_step.baseline must be a number"),
               std::string::npos)
         << malformed.err;
+
+    // Unknown counters and metrics, and negative floors, are malformed too.
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {R"("counters": {"mask_bilds_per_step": {"baseline": 8, "optimized": 1}})",
+         "is not a counter glueprof records"},
+        {R"("min_speedup": {"forwrd_ms": 0.5})", "is not a metric"},
+        {R"("min_speedup": {"mask_build_ms": -1})", "must not be negative"}};
+    for (const auto& [entry, message] : bad) {
+        std::ofstream(path("bad2.json"))
+            << R"({"format": "glueprof-baseline-1", "preset": "tiny", )"
+            << R"("toggles": {"packed_cache": {)" << entry << "}}}";
+        Result r = run("check --db " + db + " --baseline " + path("bad2.json"));
+        EXPECT_EQ(r.exitCode, 2) << entry;
+        EXPECT_NE(r.err.find(message), std::string::npos) << r.err;
+    }
+
+    // A toggle the database ran that the baseline lacks fails, unless allowed.
+    nlohmann::json partial = nlohmann::json::parse(slurp(baseline));
+    partial["toggles"].erase("roundpipe");
+    std::ofstream(path("partial.json")) << partial.dump();
+    Result missing = run("check --db " + db + " --baseline " + path("partial.json"));
+    EXPECT_EQ(missing.exitCode, 3) << missing.out;
+    EXPECT_NE(missing.out.find("missing: add it with --update-baseline"), std::string::npos)
+        << missing.out;
+    EXPECT_EQ(run("check --db " + db + " --baseline " + path("partial.json") + " --allow-missing")
+                  .exitCode,
+              0);
+}
+
+TEST_F(CliTest, MoeTinyBaselineGatesEveryToggleWithItsTargetVerdicts) {
+    const std::string db = path("moe.sqlite");
+    Result ab = run("ab --preset moe-tiny --all --steps 2 --warmup 1 --repeats 3 --db " + db);
+    ASSERT_EQ(ab.exitCode, 0) << ab.err;
+    // Each toggle's two verdicts: its target (mask-build time falls structurally) and end to end.
+    EXPECT_NE(ab.out.find("target                             mask-build time"), std::string::npos)
+        << ab.out;
+    EXPECT_NE(ab.out.find("end to end                         step time"), std::string::npos);
+    EXPECT_NE(ab.out.find("(3 blocks)"), std::string::npos);
+    Result gate = run("check --db " + db + " --baseline " + std::string(GLUEPROF_SOURCE_DIR) +
+                      "/assets/baselines/cpu-moe-tiny.json");
+    EXPECT_EQ(gate.exitCode, 0) << gate.out << gate.err;
+    EXPECT_NE(gate.out.find("moe_group_once"), std::string::npos);
+    EXPECT_NE(gate.out.find("speedup mask_build_ms"), std::string::npos) << gate.out;
 }
 
 // A real run with offload exported as a Chrome trace: the main thread and the copy engine are two
@@ -456,8 +499,17 @@ TEST_F(CliTest, EachRunKeepsOneLanePerThreadAcrossInterleavedBlocks) {
     TraceReader reader(db);
     const std::vector<RunSummary> runs = reader.listRuns();
     ASSERT_EQ(runs.size(), 2u);
-    EXPECT_EQ(reader.loadRun(runs[0].id).lanes().size(), 1u);  // baseline: the trainer thread
-    EXPECT_EQ(reader.loadRun(runs[1].id).lanes().size(), 2u);  // offload: and the copy engine
+    const TraceModel baseline = reader.loadRun(runs[0].id);
+    const TraceModel optimized = reader.loadRun(runs[1].id);
+    EXPECT_EQ(baseline.lanes().size(), 1u);   // baseline: the trainer thread
+    EXPECT_EQ(optimized.lanes().size(), 2u);  // offload: and the copy engine
+    // The arm order alternates per block (A B, B A, A B): which arm ran first in each block.
+    std::map<std::int32_t, TimestampNs> baselineStart, optimizedStart;
+    for (const StepInfo& s : baseline.steps()) baselineStart.emplace(s.block, s.startNs);
+    for (const StepInfo& s : optimized.steps()) optimizedStart.emplace(s.block, s.startNs);
+    EXPECT_LT(baselineStart.at(1), optimizedStart.at(1));
+    EXPECT_GT(baselineStart.at(2), optimizedStart.at(2));
+    EXPECT_LT(baselineStart.at(3), optimizedStart.at(3));
 }
 
 TEST_F(CliTest, TableOutputNamesTheDatabaseAndReport) {
@@ -607,7 +659,7 @@ TEST_F(CliTest, CheckFailsOnCaptureLossUnlessAllowed) {
     const std::string baseline =
         std::string(GLUEPROF_SOURCE_DIR) + "/assets/baselines/cpu-tiny.json";
     const std::string db = path("loss.sqlite");
-    Result ab = run("ab --preset tiny --all --steps 2 --warmup 1 --repeats 2 --db " + db);
+    Result ab = run("ab --preset tiny --all --steps 2 --warmup 1 --repeats 3 --db " + db);
     ASSERT_EQ(ab.exitCode, 0) << ab.err;
     EXPECT_NE(ab.out.find("GPU capture: off: a CPU run"), std::string::npos) << ab.out;
     ASSERT_EQ(run("check --db " + db + " --baseline " + baseline).exitCode, 0);

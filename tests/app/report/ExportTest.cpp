@@ -129,11 +129,11 @@ TEST(GateReportTest, JunitEscapesAndMalformedBaselinesNameTheField) {
         renderGateBaseline(GateBaseline{
             "tiny",
             "cpu",
-            {{"packed_cache",
-              ToggleExpectation{
-                  {{"m", {8, 1}}}, {{toString(TimingMetric::kForward), 0.5}}, true}}}}),
+            {{"packed_cache", ToggleExpectation{{{"mask_builds_per_step", {8, 1}}},
+                                                {{toString(TimingMetric::kForward), 0.5}},
+                                                true}}}}),
         "b.json");
-    EXPECT_EQ(round.toggles.at("packed_cache").counters.at("m").optimized, 1.0);
+    EXPECT_EQ(round.toggles.at("packed_cache").counters.at("mask_builds_per_step").optimized, 1.0);
     EXPECT_EQ(round.toggles.at("packed_cache").minSpeedup.at(toString(TimingMetric::kForward)),
               0.5);
 }

@@ -1,0 +1,45 @@
+#include "profiler/core/TargetMetric.h"
+
+namespace glueprof {
+
+const char* toString(TargetMetric metric) {
+    switch (metric) {
+        case TargetMetric::kNone:
+            return "";
+        case TargetMetric::kMaskBuild:
+            return "mask_build_ms";
+        case TargetMetric::kRouting:
+            return "moe_routing_ms";
+        case TargetMetric::kReloadWait:
+            return "reload_wait_ms";
+        case TargetMetric::kMakespan:
+            return "makespan_ms";
+    }
+    return "";
+}
+
+const char* describe(TargetMetric metric) {
+    switch (metric) {
+        case TargetMetric::kNone:
+            return "";
+        case TargetMetric::kMaskBuild:
+            return "mask-build time";
+        case TargetMetric::kRouting:
+            return "routing time";
+        case TargetMetric::kReloadWait:
+            return "wait for reloads";
+        case TargetMetric::kMakespan:
+            return "pipeline makespan";
+    }
+    return "";
+}
+
+std::optional<TargetMetric> parseTargetMetric(std::string_view name) {
+    for (TargetMetric m : {TargetMetric::kMaskBuild, TargetMetric::kRouting,
+                           TargetMetric::kReloadWait, TargetMetric::kMakespan}) {
+        if (name == toString(m)) return m;
+    }
+    return std::nullopt;
+}
+
+}  // namespace glueprof

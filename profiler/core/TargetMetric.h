@@ -1,0 +1,24 @@
+#pragma once
+// What each toggle exists to move, measured from the trace per measured step: the time inside the
+// glue it changes, beside the end-to-end step time (docs/metrics.md). The names are part of
+// glueprof's output formats (tables, JSON, `check` baselines): never rename.
+#include <optional>
+#include <string_view>
+
+namespace glueprof {
+
+enum class TargetMetric {
+    kNone,
+    kMaskBuild,   // time inside build_packed_mask ranges
+    kRouting,     // time inside moe_routing ranges
+    kReloadWait,  // time the compute waited for reloads (wait_reload)
+    kMakespan,    // a pipeline step's makespan over its workers
+};
+
+// "mask_build_ms", "moe_routing_ms", "reload_wait_ms", "makespan_ms"; "" for kNone.
+const char* toString(TargetMetric metric);
+// For people: "mask-build time", "routing time", "wait for reloads", "pipeline makespan".
+const char* describe(TargetMetric metric);
+std::optional<TargetMetric> parseTargetMetric(std::string_view name);
+
+}  // namespace glueprof
