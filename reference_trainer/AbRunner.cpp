@@ -1,5 +1,9 @@
 #include "reference_trainer/AbRunner.h"
 
+#include <algorithm>
+
+#include <chrono>
+
 #include <torch/torch.h>
 #include <torch/version.h>
 #include <unistd.h>
@@ -101,12 +105,14 @@ struct ArmTrainer {
     RunId run;
     Trainer trainer;
     int nextStep = 0;
+    double lastStepMs = 0.0;
 
     void steps(HostTracer& tracer, int count, bool warmup, int block, int& done, int total,
                const ProgressCallback& progress) {
         tracer.setRun(run);
         for (int i = 0; i < count; ++i) {
             const StepResult result = trainer.step(nextStep++, warmup, block);
+            lastStepMs = static_cast<double>(result.endNs - result.startNs) / 1e6;
             ++done;
             if (progress) {
                 progress(StepProgress{name, done, total, warmup, result.loss,
@@ -141,6 +147,12 @@ class RunsGuard {
 
 }  // namespace
 
+int stepsWithinBudget(double secondsLeft, double stepSeconds, int repeats, int maxSteps) {
+    if (stepSeconds <= 0.0 || repeats <= 0) return std::max(1, maxSteps);
+    const double fit = secondsLeft / (2.0 * repeats * stepSeconds);
+    return std::clamp(static_cast<int>(fit), 1, std::max(1, maxSteps));
+}
+
 AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSchedule& schedule,
                        CaptureSession& session, const ProgressCallback& progress) {
     TrainConfig baselineConfig = base;
@@ -161,19 +173,30 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
     tracer.setRun(0);  // the arms' trainers are built outside any run
     RunsGuard guard(writer, {runs.baseline, runs.optimized}, &tracer);
 
+    const auto started = std::chrono::steady_clock::now();
     ArmTrainer baseline{"baseline", runs.baseline, Trainer(baselineConfig, &tracer)};
     ArmTrainer optimized{"optimized", runs.optimized, Trainer(optimizedConfig, &tracer)};
-    const int total = 2 * (schedule.warmup + schedule.steps * schedule.repeats);
+    int steps = schedule.steps;
+    int total = 2 * (schedule.warmup + steps * schedule.repeats);
     int done = 0;
     baseline.steps(tracer, schedule.warmup, true, 0, done, total, progress);
     optimized.steps(tracer, schedule.warmup, true, 0, done, total, progress);
+    if (schedule.budgetSeconds > 0.0 && schedule.warmup > 0) {
+        // The warm-up's last step of each arm (the first ones carry one-time costs).
+        const double stepSeconds = (baseline.lastStepMs + optimized.lastStepMs) / 2.0 / 1e3;
+        const double spent =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        steps = stepsWithinBudget(schedule.budgetSeconds - spent, stepSeconds, schedule.repeats,
+                                  schedule.steps);
+        total = 2 * (schedule.warmup + steps * schedule.repeats);
+    }
     // Arm order alternates per block (ABBA...): a drift in machine speed falls on both arms alike,
     // not always on the arm that runs second.
     for (int block = 1; block <= schedule.repeats; ++block) {
         ArmTrainer& first = block % 2 == 1 ? baseline : optimized;
         ArmTrainer& second = block % 2 == 1 ? optimized : baseline;
-        first.steps(tracer, schedule.steps, false, block, done, total, progress);
-        second.steps(tracer, schedule.steps, false, block, done, total, progress);
+        first.steps(tracer, steps, false, block, done, total, progress);
+        second.steps(tracer, steps, false, block, done, total, progress);
     }
     baseline.trainer.finish();
     optimized.trainer.finish();

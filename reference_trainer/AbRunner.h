@@ -19,7 +19,15 @@ struct AbSchedule {
     // A/A control: the "optimized" arm runs without the toggle too, so the comparison shows the
     // noise floor and `check` must fail on it.
     bool aaControl = false;
+    // > 0: the seconds this A/B may take. After the warm-up (which must be at least 1 step), the
+    // measured steps per block are chosen from the warm-up's step time so that all `repeats`
+    // blocks of both arms fit in what is left: at least 1, at most `steps`.
+    double budgetSeconds = 0.0;
 };
+
+// Steps per block that fit `secondsLeft` for 2 arms x `repeats` blocks at `stepSeconds` a step,
+// clamped to [1, maxSteps].
+int stepsWithinBudget(double secondsLeft, double stepSeconds, int repeats, int maxSteps);
 
 struct AbRuns {
     RunId baseline = 0;

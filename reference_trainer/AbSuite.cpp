@@ -1,5 +1,7 @@
 #include "reference_trainer/AbSuite.h"
 
+#include <chrono>
+
 #include <fmt/format.h>
 
 #include "profiler/core/Error.h"
@@ -43,11 +45,19 @@ AbOutcome runAbSuite(const AbRequest& request, const AbProgress& progress) {
     if (request.config.device == "cuda") makeCudaDeterministic();
     CaptureSession session(request.db, request.config.device, progress.notice);
     const int count = static_cast<int>(toggles.size());
+    // A suite's budget is shared: what a toggle leaves unused goes to the ones after it.
+    const auto started = std::chrono::steady_clock::now();
     for (int i = 0; i < count; ++i) {
         const Toggle& toggle = *toggles[static_cast<std::size_t>(i)];
         if (progress.toggleStarted) progress.toggleStarted(toggle.name(), i, count);
+        AbSchedule schedule = request.schedule;
+        if (schedule.budgetSeconds > 0.0) {
+            const double spent =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            schedule.budgetSeconds = (request.schedule.budgetSeconds - spent) / (count - i);
+        }
         const AbRuns runs =
-            runAbComparison(request.config, toggle, request.schedule, session, progress.step);
+            runAbComparison(request.config, toggle, schedule, session, progress.step);
         outcome.comparisons.push_back(ToggleRuns{toggle.name(), runs});
         if (progress.toggleFinished) progress.toggleFinished(toggle.name());
     }

@@ -2,6 +2,7 @@
 // the suite runs in reference_trainer (runAbSuite), the results model is built from what it stored.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <filesystem>
 #include <iostream>
 #include <memory>
@@ -29,6 +30,7 @@ struct AbOptions {
     std::vector<std::string> toggles;
     bool all = false;
     int repeats = 3;
+    double budgetSeconds = 0.0;
     std::string report;  // "" = beside the database
     bool aaControl = false;
 };
@@ -42,8 +44,12 @@ AbProgress terminalAbProgress() {
     auto current = std::make_shared<ProgressCallback>();
     AbProgress progress;
     progress.notice = printNotice;
-    progress.toggleStarted = [current](const std::string& toggle, int, int) {
-        *current = terminalProgress(toggle);
+    auto suiteStart =
+        std::make_shared<std::chrono::steady_clock::time_point>(std::chrono::steady_clock::now());
+    progress.toggleStarted = [current, suiteStart](const std::string& toggle, int index,
+                                                   int count) {
+        *current = terminalProgress(fmt::format("{} ({}/{})", toggle, index + 1, count), index,
+                                    count, *suiteStart);
     };
     progress.step = [current](const StepProgress& p) {
         if (*current) (*current)(p);
@@ -57,7 +63,11 @@ int runAb(const AbOptions& o) {
     request.config = o.trainer.resolve();
     request.toggles = o.toggles;
     request.all = o.all;
-    request.schedule = AbSchedule{o.trainer.warmup, o.trainer.steps, o.repeats, o.aaControl};
+    request.schedule =
+        AbSchedule{o.trainer.warmup, o.trainer.steps, o.repeats, o.aaControl, o.budgetSeconds};
+    if (o.budgetSeconds > 0.0 && o.trainer.warmup < 1) {
+        throw usageError("--budget measures the step time in the warm-up: use --warmup 1 or more");
+    }
     request.db = o.trainer.db;
     const std::string reportPath = o.report.empty() ? defaultReportPath(o.trainer.db) : o.report;
     // Before the A/B runs: the database's directory first (the default report lives beside it).
@@ -103,6 +113,11 @@ void registerAbCommand(CLI::App& app, Action& action) {
     command->add_option("--repeats", options->repeats, "interleaved blocks per arm")
         ->capture_default_str()
         ->check(CLI::Range(1, 1000));
+    command
+        ->add_option("--budget", options->budgetSeconds,
+                     "seconds the whole A/B may take: each toggle's measured steps per block are "
+                     "chosen from its warm-up step time (at most --steps, at least 1)")
+        ->check(CLI::PositiveNumber);
     command->add_flag("--aa", options->aaControl,
                       "A/A control: run the optimized arm without the toggle (the noise floor; "
                       "`check` fails on it)");

@@ -1,5 +1,6 @@
 #pragma once
 // Progress on stderr while the trainer runs: one updating line on a terminal, nothing otherwise.
+#include <chrono>
 #include <string>
 
 #include "reference_trainer/AbRunner.h"
@@ -7,6 +8,10 @@
 namespace glueprof::cli {
 
 ProgressCallback terminalProgress(const std::string& what);
+// One toggle of a suite of `count`, started at `suiteStart`: the line adds an ETA for the whole
+// suite, from this toggle's pace and the average toggle so far.
+ProgressCallback terminalProgress(const std::string& what, int index, int count,
+                                  std::chrono::steady_clock::time_point suiteStart);
 void endProgressLine();
 // A line the recording tells the user (CaptureSession's notices), on stderr.
 void printNotice(const std::string& line);

@@ -1,6 +1,7 @@
 // glueprof report: the trace report of one run or of an A/B pair, as HTML, Markdown or JSON.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -32,19 +33,23 @@ int report(const ReportOptions& o) {
     requireOutputBesideDatabase(o.out, o.db, "--out");
     TraceReader reader(o.db);
     std::vector<RunId> ids;
+    ResultsSelection selection;
     if (!o.runs.empty()) {
         ids = parseRunIds(o.runs);
     } else {
-        if (const std::optional<AbPair> newest = newestAbPair(reader.listRuns())) {
-            ids = {newest->baseline.id, newest->optimized.id};
-        } else {
-            ids = {chooseRun(reader, 0, o.db)};
-        }
+        // Every toggle's latest A/B (what `make run` did), in the order they ran; else the
+        // latest run.
+        std::vector<AbPair> pairs;
+        for (const auto& [name, pair] : latestAbPairs(reader.listRuns())) pairs.push_back(pair);
+        std::sort(pairs.begin(), pairs.end(),
+                  [](const AbPair& a, const AbPair& b) { return a.optimized.id < b.optimized.id; });
+        for (const AbPair& pair : pairs)
+            selection.pairs.emplace_back(pair.baseline.id, pair.optimized.id);
+        if (pairs.empty()) ids = {chooseRun(reader, 0, o.db)};
     }
-    ResultsSelection selection;
     if (ids.size() == 2) {
         selection.pairs.emplace_back(ids[0], ids[1]);
-    } else {
+    } else if (ids.size() == 1) {
         selection.runs = ids;
     }
     const Results built = buildResults(reader, o.db, selection);
@@ -56,9 +61,17 @@ int report(const ReportOptions& o) {
     else
         text = renderResultsJson(built);
     writeFileAtomically(o.out, text);
-    std::cout << fmt::format(
-        "wrote {} ({} of run{} {})\n", o.out, o.format, ids.size() > 1 ? "s" : "",
-        ids.size() > 1 ? fmt::format("{} vs {}", ids[0], ids[1]) : std::to_string(ids[0]));
+    if (!ids.empty()) {
+        std::cout << fmt::format(
+            "wrote {} ({} of run{} {})\n", o.out, o.format, ids.size() > 1 ? "s" : "",
+            ids.size() > 1 ? fmt::format("{} vs {}", ids[0], ids[1]) : std::to_string(ids[0]));
+    } else {
+        std::string pairs;
+        for (const auto& [baseline, optimized] : selection.pairs)
+            pairs += fmt::format("{}{} vs {}", pairs.empty() ? "" : ", ", baseline, optimized);
+        std::cout << fmt::format("wrote {} ({} of the latest A/B of each toggle: runs {})\n", o.out,
+                                 o.format, pairs);
+    }
     return 0;
 }
 
@@ -70,7 +83,8 @@ void registerReportCommand(CLI::App& app, Action& action) {
         app.add_subcommand("report", "the trace report of a run or an A/B pair: html, md or json");
     command->add_option("--db", options->db, "trace database")->capture_default_str();
     command->add_option("--runs", options->runs,
-                        "RUN or BASELINE,OPTIMIZED (default: the latest A/B, else the latest run)");
+                        "RUN or BASELINE,OPTIMIZED (default: the latest A/B of every toggle, else "
+                        "the latest run)");
     command
         ->add_option("--format", options->format, "html (self-contained, inline SVG), md or json")
         ->capture_default_str()

@@ -2,6 +2,8 @@
 // and no network. Colours come from Palette.h, shared with the GUI.
 #include <fmt/format.h>
 
+#include <set>
+
 #include <algorithm>
 
 #include "app/report/Escape.h"
@@ -28,7 +30,7 @@ std::string phaseBars(const AbComparison& c) {
         kChartWidth, rowHeight * static_cast<int>(c.metrics.size()) + 10);
     int y = 5;
     for (const MetricComparison& m : c.metrics) {
-        const double scale = (kChartWidth - kLabelWidth - 230) / top;
+        const double scale = (kChartWidth - kLabelWidth - 330) / top;  // room for the label
         svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n", y + 24,
                            escapeMarkup(m.name()));
         svg += fmt::format(
@@ -219,6 +221,107 @@ std::string gantt(const RunAnalysis& r) {
     return svg + "</svg>\n";
 }
 
+// Each toggle's two verdicts in one table, before the sections: what the whole A/B suite found.
+std::string summaryTable(const Results& report) {
+    std::string html =
+        "<h2>Every toggle</h2>\n<table class=\"summary\"><tr><th>toggle</th><th>target</th>"
+        "<th>end to end</th>"
+        "<th>counters that changed (per step)</th><th>loss</th></tr>\n";
+    for (const Comparison& comparison : report.comparisons) {
+        const AbComparison& c = comparison.ab;
+        std::string changed;
+        for (const CounterComparison& k : c.counters) {
+            if (k.baseline == k.optimized) continue;
+            changed +=
+                fmt::format("{}<code>{}</code> {:g} &#8594; {:g}", changed.empty() ? "" : ", ",
+                            escapeMarkup(k.name), k.baseline, k.optimized);
+        }
+        html += fmt::format(
+            "<tr><td><a href=\"#ab-{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td>{}</td>"
+            "<td>{}</td></tr>\n",
+            c.optimizedRun, escapeMarkup(c.toggle),
+            c.target ? escapeMarkup(targetVerdictText(*c.target)) : "-",
+            escapeMarkup(endToEndVerdictText(c)), changed.empty() ? "-" : changed,
+            !c.lossRecorded ? "not recorded"
+            : c.lossEqual   ? "bit-identical"
+                            : "<b>differs</b>");
+    }
+    for (const SkippedComparison& skipped : report.skipped) {
+        html += fmt::format("<tr><td><code>{}</code></td><td colspan=\"4\">skipped: {}</td></tr>\n",
+                            escapeMarkup(skipped.toggle), escapeMarkup(skipped.reason));
+    }
+    return html + "</table>\n";
+}
+
+std::string comparisonSection(const AbComparison& c) {
+    std::string html = fmt::format(
+        "<h2 id=\"ab-{}\">Before / after: <code>{}</code></h2>\n<p>Grey: baseline (run {}), blue: "
+        "optimized (run {}); medians of the measured steps, speedup with its bootstrap 95% "
+        "interval. Verdict on {}: <b>{}</b>. Loss {} at every step.</p>\n{}<p><b>End to end:</b> "
+        "{}.</p>\n",
+        c.optimizedRun, escapeMarkup(c.toggle), c.baselineRun, c.optimizedRun,
+        toString(c.primaryMetric), toString(c.verdict()),
+        !c.lossRecorded ? "not recorded"
+        : c.lossEqual   ? "bit-identical"
+                        : "<b>differs</b>",
+        c.target ? "<p><b>Target:</b> " + escapeMarkup(targetVerdictText(*c.target)) + ".</p>\n"
+                 : std::string(),
+        escapeMarkup(endToEndVerdictText(c)));
+    return html + phaseBars(c);
+}
+
+// Losses (the capture missed something) in red; what an import skipped or derived as notes.
+std::string diagnosticsBoxes(const RunAnalysis& r) {
+    std::string html;
+    for (const bool losses : {true, false}) {
+        std::string items;
+        for (const Diagnostic& d : r.diagnostics) {
+            if (loss::isLoss(d.name) != losses) continue;
+            items += fmt::format("<li><code>{}</code> = {}: {}</li>\n", escapeMarkup(d.name),
+                                 d.value, escapeMarkup(d.detail));
+        }
+        if (items.empty()) continue;
+        html += fmt::format("<div class=\"{}\"><strong>Run {} {}:</strong><ul>\n{}</ul></div>\n",
+                            losses ? "diagnostics" : "notes", r.run.id,
+                            losses ? "lost something" : "notes", items);
+    }
+    return html;
+}
+
+std::string runSection(const RunAnalysis& r, TimestampNs widest) {
+    const AnalysisResult& a = r.analysis;
+    std::string html =
+        fmt::format("<h2>Run {} <code>{}</code></h2>\n", r.run.id, escapeMarkup(r.run.label));
+    html += diagnosticsBoxes(r);
+    html += "<h3>Where each step's time goes</h3>\n" + legend() + glueBars(r, widest);
+    html += "<h3>Sync points per layer (measured steps)</h3>\n" + syncByLayer(r);
+    html += hostSyncs(r);
+    if (a.copyOverlap.total.copies > 0) {
+        html += fmt::format(
+            "<h3>Copy/compute overlap</h3>\n<p>Overlap ratio {:.3f}; exposed copy {:.3f} ms per "
+            "step "
+            "over {} copies.</p>\n",
+            a.copyOverlap.total.overlapRatio(), a.copyOverlap.exposedMsPerStep(),
+            a.copyOverlap.total.copies);
+        html += overlapStrip(r);
+    }
+    if (a.bubbles.workers > 0) {
+        html += fmt::format("<h3>Pipeline</h3>\n<p>{} workers, bubble ratio {:.2f}% ({}).</p>\n",
+                            a.bubbles.workers, 100 * a.bubbles.ratio, a.bubbles.breakdownText());
+        html += gantt(r);
+    }
+    html += "<h3>Advisor</h3>\n";
+    if (a.findings.empty()) html += "<p>No glue pattern found that a toggle addresses.</p>\n";
+    html += "<ul>\n";
+    for (const Finding& f : a.findings) {
+        html += fmt::format(
+            "<li><b>{}</b> ({}, up to {:.3f} ms per step): {}</li>\n", escapeMarkup(f.rule),
+            f.toggle.empty() ? "no toggle yet" : "try <code>" + escapeMarkup(f.toggle) + "</code>",
+            f.savingMsPerStep, escapeMarkup(f.evidence));
+    }
+    return html + "</ul>\n";
+}
+
 }  // namespace
 
 std::string renderResultsHtml(const Results& report) {
@@ -234,7 +337,9 @@ std::string renderResultsHtml(const Results& report) {
         "i{display:inline-block;width:10px;height:10px;margin-right:4px}"
         ".diagnostics{background:#FDECEA;border:1px solid "
         "#C0504D;padding:8px}.notes{background:#f4f4f4;border:1px solid #ccc;padding:8px}"
-        "code{background:#f4f4f4}td code{word-break:break-all}</style>\n"
+        "code{background:#f4f4f4}td code{word-break:break-all}.summary td,.summary "
+        "th{text-align:left;"
+        "vertical-align:top;font-size:14px}</style>\n"
         "</head><body>\n<h1>glueprof report</h1>\n<ul>\n";
     TimestampNs widest = 0;
     for (const RunAnalysis& r : report.runs) {
@@ -246,72 +351,17 @@ std::string renderResultsHtml(const Results& report) {
     }
     html += "</ul>\n";
     // Losses (the capture missed something) in red; what an import skipped or derived as notes.
-    for (const RunAnalysis& r : report.runs) {
-        for (const bool losses : {true, false}) {
-            std::string items;
-            for (const Diagnostic& d : r.diagnostics) {
-                if (loss::isLoss(d.name) != losses) continue;
-                items += fmt::format("<li><code>{}</code> = {}: {}</li>\n", escapeMarkup(d.name),
-                                     d.value, escapeMarkup(d.detail));
-            }
-            if (items.empty()) continue;
-            html +=
-                fmt::format("<div class=\"{}\"><strong>Run {} {}:</strong><ul>\n{}</ul></div>\n",
-                            losses ? "diagnostics" : "notes", r.run.id,
-                            losses ? "lost something" : "notes", items);
-        }
-    }
+    if (report.comparisons.size() > 1) html += summaryTable(report);
+    // Each comparison, then its two runs; then the runs of no comparison.
+    std::set<std::size_t> shown;
     for (const Comparison& comparison : report.comparisons) {
-        const AbComparison& c = comparison.ab;
-        html += fmt::format(
-            "<h2>Before / after: <code>{}</code></h2>\n<p>Grey: baseline (run {}), blue: optimized "
-            "(run {}); "
-            "medians of the measured steps, speedup with its bootstrap 95% interval. Verdict on "
-            "{}: <b>{}</b>. "
-            "Loss {} at every step.</p>\n{}<p><b>End to end:</b> {}.</p>\n",
-            escapeMarkup(c.toggle), c.baselineRun, c.optimizedRun, toString(c.primaryMetric),
-            toString(c.verdict()),
-            !c.lossRecorded ? "not recorded"
-            : c.lossEqual   ? "bit-identical"
-                            : "<b>differs</b>",
-            c.target ? "<p><b>Target:</b> " + escapeMarkup(targetVerdictText(*c.target)) + ".</p>\n"
-                     : std::string(),
-            escapeMarkup(endToEndVerdictText(c)));
-        html += phaseBars(c);
+        html += comparisonSection(comparison.ab);
+        for (std::size_t index : {comparison.baseline, comparison.optimized}) {
+            if (shown.insert(index).second) html += runSection(report.runs[index], widest);
+        }
     }
-    for (const RunAnalysis& r : report.runs) {
-        const AnalysisResult& a = r.analysis;
-        html +=
-            fmt::format("<h2>Run {} <code>{}</code></h2>\n", r.run.id, escapeMarkup(r.run.label));
-        html += "<h3>Where each step's time goes</h3>\n" + legend() + glueBars(r, widest);
-        html += "<h3>Sync points per layer (measured steps)</h3>\n" + syncByLayer(r);
-        html += hostSyncs(r);
-        if (a.copyOverlap.total.copies > 0) {
-            html += fmt::format(
-                "<h3>Copy/compute overlap</h3>\n<p>Overlap ratio {:.3f}; exposed copy {:.3f} ms "
-                "per step "
-                "over {} copies.</p>\n",
-                a.copyOverlap.total.overlapRatio(), a.copyOverlap.exposedMsPerStep(),
-                a.copyOverlap.total.copies);
-            html += overlapStrip(r);
-        }
-        if (a.bubbles.workers > 0) {
-            html +=
-                fmt::format("<h3>Pipeline</h3>\n<p>{} workers, bubble ratio {:.2f}% ({}).</p>\n",
-                            a.bubbles.workers, 100 * a.bubbles.ratio, a.bubbles.breakdownText());
-            html += gantt(r);
-        }
-        html += "<h3>Advisor</h3>\n";
-        if (a.findings.empty()) html += "<p>No glue pattern found that a toggle addresses.</p>\n";
-        html += "<ul>\n";
-        for (const Finding& f : a.findings) {
-            html += fmt::format(
-                "<li><b>{}</b> ({}, up to {:.3f} ms per step): {}</li>\n", escapeMarkup(f.rule),
-                f.toggle.empty() ? "no toggle yet"
-                                 : "try <code>" + escapeMarkup(f.toggle) + "</code>",
-                f.savingMsPerStep, escapeMarkup(f.evidence));
-        }
-        html += "</ul>\n";
+    for (std::size_t index = 0; index < report.runs.size(); ++index) {
+        if (shown.count(index) == 0) html += runSection(report.runs[index], widest);
     }
     return html + "</body></html>\n";
 }

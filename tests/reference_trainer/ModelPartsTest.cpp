@@ -8,6 +8,7 @@
 
 #include "profiler/core/Error.h"
 #include "profiler/core/TextEncoding.h"
+#include "reference_trainer/AbRunner.h"
 #include "reference_trainer/Presets.h"
 #include "reference_trainer/Trainer.h"
 #include "reference_trainer/data/PackedBatches.h"
@@ -214,6 +215,15 @@ TEST(DataTest, InvalidUtf8IsLocated) {
     EXPECT_EQ(firstInvalidUtf8("ab\xff"), 2);
     EXPECT_EQ(firstInvalidUtf8("ab\xc3"), 2);        // truncated
     EXPECT_EQ(firstInvalidUtf8("\xed\xa0\x80"), 0);  // a UTF-16 surrogate
+}
+
+TEST(AbBudgetTest, StepsPerBlockFitTheBudgetLeftWithinOneAndTheRequestedSteps) {
+    // 2 arms x 3 blocks x 2 s a step: 60 s left fit 5 steps a block, capped at the 4 asked for.
+    EXPECT_EQ(stepsWithinBudget(60.0, 2.0, 3, 4), 4);
+    EXPECT_EQ(stepsWithinBudget(30.0, 1.0, 3, 10), 5);
+    EXPECT_EQ(stepsWithinBudget(5.0, 2.0, 3, 4), 1);   // less than one: still one step a block
+    EXPECT_EQ(stepsWithinBudget(-3.0, 2.0, 3, 4), 1);  // the warm-up overran the budget
+    EXPECT_EQ(stepsWithinBudget(60.0, 0.0, 3, 4), 4);  // no step time measured: as asked
 }
 
 }  // namespace
