@@ -1,6 +1,7 @@
 #include "analyzers/StepDiff.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <map>
 
 namespace glueprof {
@@ -65,7 +66,15 @@ StepDiff diffSteps(const TraceModel& a, const TraceModel& b, std::int32_t step) 
         diff.names.push_back({key.first, key.second, pair.first.count, pair.second.count,
                               pair.first.ns, pair.second.ns});
     }
+    // What changed structurally first (a count that differs: build_packed_mask 16 -> 1), by the
+    // size of that change; then the rest by time.
     std::sort(diff.names.begin(), diff.names.end(), [](const NameDelta& x, const NameDelta& y) {
+        if (x.countChanged() != y.countChanged()) return x.countChanged();
+        if (x.countChanged()) {
+            const std::int64_t cx = std::abs(x.countB - x.countA);
+            const std::int64_t cy = std::abs(y.countB - y.countA);
+            if (cx != cy) return cx > cy;
+        }
         const TimestampNs dx = x.nsB > x.nsA ? x.nsB - x.nsA : x.nsA - x.nsB;
         const TimestampNs dy = y.nsB > y.nsA ? y.nsB - y.nsA : y.nsA - y.nsB;
         if (dx != dy) return dx > dy;

@@ -1,7 +1,8 @@
 #pragma once
 // Step diff: one step of run A against one step of run B, name by name. For every event name seen
 // in either step (ranges, ops, copies, waits; phase ranges like `forward` included), its count and
-// its inclusive time in each, sorted by the size of the time difference. The timeline's
+// its inclusive time in each: names whose count changed first (by how much), then by the size of
+// the time difference. The timeline's
 // step-aligned diff lists it and highlights the chosen name in both runs.
 #include <cstdint>
 #include <string>
@@ -20,6 +21,7 @@ struct NameDelta {
     TimestampNs nsB = 0;
 
     double deltaMs() const { return static_cast<double>(nsB - nsA) / 1e6; }
+    bool countChanged() const { return countA != countB; }
 };
 
 struct StepDiff {
@@ -27,7 +29,7 @@ struct StepDiff {
     std::int32_t stepB = -1;
     TimestampNs lengthA = 0;
     TimestampNs lengthB = 0;
-    std::vector<NameDelta> names;  // by |nsB - nsA| descending, then by name
+    std::vector<NameDelta> names;  // count changes first, then by |nsB - nsA|, then by name
 };
 
 // `step` < 0 takes each run's first measured step. Events count toward a step when they start

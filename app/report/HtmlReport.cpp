@@ -94,6 +94,54 @@ std::string glueBars(const RunAnalysis& r, TimestampNs widest) {
     return svg + "</svg>\n";
 }
 
+// The step outside the math, to its own scale: math folded into one labelled segment of fixed
+// width (not to scale), then glue, copy, sync wait and idle scaled to the widest non-math step of
+// the report, so a 1% share is as readable as the math.
+std::string nonMathBars(const RunAnalysis& r, TimestampNs widestNonMath) {
+    const std::vector<GlueStep>& steps = r.analysis.glue.steps;
+    if (steps.empty() || widestNonMath <= 0) return {};
+    const int rowHeight = 18;
+    const double mathWidth = 110.0;
+    std::string svg = fmt::format(
+        "<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"non-math parts per step\">\n",
+        kChartWidth, rowHeight * static_cast<int>(steps.size()) + 4);
+    const double scale =
+        (kChartWidth - kLabelWidth - mathWidth - 160) / static_cast<double>(widestNonMath);
+    const auto math = static_cast<std::size_t>(GluePart::kMath);
+    int y = 2;
+    for (const GlueStep& s : steps) {
+        svg +=
+            fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">step {}</text>\n", y + 12, s.step);
+        svg += fmt::format(
+            "<rect x=\"{}\" y=\"{}\" width=\"{:.0f}\" height=\"14\" fill=\"{}\" opacity=\"0.35\">"
+            "<title>math {:.3f} ms (not to scale)</title></rect>\n<text x=\"{}\" y=\"{}\" "
+            "class=\"value\">math {:.1f} ms</text>\n",
+            kLabelWidth, y, mathWidth - 4, cssColour(partColour(GluePart::kMath)),
+            static_cast<double>(s.partNs[math]) / 1e6, kLabelWidth + 3, y + 11,
+            static_cast<double>(s.partNs[math]) / 1e6);
+        double x = kLabelWidth + mathWidth;
+        TimestampNs outside = 0;
+        for (std::size_t p = 0; p < kGluePartCount; ++p) {
+            if (p == math) continue;
+            outside += s.partNs[p];
+            const double w = static_cast<double>(s.partNs[p]) * scale;
+            if (w <= 0) continue;
+            const auto part = static_cast<GluePart>(p);
+            svg += fmt::format(
+                "<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"14\" fill=\"{}\"><title>{} "
+                "{:.3f} ms</title></rect>\n",
+                x, y, w, cssColour(partColour(part)), toString(part),
+                static_cast<double>(s.partNs[p]) / 1e6);
+            x += w;
+        }
+        svg += fmt::format(
+            "<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{:.3f} ms outside math</text>\n", x + 4,
+            y + 12, static_cast<double>(outside) / 1e6);
+        y += rowHeight;
+    }
+    return svg + "</svg>\n";
+}
+
 std::string syncByLayer(const RunAnalysis& r) {
     const std::vector<SyncGroup>& groups = r.analysis.syncPoints.byLayer;
     if (groups.empty()) return "<p>No sync points in the measured steps.</p>\n";
@@ -288,12 +336,15 @@ std::string diagnosticsBoxes(const RunAnalysis& r) {
     return html;
 }
 
-std::string runSection(const RunAnalysis& r, TimestampNs widest) {
+std::string runSection(const RunAnalysis& r, TimestampNs widest, TimestampNs widestNonMath) {
     const AnalysisResult& a = r.analysis;
     std::string html =
         fmt::format("<h2>Run {} <code>{}</code></h2>\n", r.run.id, escapeMarkup(r.run.label));
     html += diagnosticsBoxes(r);
     html += "<h3>Where each step's time goes</h3>\n" + legend() + glueBars(r, widest);
+    if (!r.analysis.glue.steps.empty()) {
+        html += "<h3>Outside the math (to its own scale)</h3>\n" + nonMathBars(r, widestNonMath);
+    }
     html += "<h3>Sync points per layer (measured steps)</h3>\n" + syncByLayer(r);
     html += hostSyncs(r);
     if (a.copyOverlap.total.copies > 0) {
@@ -342,12 +393,16 @@ std::string renderResultsHtml(const Results& report) {
         "vertical-align:top;font-size:14px}</style>\n"
         "</head><body>\n<h1>glueprof report</h1>\n<ul>\n";
     TimestampNs widest = 0;
+    TimestampNs widestNonMath = 0;
     for (const RunAnalysis& r : report.runs) {
         html += fmt::format(
             "<li>run {} <code>{}</code>: preset <code>{}</code> on <code>{}</code>, {}</li>\n",
             r.run.id, escapeMarkup(r.run.label), escapeMarkup(r.run.preset),
             escapeMarkup(r.run.device), escapeMarkup(r.run.displayStatus()));
-        for (const GlueStep& s : r.analysis.glue.steps) widest = std::max(widest, s.wallNs);
+        for (const GlueStep& s : r.analysis.glue.steps) {
+            widest = std::max(widest, s.wallNs);
+            widestNonMath = std::max(widestNonMath, s.wallNs - s.part(GluePart::kMath));
+        }
     }
     html += "</ul>\n";
     // Losses (the capture missed something) in red; what an import skipped or derived as notes.
@@ -357,11 +412,12 @@ std::string renderResultsHtml(const Results& report) {
     for (const Comparison& comparison : report.comparisons) {
         html += comparisonSection(comparison.ab);
         for (std::size_t index : {comparison.baseline, comparison.optimized}) {
-            if (shown.insert(index).second) html += runSection(report.runs[index], widest);
+            if (shown.insert(index).second)
+                html += runSection(report.runs[index], widest, widestNonMath);
         }
     }
     for (std::size_t index = 0; index < report.runs.size(); ++index) {
-        if (shown.count(index) == 0) html += runSection(report.runs[index], widest);
+        if (shown.count(index) == 0) html += runSection(report.runs[index], widest, widestNonMath);
     }
     return html + "</body></html>\n";
 }

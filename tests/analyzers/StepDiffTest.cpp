@@ -75,5 +75,25 @@ TEST(StepDiffTest, AnExplicitStepAndAMissingOne) {
     EXPECT_TRUE(missing.names.empty());
 }
 
+TEST(StepDiffTest, ACountThatChangedComesBeforeALargerTimeChange) {
+    // aten::mm takes 900 ns longer in B with the same count; aten::nonzero runs once more (1 ns).
+    auto run = [](TimestampNs mm, int nonzeros) {
+        TraceModelBuilder b;
+        const std::size_t main = b.addLane(LaneKind::kHostThread, "main");
+        b.addStep(StepInfo{0, 0, 10000, false, 1, 0.0, 0});
+        b.addEvent(main, EventKind::kOp, Category::kMath, "aten::mm", 0, mm, 0);
+        for (int i = 0; i < nonzeros; ++i) {
+            b.addEvent(main, EventKind::kOp, Category::kGlue, "aten::nonzero", 5000 + i * 10,
+                       5001 + i * 10, 0);
+        }
+        return std::move(b).build();
+    };
+    const StepDiff d = diffSteps(run(100, 1), run(1000, 2), -1);
+    ASSERT_EQ(d.names.size(), 2u);
+    EXPECT_EQ(d.names[0].name, "aten::nonzero");
+    EXPECT_TRUE(d.names[0].countChanged());
+    EXPECT_EQ(d.names[1].name, "aten::mm");
+}
+
 }  // namespace
 }  // namespace glueprof

@@ -28,7 +28,9 @@ void glueLegend() {
     }
 }
 
-void runSection(const RunAnalysis& r, TimestampNs widest) {
+// `nonMathOnly`: the math folded into the label, the other parts to the scale of the widest
+// non-math step, so a 1% share of glue, copy, sync wait or idle is readable.
+void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
     const AnalysisResult& a = r.analysis;
     ImGui::Text("Run %lld  %s  (%s on %s)", static_cast<long long>(r.run.id), r.run.label.c_str(),
                 r.run.preset.c_str(), r.run.device.c_str());
@@ -49,12 +51,18 @@ void runSection(const RunAnalysis& r, TimestampNs widest) {
         std::vector<Segment> segments;
         for (std::size_t p = 0; p < kGluePartCount; ++p) {
             const auto part = static_cast<GluePart>(p);
+            if (nonMathOnly && part == GluePart::kMath) continue;
             segments.push_back(Segment{static_cast<double>(s.partNs[p]), partColour(part),
                                        fmt::format("step {}: {} {:.3f} ms", s.step, toString(part),
                                                    static_cast<double>(s.partNs[p]) / 1e6)});
         }
-        stackedBar(segments, static_cast<double>(widest),
-                   fmt::format("step {}: {:.2f} ms", s.step, static_cast<double>(s.wallNs) / 1e6));
+        const double math = static_cast<double>(s.part(GluePart::kMath)) / 1e6;
+        stackedBar(
+            segments, static_cast<double>(widest),
+            nonMathOnly
+                ? fmt::format("step {}: {:.3f} ms outside math (math {:.1f} ms)", s.step,
+                              static_cast<double>(s.wallNs) / 1e6 - math, math)
+                : fmt::format("step {}: {:.2f} ms", s.step, static_cast<double>(s.wallNs) / 1e6));
     }
     ImGui::Text("Sync points per step: %g", a.syncPoints.medianPerStep);
     if (a.copyOverlap.total.copies > 0) {
@@ -118,18 +126,29 @@ class DashboardPanel : public Panel {
             }
             ImGui::Separator();
         }
+        ImGui::Checkbox("non-math only", &m_nonMathOnly);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "fold the math into the label; glue, copy, sync wait and idle to "
+                "their own scale");
         TimestampNs widest = 0;
         for (const RunAnalysis& r : report->runs) {
-            for (const GlueStep& s : r.analysis.glue.steps) widest = std::max(widest, s.wallNs);
+            for (const GlueStep& s : r.analysis.glue.steps) {
+                widest =
+                    std::max(widest, m_nonMathOnly ? s.wallNs - s.part(GluePart::kMath) : s.wallNs);
+            }
         }
         glueLegend();
         for (const RunAnalysis& r : report->runs) {
             ImGui::Separator();
             ImGui::PushID(static_cast<int>(r.run.id));
-            runSection(r, widest);
+            runSection(r, widest, m_nonMathOnly);
             ImGui::PopID();
         }
     }
+
+  private:
+    bool m_nonMathOnly = false;
 };
 
 }  // namespace
