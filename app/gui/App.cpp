@@ -4,6 +4,8 @@
 
 #include <imgui.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 namespace glueprof::gui {
@@ -22,23 +24,72 @@ void App::frame() {
     drawMenu();
     Actions actions;
     PanelContext context{m_workspace, m_runner, m_view, actions, m_log};
-    for (const auto& panel : m_panels) {
-        bool& open = m_view.panelOpen[panel->name()];
-        if (!open) continue;
-        const ImGuiViewport* viewport = ImGui::GetMainViewport();
-        const Panel::Placement at = panel->defaultPlacement();
-        ImGui::SetNextWindowPos(ImVec2(viewport->WorkPos.x + at.x * viewport->WorkSize.x,
-                                       viewport->WorkPos.y + at.y * viewport->WorkSize.y),
-                                ImGuiCond_FirstUseEver);
-        ImGui::SetNextWindowSize(
-            ImVec2(at.width * viewport->WorkSize.x, at.height * viewport->WorkSize.y),
-            ImGuiCond_FirstUseEver);
-        if (ImGui::Begin(panel->name(), &open)) panel->draw(context);
-        ImGui::End();
-    }
+    drawWorkspace(context);
     drawToasts();
     for (auto& action : actions.pending) action(m_workspace);
     for (auto& action : actions.runs) action(m_runner);
+}
+
+// One window over the whole work area: the left column (sidebar panels stacked under headers),
+// a divider the mouse moves, and the main area's tabs. Every panel's region has its size from
+// the window, so the timeline gets the main area's full height.
+void App::drawWorkspace(PanelContext& context) {
+    const ImGuiViewport* viewport = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(viewport->WorkPos);
+    ImGui::SetNextWindowSize(viewport->WorkSize);
+    const ImGuiWindowFlags flags = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                   ImGuiWindowFlags_NoBringToFrontOnFocus |
+                                   ImGuiWindowFlags_NoSavedSettings;
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(4.0F, 4.0F));
+    const bool visible = ImGui::Begin("##workspace", nullptr, flags);
+    ImGui::PopStyleVar();
+    if (!visible) {
+        ImGui::End();
+        return;
+    }
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    const float splitter = 6.0F;
+    const float left = std::clamp(m_view.sidebarWidth, 0.1F, 0.6F) * avail.x;
+
+    ImGui::BeginChild("##sidebar", ImVec2(left, avail.y), true);
+    for (const auto& panel : m_panels) {
+        if (panel->area() != Panel::Area::kSidebar || !m_view.panelOpen[panel->name()]) continue;
+        ImGui::PushID(panel->name());
+        if (ImGui::CollapsingHeader(panel->name(), ImGuiTreeNodeFlags_DefaultOpen)) {
+            panel->draw(context);
+            ImGui::Spacing();
+        }
+        ImGui::PopID();
+    }
+    ImGui::EndChild();
+
+    ImGui::SameLine(0.0F, 0.0F);
+    ImGui::InvisibleButton("##divider", ImVec2(splitter, avail.y));
+    if (ImGui::IsItemHovered() || ImGui::IsItemActive())
+        ImGui::SetMouseCursor(ImGuiMouseCursor_ResizeEW);
+    if (ImGui::IsItemActive() && avail.x > 0.0F)
+        m_view.sidebarWidth =
+            std::clamp(m_view.sidebarWidth + ImGui::GetIO().MouseDelta.x / avail.x, 0.1F, 0.6F);
+    ImGui::SameLine(0.0F, 0.0F);
+
+    ImGui::BeginChild("##main", ImVec2(0.0F, avail.y), false);
+    if (ImGui::BeginTabBar("##tabs")) {
+        for (const auto& panel : m_panels) {
+            if (panel->area() != Panel::Area::kMain || !m_view.panelOpen[panel->name()]) continue;
+            const bool select = m_view.selectTab == panel->name();
+            if (ImGui::BeginTabItem(panel->name(), &m_view.panelOpen[panel->name()],
+                                    select ? ImGuiTabItemFlags_SetSelected : 0)) {
+                ImGui::BeginChild("##tab", ImVec2(0.0F, 0.0F), false);
+                panel->draw(context);
+                ImGui::EndChild();
+                ImGui::EndTabItem();
+            }
+            if (select) m_view.selectTab.clear();
+        }
+        ImGui::EndTabBar();
+    }
+    ImGui::EndChild();
+    ImGui::End();
 }
 
 void App::drawMenu() {

@@ -27,6 +27,7 @@ class App {
 
   private:
     void drawMenu();
+    void drawWorkspace(PanelContext& context);
     void drawToasts();
 
     Log m_log;

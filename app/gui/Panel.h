@@ -43,12 +43,12 @@ class Panel {
     virtual ~Panel() = default;
     virtual const char* name() const = 0;  // the window title, and the key in ViewState::panelOpen
     virtual bool openByDefault() const { return true; }
-    // Where the window goes the first time (no saved layout): fractions of the work area.
-    struct Placement {
-        float x, y, width, height;
-    };
-    virtual Placement defaultPlacement() const = 0;
-    virtual void draw(PanelContext& context) = 0;  // inside ImGui::Begin/End of its window
+    // Where it lives in the window: the left column (runs, diagnostics, log: stacked, each under
+    // its header) or the main area (one tab each: Dashboard, Timeline, ...), split by a movable
+    // divider. ImGui's docking branch is not in Debian's 1.86: this is the layout without it.
+    enum class Area { kSidebar, kMain };
+    virtual Area area() const = 0;
+    virtual void draw(PanelContext& context) = 0;  // inside its region of the workspace window
 };
 
 std::vector<std::unique_ptr<Panel>> makePanels();

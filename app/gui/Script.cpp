@@ -46,6 +46,7 @@ bool Script::step(App& app) {
             std::string panel;
             std::getline(words >> std::ws, panel);
             app.view().panelOpen[panel] = true;
+            app.view().selectTab = panel;  // a main-area panel comes to the front
         } else if (verb == "align") {
             words >> app.view().alignStep;
             app.view().timelineToNs = app.view().timelineFromNs;  // re-home on the next frame

@@ -13,7 +13,10 @@ void ViewState::rememberDatabase(const std::string& path) {
 }
 
 std::string ViewState::toJson() const {
-    nlohmann::json j = {{"panels", panelOpen}, {"path", pathField}, {"recent", recentDatabases}};
+    nlohmann::json j = {{"panels", panelOpen},
+                        {"path", pathField},
+                        {"recent", recentDatabases},
+                        {"sidebar_width", sidebarWidth}};
     return j.dump(2);
 }
 
@@ -27,6 +30,10 @@ ViewState ViewState::fromJson(const std::string& text) {
         }
     }
     if (j.contains("path") && j["path"].is_string()) v.pathField = j["path"].get<std::string>();
+    if (j.contains("sidebar_width") && j["sidebar_width"].is_number()) {
+        const float width = j["sidebar_width"].get<float>();
+        if (width >= 0.1F && width <= 0.6F) v.sidebarWidth = width;
+    }
     if (j.contains("recent") && j["recent"].is_array()) {
         for (const auto& r : j["recent"]) {
             if (r.is_string()) v.recentDatabases.push_back(r.get<std::string>());

@@ -88,7 +88,7 @@ class DashboardPanel : public Panel {
   public:
     const char* name() const override { return "A/B dashboard"; }
 
-    Placement defaultPlacement() const override { return {0.34F, 0.0F, 0.66F, 0.55F}; }
+    Area area() const override { return Area::kMain; }
 
     void draw(PanelContext& c) override {
         const Results* report = c.workspace.report();

@@ -12,7 +12,7 @@ class DiagnosticsPanel : public Panel {
   public:
     const char* name() const override { return "Diagnostics"; }
 
-    Placement defaultPlacement() const override { return {0.0F, 0.65F, 0.34F, 0.1F}; }
+    Area area() const override { return Area::kSidebar; }
 
     void draw(PanelContext& c) override {
         const Results* report = c.workspace.report();

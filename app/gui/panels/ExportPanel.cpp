@@ -21,7 +21,7 @@ namespace {
 class ExportPanel : public Panel {
   public:
     const char* name() const override { return "Export"; }
-    Placement defaultPlacement() const override { return {0.0F, 0.9F, 0.34F, 0.1F}; }
+    Area area() const override { return Area::kSidebar; }
 
     void draw(PanelContext& c) override {
         const Results* report = c.workspace.report();

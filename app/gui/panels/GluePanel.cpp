@@ -12,8 +12,7 @@ namespace {
 class GluePanel : public Panel {
   public:
     const char* name() const override { return "Glue breakdown"; }
-    Placement defaultPlacement() const override { return {0.34F, 0.1F, 0.5F, 0.35F}; }
-    bool openByDefault() const override { return false; }
+    Area area() const override { return Area::kMain; }
 
     void draw(PanelContext& c) override {
         const Results* report = c.workspace.report();

@@ -11,7 +11,7 @@ class LogPanel : public Panel {
   public:
     const char* name() const override { return "Log"; }
 
-    Placement defaultPlacement() const override { return {0.0F, 0.75F, 0.34F, 0.15F}; }
+    Area area() const override { return Area::kSidebar; }
 
     void draw(PanelContext& c) override {
         const std::vector<LogEntry> entries = c.log.entries();

@@ -38,8 +38,7 @@ void totalsTable(const char* id, const char* what, const std::map<std::string, C
 class OverlapPanel : public Panel {
   public:
     const char* name() const override { return "Overlap"; }
-    Placement defaultPlacement() const override { return {0.34F, 0.1F, 0.4F, 0.4F}; }
-    bool openByDefault() const override { return false; }
+    Area area() const override { return Area::kMain; }
 
     void draw(PanelContext& c) override {
         const Results* report = c.workspace.report();

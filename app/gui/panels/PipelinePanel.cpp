@@ -15,8 +15,7 @@ namespace {
 class PipelinePanel : public Panel {
   public:
     const char* name() const override { return "Pipeline"; }
-    Placement defaultPlacement() const override { return {0.34F, 0.2F, 0.6F, 0.4F}; }
-    bool openByDefault() const override { return false; }
+    Area area() const override { return Area::kMain; }
 
     void draw(PanelContext& c) override {
         const Results* report = c.workspace.report();

@@ -19,7 +19,7 @@ namespace {
 class RunPanel : public Panel {
   public:
     const char* name() const override { return "Run A/B"; }
-    Placement defaultPlacement() const override { return {0.34F, 0.0F, 0.33F, 0.45F}; }
+    Area area() const override { return Area::kSidebar; }
     bool openByDefault() const override { return false; }
 
     void draw(PanelContext& c) override {

@@ -1,6 +1,10 @@
 // Runs: open a database (path field, recent files), list its runs, pick A (baseline) and B.
 #include <imgui.h>
+
+#include <string_view>
+
 #include <imgui_stdlib.h>
+#include <algorithm>
 
 #include <fmt/format.h>
 
@@ -14,7 +18,7 @@ class RunsPanel : public Panel {
   public:
     const char* name() const override { return "Runs"; }
 
-    Placement defaultPlacement() const override { return {0.0F, 0.0F, 0.34F, 0.4F}; }
+    Area area() const override { return Area::kSidebar; }
 
     void draw(PanelContext& c) override {
         ImGui::SetNextItemWidth(-80.0F);
@@ -43,10 +47,18 @@ class RunsPanel : public Panel {
         ImGui::TextDisabled("A = baseline, B = optimized; click A then B, or use the buttons.");
         const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders |
                                       ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable;
-        if (!ImGui::BeginTable("runs", 7, flags)) return;
+        // As tall as its rows, up to 12 (then it scrolls): the panels below stay in view.
+        const float rowHeight = ImGui::GetTextLineHeightWithSpacing() + 2.0F;
+        const float rows = static_cast<float>(std::min<std::size_t>(c.workspace.runs().size(), 12));
+        if (!ImGui::BeginTable("runs", 7, flags, ImVec2(0.0F, rowHeight * (rows + 1.5F)))) return;
         ImGui::TableSetupScrollFreeze(0, 1);
-        for (const char* column : {"id", "label", "preset", "device", "status", "steps", "use as"})
-            ImGui::TableSetupColumn(column);
+        // The label takes the room there is; the short columns fit their content.
+        for (const char* column :
+             {"id", "label", "preset", "device", "status", "steps", "use as"}) {
+            ImGui::TableSetupColumn(column, std::string_view(column) == "label"
+                                                ? ImGuiTableColumnFlags_WidthStretch
+                                                : ImGuiTableColumnFlags_WidthFixed);
+        }
         ImGui::TableHeadersRow();
         ImGuiListClipper clipper;
         clipper.Begin(static_cast<int>(c.workspace.runs().size()));
@@ -63,6 +75,8 @@ class RunsPanel : public Panel {
                                   : "");
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(r.label.c_str());
+                // The whole label when the column cuts it.
+                if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.label.c_str());
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(r.preset.c_str());
                 ImGui::TableNextColumn();

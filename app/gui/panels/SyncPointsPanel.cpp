@@ -13,7 +13,7 @@ namespace {
 class SyncPointsPanel : public Panel {
   public:
     const char* name() const override { return "Sync points"; }
-    Placement defaultPlacement() const override { return {0.0F, 0.4F, 0.34F, 0.25F}; }
+    Area area() const override { return Area::kMain; }
 
     void draw(PanelContext& c) override {
         const Results* report = c.workspace.report();

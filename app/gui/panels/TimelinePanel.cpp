@@ -64,7 +64,7 @@ TimestampNs stepLength(const TraceModel& trace, int step) {
 class TimelinePanel : public Panel {
   public:
     const char* name() const override { return "Timeline"; }
-    Placement defaultPlacement() const override { return {0.34F, 0.55F, 0.66F, 0.45F}; }
+    Area area() const override { return Area::kMain; }
 
     void draw(PanelContext& c) override {
         const std::vector<TraceModel>& traces = c.workspace.traces();
