@@ -5,6 +5,21 @@
 
 namespace glueprof {
 
+namespace {
+
+// The 2.5th and 97.5th percentiles of the resampled ratios; empty when none.
+RatioInterval percentileInterval(std::vector<double> ratios) {
+    if (ratios.empty()) return {};
+    std::sort(ratios.begin(), ratios.end());
+    auto at = [&](double q) {
+        auto index = static_cast<std::size_t>(q * static_cast<double>(ratios.size() - 1) + 0.5);
+        return ratios[std::min(index, ratios.size() - 1)];
+    };
+    return RatioInterval{at(0.025), at(0.975)};
+}
+
+}  // namespace
+
 double median(std::vector<double> values) {
     if (values.empty()) return 0.0;
     std::size_t mid = values.size() / 2;
@@ -34,13 +49,7 @@ RatioInterval bootstrapMedianRatio(const std::vector<double>& numerator,
         double d = median(den);
         if (d > 0.0) ratios.push_back(median(num) / d);
     }
-    if (ratios.empty()) return {};
-    std::sort(ratios.begin(), ratios.end());
-    auto at = [&](double q) {
-        auto index = static_cast<std::size_t>(q * static_cast<double>(ratios.size() - 1) + 0.5);
-        return ratios[std::min(index, ratios.size() - 1)];
-    };
-    return RatioInterval{at(0.025), at(0.975)};
+    return percentileInterval(std::move(ratios));
 }
 
 RatioInterval bootstrapBlockMedianRatio(const std::vector<std::vector<double>>& numeratorBlocks,
@@ -66,13 +75,7 @@ RatioInterval bootstrapBlockMedianRatio(const std::vector<std::vector<double>>& 
         const double d = median(den);
         if (d > 0.0) ratios.push_back(median(num) / d);
     }
-    if (ratios.empty()) return {};
-    std::sort(ratios.begin(), ratios.end());
-    auto at = [&](double q) {
-        auto index = static_cast<std::size_t>(q * static_cast<double>(ratios.size() - 1) + 0.5);
-        return ratios[std::min(index, ratios.size() - 1)];
-    };
-    return RatioInterval{at(0.025), at(0.975)};
+    return percentileInterval(std::move(ratios));
 }
 
 }  // namespace glueprof

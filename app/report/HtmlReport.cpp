@@ -62,6 +62,14 @@ std::string legend() {
     return html + "</p>\n";
 }
 
+// One part of a step's bar, with its time as the tooltip.
+std::string partRect(double x, int y, double width, GluePart part, TimestampNs ns) {
+    return fmt::format(
+        "<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"14\" fill=\"{}\"><title>{} "
+        "{:.3f} ms</title></rect>\n",
+        x, y, width, cssColour(partColour(part)), toString(part), static_cast<double>(ns) / 1e6);
+}
+
 std::string glueBars(const RunAnalysis& r, TimestampNs widest) {
     const std::vector<GlueStep>& steps = r.analysis.glue.steps;
     if (steps.empty() || widest <= 0) return "<p>No measured steps.</p>\n";
@@ -79,12 +87,7 @@ std::string glueBars(const RunAnalysis& r, TimestampNs widest) {
         for (std::size_t p = 0; p < kGluePartCount; ++p) {
             const double w = static_cast<double>(s.partNs[p]) * scale;
             if (w <= 0) continue;
-            const auto part = static_cast<GluePart>(p);
-            svg += fmt::format(
-                "<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"14\" fill=\"{}\"><title>{} "
-                "{:.3f} ms</title></rect>\n",
-                x, y, w, cssColour(partColour(part)), toString(part),
-                static_cast<double>(s.partNs[p]) / 1e6);
+            svg += partRect(x, y, w, static_cast<GluePart>(p), s.partNs[p]);
             x += w;
         }
         svg += fmt::format("<text x=\"{:.1f}\" y=\"{}\" class=\"value\">{:.2f} ms</text>\n", x + 4,
@@ -126,12 +129,7 @@ std::string nonMathBars(const RunAnalysis& r, TimestampNs widestNonMath) {
             outside += s.partNs[p];
             const double w = static_cast<double>(s.partNs[p]) * scale;
             if (w <= 0) continue;
-            const auto part = static_cast<GluePart>(p);
-            svg += fmt::format(
-                "<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"14\" fill=\"{}\"><title>{} "
-                "{:.3f} ms</title></rect>\n",
-                x, y, w, cssColour(partColour(part)), toString(part),
-                static_cast<double>(s.partNs[p]) / 1e6);
+            svg += partRect(x, y, w, static_cast<GluePart>(p), s.partNs[p]);
             x += w;
         }
         svg += fmt::format(
