@@ -238,9 +238,9 @@ std::vector<std::vector<Action>> plans(const SimulationSpec& spec) {
 }
 
 void addOp(SimulationResult& r, SimOp::Kind kind, bool backwardPass, int worker, int stage, int mb,
-           int iteration, double start, double end) {
+           int iteration, double start, double end, bool hasWork = true) {
     // Kept when empty (a stage of 0 layers): the executor runs every job of the plan.
-    r.ops.push_back(SimOp{kind, backwardPass, worker, stage, mb, iteration, start, end});
+    r.ops.push_back(SimOp{kind, backwardPass, worker, stage, mb, iteration, start, end, hasWork});
 }
 
 // GPipe, 1F1B and Looped-BFS: per-worker plans, the ready action with the earliest start first.
@@ -255,6 +255,12 @@ double simulatePlanned(const SimulationSpec& spec, int iteration, std::vector<do
     auto backwardMs = [&](int s) {
         return cost.backward[static_cast<std::size_t>(s)] +
                (s == stages - 1 ? spec.costs.headBackwardMs : 0.0);
+    };
+    // Whether a stage's forward / backward has work: layers, or the head on the last stage.
+    auto hasWork = [&](int s, bool backward) {
+        const double head = backward ? spec.costs.headBackwardMs : spec.costs.headForwardMs;
+        return spec.forwardPartition[static_cast<std::size_t>(s)] > 0 ||
+               (s == stages - 1 && head > 0.0);
     };
     const std::vector<std::vector<Action>> plan = plans(spec);
     std::vector<std::size_t> cursor(plan.size(), 0);
@@ -308,21 +314,21 @@ double simulatePlanned(const SimulationSpec& spec, int iteration, std::vector<do
         if (!a.backward) {
             finish = best->when.start + forwardMs(a.stage);
             addOp(r, SimOp::Kind::kForward, false, w, a.stage, a.microbatch, iteration,
-                  best->when.start, finish);
+                  best->when.start, finish, hasWork(a.stage, false));
             forwardDone[{a.stage, a.microbatch}] = Done{finish, w};
         } else {
             const double recomputeEnd =
                 best->when.start + cost.recompute[static_cast<std::size_t>(a.stage)];
             finish = recomputeEnd + backwardMs(a.stage);
             addOp(r, SimOp::Kind::kRecompute, true, w, a.stage, a.microbatch, iteration,
-                  best->when.start, recomputeEnd);
+                  best->when.start, recomputeEnd, hasWork(a.stage, true));
             addOp(r, SimOp::Kind::kBackward, true, w, a.stage, a.microbatch, iteration,
-                  recomputeEnd, finish);
+                  recomputeEnd, finish, hasWork(a.stage, true));
             backwardDone[{a.stage, a.microbatch}] = Done{finish, w};
         }
         workerFree[static_cast<std::size_t>(w)] = finish;
         ++cursor[static_cast<std::size_t>(w)];
-        end = std::max(end, finish);
+        if (hasWork(a.stage, a.backward)) end = std::max(end, finish);
     }
     return end;
 }
@@ -413,7 +419,9 @@ SimulationResult simulate(const SimulationSpec& spec) {
         previousEnd = std::max(previousEnd, end);
         r.iterationEndMs.push_back(end);
     }
-    for (const SimOp& op : r.ops) r.makespanMs = std::max(r.makespanMs, op.endMs);
+    for (const SimOp& op : r.ops) {
+        if (op.hasWork) r.makespanMs = std::max(r.makespanMs, op.endMs);
+    }
     std::stable_sort(r.ops.begin(), r.ops.end(), [](const SimOp& a, const SimOp& b) {
         return std::tie(a.startMs, a.worker) < std::tie(b.startMs, b.worker);
     });

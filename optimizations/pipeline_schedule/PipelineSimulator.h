@@ -76,10 +76,15 @@ struct SimOp {
     int iteration = 0;
     double startMs = 0.0;
     double endMs = 0.0;
+    // The stage has work for this op: layers, or the LM head (on the last stage). An op of a stage
+    // of 0 layers without the head holds its place in the plan (hand-offs into and out of it cost
+    // the hop) but, as in the artifact, whose statistics come from per-layer events, it ends
+    // neither the makespan nor an iteration.
+    bool hasWork = true;
 };
 
 struct SimulationResult {
-    double makespanMs = 0.0;
+    double makespanMs = 0.0;    // the last end of an op with work
     std::vector<SimOp> ops;     // by start; empty ops (stages of 0 layers) included
     double hopTotalMs = 0.0;    // every cross-worker hand-off
     double hopExposedMs = 0.0;  // the part that delayed an op

@@ -135,6 +135,43 @@ TEST(PipelineSimulatorTest, HandCheckedTwoWorkerTwoMicrobatchCases) {
 }
 
 // Balanced stages, no hop, no recompute: GPipe's and 1F1B's bubble is (P - 1) / (M + P - 1).
+TEST(PipelineSimulatorTest, AnEmptyFirstStageHoldsItsPlaceButEndsNothing) {
+    // P = 2, M = 2, f = b = 1 per layer, head 1 / 1, hop 1. Stage 0 (0 layers) on worker 0, stage
+    // 1 (2 layers and the head) on worker 1: F1 = 3, its backward = recompute 2 + backward 2 +
+    // head 1 = 5. Worker 1: F1m0 [1, 4) after the hop from the empty F0m0, F1m1 [4, 7), B1m1
+    // [7, 12), B1m0 [12, 17). Worker 0's empty backwards follow a hop later, B0m0 at 18: it holds
+    // its place (the hop into it is charged) but, as in the artifact, whose makespan comes from
+    // per-layer events, it ends nothing: the makespan is 17.
+    auto spec = [](std::vector<int> partition) {
+        SimulationSpec s = unit(Schedule::kLoopedBfs, 2, 2, std::move(partition));
+        int layers = 0;
+        for (int n : s.forwardPartition) layers += n;
+        s.costs = PipelineCosts::uniform(layers, 1.0, 1.0, 1.0, 1.0, 1.0);
+        return s;
+    };
+    const SimulationResult empty = simulate(spec({0, 2}));
+    EXPECT_DOUBLE_EQ(empty.makespanMs, 17.0);
+    EXPECT_DOUBLE_EQ(empty.iterationEndMs.at(0), 17.0);
+    EXPECT_DOUBLE_EQ(empty.hopExposedMs, 3.0);  // the hops into and out of the empty stage count
+    double lastEnd = 0.0;
+    for (const SimOp& op : empty.ops) lastEnd = std::max(lastEnd, op.endMs);
+    EXPECT_DOUBLE_EQ(lastEnd, 18.0);  // the empty backward is still in the plan
+    EXPECT_DOUBLE_EQ(simulate(spec({0, 1, 1, 1})).makespanMs, 21.0);
+    EXPECT_DOUBLE_EQ(simulate(spec({1, 1, 1, 1})).makespanMs, 25.0);  // no empty stage: as before
+
+    // The artifact's published 235B Looped-BFS case, whose partition starts (and ends) with an
+    // empty stage: P = 8, M = 16, 94 layers one per stage between them; its log: 28575.7140 ms.
+    SimulationSpec big;
+    big.schedule = Schedule::kLoopedBfs;
+    big.workers = 8;
+    big.microbatches = 16;
+    big.forwardPartition.assign(96, 1);
+    big.forwardPartition.front() = 0;
+    big.forwardPartition.back() = 0;
+    big.costs = PipelineCosts::uniform(94, 43.016, 58.376, 42.444, 43.294, 3.2);
+    EXPECT_NEAR(simulate(big).makespanMs, 28575.714, 0.01);
+}
+
 TEST(PipelineSimulatorTest, GpipeAndOneFOneBMatchTheAnalyticBubble) {
     for (Schedule schedule : {Schedule::kGPipe, Schedule::kOneFOneB}) {
         for (int p : {2, 4}) {
