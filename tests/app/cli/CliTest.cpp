@@ -347,7 +347,7 @@ TEST_F(CliTest, CheckGatePassesOnTinyAndFailsWhenAToggleIsForcedOff) {
 
 TEST_F(CliTest, MoeTinyBaselineGatesEveryToggleWithItsTargetVerdicts) {
     const std::string db = path("moe.sqlite");
-    Result ab = run("ab --preset moe-tiny --all --steps 2 --warmup 1 --repeats 3 --db " + db);
+    Result ab = run("ab --preset moe-tiny --all --steps 3 --warmup 1 --repeats 3 --db " + db);
     ASSERT_EQ(ab.exitCode, 0) << ab.err;
     // Each toggle's two verdicts: its target (mask-build time falls structurally) and end to end.
     EXPECT_NE(ab.out.find("target                             mask-build time"), std::string::npos)
