@@ -102,14 +102,23 @@ bool allEqual(const std::vector<double>& values) {
     return true;
 }
 
-bool lossesBitwiseEqual(const TraceModel& a, const TraceModel& b) {
-    if (a.steps().size() != b.steps().size() || a.steps().empty()) return false;
-    for (std::size_t i = 0; i < a.steps().size(); ++i) {
-        double x = a.steps()[i].loss;
-        double y = b.steps()[i].loss;
-        if (std::memcmp(&x, &y, sizeof x) != 0) return false;
+// The steps both arms ran, their losses compared bit for bit (an aborted A/B's arms may have run
+// different numbers of steps: the shared ones still say whether the arms agree). Returns the
+// number of shared steps and whether every one was equal.
+std::pair<std::size_t, bool> lossesBitwiseEqual(const TraceModel& a, const TraceModel& b) {
+    std::map<std::int32_t, double> other;
+    for (const StepInfo& s : b.steps()) other.emplace(s.step, s.loss);
+    std::size_t shared = 0;
+    bool equal = true;
+    for (const StepInfo& s : a.steps()) {
+        auto it = other.find(s.step);
+        if (it == other.end()) continue;
+        ++shared;
+        const double x = s.loss;
+        const double y = it->second;
+        if (std::memcmp(&x, &y, sizeof x) != 0) equal = false;
     }
-    return true;
+    return {shared, shared > 0 && equal};
 }
 
 }  // namespace
@@ -221,7 +230,11 @@ AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
     }
     result.lossRecorded = baseline.run().identity.kind != RunKind::kImported &&
                           optimized.run().identity.kind != RunKind::kImported;
-    result.lossEqual = result.lossRecorded && lossesBitwiseEqual(baseline, optimized);
+    const auto [shared, equal] = lossesBitwiseEqual(baseline, optimized);
+    result.lossEqual = result.lossRecorded && equal;
+    result.lossStepsCompared = shared;
+    result.baselineSteps = baseline.steps().size();
+    result.optimizedSteps = optimized.steps().size();
     if (!baseline.steps().empty()) result.baselineFinalLoss = baseline.steps().back().loss;
     if (!optimized.steps().empty()) result.optimizedFinalLoss = optimized.steps().back().loss;
     return result;

@@ -68,7 +68,10 @@ struct AbComparison {
     RunId optimizedRun = 0;
     std::vector<MetricComparison> metrics;
     std::vector<CounterComparison> counters;
-    bool lossEqual = false;  // every step's loss identical bit for bit
+    bool lossEqual = false;             // every step both arms ran has the same loss, bit for bit
+    std::size_t lossStepsCompared = 0;  // the steps both arms ran
+    std::size_t baselineSteps = 0;      // steps each arm ran (they differ in an aborted A/B)
+    std::size_t optimizedSteps = 0;
     // False when either run has no losses to compare (an imported trace): lossEqual is false then.
     bool lossRecorded = true;
     double baselineFinalLoss = 0.0;

@@ -66,7 +66,7 @@ std::string environmentJson(const TrainConfig& config, const std::string& gpuCap
         {"device", config.device},
         {"gpu_capture", gpuCapture},
     };
-    return j.dump();
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 namespace {

@@ -102,7 +102,7 @@ std::string toJson(const TrainConfig& c) {
             // an impossible partition: the executor refuses it with the message; nothing to store
         }
     }
-    return j.dump();
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace glueprof

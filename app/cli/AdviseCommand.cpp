@@ -8,6 +8,7 @@
 #include "app/cli/Commands.h"
 #include "app/cli/RunSelection.h"
 #include "app/report/Findings.h"
+#include "app/report/ResultsJson.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceReader.h"
 
@@ -31,7 +32,7 @@ int adviseRun(const AdviseOptions& o) {
                             {"run", run},
                             {"label", model.run().label},
                             {"findings", findingsJson(analysis.findings)}};
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j) << "\n";
     } else {
         std::cout << fmt::format("advisor, run {} ({}, preset {}):\n", run, model.run().label,
                                  model.run().preset)

@@ -117,7 +117,7 @@ int compare(const CompareOptions& o) {
     if (o.json) {
         nlohmann::json j = toJson(results);
         j["diff"] = diffJson(diff);
-        std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+        std::cout << jsonText(j) << "\n";
         return 0;
     }
     std::cout << renderComparisonTable(results);

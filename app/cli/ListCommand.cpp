@@ -44,7 +44,7 @@ int listRuns(const ListOptions& o) {
                          {"steps", r.stepCount},
                          {"started_utc", formatTime(r.startedUnixNs)}});
         }
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j) << "\n";
         return 0;
     }
     std::cout << fmt::format("{:>4}  {:<28} {:<9} {:<8} {:<6} {:>6}  {}\n", "id", "label", "status",

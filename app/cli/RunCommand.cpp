@@ -54,7 +54,7 @@ int runOnce(const RunOptions& o) {
         nlohmann::json j = toJson(analysis);
         j["db"] = o.trainer.db;
         j["peak_rss_mib"] = static_cast<double>(process.peakRssBytes) / (1024.0 * 1024.0);
-        std::cout << j.dump(2) << "\n";
+        std::cout << jsonText(j) << "\n";
     } else {
         std::cout << renderRunSummary(analysis, o.trainer.db, process);
     }

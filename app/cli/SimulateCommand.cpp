@@ -13,6 +13,7 @@
 #include "app/cli/Commands.h"
 #include "app/cli/Progress.h"
 #include "app/cli/TrainerOptions.h"
+#include "app/report/ResultsJson.h"
 #include "optimizations/pipeline_schedule/CostFile.h"
 #include "optimizations/pipeline_schedule/Partitioner.h"
 #include "optimizations/pipeline_schedule/PipelineSimulator.h"
@@ -366,7 +367,7 @@ int simulateCommand(const SimulateOptions& o) {
         nlohmann::json out =
             results.size() == 1 ? results[0] : nlohmann::json{{"simulations", results}};
         if (o.predict) out["predictions"] = predictions;
-        std::cout << out.dump(2) << "\n";
+        std::cout << jsonText(out) << "\n";
     } else {
         std::cout << text << fmt::format("database: {}\n", o.db);
     }

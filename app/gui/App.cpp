@@ -126,11 +126,15 @@ void App::drawToasts() {
                      ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_AlwaysAutoResize |
                          ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing |
                          ImGuiWindowFlags_NoNav)) {
+        // An auto-resizing window has no width to wrap at: wrap at a third of the screen (else
+        // TextWrapped makes a column one character wide).
+        ImGui::PushTextWrapPos(ImGui::GetCursorPosX() + viewport->WorkSize.x / 3.0F);
         for (const LogEntry& e : errors) {
             ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0F, 0.45F, 0.4F, 1.0F));
-            ImGui::TextWrapped("%s", e.text.c_str());
+            ImGui::TextUnformatted(e.text.c_str());
             ImGui::PopStyleColor();
         }
+        ImGui::PopTextWrapPos();
     }
     ImGui::End();
 }
@@ -164,7 +168,7 @@ std::string App::dumpState() const {
         if (e.level == LogEntry::Level::kError) errors.push_back(e.text);
     }
     j["errors"] = errors;
-    return j.dump(2);
+    return jsonText(j);
 }
 
 }  // namespace glueprof::gui

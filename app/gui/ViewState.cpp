@@ -1,4 +1,5 @@
 #include "app/gui/ViewState.h"
+#include "app/report/ResultsJson.h"
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -17,7 +18,7 @@ std::string ViewState::toJson() const {
                         {"path", pathField},
                         {"recent", recentDatabases},
                         {"sidebar_width", sidebarWidth}};
-    return j.dump(2);
+    return jsonText(j);
 }
 
 ViewState ViewState::fromJson(const std::string& text) {

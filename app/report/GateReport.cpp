@@ -1,4 +1,5 @@
 #include "app/report/GateReport.h"
+#include "app/report/ResultsJson.h"
 
 #include <fmt/format.h>
 
@@ -116,7 +117,7 @@ std::string renderGateBaseline(const GateBaseline& b) {
     }
     nlohmann::json j = {
         {"format", kFormat}, {"preset", b.preset}, {"device", b.device}, {"toggles", toggles}};
-    return j.dump(2) + "\n";
+    return jsonText(j) + "\n";
 }
 
 std::string renderGateTable(const std::vector<GateCheck>& checks) {

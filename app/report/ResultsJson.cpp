@@ -194,6 +194,8 @@ nlohmann::json toJson(const Comparison& comparison, const Results& results) {
                         {"counters", counters},
                         {"loss_equal", c.lossEqual},
                         {"loss_recorded", c.lossRecorded},
+                        {"loss_steps_compared", c.lossStepsCompared},
+                        {"steps", {c.baselineSteps, c.optimizedSteps}},
                         {"final_loss", {c.baselineFinalLoss, c.optimizedFinalLoss}},
                         {"diagnostics", toJson(diagnostics)}};
     j["end_to_end"] = {{"metric", toString(TimingMetric::kStep)},
@@ -247,6 +249,10 @@ nlohmann::json toJson(const Results& results) {
     return j;
 }
 
-std::string renderResultsJson(const Results& results) { return toJson(results).dump(2) + "\n"; }
+std::string jsonText(const nlohmann::json& j, int indent) {
+    return j.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string renderResultsJson(const Results& results) { return jsonText(toJson(results)) + "\n"; }
 
 }  // namespace glueprof

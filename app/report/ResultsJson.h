@@ -24,4 +24,9 @@ nlohmann::json toJson(const Results& results);
 
 std::string renderResultsJson(const Results& results);  // toJson, indented, newline-terminated
 
+// Every JSON glueprof writes goes through here: indented, and text that is not valid UTF-8 (a
+// label, a name read from a trace or a database) is written with U+FFFD in place of the bad bytes
+// instead of failing the whole output (nlohmann's error_handler_t::replace).
+std::string jsonText(const nlohmann::json& j, int indent = 2);
+
 }  // namespace glueprof

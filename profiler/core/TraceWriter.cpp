@@ -226,6 +226,12 @@ void TraceWriter::close() {
     }
     if (m_thread.joinable()) m_thread.join();
     m_statements.reset();
+    // Move what the WAL holds into the main file and empty it, so the database file alone is
+    // complete whenever no writer runs (a copy of runs.sqlite is a whole database). Best effort:
+    // a reader still holding a snapshot leaves part of it for the next writer's close.
+    if (m_db)
+        sqlite3_wal_checkpoint_v2(m_db->handle(), nullptr, SQLITE_CHECKPOINT_TRUNCATE, nullptr,
+                                  nullptr);
     m_db.reset();
     rethrowWriterFailure();
 }

@@ -70,6 +70,20 @@ TEST(AbComparisonTest, CountersAreComparedPerMeasuredStep) {
     EXPECT_TRUE(masks->baselineConstant);
 }
 
+TEST(AbComparisonTest, AnAbortedAbComparesTheLossesOfTheStepsBothArmsRan) {
+    // The optimized arm stopped after step 2 (of 0..3): the shared steps are bit-identical.
+    TraceModelBuilder shorter(RunSummary{2});
+    shorter.addLane(LaneKind::kHostThread, "main");
+    for (std::int32_t step = 0; step < 3; ++step)
+        shorter.addStep(StepInfo{step, step * 10, step * 10 + 5, step == 0, step, 2.0 + step, 0});
+    const AbComparison c =
+        compareRuns("t", TimingMetric::kStep, runWith(1, 10, 1, 2.0), std::move(shorter).build());
+    EXPECT_TRUE(c.lossEqual);
+    EXPECT_EQ(c.lossStepsCompared, 3u);
+    EXPECT_EQ(c.baselineSteps, 4u);
+    EXPECT_EQ(c.optimizedSteps, 3u);
+}
+
 TEST(AbComparisonTest, LossEqualityIsBitForBit) {
     EXPECT_TRUE(
         compareRuns("t", TimingMetric::kStep, runWith(1, 10, 1, 2.0), runWith(2, 10, 1, 2.0))

@@ -831,6 +831,26 @@ TEST_F(CliTest, ADirectoryOfPerRankTracesImportsOneRunPerRank) {
     EXPECT_EQ(ranks, (std::set<std::pair<std::string, int>>{{"job rank 0", 0}, {"job rank 1", 1}}));
 }
 
+TEST_F(CliTest, AStoredLabelThatIsNotUtf8KeepsEveryJsonOutputValid) {
+    // Issue 17, item 1: a 0xFF byte in a stored label made list/report/advise --json exit 2.
+    const std::string db = path("u.sqlite");
+    ASSERT_EQ(run("ab --preset tiny --opt packed_cache --steps 1 --warmup 1 --repeats 1 --db " + db)
+                  .exitCode,
+              0);
+    {
+        SqliteDb handle(db, OpenMode::kReadWriteCreate);
+        handle.exec("UPDATE runs SET label = 'x' || CAST(X'FF' AS TEXT) WHERE id = 1");
+    }
+    for (const std::string& command :
+         {"list --db " + db + " --json", "advise --db " + db + " --run 1 --json",
+          "report --db " + db + " --format json --out " + path("r.json")}) {
+        Result r = run(command);
+        EXPECT_EQ(r.exitCode, 0) << command << ": " << r.err;
+    }
+    const nlohmann::json runs = nlohmann::json::parse(run("list --db " + db + " --json").out);
+    EXPECT_EQ(runs[0]["label"], "x\xEF\xBF\xBD");  // U+FFFD in place of the bad byte
+}
+
 TEST_F(CliTest, ForeignBytesInATraceKeepEveryJsonOutputValid) {
     // An unknown category with a 0xFF byte and an escape sequence is skipped, and the reason
     // quoting it is stored, printed and serialized safely.

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -277,6 +278,32 @@ TEST_F(TraceStoreTest, FullQueueDropsEventsAndCountsThemAsADiagnosticOfTheirRun)
     ASSERT_EQ(model.diagnostics().size(), 1u);
     EXPECT_EQ(model.diagnostics()[0].name, "writer_dropped_events");
     EXPECT_EQ(model.diagnostics()[0].value, 15);
+}
+
+TEST(TraceWriterCheckpoint, AClosedWriterLeavesEverythingInTheMainFile) {
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "glueprof-checkpoint.sqlite").string();
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+    std::unique_ptr<TraceReader> reader;  // another connection, open across the write (as `ab`'s)
+    {
+        TraceWriter writer(path);
+        reader = std::make_unique<TraceReader>(path);
+        const RunId run = writer.beginRun(RunInfo{});
+        const LaneId lane = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
+        for (int i = 0; i < 1000; ++i)
+            writer.record(makeEvent(run, lane, EventKind::kOp, writer.intern("op"), i, i + 1));
+        writer.endRun(run, RunStatus::kComplete);
+        writer.close();
+    }
+    // The WAL is empty (or gone): a copy of the main file alone holds the run and its events.
+    // (Without the writer's checkpoint the open reader, which cannot checkpoint, keeps it full.)
+    const std::string wal = path + "-wal";
+    EXPECT_TRUE(!std::filesystem::exists(wal) || std::filesystem::file_size(wal) == 0);
+    const std::string copy = path + ".copy";
+    std::filesystem::copy_file(path, copy, std::filesystem::copy_options::overwrite_existing);
+    EXPECT_EQ(TraceReader(copy).loadRun(1).eventCount(), 1000u);
+    reader.reset();
+    for (const char* suffix : {"", "-wal", "-shm", ".copy"}) std::filesystem::remove(path + suffix);
 }
 
 }  // namespace
