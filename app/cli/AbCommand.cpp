@@ -65,6 +65,16 @@ int runAb(const AbOptions& o) {
     request.all = o.all;
     request.schedule =
         AbSchedule{o.trainer.warmup, o.trainer.steps, o.repeats, o.aaControl, o.budgetSeconds};
+    if (o.all && !o.toggles.empty()) {
+        throw usageError("--all compares every toggle: drop --opt, or drop --all to compare those");
+    }
+    for (std::size_t i = 0; i < o.toggles.size(); ++i) {
+        for (std::size_t j = 0; j < i; ++j) {
+            if (o.toggles[i] == o.toggles[j])
+                throw usageError("--opt " + o.toggles[i] +
+                                 " is given twice: give each toggle once");
+        }
+    }
     if (o.budgetSeconds > 0.0 && o.trainer.warmup < 1) {
         throw usageError("--budget measures the step time in the warm-up: use --warmup 1 or more");
     }

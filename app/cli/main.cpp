@@ -32,6 +32,19 @@ int main(int argc, char** argv) {
     } catch (const CLI::CallForAllHelp& e) {
         return app.exit(e);
     } catch (const CLI::ParseError& e) {
+        // A first word that is no command: name it and the commands, not only "a subcommand is
+        // required".
+        std::string commands;
+        bool known = false;
+        for (const CLI::App* sub : app.get_subcommands({})) {
+            commands += (commands.empty() ? "" : ", ") + sub->get_name();
+            known = known || (argc > 1 && sub->get_name() == argv[1]);
+        }
+        if (argc > 1 && argv[1][0] != '-' && !known) {
+            std::cerr << "glueprof: unknown command '" << argv[1] << "'; the commands are "
+                      << commands << " (see glueprof --help)\n";
+            return static_cast<int>(ExitCode::kUsage);
+        }
         std::cerr << "glueprof: " << e.what() << " (see glueprof --help)\n";
         return static_cast<int>(ExitCode::kUsage);
     }

@@ -29,4 +29,32 @@ std::string escapeMarkup(const std::string& text) {
     return out;
 }
 
+std::string escapeMarkdown(const std::string& text) {
+    std::string out;
+    out.reserve(text.size());
+    for (char c : text) {
+        switch (c) {
+            case '\\':
+            case '`':
+            case '*':
+            case '_':
+            case '[':
+            case ']':
+            case '<':
+            case '>':
+            case '|':
+            case '#':
+                out += '\\';
+                break;
+            case '\n':
+                out += ' ';
+                continue;
+            default:
+                break;
+        }
+        out += c;
+    }
+    return out;
+}
+
 }  // namespace glueprof

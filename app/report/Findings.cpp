@@ -1,5 +1,7 @@
 #include "app/report/Findings.h"
 
+#include "app/report/Escape.h"
+
 #include <fmt/format.h>
 
 namespace glueprof {
@@ -24,8 +26,9 @@ std::string renderFindingsMarkdown(const std::vector<Finding>& findings) {
     if (findings.empty()) return "No glue pattern found that a toggle addresses.\n";
     std::string md;
     for (const Finding& f : findings) {
-        md += fmt::format("- **{}** ({}, up to {:.3f} ms per step): {}\n", f.rule, toggleText(f),
-                          f.savingMsPerStep, f.evidence);
+        md += fmt::format("- **{}** ({}, up to {:.3f} ms per step): {}\n", escapeMarkdown(f.rule),
+                          escapeMarkdown(toggleText(f)), f.savingMsPerStep,
+                          escapeMarkdown(f.evidence));
     }
     return md;
 }

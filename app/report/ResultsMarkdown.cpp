@@ -1,5 +1,6 @@
 #include "app/report/ResultsMarkdown.h"
 
+#include "app/report/Escape.h"
 #include "app/report/VerdictText.h"
 
 #include <fmt/format.h>
@@ -45,9 +46,9 @@ std::string verdictTable(const Results& results) {
         const AbComparison& c = comparison.ab;
         const MetricComparison* m = c.metric(c.primaryMetric);
         md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", code(c.toggle),
-                          c.target ? targetVerdictText(*c.target) : "-", endToEndVerdictText(c),
-                          toString(c.verdict()), toString(c.primaryMetric),
-                          m != nullptr ? speedupCell(*m) : "-",
+                          c.target ? escapeMarkdown(targetVerdictText(*c.target)) : "-",
+                          escapeMarkdown(endToEndVerdictText(c)), toString(c.verdict()),
+                          toString(c.primaryMetric), m != nullptr ? speedupCell(*m) : "-",
                           !c.lossRecorded ? "not recorded"
                           : c.lossEqual   ? "bit-identical"
                                           : "differs");

@@ -705,12 +705,16 @@ TEST_F(CliTest, UsageErrorsExitOneWithAOneLineMessage) {
     for (const std::string& args :
          {std::string("ab --preset huge --all"), std::string("ab --preset tiny --opt nope"),
           std::string("ab --preset tiny"), std::string("ab --bogus-flag"),
-          std::string("frobnicate")}) {
+          std::string("frobnicate"), std::string("ab --preset tiny --all --opt packed_cache"),
+          std::string("ab --preset tiny --opt packed_cache --opt packed_cache"),
+          std::string("ab --preset tiny --opt packed_cache --budget 5 --warmup 0")}) {
         Result r = run(args + " --db " + path("u.sqlite"));
         EXPECT_EQ(r.exitCode, 1) << args << ": " << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
     }
     EXPECT_NE(run("ab --preset huge --all").err.find("choose one of tiny, small"),
+              std::string::npos);
+    EXPECT_NE(run("abx").err.find("unknown command 'abx'; the commands are ab, run"),
               std::string::npos);
     EXPECT_FALSE(fs::exists(path("u.sqlite")));
 }

@@ -9,6 +9,8 @@
 
 #include "app/report/ChromeTrace.h"
 #include "app/report/CsvExport.h"
+#include "app/report/Escape.h"
+#include "app/report/Findings.h"
 #include "app/report/GateReport.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/TimingMetric.h"
@@ -181,6 +183,16 @@ TEST(ResultsTest, TraceTextIsEscapedInHtmlAndMarkdown) {
     const nlohmann::json j = nlohmann::json::parse(renderResultsJson(report));
     EXPECT_EQ(j["runs"][0]["label"], run.label);
     EXPECT_EQ(j["runs"][0]["findings"][0]["toggle"], "packed_cache");
+}
+
+TEST(EscapeTest, MarkdownEscapesWhatMarkdownWouldRead) {
+    // Issue 17, item 8: advisor text quoting a kernel name rendered as emphasis and HTML.
+    EXPECT_EQ(escapeMarkdown("void at::native::<lambda>*_x|y"),
+              "void at::native::\\<lambda\\>\\*\\_x\\|y");
+    EXPECT_EQ(escapeMarkdown("plain text, 1.5x"), "plain text, 1.5x");
+    const std::string md = renderFindingsMarkdown(
+        {Finding{"repeated_host_syncs", "", "`aten::copy_` blocks <script>", 1.0}});
+    EXPECT_NE(md.find("\\`aten::copy\\_\\` blocks \\<script\\>"), std::string::npos) << md;
 }
 
 }  // namespace
