@@ -25,7 +25,10 @@ struct Sample {
 };
 
 // Medians, their ratio and its interval (docs/metrics.md, "A/B statistics").
-MetricComparison compareSamples(const std::vector<Sample>& base, const std::vector<Sample>& opt) {
+// `byBlocks`: the runs are an interleaved A/B (the trainer's blocks are the units); otherwise
+// (imported traces, whose steps carry no blocks) the steps are.
+MetricComparison compareSamples(const std::vector<Sample>& base, const std::vector<Sample>& opt,
+                                bool byBlocks) {
     std::vector<double> b, o;
     for (const Sample& s : base) b.push_back(s.value);
     for (const Sample& s : opt) o.push_back(s.value);
@@ -35,8 +38,8 @@ MetricComparison compareSamples(const std::vector<Sample>& base, const std::vect
     m.speedup = m.optimized > 0.0 ? m.baseline / m.optimized : 0.0;
     m.baselineSamples = b.size();
     m.optimizedSamples = o.size();
-    // Interleaved A/B arms: the blocks both ran, paired. Runs without blocks (one block holds
-    // every step, as an imported trace): their steps, resampled independently.
+    // Interleaved A/B arms: the blocks both ran, paired. Runs without blocks (imported traces):
+    // their steps, resampled independently.
     std::map<std::int32_t, std::pair<std::vector<double>, std::vector<double>>> byBlock;
     for (const Sample& s : base) byBlock[s.block].first.push_back(s.value);
     for (const Sample& s : opt) byBlock[s.block].second.push_back(s.value);
@@ -46,8 +49,8 @@ MetricComparison compareSamples(const std::vector<Sample>& base, const std::vect
         baseBlocks.push_back(std::move(values.first));
         optBlocks.push_back(std::move(values.second));
     }
-    m.pairedBlocks = baseBlocks.size() > 1;
-    m.blocks = m.pairedBlocks ? baseBlocks.size() : std::min(b.size(), o.size());
+    m.pairedBlocks = byBlocks;
+    m.blocks = byBlocks ? baseBlocks.size() : std::min(b.size(), o.size());
     if (m.blocks < kMinBlocksForVerdict) return m;  // no interval: speedupLow = speedupHigh = 0
     if (m.optimized == 0.0 && m.baseline > 0.0 && *std::max_element(o.begin(), o.end()) == 0.0) {
         // The optimized arm removed it entirely, in every step: no ratio to resample.
@@ -62,17 +65,23 @@ MetricComparison compareSamples(const std::vector<Sample>& base, const std::vect
 }
 
 MetricComparison compareMetric(TimingMetric metric, const StepBreakdownResult& base,
-                               const StepBreakdownResult& opt) {
+                               const StepBreakdownResult& opt, bool byBlocks) {
     // Device figures only when every measured step of both arms has one: a statistic never mixes
     // device and host samples.
     const bool device = base.deviceTimed(metric) && opt.deviceTimed(metric);
     std::vector<Sample> b, o;
     for (const StepTimes& t : base.measured) b.push_back({t.block, t.value(metric, device)});
     for (const StepTimes& t : opt.measured) o.push_back({t.block, t.value(metric, device)});
-    MetricComparison m = compareSamples(b, o);
+    MetricComparison m = compareSamples(b, o, byBlocks);
     m.metric = metric;
     m.deviceTimed = device;
     return m;
+}
+
+// Both runs were recorded in the trainer's interleaved blocks; an imported trace's steps are not.
+bool recordedInBlocks(const TraceModel& a, const TraceModel& b) {
+    return a.run().identity.kind != RunKind::kImported &&
+           b.run().identity.kind != RunKind::kImported;
 }
 
 Verdict verdictOf(const MetricComparison* m) {
@@ -126,7 +135,8 @@ std::pair<std::size_t, bool> lossesBitwiseEqual(const TraceModel& a, const Trace
 bool MetricComparison::hasInterval() const { return blocks >= kMinBlocksForVerdict; }
 
 std::string speedupText(const MetricComparison& m) {
-    const char* unit = m.pairedBlocks ? "blocks" : "steps";
+    const char* unit =
+        m.pairedBlocks ? (m.blocks == 1 ? "block" : "blocks") : (m.blocks == 1 ? "step" : "steps");
     if (std::isinf(m.speedup))
         return fmt::format("removed entirely ({:.3f} -> 0, {} {})", m.baseline, m.blocks, unit);
     if (!m.hasInterval())
@@ -187,7 +197,7 @@ std::optional<TargetComparison> compareTarget(TargetMetric metric, const TraceMo
     for (const TargetSample& t : targetPerStep(optimized, metric)) o.push_back({t.block, t.ms});
     TargetComparison c;
     c.metric = metric;
-    c.stats = compareSamples(b, o);
+    c.stats = compareSamples(b, o, recordedInBlocks(baseline, optimized));
     c.stats.label = toString(metric);
     c.baselineStepMs = baselineStepMs;
     return c;
@@ -209,7 +219,8 @@ AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
     result.optimizedRun = optimized.run().id;
 
     for (TimingMetric metric : kTimingMetrics) {
-        MetricComparison m = compareMetric(metric, base, opt);
+        MetricComparison m =
+            compareMetric(metric, base, opt, recordedInBlocks(baseline, optimized));
         // A phase neither run has (an imported trace has no forward/backward ranges) is no row.
         if (metric != primaryMetric && m.baseline == 0.0 && m.optimized == 0.0) continue;
         result.metrics.push_back(m);

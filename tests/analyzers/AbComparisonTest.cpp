@@ -108,6 +108,11 @@ TEST(AbComparisonTest, FewerThanThreeBlocksGiveNoIntervalAndNoVerdict) {
     const AbComparison three =
         compareRuns("t", TimingMetric::kStep, runWith(1, 10, 1, 0), runWith(2, 5, 1, 0));
     EXPECT_EQ(speedupText(*three.metric(TimingMetric::kStep)), "2.000x [2.000, 2.000] (3 blocks)");
+    // One block of three steps is still one block: its steps share its drift, no verdict.
+    const AbComparison one =
+        compareRuns("t", TimingMetric::kStep, runWith(1, 10, 1, 0, 1), runWith(2, 5, 1, 0, 1));
+    EXPECT_EQ(one.verdict(), Verdict::kTooFewBlocks);
+    EXPECT_EQ(speedupText(*one.metric(TimingMetric::kStep)), "2.000x (no interval: 1 block)");
 }
 
 TEST(StatisticsTest, BlockBootstrapResamplesBlocksPairedAcrossArms) {
