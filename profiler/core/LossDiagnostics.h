@@ -23,6 +23,8 @@ constexpr const char* kCuptiUnreadableRecords =
     "cupti_unreadable_records";  // a buffer whose records stopped reading before its end
 constexpr const char* kCuptiCallFailures =
     "cupti_call_failures";  // a CUPTI call failed while capturing (flush, correlation push/pop)
+constexpr const char* kInvalidEvents =
+    "invalid_events_skipped";  // stored events read back with end < start or an unknown name
 constexpr const char* kCuptiClockFallbacks =
     "cupti_clock_fallbacks";  // host timestamps taken off CUPTI's clock (the steady clock)
 
@@ -30,7 +32,7 @@ inline bool isLoss(const std::string& name) {
     for (const char* lost :
          {kWriterDroppedEvents, kCuptiDroppedRecords, kCuptiBufferLimit, kCuptiUnknownKinds,
           kCuptiZeroTimestamps, kCuptiUnmatched, kCuptiUnpairedMarkers, kCuptiUnreadableRecords,
-          kCuptiCallFailures, kCuptiClockFallbacks}) {
+          kCuptiCallFailures, kCuptiClockFallbacks, kInvalidEvents}) {
         if (name == lost) return true;
     }
     return false;

@@ -1,8 +1,11 @@
 #include "profiler/core/TraceReader.h"
 
+#include <unordered_set>
+
 #include <fmt/format.h>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/LossDiagnostics.h"
 #include "profiler/core/Sqlite.h"
 #include "profiler/core/TraceSchema.h"
 
@@ -78,10 +81,15 @@ TraceModel TraceReader::loadRun(RunId run) const {
     // Every interned string: the table holds distinct names only, far fewer rows than a run's
     // events, so this beats finding the run's distinct name ids (a scan of all its events).
     SqliteStatement strings = m_db->prepare(sql::kSelectStrings);
-    while (strings.step()) builder.addString(strings.columnInt(0), strings.columnText(1));
+    std::unordered_set<StringId> names;
+    while (strings.step()) {
+        names.insert(strings.columnInt(0));
+        builder.addString(strings.columnInt(0), strings.columnText(1));
+    }
 
     SqliteStatement events = m_db->prepare(sql::kSelectEvents);
     events.bind(1, static_cast<std::int64_t>(run));
+    std::int64_t invalid = 0;
     while (events.step()) {
         Event e;
         e.run = run;
@@ -99,7 +107,20 @@ TraceModel TraceReader::loadRun(RunId run) const {
         e.srcKind = static_cast<MemoryKind>(events.columnInt(11));
         e.dstKind = static_cast<MemoryKind>(events.columnInt(12));
         e.flags = static_cast<std::uint32_t>(events.columnInt(13));
+        // A row no writer of glueprof makes (edited or damaged): left out of every statistic,
+        // counted, said.
+        if (e.endNs < e.startNs || names.count(e.name) == 0) {
+            ++invalid;
+            continue;
+        }
         builder.addEventById(e);
+    }
+    if (invalid > 0) {
+        builder.addDiagnostic(Diagnostic{
+            loss::kInvalidEvents, invalid,
+            "stored events with an end before their start or a name missing from the strings "
+            "table: left out of every statistic; the database was edited or damaged, re-record "
+            "the run"});
     }
 
     SqliteStatement steps = m_db->prepare(sql::kSelectSteps);

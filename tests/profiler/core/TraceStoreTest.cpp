@@ -7,6 +7,7 @@
 #include <string>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/LossDiagnostics.h"
 #include "profiler/core/Sqlite.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceSchema.h"
@@ -278,6 +279,34 @@ TEST_F(TraceStoreTest, FullQueueDropsEventsAndCountsThemAsADiagnosticOfTheirRun)
     ASSERT_EQ(model.diagnostics().size(), 1u);
     EXPECT_EQ(model.diagnostics()[0].name, "writer_dropped_events");
     EXPECT_EQ(model.diagnostics()[0].value, 15);
+}
+
+TEST(TraceReaderValidation, EventsEndingBeforeTheyStartOrWithoutANameAreLeftOutAndCounted) {
+    // Issue 17, item 9: an edited row silently changed medians and verdicts.
+    const std::string path =
+        (std::filesystem::temp_directory_path() / "glueprof-invalid-events.sqlite").string();
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
+    {
+        TraceWriter writer(path);
+        const RunId run = writer.beginRun(RunInfo{});
+        const LaneId lane = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
+        for (int i = 0; i < 10; ++i)
+            writer.record(
+                makeEvent(run, lane, EventKind::kOp, writer.intern("op"), i * 10, i * 10 + 5));
+        writer.endRun(run, RunStatus::kComplete);
+        writer.close();
+    }
+    {
+        SqliteDb db(path, OpenMode::kReadWriteCreate);
+        db.exec("UPDATE events SET end_ns = start_ns - 3 WHERE start_ns = 20");
+        db.exec("UPDATE events SET name_id = 999 WHERE start_ns = 40");
+    }
+    const TraceModel model = TraceReader(path).loadRun(1);
+    EXPECT_EQ(model.eventCount(), 8u);
+    ASSERT_EQ(model.diagnostics().size(), 1u);
+    EXPECT_EQ(model.diagnostics()[0].name, loss::kInvalidEvents);
+    EXPECT_EQ(model.diagnostics()[0].value, 2);
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix);
 }
 
 TEST(TraceWriterCheckpoint, AClosedWriterLeavesEverythingInTheMainFile) {
