@@ -109,7 +109,7 @@ TraceModel TraceReader::loadRun(RunId run) const {
         e.flags = static_cast<std::uint32_t>(events.columnInt(13));
         // A row no writer of glueprof makes (edited or damaged): left out of every statistic,
         // counted, said.
-        if (e.endNs < e.startNs || names.count(e.name) == 0) {
+        if (e.endNs < e.startNs || (e.name != 0 && names.count(e.name) == 0)) {
             ++invalid;
             continue;
         }
