@@ -17,6 +17,13 @@ App::App(ViewState view) : m_view(std::move(view)), m_panels(makePanels()) {
     }
 }
 
+bool App::hasPanel(const std::string& name) const {
+    for (const auto& panel : m_panels) {
+        if (name == panel->name()) return true;
+    }
+    return false;
+}
+
 void App::frame() {
     if (m_workspace.poll()) m_frameStats.reset();
     if (m_runner.takeFinished() && m_workspace.isOpen())

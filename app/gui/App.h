@@ -13,7 +13,8 @@ namespace glueprof::gui {
 class App {
   public:
     explicit App(ViewState view = {});
-    void frame();  // between ImGui::NewFrame() and ImGui::Render()
+    bool hasPanel(const std::string& name) const;  // a panel's window title
+    void frame();                                  // between ImGui::NewFrame() and ImGui::Render()
     Workspace& workspace() { return m_workspace; }
     const ViewState& view() const { return m_view; }
     ViewState& view() { return m_view; }

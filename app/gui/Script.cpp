@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -11,6 +12,10 @@
 namespace glueprof::gui {
 
 Script Script::load(const std::string& path) {
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(path, error))
+        throw std::runtime_error(
+            fmt::format("cannot read the script {}: not a file; pass a script file", path));
     std::ifstream in(path);
     if (!in) throw std::runtime_error(fmt::format("cannot read the script {}", path));
     std::vector<std::string> lines;
@@ -29,6 +34,11 @@ bool Script::step(App& app) {
     m_waiting = false;
     while (m_next < m_lines.size()) {
         std::istringstream words(m_lines[m_next++]);
+        // A bad line: an error in the log (the script goes on; a headless run then exits 2).
+        auto bad = [&](const std::string& what) {
+            app.log().error(fmt::format("script line {}: {}", m_next, what));
+            ++m_errors;
+        };
         std::string verb;
         if (!(words >> verb) || verb[0] == '#') continue;
         if (verb == "open") {
@@ -40,15 +50,28 @@ bool Script::step(App& app) {
         } else if (verb == "select") {
             long long baseline = 0;
             long long optimized = 0;
-            words >> baseline >> optimized;
+            if (!(words >> baseline) || baseline <= 0 || (!(words >> optimized) && !words.eof()) ||
+                optimized < 0) {
+                bad("select needs run ids: select BASELINE [OPTIMIZED]");
+                continue;
+            }
             app.workspace().select(baseline, optimized);
         } else if (verb == "show") {
             std::string panel;
             std::getline(words >> std::ws, panel);
+            if (!app.hasPanel(panel)) {
+                bad(fmt::format("no panel named '{}' (see the View menu)", panel));
+                continue;
+            }
             app.view().panelOpen[panel] = true;
             app.view().selectTab = panel;  // a main-area panel comes to the front
         } else if (verb == "align") {
-            words >> app.view().alignStep;
+            int step = 0;
+            if (!(words >> step)) {
+                bad("align needs a step number (-1: the first measured step)");
+                continue;
+            }
+            app.view().alignStep = step;
             app.view().timelineToNs = app.view().timelineFromNs;  // re-home on the next frame
         } else if (verb == "highlight") {
             std::getline(words >> std::ws, app.view().highlightName);
@@ -63,13 +86,17 @@ bool Script::step(App& app) {
             request.warmup = 1;
             request.repeats = 2;
             words >> request.steps >> request.warmup >> request.repeats;
+            if (request.steps < 1 || request.warmup < 0 || request.repeats < 1) {
+                bad("run needs at least 1 step, 0 or more warm-up steps and at least 1 block");
+                continue;
+            }
             request.db = app.workspace().path();
             app.runner().start(request);
         } else if (verb == "wait") {
             m_waiting = true;
             return true;
         } else {
-            app.log().error(fmt::format("script line {}: unknown action '{}'", m_next, verb));
+            bad(fmt::format("unknown action '{}'", verb));
         }
     }
     return false;

@@ -7,7 +7,10 @@
 //   highlight NAME            outline NAME's events in the timeline (as a click in the step diff)
 //   run PRESET TOGGLE[,TOGGLE...] [STEPS WARMUP REPEATS]   start an A/B into the open database
 //   wait                      wait until the run and the analysis are done
-// '#' starts a comment. A bad line is an error in the log, and the script goes on.
+// '#' starts a comment. A bad line (unknown action, a run id or step that is no number, a panel
+// that does not exist, a run of no steps) is an error in the log, and the script goes on; a
+// headless run (--frames) with a bad line, a missing script or a database that did not open
+// exits 2.
 #include <string>
 #include <vector>
 
@@ -23,11 +26,13 @@ class Script {
     // Runs lines until one says to wait or the script ends; true while lines remain.
     bool step(App& app);
     bool waiting(App& app) const;
+    std::size_t errors() const { return m_errors; }  // bad lines so far
 
   private:
     std::vector<std::string> m_lines;
     std::size_t m_next = 0;
     bool m_waiting = false;
+    std::size_t m_errors = 0;
 };
 
 }  // namespace glueprof::gui

@@ -141,6 +141,10 @@ int main(int argc, char** argv) {
                 std::make_unique<glueprof::gui::Script>(glueprof::gui::Script::load(scriptPath));
         } catch (const std::exception& e) {
             app.log().error(e.what());
+            if (frames > 0) {  // headless: nothing to show without its script
+                std::fprintf(stderr, "glueprof-gui: %s\n", e.what());
+                return 2;
+            }
         }
     }
     int exitCode = 0;
@@ -190,6 +194,20 @@ int main(int argc, char** argv) {
     if (!dumpState.empty()) {
         std::ofstream out(dumpState);
         out << app.dumpState() << "\n";
+    }
+    // Headless runs are scripts and tests: a bad script line or a database that did not open is a
+    // failure there (exit 2, the first error on stderr), not a log line nobody reads.
+    if (frames > 0 && exitCode == 0) {
+        const bool dbFailed = !db.empty() && !app.workspace().isOpen();
+        if ((script != nullptr && script->errors() > 0) || dbFailed) {
+            for (const auto& entry : app.log().entries()) {
+                if (entry.level == glueprof::gui::LogEntry::Level::kError) {
+                    std::fprintf(stderr, "glueprof-gui: %s\n", entry.text.c_str());
+                    break;
+                }
+            }
+            exitCode = 2;
+        }
     }
     if (frames == 0) {
         std::ofstream out(config / "view.json");

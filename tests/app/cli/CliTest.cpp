@@ -510,6 +510,39 @@ TEST_F(CliTest, GuiScriptRunsAnAbWhoseNumbersMatchTheCliReport) {
               cli["runs"][0]["glue_breakdown_ms"]);
     EXPECT_EQ(state["dashboard"]["runs"][1]["findings"], cli["runs"][1]["findings"]);
 }
+
+// Issue 17, item 4: bad script lines, a missing script and a database that does not open were
+// accepted silently and the headless app exited 0. Now: an error naming the line, exit 2.
+TEST_F(CliTest, GuiHeadlessExitsTwoOnABadScriptLineOrDatabase) {
+    const std::string db = path("g.sqlite");
+    ASSERT_EQ(run("ab --preset tiny --opt packed_cache --steps 1 --warmup 1 --repeats 1 --db " + db)
+                  .exitCode,
+              0);
+    auto gui = [&](const std::string& args) {
+        const std::string command = "xvfb-run -a -s '-screen 0 800x600x24' " +
+                                    std::string(GLUEPROF_GUI_BINARY) + " --frames 3 " + args +
+                                    " >" + path("g.out") + " 2>" + path("g.err");
+        const int status = std::system(command.c_str());
+        return std::make_pair(WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(path("g.err")));
+    };
+    const std::vector<std::pair<std::string, std::string>> bad = {
+        {"select abc def", "select needs run ids"},
+        {"align x", "align needs a step number"},
+        {"show NoSuchPanel", "no panel named 'NoSuchPanel'"},
+        {"run tiny packed_cache 0 1 1", "run needs at least 1 step"},
+        {"frobnicate", "unknown action 'frobnicate'"}};
+    for (const auto& [line, message] : bad) {
+        std::ofstream(path("bad.script")) << line << "\n";
+        const auto [code, err] = gui("--db " + db + " --script " + path("bad.script"));
+        EXPECT_EQ(code, 2) << line << ": " << err;
+        EXPECT_NE(err.find(message), std::string::npos) << line << ": " << err;
+    }
+    EXPECT_EQ(gui("--db " + db + " --script " + path("missing.script")).first, 2);
+    EXPECT_EQ(gui("--db " + db + " --script " + m_dir.string()).first, 2);  // a directory
+    EXPECT_EQ(gui("--db " + path("no/such/dir.sqlite")).first, 2);
+    std::ofstream(path("good.script")) << "select 1 2\nshow Timeline\nalign -1\n";
+    EXPECT_EQ(gui("--db " + db + " --script " + path("good.script")).first, 0);
+}
 #endif
 
 // Interleaved A/B blocks switch runs on one thread many times: each run keeps one lane per thread
