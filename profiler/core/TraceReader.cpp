@@ -1,6 +1,6 @@
 #include "profiler/core/TraceReader.h"
 
-#include <unordered_set>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -81,11 +81,21 @@ TraceModel TraceReader::loadRun(RunId run) const {
     // Every interned string: the table holds distinct names only, far fewer rows than a run's
     // events, so this beats finding the run's distinct name ids (a scan of all its events).
     SqliteStatement strings = m_db->prepare(sql::kSelectStrings);
-    std::unordered_set<StringId> names;
+    // String ids are the writer's 1, 2, 3...: a flag per id checks each event's name in O(1).
+    std::vector<char> named;
     while (strings.step()) {
-        names.insert(strings.columnInt(0));
-        builder.addString(strings.columnInt(0), strings.columnText(1));
+        const StringId id = strings.columnInt(0);
+        if (id > 0 && static_cast<std::uint64_t>(id) < (1ull << 32)) {
+            if (named.size() <= static_cast<std::size_t>(id)) named.resize(id + 1, 0);
+            named[static_cast<std::size_t>(id)] = 1;
+        }
+        builder.addString(id, strings.columnText(1));
     }
+    auto isNamed = [&](StringId id) {
+        return id == 0 ||  // no name: some writers record none
+               (id > 0 && static_cast<std::size_t>(id) < named.size() &&
+                named[static_cast<std::size_t>(id)] != 0);
+    };
 
     SqliteStatement events = m_db->prepare(sql::kSelectEvents);
     events.bind(1, static_cast<std::int64_t>(run));
@@ -109,7 +119,7 @@ TraceModel TraceReader::loadRun(RunId run) const {
         e.flags = static_cast<std::uint32_t>(events.columnInt(13));
         // A row no writer of glueprof makes (edited or damaged): left out of every statistic,
         // counted, said.
-        if (e.endNs < e.startNs || (e.name != 0 && names.count(e.name) == 0)) {
+        if (e.endNs < e.startNs || !isNamed(e.name)) {
             ++invalid;
             continue;
         }

@@ -130,11 +130,11 @@ StringId TraceAssembly::intern(std::string_view text) {
         id = known->second;
     } else {
         id = static_cast<StringId>(m_strings.size() + 1);
-        m_strings.emplace(id, valid);
-        m_stringIds.emplace(m_keys.emplace_back(valid), id);
+        // The key views the stored name (an unordered_map never moves its values).
+        m_stringIds.emplace(m_strings.emplace(id, std::move(valid)).first->second, id);
     }
     // Invalid text maps to its replacement, so the next occurrence is found as given.
-    if (valid != text) m_stringIds.emplace(m_keys.emplace_back(text), id);
+    if (m_strings.at(id) != text) m_stringIds.emplace(m_keys.emplace_back(text), id);
     return id;
 }
 

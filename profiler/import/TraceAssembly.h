@@ -148,7 +148,7 @@ class TraceAssembly {
     std::map<HostKey, std::size_t> m_hostLanes;
     std::map<std::tuple<std::string, std::int64_t, std::int64_t>, std::size_t> m_streamLanes;
     std::map<std::string, std::string> m_processNames;
-    std::deque<std::string> m_keys;  // the text m_stringIds' keys view (a deque never moves it)
+    std::deque<std::string> m_keys;  // invalid UTF-8 names as given, viewed by m_stringIds
     std::unordered_map<std::string_view, StringId> m_stringIds;
     std::unordered_map<StringId, std::string> m_strings;
     std::vector<SyncRecord> m_syncs;
