@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "profiler/core/Error.h"
@@ -16,6 +18,17 @@ void requireParentDirectory(const std::string& path, const std::string& what,
         throw inputError(fmt::format(
             "cannot {} '{}': directory '{}' does not exist; create it or pass another {}", what,
             path, parent.string(), option));
+    }
+    if (std::filesystem::is_directory(path, ec)) {
+        throw inputError(fmt::format("cannot {} '{}': it is a directory; pass a file path with {}",
+                                     what, path, option));
+    }
+    // A new file, and SQLite's -wal and -shm files beside a database, need a writable directory.
+    const std::string directory = parent.empty() ? "." : parent.string();
+    if (::access(directory.c_str(), W_OK | X_OK) != 0) {
+        throw inputError(fmt::format(
+            "cannot {} '{}': directory '{}' is not writable; make it writable or pass another {}",
+            what, path, directory, option));
     }
 }
 

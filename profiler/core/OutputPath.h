@@ -6,7 +6,9 @@
 namespace glueprof {
 
 // Throws an input error "cannot WHAT 'PATH': directory 'DIR' does not exist; create it or pass
-// another OPTION" when PATH's directory is missing (a bare file name means the working directory).
+// another OPTION" when PATH's directory is missing (a bare file name means the working directory),
+// and one naming the problem when PATH is a directory or its directory is not writable (a database
+// needs its -wal and -shm files beside it).
 void requireParentDirectory(const std::string& path, const std::string& what,
                             const std::string& option);
 

@@ -71,10 +71,32 @@ bool SqliteStatement::columnIsNull(int index) const {
     return sqlite3_column_type(m_stmt, index) == SQLITE_NULL;
 }
 
+namespace {
+
+// "file:PATH?immutable=1" with the characters a URI path may not hold percent-encoded.
+std::string immutableUri(const std::string& path) {
+    std::string uri = "file:";
+    for (const char c : path) {
+        if (c == '%' || c == '?' || c == '#') {
+            uri += fmt::format("%{:02X}", static_cast<unsigned char>(c));
+        } else {
+            uri += c;
+        }
+    }
+    return uri + "?immutable=1";
+}
+
+}  // namespace
+
 SqliteDb::SqliteDb(const std::string& path, OpenMode mode) : m_path(path) {
-    int flags = mode == OpenMode::kReadOnly ? SQLITE_OPEN_READONLY
-                                            : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-    int rc = sqlite3_open_v2(path.c_str(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    int flags = mode == OpenMode::kReadWriteCreate ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+                                                   : SQLITE_OPEN_READONLY;
+    std::string name = path;
+    if (mode == OpenMode::kReadOnlyImmutable) {
+        flags |= SQLITE_OPEN_URI;
+        name = immutableUri(path);
+    }
+    int rc = sqlite3_open_v2(name.c_str(), &m_db, flags | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
         std::string message = m_db != nullptr ? sqlite3_errmsg(m_db) : sqlite3_errstr(rc);
         sqlite3_close(m_db);

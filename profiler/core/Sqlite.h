@@ -50,7 +50,9 @@ class SqliteStatement {
     sqlite3_stmt* m_stmt = nullptr;
 };
 
-enum class OpenMode { kReadOnly, kReadWriteCreate };
+// kReadOnlyImmutable opens with SQLite's `immutable` URI parameter: no locks, no -shm. Safe only
+// when no process can be writing the file (a read-only directory with no live WAL in it).
+enum class OpenMode { kReadOnly, kReadOnlyImmutable, kReadWriteCreate };
 
 class SqliteDb {
   public:

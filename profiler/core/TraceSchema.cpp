@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <sqlite3.h>
+#include <unistd.h>
+
 #include <filesystem>
 
 #include "profiler/core/Error.h"
@@ -229,16 +232,55 @@ const char* const kSelectDiagnostics =
 
 namespace {
 
-// Reads the schema version, turning "not a database" into a message that says what to do.
-int readUserVersion(SqliteDb& db) {
-    try {
-        return static_cast<int>(db.queryInt("PRAGMA user_version"));
-    } catch (const GlueprofError&) {
-        throw inputError(
-            fmt::format("'{}' is not an SQLite database; pass a glueprof trace or a "
-                        "new path with --db",
-                        db.path()));
+// SQLite's primary result code of reading the schema version; the version when it is SQLITE_OK.
+int tryReadUserVersion(SqliteDb& db, int* version) {
+    sqlite3_stmt* statement = nullptr;
+    int rc = sqlite3_prepare_v2(db.handle(), "PRAGMA user_version", -1, &statement, nullptr);
+    if (rc == SQLITE_OK) {
+        rc = sqlite3_step(statement);
+        if (rc == SQLITE_ROW) {
+            *version = sqlite3_column_int(statement, 0);
+            rc = SQLITE_OK;
+        }
     }
+    sqlite3_finalize(statement);
+    return rc & 0xFF;
+}
+
+bool cannotOpenWal(int rc) { return rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY; }
+
+// What SQLite said, as the problem and its fix.
+std::string unreadableDatabaseMessage(SqliteDb& db, int rc) {
+    const char* said = sqlite3_errmsg(db.handle());
+    if (rc == SQLITE_NOTADB) {
+        return fmt::format(
+            "'{}' is not an SQLite database; pass a glueprof trace or a new path with --db",
+            db.path());
+    }
+    if (rc == SQLITE_CORRUPT) {
+        return fmt::format(
+            "'{}' is damaged (SQLite: {}): it may be truncated or edited; restore it from a copy "
+            "or re-record it",
+            db.path(), said);
+    }
+    if (cannotOpenWal(rc)) {
+        return fmt::format(
+            "cannot read '{}': SQLite cannot open its write-ahead log ('-wal' and '-shm' files "
+            "beside it) (SQLite: {}); make its directory writable or copy the database to a "
+            "writable one",
+            db.path(), said);
+    }
+    return fmt::format(
+        "cannot read '{}' (SQLite error {}: {}); check the file or pass another --db", db.path(),
+        rc, said);
+}
+
+// Reads the schema version, turning SQLite's failure into a message that says what to do.
+int readUserVersion(SqliteDb& db) {
+    int version = 0;
+    const int rc = tryReadUserVersion(db, &version);
+    if (rc != SQLITE_OK) throw inputError(unreadableDatabaseMessage(db, rc));
+    return version;
 }
 
 void refuseForeignVersion(SqliteDb& db, int version) {
@@ -355,8 +397,28 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::stri
 
 void createTraceDatabase(const std::string& path) { openTraceForWriting(path); }
 
+namespace {
+
+// True when PATH has no -wal file with content beside it and its directory is not writable: then
+// no process can be writing PATH in WAL mode (a writer creates the -wal there), and every committed
+// transaction is in the file itself.
+bool noLiveWriteAheadLog(const std::string& path) {
+    std::error_code ec;
+    const std::string wal = path + "-wal";
+    if (std::filesystem::exists(wal, ec) && std::filesystem::file_size(wal, ec) > 0) return false;
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    const std::string directory = parent.empty() ? "." : parent.string();
+    return ::access(directory.c_str(), W_OK) != 0;
+}
+
+}  // namespace
+
 std::unique_ptr<SqliteDb> openTraceForReading(const std::string& path) {
     std::error_code ec;
+    if (std::filesystem::is_directory(path, ec)) {
+        throw inputError(fmt::format(
+            "trace database '{}' is a directory; pass the trace file inside it with --db", path));
+    }
     if (!std::filesystem::is_regular_file(path, ec)) {
         throw inputError(
             fmt::format("trace database '{}' does not exist; record one with "
@@ -364,7 +426,16 @@ std::unique_ptr<SqliteDb> openTraceForReading(const std::string& path) {
                         path));
     }
     auto db = std::make_unique<SqliteDb>(path, OpenMode::kReadOnly);
-    const int version = readUserVersion(*db);
+    int version = 0;
+    const int rc = tryReadUserVersion(*db, &version);
+    if (cannotOpenWal(rc) && noLiveWriteAheadLog(path)) {
+        // A read-only directory where SQLite cannot create the -shm file, and no -wal with
+        // committed data beside the file: no writer can be running, so the file is read as is.
+        db = std::make_unique<SqliteDb>(path, OpenMode::kReadOnlyImmutable);
+        version = readUserVersion(*db);
+    } else if (rc != SQLITE_OK) {
+        throw inputError(unreadableDatabaseMessage(*db, rc));
+    }
     if (version == 1) {
         // Read as it is (nothing written): v2's run columns come from v1's conventions.
         db->exec(sql::kCreateV1IdentityView);

@@ -1,4 +1,6 @@
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -247,6 +249,117 @@ TEST_F(TraceStoreTest, RefusesAPathInAMissingDirectoryAndAMissingFile) {
     EXPECT_NE(errorOf([&] { TraceReader reader(path("absent.sqlite")); }).find("does not exist"),
               std::string::npos);
     EXPECT_FALSE(std::filesystem::exists(path("absent.sqlite")));
+}
+
+TEST_F(TraceStoreTest, ADirectoryAsTheDatabaseIsCalledADirectory) {
+    // Issue 17, item 6: a directory given as --db was said not to exist.
+    std::filesystem::create_directories(path("runs.sqlite"));
+    EXPECT_NE(errorOf([&] { TraceReader reader(path("runs.sqlite")); }).find("is a directory"),
+              std::string::npos);
+    EXPECT_NE(errorOf([&] { TraceWriter writer(path("runs.sqlite")); }).find("is a directory"),
+              std::string::npos);
+}
+
+TEST_F(TraceStoreTest, ATruncatedTraceIsCalledDamagedNotForeign) {
+    // Issue 17, item 6: a truncated trace was "not an SQLite database".
+    const std::string db = path("whole.sqlite");
+    {
+        TraceWriter writer(db);
+        const RunId run = writer.beginRun(RunInfo{});
+        const LaneId lane = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
+        for (int i = 0; i < 20000; ++i) {
+            writer.record(makeEvent(run, lane, EventKind::kOp, writer.intern("op"), i, i + 1));
+        }
+        writer.endRun(run, RunStatus::kComplete);
+        writer.close();
+    }
+    const std::string cut = path("cut.sqlite");
+    std::ifstream in(db, std::ios::binary);
+    std::string head(std::filesystem::file_size(db) / 3, '\0');
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    std::ofstream(cut, std::ios::binary) << head;
+    const std::string error = errorOf([&] { TraceReader(cut).loadRun(1); });
+    EXPECT_NE(error.find("is damaged"), std::string::npos) << error;
+    EXPECT_EQ(error.find("not an SQLite database"), std::string::npos) << error;
+}
+
+// Runs F in a child process without root's right to ignore permissions (as nobody when this test
+// runs as root) and returns its exit status: F returns the child's exit code.
+template <typename F>
+int exitCodeAsUnprivilegedUser(F&& f) {
+    const pid_t child = ::fork();
+    if (child == 0) {
+        if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) ::_exit(100);
+        int code = 101;
+        try {
+            code = f();
+        } catch (...) {
+            code = 102;
+        }
+        ::_exit(code);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST_F(TraceStoreTest, ATraceInAReadOnlyDirectoryIsReadAndAWriterThereIsRefusedByName) {
+    // Issue 17, item 6: a valid trace in a read-only directory was "not an SQLite database"
+    // (SQLite cannot create its -shm file there).
+    std::filesystem::create_directories(path("ro"));
+    const std::string db = path("ro/trace.sqlite");
+    {
+        TraceWriter writer(db);
+        const RunId run = writer.beginRun(RunInfo{});
+        const LaneId lane = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
+        for (int i = 0; i < 100; ++i) {
+            writer.record(makeEvent(run, lane, EventKind::kOp, writer.intern("op"), i, i + 1));
+        }
+        writer.endRun(run, RunStatus::kComplete);
+        writer.close();
+    }
+    for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(db + suffix);
+    std::filesystem::permissions(m_dir, std::filesystem::perms::all);  // nobody may enter
+    std::filesystem::permissions(
+        path("ro"), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec |
+                        std::filesystem::perms::others_read | std::filesystem::perms::others_exec);
+    EXPECT_EQ(exitCodeAsUnprivilegedUser(
+                  [&] { return TraceReader(db).loadRun(1).eventCount() == 100u ? 0 : 1; }),
+              0);
+    EXPECT_EQ(exitCodeAsUnprivilegedUser([&] {
+                  const std::string error = errorOf([&] { TraceWriter writer(db); });
+                  return error.find("directory") != std::string::npos &&
+                                 error.find("is not writable") != std::string::npos
+                             ? 0
+                             : 1;
+              }),
+              0);
+    std::filesystem::permissions(path("ro"), std::filesystem::perms::all);
+}
+
+TEST_F(TraceStoreTest, ATraceWithCommittedDataInItsLogInAReadOnlyDirectoryIsNotReadWithoutIt) {
+    // Reading it as immutable would silently leave out what the -wal holds: refused by name.
+    std::filesystem::create_directories(path("ro"));
+    const std::string source = path("live.sqlite");
+    const std::string db = path("ro/live.sqlite");
+    TraceWriter(source).close();
+    SqliteDb live(source, OpenMode::kReadWriteCreate);  // open across the copy: its -wal stays
+    live.exec("PRAGMA wal_autocheckpoint=0");
+    live.exec("CREATE TABLE notes (text TEXT)");
+    for (const char* suffix : {"", "-wal"}) {
+        std::filesystem::copy_file(source + suffix, db + suffix);
+    }
+    ASSERT_GT(std::filesystem::file_size(db + "-wal"), 0u);
+    std::filesystem::permissions(m_dir, std::filesystem::perms::all);
+    std::filesystem::permissions(
+        path("ro"), std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec |
+                        std::filesystem::perms::others_read | std::filesystem::perms::others_exec);
+    EXPECT_EQ(exitCodeAsUnprivilegedUser([&] {
+                  const std::string error = errorOf([&] { TraceReader(db).listRuns(); });
+                  return error.find("write-ahead log") != std::string::npos ? 0 : 1;
+              }),
+              0);
+    std::filesystem::permissions(path("ro"), std::filesystem::perms::all);
 }
 
 TEST_F(TraceStoreTest, UnknownRunIdIsAnInputErrorNamingTheListCommand) {

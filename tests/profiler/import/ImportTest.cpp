@@ -178,13 +178,18 @@ TEST(KinetoImport, TraceCompareFixturesDifferAsHtaSays) {
     const TraceDiffResult self = diffTraces(base.model, base.model, 1010);
     double host = 0;
     double device = 0;
-    for (const NameDiff& d : self.names)
+    for (const NameDiff& d : self.names) {
         (d.side == DiffSide::kHost ? host : device) += d.referenceCount;
+    }
     EXPECT_EQ(host, 6.0);
     EXPECT_EQ(device, 1.0);
     for (const NameDiff& d : self.names) {
-        if (d.name == "ProfilerStep#1010") EXPECT_DOUBLE_EQ(d.referenceMs, 122.149);
-        if (d.name == "nccl:all_reduce") EXPECT_DOUBLE_EQ(d.referenceMs, 0.067);
+        if (d.name == "ProfilerStep#1010") {
+            EXPECT_DOUBLE_EQ(d.referenceMs, 122.149);
+        }
+        if (d.name == "nccl:all_reduce") {
+            EXPECT_DOUBLE_EQ(d.referenceMs, 0.067);
+        }
     }
 }
 
