@@ -248,6 +248,29 @@ Replayed replayRun(const std::string& db, RunId run) {
     return r;
 }
 
+// The largest simulation this command would run (its stages, micro-batches and iterations, the
+// predictions' too) refused before anything is written, with its size.
+void refuseOversizedSimulation(const SimulateOptions& o, const pipeline::CostFile& file,
+                               std::int64_t presetLayers) {
+    std::int64_t stages =
+        std::max<std::int64_t>(static_cast<std::int64_t>(file.costs.layers()), presetLayers);
+    stages += 1;  // a bound schedule's head stage
+    for (const auto& [name, partition] : file.partitions) {
+        stages = std::max(stages, static_cast<std::int64_t>(partition.size()));
+    }
+    for (const std::string* given : {&o.partition, &o.backwardPartition}) {
+        if (given->empty()) continue;
+        const auto counts = parseLayerCounts(*given, "--partition");
+        stages = std::max(stages, static_cast<std::int64_t>(counts.size()));
+    }
+    const int workers = o.workers > 0 ? o.workers : std::max(file.workers, 2);
+    std::int64_t microbatches =
+        o.microbatches > 0 ? o.microbatches : std::max(file.microbatches, workers + 1);
+    if (o.predict) microbatches = std::max<std::int64_t>(microbatches, 16);  // M = 2P, P <= 8
+    const std::string problem = pipeline::simulationSizeProblem(stages, microbatches, o.iterations);
+    if (!problem.empty()) throw inputError(problem);
+}
+
 int simulateCommand(const SimulateOptions& o) {
     const int sources =
         (o.costs.empty() ? 0 : 1) + (o.preset.empty() ? 0 : 1) + (o.replay > 0 ? 1 : 0);
@@ -288,6 +311,7 @@ int simulateCommand(const SimulateOptions& o) {
         config = measuredConfig(o);
         checkTrainingRequest(*config, o.db, 1);
     }
+    refuseOversizedSimulation(o, file, config ? config->model.layers : 0);
     CaptureSession session(o.db, config ? config->device : "cpu", printNotice);
     TraceWriter& writer = session.writer();
     if (config) file.costs = measurePreset(o, *config, session);
@@ -384,14 +408,14 @@ void registerSimulateCommand(CLI::App& app, Action& action) {
     command->add_option("--schedule", o->schedules,
                         "gpipe, 1f1b, looped-bfs or roundpipe (repeatable; default roundpipe)");
     command->add_option("--workers", o->workers, "workers P (default: the cost file's, else 2)")
-        ->check(CLI::Range(1, 1024));
+        ->check(CLI::Range(1, pipeline::kMaxWorkers));
     command
         ->add_option("--microbatches", o->microbatches,
                      "micro-batches M (default: the cost file's, else P + 1)")
-        ->check(CLI::Range(1, 1 << 20));
+        ->check(CLI::Range(1, pipeline::kMaxMicrobatches));
     command->add_option("--iterations", o->iterations, "training iterations to simulate")
         ->capture_default_str()
-        ->check(CLI::Range(1, 1000));
+        ->check(CLI::Range(1, pipeline::kMaxIterations));
     command->add_flag("--async", o->async,
                       "RoundPipe's asynchronous optimizer (one-step-stale weights)");
     command->add_option("--costs", o->costs, "cost file (assets/pipeline/*.json)");

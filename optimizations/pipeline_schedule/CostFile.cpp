@@ -3,8 +3,10 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -56,16 +58,42 @@ std::vector<double> perLayer(const json& j, const char* field, int layers, const
     return out;
 }
 
+// A whole number from MIN to MAX, or nullopt (a fraction, text, or out of range).
+std::optional<std::uint64_t> wholeNumber(const json& v, std::uint64_t min, std::uint64_t max) {
+    if (!v.is_number_integer()) return std::nullopt;
+    if (!v.is_number_unsigned() && v.get<std::int64_t>() < 0) return std::nullopt;
+    const std::uint64_t n = v.get<std::uint64_t>();
+    if (n < min || n > max) return std::nullopt;
+    return n;
+}
+
+// A required count from 1 to MAX; a larger one names the bound (it would not fit in memory).
+int boundedCount(const json& j, const char* field, int max, const std::string& path) {
+    const auto positive = j.contains(field) ? wholeNumber(j[field], 1, UINT64_MAX) : std::nullopt;
+    if (!positive) bad(path, fmt::format("'{}' must be a positive integer", field));
+    if (*positive > static_cast<std::uint64_t>(max)) {
+        bad(path, fmt::format("'{}' is {}, more than the {} glueprof simulates; lower it", field,
+                              *positive, max));
+    }
+    return static_cast<int>(*positive);
+}
+
 std::vector<int> partition(const json& v, const std::string& name, const std::string& path) {
     if (!v.is_array() || v.empty())
         bad(path, fmt::format("partition '{}' must be a non-empty array of layer counts", name));
+    if (v.size() > static_cast<std::size_t>(kMaxLayers) + 1) {
+        bad(path, fmt::format("partition '{}' has {} stages, more than the {} glueprof simulates",
+                              name, v.size(), kMaxLayers + 1));
+    }
     std::vector<int> out;
     for (const json& x : v) {
-        if (!x.is_number_integer() || x.get<int>() < 0) {
-            bad(path,
-                fmt::format("partition '{}' holds a value that is not a layer count >= 0", name));
+        const auto layers = wholeNumber(x, 0, kMaxLayers);
+        if (!layers) {
+            bad(path, fmt::format("partition '{}' holds a value that is not a layer count from 0 "
+                                  "to {}",
+                                  name, kMaxLayers));
         }
-        out.push_back(x.get<int>());
+        out.push_back(static_cast<int>(*layers));
     }
     return out;
 }
@@ -78,11 +106,7 @@ CostFile parseCostFile(const std::string& text, const std::string& path) {
     if (j.value("format", std::string()) != "glueprof-pipeline-costs-1") {
         bad(path, "'format' must be \"glueprof-pipeline-costs-1\"");
     }
-    if (!j.contains(costkeys::kLayers) || !j[costkeys::kLayers].is_number_integer() ||
-        j[costkeys::kLayers].get<int>() <= 0) {
-        bad(path, "'layers' must be a positive integer");
-    }
-    const int layers = j[costkeys::kLayers].get<int>();
+    const int layers = boundedCount(j, costkeys::kLayers, kMaxLayers, path);
     CostFile f;
     f.source = j.value("source", std::string());
     f.costs.forwardMs = perLayer(j, costkeys::kForwardMs, layers, path, true);
@@ -92,13 +116,11 @@ CostFile parseCostFile(const std::string& text, const std::string& path) {
     f.costs.headBackwardMs = number(j, costkeys::kHeadBackwardMs, path, 0.0, true);
     f.costs.hopMs = number(j, costkeys::kHopMs, path, 0.0, false);
     f.costs.optimizerMs = number(j, costkeys::kOptimizerMs, path, 0.0, false);
-    for (const char* field : {"workers", "microbatches"}) {
-        if (!j.contains(field)) continue;
-        if (!j[field].is_number_integer() || j[field].get<int>() <= 0)
-            bad(path, fmt::format("'{}' must be a positive integer", field));
+    // The same bounds as the --workers and --microbatches flags.
+    if (j.contains("workers")) f.workers = boundedCount(j, "workers", kMaxWorkers, path);
+    if (j.contains("microbatches")) {
+        f.microbatches = boundedCount(j, "microbatches", kMaxMicrobatches, path);
     }
-    f.workers = j.value("workers", 0);
-    f.microbatches = j.value("microbatches", 0);
     if (j.contains("partitions")) {
         const json& p = j["partitions"];
         if (!p.is_object()) bad(path, "'partitions' must be an object keyed by schedule");

@@ -114,6 +114,11 @@ void validate(const SimulationSpec& spec) {
     if (spec.workers <= 0) throw std::invalid_argument("--workers must be at least 1");
     if (spec.microbatches <= 0) throw std::invalid_argument("--microbatches must be at least 1");
     if (spec.iterations <= 0) throw std::invalid_argument("iterations must be at least 1");
+    const std::string tooLarge =
+        simulationSizeProblem(static_cast<std::int64_t>(std::max(spec.forwardPartition.size(),
+                                                                 spec.backwardPartition.size())),
+                              spec.microbatches, spec.iterations);
+    if (!tooLarge.empty()) throw std::invalid_argument(tooLarge);
     if (c.backwardMs.size() != c.layers() ||
         (!c.recomputeMs.empty() && c.recomputeMs.size() != c.layers())) {
         throw std::invalid_argument(
@@ -400,6 +405,24 @@ double simulateRoundPipe(const SimulationSpec& spec, int iteration, int& roundSt
 }
 
 }  // namespace
+
+std::int64_t simulatedOpBound(std::int64_t stages, std::int64_t microbatches,
+                              std::int64_t iterations) {
+    // Each factor is bounded (stages by the partition, the others by kMax*), so no overflow.
+    return 3 * std::max<std::int64_t>(stages, 1) * microbatches * iterations;
+}
+
+std::string simulationSizeProblem(std::int64_t stages, std::int64_t microbatches,
+                                  std::int64_t iterations) {
+    const std::int64_t ops = simulatedOpBound(stages, microbatches, iterations);
+    if (ops <= kMaxSimulatedOps) return "";
+    return fmt::format(
+        "the simulation would hold up to {} ops (3 x {} stages x {} micro-batches x {} "
+        "iterations, about {:.1f} GB), more than the {} glueprof simulates at once: lower "
+        "--microbatches or --iterations, or merge layers into fewer stages",
+        ops, stages, microbatches, iterations,
+        static_cast<double>(ops * kBytesPerSimulatedOp) / 1e9, kMaxSimulatedOps);
+}
 
 SimulationResult simulate(const SimulationSpec& spec) {
     validate(spec);

@@ -91,6 +91,24 @@ struct SimulationResult {
     std::vector<double> iterationEndMs;
 };
 
+// What one simulation may hold; the `simulate` flags and cost files share these bounds.
+constexpr int kMaxLayers = 65536;
+constexpr int kMaxWorkers = 1024;
+constexpr int kMaxMicrobatches = 1 << 20;
+constexpr int kMaxIterations = 1000;
+// About 650 bytes each in memory while simulated, analyzed and stored (measured: 700k ops in
+// 460 MB), so the largest simulation takes about 1.3 GB and a few seconds.
+constexpr std::int64_t kMaxSimulatedOps = 2'000'000;
+constexpr std::int64_t kBytesPerSimulatedOp = 650;
+
+// At most this many ops: per iteration and micro-batch, a forward, a recompute and a backward for
+// each of `stages` stages (the longer partition).
+std::int64_t simulatedOpBound(std::int64_t stages, std::int64_t microbatches,
+                              std::int64_t iterations);
+// "" when a simulation of this size fits, else what is too large and what to change.
+std::string simulationSizeProblem(std::int64_t stages, std::int64_t microbatches,
+                                  std::int64_t iterations);
+
 // Throws std::invalid_argument with what is wrong and what to change.
 SimulationResult simulate(const SimulationSpec& spec);
 

@@ -218,15 +218,18 @@ TEST(PipelineSimulatorTest, ThePartitionerFindsTheArtifactsRoundPipePartitions) 
     EXPECT_GT(capped.forward.size(), p.forward.size());
 }
 
+// The message of the std::invalid_argument F throws, "" when it throws none.
+template <typename F>
+std::string message(F&& f) {
+    try {
+        f();
+    } catch (const std::invalid_argument& e) {
+        return e.what();
+    }
+    return "";
+}
+
 TEST(PipelineSimulatorTest, BadSpecsAndCostFilesSayWhatToChange) {
-    auto message = [](auto&& f) {
-        try {
-            f();
-        } catch (const std::invalid_argument& e) {
-            return std::string(e.what());
-        }
-        return std::string();
-    };
     EXPECT_NE(message([] {
                   simulate(unit(Schedule::kGPipe, 2, 2, {1, 1, 1}));
               }).find("one stage per worker"),
@@ -254,6 +257,41 @@ TEST(PipelineSimulatorTest, BadSpecsAndCostFilesSayWhatToChange) {
     EXPECT_NE(
         message([] { loadCostFile("/nonexistent/costs.json"); }).find("cannot read the cost file"),
         std::string::npos);
+}
+
+// Issue 17, item 7: cost files had no upper bounds (a million layers ran for minutes at 4.7 GB;
+// 2^40 layers was "must be a positive integer").
+TEST(PipelineSimulatorTest, CostFileCountsHaveTheFlagsBoundsAndASimulationItsSize) {
+    auto costFile = [](const std::string& fields) {
+        return "{\"format\": \"glueprof-pipeline-costs-1\", " + fields +
+               ", \"forward_ms\": 1, \"backward_ms\": 1, \"head_forward_ms\": 0, "
+               "\"head_backward_ms\": 0}";
+    };
+    auto error = [&](const std::string& fields) {
+        return message([&] { parseCostFile(costFile(fields), "c.json"); });
+    };
+    EXPECT_NE(error("\"layers\": 1000000").find("'layers' is 1000000, more than the 65536"),
+              std::string::npos);
+    EXPECT_NE(error("\"layers\": 1099511627776").find("'layers' is 1099511627776"),
+              std::string::npos);
+    EXPECT_NE(error("\"layers\": 4, \"microbatches\": 2000000").find("more than the 1048576"),
+              std::string::npos);
+    EXPECT_NE(error("\"layers\": 4, \"workers\": 1025").find("more than the 1024"),
+              std::string::npos);
+    EXPECT_NE(error("\"layers\": -1").find("must be a positive integer"), std::string::npos);
+    EXPECT_NE(error("\"layers\": 4, \"partitions\": {\"gpipe\": [4, 4294967296]}")
+                  .find("not a layer count from 0 to 65536"),
+              std::string::npos);
+    EXPECT_EQ(parseCostFile(costFile("\"layers\": 65536"), "c.json").costs.layers(), 65536u);
+
+    EXPECT_EQ(simulatedOpBound(5, 3, 1), 45);
+    EXPECT_EQ(simulationSizeProblem(28, 16, 1000), "");  // 1,344,000 ops
+    const std::string tooLarge = simulationSizeProblem(60001, 100, 1);
+    EXPECT_NE(tooLarge.find("up to 18000300 ops"), std::string::npos) << tooLarge;
+    EXPECT_NE(tooLarge.find("lower --microbatches or --iterations"), std::string::npos);
+    SimulationSpec huge = unit(Schedule::kGPipe, 2, 1000000, {1, 1});
+    huge.iterations = 1000;
+    EXPECT_NE(message([&] { simulate(huge); }).find("more than the 2000000"), std::string::npos);
 }
 
 }  // namespace

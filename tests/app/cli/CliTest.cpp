@@ -656,6 +656,14 @@ TEST_F(CliTest, SimulateReproducesThePublishedCaseAndRecordsItsRuns) {
     Result badFile = run("simulate --costs " + path("bad-costs.json") + " --db " + db);
     EXPECT_EQ(badFile.exitCode, 2);
     EXPECT_NE(badFile.err.find("'forward_ms' is missing"), std::string::npos) << badFile.err;
+    // Too large to simulate: refused with its size before the database is created.
+    const std::string fresh = path("never-created.sqlite");
+    Result tooLarge =
+        run("simulate --costs " + costs + " --microbatches 1000000 --iterations 100 --db " + fresh);
+    EXPECT_EQ(tooLarge.exitCode, 2);
+    EXPECT_NE(tooLarge.err.find("GB), more than the 2000000 glueprof simulates"), std::string::npos)
+        << tooLarge.err;
+    EXPECT_FALSE(std::filesystem::exists(fresh));
 }
 
 // The executor on an uneven partition: Looped-BFS binds the 6-layer stage to worker 0, RoundPipe
