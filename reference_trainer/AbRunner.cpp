@@ -1,4 +1,5 @@
 #include "reference_trainer/AbRunner.h"
+#include "profiler/core/Interruption.h"
 
 #include <algorithm>
 
@@ -111,6 +112,7 @@ struct ArmTrainer {
                const ProgressCallback& progress) {
         tracer.setRun(run);
         for (int i = 0; i < count; ++i) {
+            throwIfInterrupted();  // a step boundary: what finished is kept
             const StepResult result = trainer.step(nextStep++, warmup, block);
             lastStepMs = static_cast<double>(result.endNs - result.startNs) / 1e6;
             ++done;
@@ -122,13 +124,14 @@ struct ArmTrainer {
     }
 };
 
-// Marks the runs failed when an exception leaves the scope, complete otherwise.
+// Marks the runs failed when an exception leaves the scope (aborted when a signal ended them),
+// complete otherwise.
 class RunsGuard {
   public:
     RunsGuard(TraceWriter& writer, std::vector<RunId> runs, HostTracer* tracer = nullptr)
         : m_writer(writer), m_runs(std::move(runs)), m_tracer(tracer) {}
     void complete() { finish(RunStatus::kComplete); }
-    ~RunsGuard() { finish(RunStatus::kFailed); }
+    ~RunsGuard() { finish(pendingInterruption() != 0 ? RunStatus::kAborted : RunStatus::kFailed); }
 
   private:
     void finish(RunStatus status) {

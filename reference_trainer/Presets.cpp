@@ -218,12 +218,17 @@ void checkFitsInMemory(const TrainConfig& config, int trainers) {
     const std::int64_t needed = estimateTrainerBytes(config) * trainers;
     const std::int64_t available = availableMemoryBytes();
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-    if (available > 0 && static_cast<double>(needed) > 0.8 * static_cast<double>(available)) {
+    // The estimate leaves out the allocator's slack and the trace buffers: it may use only 80% of
+    // what is available.
+    constexpr double kUsableShare = 0.8;
+    const double usable = kUsableShare * static_cast<double>(available);
+    if (available > 0 && static_cast<double>(needed) > usable) {
         throw inputError(fmt::format(
-            "preset '{}' (scale {:g}) needs about {:.1f} GiB for {} trainer(s) but only {:.1f} GiB "
-            "is available: lower --scale or --seq-len, or choose a smaller preset",
+            "preset '{}' (scale {:g}) needs about {:.1f} GiB for {} trainer(s), more than the "
+            "{:.1f} GiB it may use ({:.0f}% of the {:.1f} GiB available, leaving room for the "
+            "allocator and the trace): lower --scale or --seq-len, or choose a smaller preset",
             config.preset, config.scale, static_cast<double>(needed) / kGiB, trainers,
-            static_cast<double>(available) / kGiB));
+            usable / kGiB, 100 * kUsableShare, static_cast<double>(available) / kGiB));
     }
 }
 

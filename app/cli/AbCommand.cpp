@@ -16,6 +16,7 @@
 #include "app/report/ResultsMarkdown.h"
 #include "app/report/ResultsText.h"
 #include "profiler/core/Error.h"
+#include "profiler/core/Interruption.h"
 #include "profiler/core/OutputPath.h"
 #include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceReader.h"
@@ -84,7 +85,11 @@ int runAb(const AbOptions& o) {
     requireParentDirectory(o.trainer.db, "create trace database", "--db");
     requireParentDirectory(reportPath, "write report", "--report");
     requireOutputBesideDatabase(reportPath, o.trainer.db, "--report");
-    const AbOutcome outcome = runAbSuite(request, terminalAbProgress());
+    AbOutcome outcome;
+    {
+        const InterruptionScope interruptible;  // Ctrl-C: the arms in progress end aborted
+        outcome = runAbSuite(request, terminalAbProgress());
+    }
 
     ResultsSelection selection;
     for (const ToggleRuns& t : outcome.comparisons) {

@@ -12,6 +12,7 @@
 #include "app/report/ResultsJson.h"
 #include "app/report/ResultsText.h"
 #include "profiler/core/Error.h"
+#include "profiler/core/Interruption.h"
 #include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceReader.h"
 #include "reference_trainer/AbRunner.h"
@@ -40,6 +41,7 @@ int runOnce(const RunOptions& o) {
     checkTrainingRequest(config, o.trainer.db, 1);  // before the database is created
     RunId run = 0;
     {
+        const InterruptionScope interruptible;  // Ctrl-C: the run ends aborted
         CaptureSession session(o.trainer.db, config.device, printNotice);
         run = runSingle(config, toggles, o.trainer.warmup, o.trainer.steps, session,
                         terminalProgress("run"));

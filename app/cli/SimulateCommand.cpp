@@ -19,6 +19,7 @@
 #include "optimizations/pipeline_schedule/PipelineSimulator.h"
 #include "optimizations/pipeline_schedule/SimulationTrace.h"
 #include "profiler/core/Error.h"
+#include "profiler/core/Interruption.h"
 #include "profiler/core/TraceReader.h"
 #include "reference_trainer/AbRunner.h"
 #include "reference_trainer/Presets.h"
@@ -72,6 +73,7 @@ TrainConfig measuredConfig(const SimulateOptions& o) {
 // medians (analyzers/LayerCosts).
 pipeline::PipelineCosts measurePreset(const SimulateOptions& o, const TrainConfig& config,
                                       CaptureSession& session) {
+    const InterruptionScope interruptible;  // Ctrl-C: the measuring run ends aborted
     const RunId run = runSingle(config, {}, 1, 2, session, terminalProgress("measure " + o.preset));
     endProgressLine();
     session.writer().flush();

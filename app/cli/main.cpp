@@ -7,6 +7,7 @@
 #include <string>
 
 #include "app/cli/Commands.h"
+#include "app/cli/Progress.h"
 #include "profiler/core/Error.h"
 
 int main(int argc, char** argv) {
@@ -51,6 +52,7 @@ int main(int argc, char** argv) {
     try {
         return action ? action() : static_cast<int>(ExitCode::kUsage);
     } catch (const GlueprofError& e) {
+        cli::endProgressLine();  // the message starts its own line
         std::cerr << "glueprof: " << e.what() << "\n";
         return static_cast<int>(e.code());
     } catch (const std::exception& e) {

@@ -11,6 +11,8 @@ enum class ExitCode : int {
     kUsage = 1,       // bad flag, unknown preset or toggle
     kInput = 2,       // input, I/O or configuration error (bad --db, schema mismatch, too large)
     kRegression = 3,  // `check` found a regression (used by later commands)
+    // 128 + the signal, as a shell reports a process a signal ended: SIGINT 130, SIGTERM 143.
+    kSignalBase = 128,
 };
 
 class GlueprofError : public std::runtime_error {

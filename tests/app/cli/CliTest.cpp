@@ -1,12 +1,15 @@
 // Runs the real glueprof binary as a user would and checks its output, exit codes and files.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -15,6 +18,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <tuple>
 
 #include "profiler/core/Sqlite.h"
@@ -664,6 +668,53 @@ TEST_F(CliTest, SimulateReproducesThePublishedCaseAndRecordsItsRuns) {
     EXPECT_NE(tooLarge.err.find("GB), more than the 2000000 glueprof simulates"), std::string::npos)
         << tooLarge.err;
     EXPECT_FALSE(std::filesystem::exists(fresh));
+}
+
+// Issue 17, item 11: Ctrl-C or `kill` during a recording ended the process with its runs left
+// `running`. Now the runs in progress end `aborted` at the next step boundary, with every finished
+// step, and the exit code is 128 + the signal.
+TEST_F(CliTest, SigintAndSigtermEndTheRunsInProgressAbortedWithTheirFinishedSteps) {
+    const std::vector<std::pair<int, std::string>> cases = {
+        {SIGINT, "run --preset tiny --warmup 1 --steps 100000"},
+        {SIGTERM, "ab --preset tiny --opt packed_cache --warmup 1 --steps 100000 --repeats 1"}};
+    for (const auto& [signal, args] : cases) {
+        SCOPED_TRACE(args);
+        const std::string db = path(fmt::format("signal-{}.sqlite", signal));
+        const std::string command = fmt::format("exec {} {} --db {} >{} 2>{}", GLUEPROF_CLI, args,
+                                                db, path("out.txt"), path("err.txt"));
+        const pid_t child = ::fork();
+        if (child == 0) {
+            ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+            ::_exit(127);
+        }
+        // Wait until a run holds 3 steps, then signal.
+        bool recording = false;
+        for (int attempt = 0; attempt < 1200 && !recording; ++attempt) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+            try {
+                for (const RunSummary& r : TraceReader(db).listRuns()) {
+                    recording = recording || r.stepCount >= 3;
+                }
+            } catch (const std::exception&) {
+                // not created yet
+            }
+        }
+        ASSERT_TRUE(recording);
+        ::kill(child, signal);
+        int status = 0;
+        ::waitpid(child, &status, 0);
+        ASSERT_TRUE(WIFEXITED(status));
+        EXPECT_EQ(WEXITSTATUS(status), 128 + signal);
+        const std::string err = slurp(path("err.txt"));
+        // One line of its own (stderr here is no terminal, so no progress line precedes it).
+        EXPECT_TRUE(err.rfind("glueprof: interrupted by", 0) == 0 ||
+                    err.find("\nglueprof: interrupted by") != std::string::npos)
+            << err;
+        const std::vector<RunSummary> runs = TraceReader(db).listRuns();
+        ASSERT_FALSE(runs.empty());
+        for (const RunSummary& r : runs) EXPECT_EQ(r.status, "aborted") << r.label;
+        EXPECT_GE(runs.front().stepCount, 3);
+    }
 }
 
 // The executor on an uneven partition: Looped-BFS binds the 6-layer stage to worker 0, RoundPipe

@@ -1,0 +1,34 @@
+#pragma once
+// Ctrl-C and `kill` during a recording: the first SIGINT or SIGTERM is noted, the recording loop
+// stops at its next step boundary (throwIfInterrupted), and the runs in progress end `aborted` with
+// every finished step kept; a second signal of the same kind ends the process at once.
+#include <csignal>
+
+namespace glueprof {
+
+// While alive, SIGINT and SIGTERM are noted instead of ending the process (the handlers in place
+// before are restored when it ends). Scopes nest; only the outermost installs handlers.
+class InterruptionScope {
+  public:
+    InterruptionScope();
+    ~InterruptionScope();
+    InterruptionScope(const InterruptionScope&) = delete;
+    InterruptionScope& operator=(const InterruptionScope&) = delete;
+
+  private:
+    bool m_installed = false;
+    struct sigaction m_previousInt {};
+    struct sigaction m_previousTerm {};
+};
+
+// The signal noted by a scope (SIGINT or SIGTERM), 0 when none.
+int pendingInterruption();
+
+// Throws GlueprofError with exit code 128 + the signal (130 for SIGINT, 143 for SIGTERM) when one
+// was noted: "interrupted by SIGINT ...".
+void throwIfInterrupted();
+
+// Forgets a noted signal (tests, and a GUI that goes on after an interrupted A/B).
+void clearInterruption();
+
+}  // namespace glueprof
