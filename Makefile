@@ -4,7 +4,7 @@ JOBS ?= 2
 CMAKE_ARGS ?=
 GLUEPROF = $(BUILD_DIR)/app/cli/glueprof
 
-.PHONY: all bootstrap configure build run test bench clean format check-format
+.PHONY: all bootstrap configure build run test bench fuzz sanitize clean format check-format
 
 all: build
 
@@ -36,6 +36,17 @@ bench: build
 	bench/import_bench.sh $(BUILD_DIR) 1024 build/import-bench
 	@if [ -f glueprof-report.html ]; then bench/report_screenshot.sh glueprof-report.html build/glueprof-report.png; fi
 	@if [ -x $(BUILD_DIR)/app/gui/glueprof-gui ]; then bench/gui_frame_time.sh $(BUILD_DIR); fi
+
+# The CLI fuzz harness for longer than the 30 s of `make test` (FUZZ_SEED picks another sequence).
+FUZZ_SECONDS ?= 600
+FUZZ_SEED ?= $(shell date +%s)
+fuzz: build
+	$(BUILD_DIR)/tests/glueprof_cli_fuzz --cli $(GLUEPROF) --gui $(BUILD_DIR)/app/gui/glueprof-gui \
+	  --source . --work build/cli-fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
+
+# The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer (its own build dir).
+sanitize:
+	./scripts/sanitize.sh
 
 format:
 	git ls-files '*.cpp' '*.h' | xargs clang-format -i

@@ -34,10 +34,15 @@ bool Script::step(App& app) {
     m_waiting = false;
     while (m_next < m_lines.size()) {
         std::istringstream words(m_lines[m_next++]);
-        // A bad line: an error in the log (the script goes on; a headless run then exits 2).
+        // A bad line: an error in the log; the script goes on, or ends when it stops at the
+        // first error (a headless run, which then exits 2 having done nothing after it).
+        auto failed = [&] {
+            ++m_errors;
+            if (m_stopAtFirstError) m_next = m_lines.size();
+        };
         auto bad = [&](const std::string& what) {
             app.log().error(fmt::format("script line {}: {}", m_next, what));
-            ++m_errors;
+            failed();
         };
         std::string verb;
         if (!(words >> verb) || verb[0] == '#') continue;
@@ -46,7 +51,7 @@ bool Script::step(App& app) {
             words >> path;
             app.view().pathField = path;
             app.view().rememberDatabase(path);
-            app.workspace().open(path);
+            if (!app.workspace().open(path)) failed();  // the workspace logged why
         } else if (verb == "select") {
             long long baseline = 0;
             long long optimized = 0;

@@ -8,9 +8,9 @@
 //   run PRESET TOGGLE[,TOGGLE...] [STEPS WARMUP REPEATS]   start an A/B into the open database
 //   wait                      wait until the run and the analysis are done
 // '#' starts a comment. A bad line (unknown action, a run id or step that is no number, a panel
-// that does not exist, a run of no steps) is an error in the log, and the script goes on; a
-// headless run (--frames) with a bad line, a missing script or a database that did not open
-// exits 2.
+// that does not exist, a run of no steps, an `open` that failed) is an error in the log, and the
+// script goes on; a headless run (--frames) stops at its first bad line, and with a bad line, a
+// missing script or a database that did not open exits 2.
 #include <string>
 #include <vector>
 
@@ -27,12 +27,15 @@ class Script {
     bool step(App& app);
     bool waiting(App& app) const;
     std::size_t errors() const { return m_errors; }  // bad lines so far
+    // After a bad line (or an `open` that failed) run no further line.
+    void stopAtFirstError() { m_stopAtFirstError = true; }
 
   private:
     std::vector<std::string> m_lines;
     std::size_t m_next = 0;
     bool m_waiting = false;
     std::size_t m_errors = 0;
+    bool m_stopAtFirstError = false;
 };
 
 }  // namespace glueprof::gui

@@ -139,6 +139,8 @@ int main(int argc, char** argv) {
         try {
             script =
                 std::make_unique<glueprof::gui::Script>(glueprof::gui::Script::load(scriptPath));
+            // Headless, nothing after a bad line runs (an A/B it would start writes the database).
+            if (frames > 0) script->stopAtFirstError();
         } catch (const std::exception& e) {
             app.log().error(e.what());
             if (frames > 0) {  // headless: nothing to show without its script

@@ -51,7 +51,7 @@ bool isGateCounter(const std::string& name) {
 GateBaseline parseGateBaseline(const std::string& text, const std::string& path) {
     nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (j.is_discarded() || !j.is_object()) malformed(path, "not a JSON object");
-    if (j.value("format", "") != kFormat)
+    if (!j.contains("format") || j["format"] != kFormat)
         malformed(path, fmt::format("\"format\" must be \"{}\"", kFormat));
     if (!j.contains("preset") || !j["preset"].is_string())
         malformed(path, "\"preset\" must be a string");
@@ -60,6 +60,9 @@ GateBaseline parseGateBaseline(const std::string& text, const std::string& path)
     }
     GateBaseline b;
     b.preset = j["preset"].get<std::string>();
+    if (j.contains("device") && !j["device"].is_string()) {
+        malformed(path, "\"device\" must be a string (cpu or cuda)");
+    }
     b.device = j.value("device", "cpu");
     for (const auto& [toggle, t] : j["toggles"].items()) {
         const std::string where = "toggles." + toggle;

@@ -26,8 +26,9 @@ double number(const json& j, const char* field, const std::string& path, double 
         if (required) bad(path, fmt::format("'{}' is missing: give it in milliseconds", field));
         return fallback;
     }
-    if (!j[field].is_number() || j[field].get<double>() < 0)
-        bad(path, fmt::format("'{}' must be a number >= 0", field));
+    if (!j[field].is_number() || !isValidCostMs(j[field].get<double>()))
+        bad(path,
+            fmt::format("'{}' must be a number of milliseconds from 0 to {:g}", field, kMaxCostMs));
     return j[field].get<double>();
 }
 
@@ -42,7 +43,10 @@ std::vector<double> perLayer(const json& j, const char* field, int layers, const
     }
     const json& v = j[field];
     if (v.is_number()) {
-        if (v.get<double>() < 0) bad(path, fmt::format("'{}' must be >= 0", field));
+        if (!isValidCostMs(v.get<double>())) {
+            bad(path, fmt::format("'{}' must be a number of milliseconds from 0 to {:g}", field,
+                                  kMaxCostMs));
+        }
         return std::vector<double>(static_cast<std::size_t>(layers), v.get<double>());
     }
     if (!v.is_array() || v.size() != static_cast<std::size_t>(layers)) {
@@ -51,8 +55,11 @@ std::vector<double> perLayer(const json& j, const char* field, int layers, const
     }
     std::vector<double> out;
     for (const json& x : v) {
-        if (!x.is_number() || x.get<double>() < 0)
-            bad(path, fmt::format("'{}' holds a value that is not a number >= 0", field));
+        if (!x.is_number() || !isValidCostMs(x.get<double>())) {
+            bad(path, fmt::format("'{}' holds a value that is not a number of milliseconds from "
+                                  "0 to {:g}",
+                                  field, kMaxCostMs));
+        }
         out.push_back(x.get<double>());
     }
     return out;
@@ -103,11 +110,12 @@ std::vector<int> partition(const json& v, const std::string& name, const std::st
 CostFile parseCostFile(const std::string& text, const std::string& path) {
     const json j = json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object()) bad(path, "not a JSON object");
-    if (j.value("format", std::string()) != "glueprof-pipeline-costs-1") {
+    if (!j.contains("format") || j["format"] != "glueprof-pipeline-costs-1") {
         bad(path, "'format' must be \"glueprof-pipeline-costs-1\"");
     }
     const int layers = boundedCount(j, costkeys::kLayers, kMaxLayers, path);
     CostFile f;
+    if (j.contains("source") && !j["source"].is_string()) bad(path, "'source' must be a string");
     f.source = j.value("source", std::string());
     f.costs.forwardMs = perLayer(j, costkeys::kForwardMs, layers, path, true);
     f.costs.backwardMs = perLayer(j, costkeys::kBackwardMs, layers, path, true);

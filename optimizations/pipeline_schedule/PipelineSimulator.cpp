@@ -109,6 +109,9 @@ Start resolve(double hop, int worker, double workerReady, const std::vector<Done
     return s;
 }
 
+const char* const kCostRange =
+    "costs must be from 0 to 1000000 ms each (the cost file's, --hop-ms, --optimizer-ms)";
+
 void validate(const SimulationSpec& spec) {
     const PipelineCosts& c = spec.costs;
     if (spec.workers <= 0) throw std::invalid_argument("--workers must be at least 1");
@@ -125,12 +128,12 @@ void validate(const SimulationSpec& spec) {
             "the per-layer forward, recompute and backward costs must have one entry per layer");
     }
     for (const std::vector<double>* v : {&c.forwardMs, &c.recomputeMs, &c.backwardMs}) {
-        if (std::any_of(v->begin(), v->end(), [](double x) { return x < 0.0; })) {
-            throw std::invalid_argument("costs must not be negative");
+        if (!std::all_of(v->begin(), v->end(), isValidCostMs)) {
+            throw std::invalid_argument(kCostRange);
         }
     }
-    if (c.headForwardMs < 0 || c.headBackwardMs < 0 || c.hopMs < 0 || c.optimizerMs < 0) {
-        throw std::invalid_argument("costs must not be negative");
+    for (const double ms : {c.headForwardMs, c.headBackwardMs, c.hopMs, c.optimizerMs}) {
+        if (!isValidCostMs(ms)) throw std::invalid_argument(kCostRange);
     }
     auto checkPartition = [&](const std::vector<int>& partition, const char* what) {
         if (partition.empty())
@@ -139,8 +142,9 @@ void validate(const SimulationSpec& spec) {
             throw std::invalid_argument(
                 fmt::format("the {} partition has a negative layer count", what));
         }
-        const int sum = std::accumulate(partition.begin(), partition.end(), 0);
-        if (sum != static_cast<int>(c.layers())) {
+        const std::int64_t sum =
+            std::accumulate(partition.begin(), partition.end(), std::int64_t{0});
+        if (sum != static_cast<std::int64_t>(c.layers())) {
             throw std::invalid_argument(fmt::format(
                 "the {} partition holds {} layers but the costs have {}: make them agree", what,
                 sum, c.layers()));
@@ -405,6 +409,8 @@ double simulateRoundPipe(const SimulationSpec& spec, int iteration, int& roundSt
 }
 
 }  // namespace
+
+bool isValidCostMs(double ms) { return ms >= 0.0 && ms <= kMaxCostMs; }
 
 std::int64_t simulatedOpBound(std::int64_t stages, std::int64_t microbatches,
                               std::int64_t iterations) {

@@ -100,6 +100,11 @@ constexpr int kMaxIterations = 1000;
 // 460 MB), so the largest simulation takes about 1.3 GB and a few seconds.
 constexpr std::int64_t kMaxSimulatedOps = 2'000'000;
 constexpr std::int64_t kBytesPerSimulatedOp = 650;
+// One cost (a layer's per micro-batch, the head's, a hop, the optimizer's) is at most this many
+// milliseconds, so the largest simulation's makespan stays within int64 nanoseconds.
+constexpr double kMaxCostMs = 1e6;
+// From 0 to kMaxCostMs (so not NaN or infinite).
+bool isValidCostMs(double ms);
 
 // At most this many ops: per iteration and micro-batch, a forward, a recompute and a backward for
 // each of `stages` stages (the longer partition).

@@ -90,6 +90,7 @@ std::string immutableUri(const std::string& path) {
 
 SqliteDb::SqliteDb(const std::string& path, OpenMode mode) : m_path(path) {
     int flags = mode == OpenMode::kReadWriteCreate ? (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+                : mode == OpenMode::kReadWrite     ? SQLITE_OPEN_READWRITE
                                                    : SQLITE_OPEN_READONLY;
     std::string name = path;
     if (mode == OpenMode::kReadOnlyImmutable) {

@@ -52,7 +52,8 @@ class SqliteStatement {
 
 // kReadOnlyImmutable opens with SQLite's `immutable` URI parameter: no locks, no -shm. Safe only
 // when no process can be writing the file (a read-only directory with no live WAL in it).
-enum class OpenMode { kReadOnly, kReadOnlyImmutable, kReadWriteCreate };
+// kReadWrite opens an existing file only.
+enum class OpenMode { kReadOnly, kReadOnlyImmutable, kReadWrite, kReadWriteCreate };
 
 class SqliteDb {
   public:

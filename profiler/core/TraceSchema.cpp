@@ -425,7 +425,14 @@ std::unique_ptr<SqliteDb> openTraceForReading(const std::string& path) {
                         "`glueprof ab` or pass an existing --db",
                         path));
     }
-    auto db = std::make_unique<SqliteDb>(path, OpenMode::kReadOnly);
+    // Where it may, a reader opens read-write and then allows itself queries only: closing as the
+    // last connection, it then removes the -wal and -shm files SQLite keeps beside a database in
+    // WAL mode, which a read-only connection leaves behind.
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    const bool writable = ::access(path.c_str(), W_OK) == 0 &&
+                          ::access(parent.empty() ? "." : parent.c_str(), W_OK) == 0;
+    auto db =
+        std::make_unique<SqliteDb>(path, writable ? OpenMode::kReadWrite : OpenMode::kReadOnly);
     int version = 0;
     const int rc = tryReadUserVersion(*db, &version);
     if (cannotOpenWal(rc) && noLiveWriteAheadLog(path)) {
@@ -439,9 +446,10 @@ std::unique_ptr<SqliteDb> openTraceForReading(const std::string& path) {
     if (version == 1) {
         // Read as it is (nothing written): v2's run columns come from v1's conventions.
         db->exec(sql::kCreateV1IdentityView);
-        return db;
+    } else {
+        refuseForeignVersion(*db, version);
     }
-    refuseForeignVersion(*db, version);
+    db->exec("PRAGMA query_only=1");
     return db;
 }
 

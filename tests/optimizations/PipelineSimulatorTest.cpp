@@ -283,6 +283,22 @@ TEST(PipelineSimulatorTest, CostFileCountsHaveTheFlagsBoundsAndASimulationItsSiz
                   .find("not a layer count from 0 to 65536"),
               std::string::npos);
     EXPECT_EQ(parseCostFile(costFile("\"layers\": 65536"), "c.json").costs.layers(), 65536u);
+    // Found by the CLI fuzz harness: a "source" that is no string was an internal error, and a cost
+    // of 1e308 ms overflowed the nanosecond timeline.
+    EXPECT_NE(error("\"layers\": 4, \"source\": true").find("'source' must be a string"),
+              std::string::npos);
+    EXPECT_NE(message([&] {
+                  parseCostFile(
+                      "{\"format\": \"glueprof-pipeline-costs-1\", \"layers\": 1, "
+                      "\"forward_ms\": 1e308, \"backward_ms\": 1, "
+                      "\"head_forward_ms\": 0, \"head_backward_ms\": 0}",
+                      "c.json");
+              }).find("'forward_ms' must be a number of milliseconds from 0 to 1e+06"),
+              std::string::npos);
+    SimulationSpec slowHop = unit(Schedule::kGPipe, 2, 2, {1, 1});
+    slowHop.costs.hopMs = 1e300;
+    EXPECT_NE(message([&] { simulate(slowHop); }).find("costs must be from 0 to 1000000 ms"),
+              std::string::npos);
 
     EXPECT_EQ(simulatedOpBound(5, 3, 1), 45);
     EXPECT_EQ(simulationSizeProblem(28, 16, 1000), "");  // 1,344,000 ops

@@ -127,6 +127,20 @@ TEST(GateReportTest, JunitEscapesAndMalformedBaselinesNameTheField) {
         EXPECT_NE(std::string(e.what()).find("\"toggles\" must be a non-empty object"),
                   std::string::npos);
     }
+    // Found by the CLI fuzz harness: a "format" or "device" of another type was an internal error.
+    for (
+        const char* text :
+        {R"({"format": 5, "preset": "tiny", "toggles": {"t": {}}})",
+         R"({"format": "glueprof-baseline-1", "preset": "tiny", "device": [], "toggles": {"t": {}}})"}) {
+        try {
+            parseGateBaseline(text, "b.json");
+            FAIL() << text;
+        } catch (const GlueprofError& e) {
+            EXPECT_NE(std::string(e.what()).find("baseline 'b.json' is malformed"),
+                      std::string::npos)
+                << e.what();
+        }
+    }
     GateBaseline round = parseGateBaseline(
         renderGateBaseline(GateBaseline{
             "tiny",
