@@ -40,8 +40,9 @@ bench: build
 # The CLI fuzz harness for longer than the 30 s of `make test` (FUZZ_SEED picks another sequence).
 FUZZ_SECONDS ?= 600
 FUZZ_SEED ?= $(shell date +%s)
+GUI_BINARY = $(BUILD_DIR)/app/gui/glueprof-gui
 fuzz: build
-	$(BUILD_DIR)/tests/glueprof_cli_fuzz --cli $(GLUEPROF) --gui $(BUILD_DIR)/app/gui/glueprof-gui \
+	$(BUILD_DIR)/tests/glueprof_cli_fuzz --cli $(GLUEPROF) $(if $(wildcard $(GUI_BINARY)),--gui $(GUI_BINARY)) \
 	  --source . --work build/cli-fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
 
 # The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer (its own build dir).

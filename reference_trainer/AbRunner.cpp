@@ -203,6 +203,7 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
     }
     baseline.trainer.finish();
     optimized.trainer.finish();
+    throwIfInterrupted();  // a signal in the last step: the runs end aborted, not complete
     guard.complete();
     return runs;
 }
@@ -229,6 +230,7 @@ RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggl
     arm.steps(tracer, warmup, true, 0, done, warmup + steps, progress);
     arm.steps(tracer, steps, false, 1, done, warmup + steps, progress);
     arm.trainer.finish();
+    throwIfInterrupted();  // a signal in the last step: the runs end aborted, not complete
     guard.complete();
     return run;
 }

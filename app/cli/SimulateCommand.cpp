@@ -2,6 +2,7 @@
 // recorded into the trace store (simulated-worker lanes) and analyzed by the bubble analyzer.
 #include <fmt/format.h>
 
+#include <cmath>
 #include <iostream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -250,27 +251,71 @@ Replayed replayRun(const std::string& db, RunId run) {
     return r;
 }
 
-// The largest simulation this command would run (its stages, micro-batches and iterations, the
-// predictions' too) refused before anything is written, with its size.
-void refuseOversizedSimulation(const SimulateOptions& o, const pipeline::CostFile& file,
-                               std::int64_t presetLayers) {
-    std::int64_t stages =
-        std::max<std::int64_t>(static_cast<std::int64_t>(file.costs.layers()), presetLayers);
-    stages += 1;  // a bound schedule's head stage
-    for (const auto& [name, partition] : file.partitions) {
-        stages = std::max(stages, static_cast<std::int64_t>(partition.size()));
+// P and M of the simulations: the flags', else the cost file's (M only with its P), else P = 2 and
+// M = P + 1.
+struct PipelineShape {
+    int workers = 2;
+    int microbatches = 3;
+};
+
+PipelineShape resolveShape(const SimulateOptions& o, const pipeline::CostFile& file) {
+    PipelineShape shape;
+    shape.workers = o.workers > 0 ? o.workers : (file.workers > 0 ? file.workers : 2);
+    shape.microbatches =
+        o.microbatches > 0
+            ? o.microbatches
+            : (file.microbatches > 0 && o.workers == 0 ? file.microbatches : shape.workers + 1);
+    return shape;
+}
+
+// --predict: the same costs for P = 2..8 under Looped-BFS and RoundPipe with M = 2P, each stage
+// plan from the partitioners (not the cost file's or the flags').
+std::vector<pipeline::SimulationSpec> predictionSpecs(const SimulateOptions& o,
+                                                      const pipeline::CostFile& file) {
+    SimulateOptions plain = o;
+    plain.partition.clear();
+    plain.backwardPartition.clear();
+    pipeline::CostFile noPartitions = file;
+    noPartitions.partitions.clear();
+    std::vector<pipeline::SimulationSpec> specs;
+    for (int p = 2; p <= 8; ++p) {
+        for (pipeline::Schedule s :
+             {pipeline::Schedule::kLoopedBfs, pipeline::Schedule::kRoundPipe}) {
+            specs.push_back(specFor(s, p, 2 * p, plain, noPartitions));
+        }
     }
-    for (const std::string* given : {&o.partition, &o.backwardPartition}) {
-        if (given->empty()) continue;
-        const auto counts = parseLayerCounts(*given, "--partition");
-        stages = std::max(stages, static_cast<std::int64_t>(counts.size()));
+    return specs;
+}
+
+// Every simulation the command will run, its predictions too, built and checked before anything
+// is written: one too large to simulate is an input error with its size; one the simulator refuses
+// (partitions that do not cover the layers, a cost out of range) a usage error.
+void checkSimulations(const SimulateOptions& o, const pipeline::CostFile& file,
+                      const std::vector<std::string>& schedules) {
+    const PipelineShape shape = resolveShape(o, file);
+    std::vector<pipeline::SimulationSpec> specs;
+    try {
+        for (const std::string& name : schedules) {
+            specs.push_back(
+                specFor(pipeline::parseSchedule(name), shape.workers, shape.microbatches, o, file));
+        }
+        if (o.predict) {
+            for (pipeline::SimulationSpec& spec : predictionSpecs(o, file)) {
+                specs.push_back(std::move(spec));
+            }
+        }
+    } catch (const std::invalid_argument& e) {
+        throw usageError(e.what());
     }
-    const int workers = o.workers > 0 ? o.workers : std::max(file.workers, 2);
-    std::int64_t microbatches =
-        o.microbatches > 0 ? o.microbatches : std::max(file.microbatches, workers + 1);
-    if (o.predict) microbatches = std::max<std::int64_t>(microbatches, 16);  // M = 2P, P <= 8
-    const std::string problem = pipeline::simulationSizeProblem(stages, microbatches, o.iterations);
-    if (!problem.empty()) throw inputError(problem);
+    for (const pipeline::SimulationSpec& spec : specs) {
+        const std::string tooLarge = pipeline::simulationSizeProblem(spec);
+        if (!tooLarge.empty()) throw inputError(tooLarge);
+        try {
+            pipeline::validateSimulation(spec);
+        } catch (const std::invalid_argument& e) {
+            throw usageError(e.what());
+        }
+    }
 }
 
 int simulateCommand(const SimulateOptions& o) {
@@ -281,6 +326,9 @@ int simulateCommand(const SimulateOptions& o) {
             "give the costs once: --costs FILE (e.g. assets/pipeline/roundpipe-1.7b.json), "
             "--preset NAME "
             "(measured on this machine) or --replay RUN (an executed pipeline in --db)");
+    }
+    if (std::isnan(o.hopMs) || std::isnan(o.optimizerMs)) {
+        throw usageError("--hop-ms and --optimizer-ms take a number of milliseconds");
     }
     std::optional<Replayed> replayed;
     if (o.replay > 0) replayed = replayRun(o.db, static_cast<RunId>(o.replay));
@@ -312,22 +360,27 @@ int simulateCommand(const SimulateOptions& o) {
     if (!o.preset.empty()) {
         config = measuredConfig(o);
         checkTrainingRequest(*config, o.db, 1);
+        // Checked on the preset's layers with unit costs until the measured ones replace them.
+        file.costs = pipeline::PipelineCosts::uniform(static_cast<int>(config->model.layers), 1.0,
+                                                      1.0, 1.0, 1.0, 0.0);
     }
-    refuseOversizedSimulation(o, file, config ? config->model.layers : 0);
-    CaptureSession session(o.db, config ? config->device : "cpu", printNotice);
-    TraceWriter& writer = session.writer();
-    if (config) file.costs = measurePreset(o, *config, session);
     if (o.hopMs >= 0) file.costs.hopMs = o.hopMs;
     if (o.optimizerMs >= 0) file.costs.optimizerMs = o.optimizerMs;
-    const int workers = o.workers > 0 ? o.workers : (file.workers > 0 ? file.workers : 2);
-    const int microbatches =
-        o.microbatches > 0
-            ? o.microbatches
-            : (file.microbatches > 0 && o.workers == 0 ? file.microbatches : workers + 1);
-    std::vector<std::string> schedules =
+    const std::vector<std::string> schedules =
         !o.schedules.empty()
             ? o.schedules
             : std::vector<std::string>{replayed ? replayed->schedule : "roundpipe"};
+    checkSimulations(o, file, schedules);
+    CaptureSession session(o.db, config ? config->device : "cpu", printNotice);
+    TraceWriter& writer = session.writer();
+    if (config) {
+        const double hopMs = file.costs.hopMs;
+        const double optimizerMs = file.costs.optimizerMs;
+        file.costs = measurePreset(o, *config, session);
+        file.costs.hopMs = hopMs;
+        file.costs.optimizerMs = optimizerMs;
+    }
+    const auto [workers, microbatches] = resolveShape(o, file);
 
     nlohmann::json results = nlohmann::json::array();
     std::string text;
@@ -367,26 +420,25 @@ int simulateCommand(const SimulateOptions& o) {
         text +=
             "\npredicted (same costs, M = 2P):\n  P   looped-bfs makespan  bubble   roundpipe "
             "makespan  bubble\n";
-        SimulateOptions plain = o;
-        plain.partition.clear();
-        plain.backwardPartition.clear();
-        pipeline::CostFile noPartitions = file;
-        noPartitions.partitions.clear();  // the partitioners' stages for each P
-        for (int p = 2; p <= 8; ++p) {
-            nlohmann::json row = {{"workers", p}};
-            std::string line = fmt::format("  {:<3}", p);
-            for (pipeline::Schedule s :
-                 {pipeline::Schedule::kLoopedBfs, pipeline::Schedule::kRoundPipe}) {
-                const pipeline::SimulationSpec spec = specFor(s, p, 2 * p, plain, noPartitions);
-                const pipeline::SimulationResult r = pipeline::simulate(spec);
-                const double ratio = analyzeBubbles(pipeline::simulationModel(spec, r)).ratio;
-                row[pipeline::toString(s)] = {{"makespan_ms", r.makespanMs},
-                                              {"bubble_ratio", ratio}};
-                line += fmt::format(" {:>16.2f} ms  {:>5.1f}%", r.makespanMs, 100 * ratio);
+        nlohmann::json row;
+        std::string line;
+        for (const pipeline::SimulationSpec& spec : predictionSpecs(o, file)) {
+            if (row.empty() || row["workers"] != spec.workers) {  // a new P: a new row
+                if (!row.empty()) {
+                    predictions.push_back(row);
+                    text += line + "\n";
+                }
+                row = {{"workers", spec.workers}};
+                line = fmt::format("  {:<3}", spec.workers);
             }
-            predictions.push_back(row);
-            text += line + "\n";
+            const pipeline::SimulationResult r = pipeline::simulate(spec);
+            const double ratio = analyzeBubbles(pipeline::simulationModel(spec, r)).ratio;
+            row[pipeline::toString(spec.schedule)] = {{"makespan_ms", r.makespanMs},
+                                                      {"bubble_ratio", ratio}};
+            line += fmt::format(" {:>16.2f} ms  {:>5.1f}%", r.makespanMs, 100 * ratio);
         }
+        predictions.push_back(row);
+        text += line + "\n";
     }
     session.close();
     if (o.json) {
@@ -438,10 +490,14 @@ void registerSimulateCommand(CLI::App& app, Action& action) {
     command->add_option(
         "--backward-partition", o->backwardPartition,
         "RoundPipe's backward partition, head stage first, e.g. 0,3,3,3,3,3,3,3,3,2,2");
-    command->add_option("--hop-ms", o->hopMs,
-                        "cost of one hand-off between workers (default: the cost file's)");
-    command->add_option("--optimizer-ms", o->optimizerMs,
-                        "optimizer step between synchronous iterations");
+    command
+        ->add_option("--hop-ms", o->hopMs,
+                     "cost of one hand-off between workers (default: the cost file's)")
+        ->check(CLI::Range(0.0, pipeline::kMaxCostMs));
+    command
+        ->add_option("--optimizer-ms", o->optimizerMs,
+                     "optimizer step between synchronous iterations")
+        ->check(CLI::Range(0.0, pipeline::kMaxCostMs));
     command->add_flag("--predict", o->predict,
                       "also predict P = 2..8 for Looped-BFS and RoundPipe with the same costs");
     command->add_option("--db", o->db, "trace database the simulated runs are written to")

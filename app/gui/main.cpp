@@ -131,7 +131,11 @@ int main(int argc, char** argv) {
                                                    app.log()));  // rasterized at the DPI scale
     if (!db.empty()) {
         app.view().pathField = db;
-        app.workspace().open(db);
+        if (!app.workspace().open(db) && frames > 0) {
+            // Headless: nothing to show, and no script may run on the wrong database.
+            std::fprintf(stderr, "glueprof-gui: %s\n", app.log().entries().back().text.c_str());
+            return 2;
+        }
     }
 
     std::unique_ptr<glueprof::gui::Script> script;
@@ -197,18 +201,16 @@ int main(int argc, char** argv) {
         std::ofstream out(dumpState);
         out << app.dumpState() << "\n";
     }
-    // Headless runs are scripts and tests: a bad script line or a database that did not open is a
-    // failure there (exit 2, the first error on stderr), not a log line nobody reads.
+    // Headless runs are scripts and tests: any error logged (a bad script line, an A/B that
+    // failed, a database that did not open) is a failure there (exit 2, the first error on
+    // stderr), not a log line nobody reads.
     if (frames > 0 && exitCode == 0) {
-        const bool dbFailed = !db.empty() && !app.workspace().isOpen();
-        if ((script != nullptr && script->errors() > 0) || dbFailed) {
-            for (const auto& entry : app.log().entries()) {
-                if (entry.level == glueprof::gui::LogEntry::Level::kError) {
-                    std::fprintf(stderr, "glueprof-gui: %s\n", entry.text.c_str());
-                    break;
-                }
+        for (const auto& entry : app.log().entries()) {
+            if (entry.level == glueprof::gui::LogEntry::Level::kError) {
+                std::fprintf(stderr, "glueprof-gui: %s\n", entry.text.c_str());
+                exitCode = 2;
+                break;
             }
-            exitCode = 2;
         }
     }
     if (frames == 0) {

@@ -27,8 +27,8 @@ double number(const json& j, const char* field, const std::string& path, double 
         return fallback;
     }
     if (!j[field].is_number() || !isValidCostMs(j[field].get<double>()))
-        bad(path,
-            fmt::format("'{}' must be a number of milliseconds from 0 to {:g}", field, kMaxCostMs));
+        bad(path, fmt::format("'{}' must be a number of milliseconds from 0 to {:.0f}", field,
+                              kMaxCostMs));
     return j[field].get<double>();
 }
 
@@ -44,7 +44,7 @@ std::vector<double> perLayer(const json& j, const char* field, int layers, const
     const json& v = j[field];
     if (v.is_number()) {
         if (!isValidCostMs(v.get<double>())) {
-            bad(path, fmt::format("'{}' must be a number of milliseconds from 0 to {:g}", field,
+            bad(path, fmt::format("'{}' must be a number of milliseconds from 0 to {:.0f}", field,
                                   kMaxCostMs));
         }
         return std::vector<double>(static_cast<std::size_t>(layers), v.get<double>());

@@ -109,18 +109,31 @@ Start resolve(double hop, int worker, double workerReady, const std::vector<Done
     return s;
 }
 
-const char* const kCostRange =
-    "costs must be from 0 to 1000000 ms each (the cost file's, --hop-ms, --optimizer-ms)";
+std::string costRangeProblem() {
+    return fmt::format(
+        "costs must be from 0 to {:.0f} ms each (the cost file's, --hop-ms, --optimizer-ms)",
+        kMaxCostMs);
+}
 
-void validate(const SimulationSpec& spec) {
+}  // namespace
+
+void validateSimulation(const SimulationSpec& spec) {
     const PipelineCosts& c = spec.costs;
-    if (spec.workers <= 0) throw std::invalid_argument("--workers must be at least 1");
-    if (spec.microbatches <= 0) throw std::invalid_argument("--microbatches must be at least 1");
-    if (spec.iterations <= 0) throw std::invalid_argument("iterations must be at least 1");
-    const std::string tooLarge =
-        simulationSizeProblem(static_cast<std::int64_t>(std::max(spec.forwardPartition.size(),
-                                                                 spec.backwardPartition.size())),
-                              spec.microbatches, spec.iterations);
+    if (spec.workers <= 0 || spec.workers > kMaxWorkers) {
+        throw std::invalid_argument(fmt::format("--workers must be from 1 to {}", kMaxWorkers));
+    }
+    if (spec.microbatches <= 0 || spec.microbatches > kMaxMicrobatches) {
+        throw std::invalid_argument(
+            fmt::format("--microbatches must be from 1 to {}", kMaxMicrobatches));
+    }
+    if (spec.iterations <= 0 || spec.iterations > kMaxIterations) {
+        throw std::invalid_argument(
+            fmt::format("--iterations must be from 1 to {}", kMaxIterations));
+    }
+    if (c.layers() > static_cast<std::size_t>(kMaxLayers)) {
+        throw std::invalid_argument(fmt::format("at most {} layers", kMaxLayers));
+    }
+    const std::string tooLarge = simulationSizeProblem(spec);
     if (!tooLarge.empty()) throw std::invalid_argument(tooLarge);
     if (c.backwardMs.size() != c.layers() ||
         (!c.recomputeMs.empty() && c.recomputeMs.size() != c.layers())) {
@@ -129,11 +142,11 @@ void validate(const SimulationSpec& spec) {
     }
     for (const std::vector<double>* v : {&c.forwardMs, &c.recomputeMs, &c.backwardMs}) {
         if (!std::all_of(v->begin(), v->end(), isValidCostMs)) {
-            throw std::invalid_argument(kCostRange);
+            throw std::invalid_argument(costRangeProblem());
         }
     }
     for (const double ms : {c.headForwardMs, c.headBackwardMs, c.hopMs, c.optimizerMs}) {
-        if (!isValidCostMs(ms)) throw std::invalid_argument(kCostRange);
+        if (!isValidCostMs(ms)) throw std::invalid_argument(costRangeProblem());
     }
     auto checkPartition = [&](const std::vector<int>& partition, const char* what) {
         if (partition.empty())
@@ -196,6 +209,8 @@ void validate(const SimulationSpec& spec) {
             "the asynchronous optimizer is a RoundPipe variant: use --schedule roundpipe");
     }
 }
+
+namespace {
 
 struct Action {
     int stage;
@@ -412,26 +427,28 @@ double simulateRoundPipe(const SimulationSpec& spec, int iteration, int& roundSt
 
 bool isValidCostMs(double ms) { return ms >= 0.0 && ms <= kMaxCostMs; }
 
-std::int64_t simulatedOpBound(std::int64_t stages, std::int64_t microbatches,
-                              std::int64_t iterations) {
-    // Each factor is bounded (stages by the partition, the others by kMax*), so no overflow.
-    return 3 * std::max<std::int64_t>(stages, 1) * microbatches * iterations;
+std::int64_t simulatedOpBound(const SimulationSpec& spec) {
+    const auto stages = static_cast<std::int64_t>(
+        std::max<std::size_t>({spec.forwardPartition.size(), spec.backwardPartition.size(), 1}));
+    // Bounded factors: stages by the partition's length, the others by kMax*, so no overflow.
+    return 3 * stages * std::clamp<std::int64_t>(spec.microbatches, 0, kMaxMicrobatches) *
+           std::clamp<std::int64_t>(spec.iterations, 0, kMaxIterations);
 }
 
-std::string simulationSizeProblem(std::int64_t stages, std::int64_t microbatches,
-                                  std::int64_t iterations) {
-    const std::int64_t ops = simulatedOpBound(stages, microbatches, iterations);
+std::string simulationSizeProblem(const SimulationSpec& spec) {
+    const std::int64_t ops = simulatedOpBound(spec);
     if (ops <= kMaxSimulatedOps) return "";
     return fmt::format(
-        "the simulation would hold up to {} ops (3 x {} stages x {} micro-batches x {} "
-        "iterations, about {:.1f} GB), more than the {} glueprof simulates at once: lower "
-        "--microbatches or --iterations, or merge layers into fewer stages",
-        ops, stages, microbatches, iterations,
-        static_cast<double>(ops * kBytesPerSimulatedOp) / 1e9, kMaxSimulatedOps);
+        "the {} simulation would hold up to {} ops (3 x {} stages x {} micro-batches x {} "
+        "iterations, about {:.1f} GB), more than the {} glueprof simulates at once: use fewer "
+        "micro-batches (--microbatches) or iterations (--iterations), or fewer stages",
+        toString(spec.schedule), ops,
+        std::max(spec.forwardPartition.size(), spec.backwardPartition.size()), spec.microbatches,
+        spec.iterations, static_cast<double>(ops * kBytesPerSimulatedOp) / 1e9, kMaxSimulatedOps);
 }
 
 SimulationResult simulate(const SimulationSpec& spec) {
-    validate(spec);
+    validateSimulation(spec);
     SimulationResult r;
     std::vector<double> workerFree(static_cast<std::size_t>(spec.workers), 0.0);
     int roundStartWorker = 0;

@@ -107,14 +107,16 @@ constexpr double kMaxCostMs = 1e6;
 bool isValidCostMs(double ms);
 
 // At most this many ops: per iteration and micro-batch, a forward, a recompute and a backward for
-// each of `stages` stages (the longer partition).
-std::int64_t simulatedOpBound(std::int64_t stages, std::int64_t microbatches,
-                              std::int64_t iterations);
-// "" when a simulation of this size fits, else what is too large and what to change.
-std::string simulationSizeProblem(std::int64_t stages, std::int64_t microbatches,
-                                  std::int64_t iterations);
+// each stage of its longer partition.
+std::int64_t simulatedOpBound(const SimulationSpec& spec);
+// "" when SPEC's simulation fits in kMaxSimulatedOps, else its size and what to change.
+std::string simulationSizeProblem(const SimulationSpec& spec);
 
-// Throws std::invalid_argument with what is wrong and what to change.
+// Throws std::invalid_argument with what is wrong and what to change: a count out of its bound, a
+// simulation too large (simulationSizeProblem), a cost out of range, partitions that do not cover
+// the layers.
+void validateSimulation(const SimulationSpec& spec);
+// Validates, then simulates.
 SimulationResult simulate(const SimulationSpec& spec);
 
 // Balanced partition of `layers` into `stages` (earlier stages take the remainder).

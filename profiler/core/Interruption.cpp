@@ -10,43 +10,53 @@ namespace glueprof {
 
 namespace {
 
-volatile std::sig_atomic_t g_pending = 0;
+// Written by the handler on whichever thread the signal lands on, read by the recording thread:
+// a lock-free atomic, safe in a signal handler.
+std::atomic<int> g_pending{0};
+static_assert(std::atomic<int>::is_always_lock_free);
 std::atomic<int> g_scopes{0};
 
 extern "C" void noteInterruption(int signal) {
-    if (g_pending == signal) {
+    if (g_pending.load() == signal) {
         // The second of a kind: the user means it. End as that signal would have.
         std::signal(signal, SIG_DFL);
         std::raise(signal);
         return;
     }
-    g_pending = signal;
+    g_pending.store(signal);
+}
+
+// Installs the handler for SIGNAL unless the process ignores it (a background job started by a
+// shell ignores SIGINT: a Ctrl-C meant for the foreground must not stop it). Keeps what was there.
+bool install(int signal, struct sigaction* previous) {
+    sigaction(signal, nullptr, previous);
+    if (previous->sa_handler == SIG_IGN) return false;
+    struct sigaction action {};
+    action.sa_handler = noteInterruption;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;  // a write or a wait the signal lands in goes on
+    sigaction(signal, &action, nullptr);
+    return true;
 }
 
 }  // namespace
 
 InterruptionScope::InterruptionScope() {
     if (g_scopes.fetch_add(1) != 0) return;
-    struct sigaction action {};
-    action.sa_handler = noteInterruption;
-    sigemptyset(&action.sa_mask);
-    action.sa_flags = SA_RESTART;  // a write or a wait the signal lands in goes on
-    sigaction(SIGINT, &action, &m_previousInt);
-    sigaction(SIGTERM, &action, &m_previousTerm);
-    m_installed = true;
+    m_installedInt = install(SIGINT, &m_previousInt);
+    m_installedTerm = install(SIGTERM, &m_previousTerm);
 }
 
 InterruptionScope::~InterruptionScope() {
     g_scopes.fetch_sub(1);
-    if (!m_installed) return;
-    sigaction(SIGINT, &m_previousInt, nullptr);
-    sigaction(SIGTERM, &m_previousTerm, nullptr);
+    if (m_installedInt) sigaction(SIGINT, &m_previousInt, nullptr);
+    if (m_installedTerm) sigaction(SIGTERM, &m_previousTerm, nullptr);
 }
 
-int pendingInterruption() { return g_pending; }
+int pendingInterruption() { return g_pending.load(); }
 
 void throwIfInterrupted() {
-    const int signal = g_pending;
+    const int signal = g_pending.load();
     if (signal == 0) return;
     throw GlueprofError(
         static_cast<ExitCode>(static_cast<int>(ExitCode::kSignalBase) + signal),
@@ -54,7 +64,5 @@ void throwIfInterrupted() {
                     "finished steps",
                     signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM"));
 }
-
-void clearInterruption() { g_pending = 0; }
 
 }  // namespace glueprof

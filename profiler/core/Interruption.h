@@ -7,7 +7,8 @@
 namespace glueprof {
 
 // While alive, SIGINT and SIGTERM are noted instead of ending the process (the handlers in place
-// before are restored when it ends). Scopes nest; only the outermost installs handlers.
+// before are restored when it ends; a signal the process ignores stays ignored). Scopes nest; only
+// the outermost installs handlers.
 class InterruptionScope {
   public:
     InterruptionScope();
@@ -16,7 +17,8 @@ class InterruptionScope {
     InterruptionScope& operator=(const InterruptionScope&) = delete;
 
   private:
-    bool m_installed = false;
+    bool m_installedInt = false;
+    bool m_installedTerm = false;
     struct sigaction m_previousInt {};
     struct sigaction m_previousTerm {};
 };
@@ -27,8 +29,5 @@ int pendingInterruption();
 // Throws GlueprofError with exit code 128 + the signal (130 for SIGINT, 143 for SIGTERM) when one
 // was noted: "interrupted by SIGINT ...".
 void throwIfInterrupted();
-
-// Forgets a noted signal (tests, and a GUI that goes on after an interrupted A/B).
-void clearInterruption();
 
 }  // namespace glueprof

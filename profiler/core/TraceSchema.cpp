@@ -264,11 +264,16 @@ std::string unreadableDatabaseMessage(SqliteDb& db, int rc) {
             db.path(), said);
     }
     if (cannotOpenWal(rc)) {
+        const std::filesystem::path parent = std::filesystem::path(db.path()).parent_path();
+        const bool writableDirectory = ::access(parent.empty() ? "." : parent.c_str(), W_OK) == 0;
         return fmt::format(
             "cannot read '{}': SQLite cannot open its write-ahead log ('-wal' and '-shm' files "
-            "beside it) (SQLite: {}); make its directory writable or copy the database to a "
-            "writable one",
-            db.path(), said);
+            "beside it) (SQLite: {}); {}",
+            db.path(), said,
+            writableDirectory ? "check that those two files are yours to read and write, or "
+                                "copy the database elsewhere"
+                              : "make its directory writable or copy the database to a "
+                                "writable one");
     }
     return fmt::format(
         "cannot read '{}' (SQLite error {}: {}); check the file or pass another --db", db.path(),

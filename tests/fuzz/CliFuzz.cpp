@@ -3,7 +3,8 @@
 // an Nsight Systems export, a GUI script) are handed to the commands that read them, and every
 // run must keep the CLI's promise (docs/cli.md):
 //   - it ends by itself (no signal, no hang) with an exit code in {0, 1, 2, 3};
-//   - on failure, stderr ends with one line "glueprof: ..." (the only one), with no "internal error"
+//   - on failure, stderr ends with one line "glueprof: ..." (the only one), with no "internal
+//   error"
 //     and no sanitizer report;
 //   - on failure, the working directory is byte for byte as before: no new file, nothing changed.
 // Case N is made from --seed and N alone, so `--seed S --case N` reruns one finding; a finding's
@@ -78,7 +79,7 @@ std::map<std::string, std::pair<std::uintmax_t, std::size_t>> snapshot(const fs:
             continue;
         }
         files[entry.path().string()] = {entry.file_size(),
-                                         std::hash<std::string>()(readAll(entry.path()))};
+                                        std::hash<std::string>()(readAll(entry.path()))};
     }
     return files;
 }
@@ -96,19 +97,20 @@ Outcome runIn(const fs::path& dir, const std::vector<std::string>& argv, double 
     const fs::path out = dir.string() + ".out";
     const fs::path err = dir.string() + ".err";
     const pid_t child = ::fork();
+    if (child < 0) throw std::runtime_error("fork failed");
     if (child == 0) {
-        if (::chdir(dir.c_str()) != 0) ::_exit(126);
-        const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        ::dup2(o, 1);
-        ::dup2(e, 2);
         ::setpgid(0, 0);  // its own group: a timeout kills xvfb-run's children too
+        if (::chdir(dir.c_str()) != 0) ::_exit(126);
+        const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (o < 0 || e < 0 || ::dup2(o, 1) < 0 || ::dup2(e, 2) < 0) ::_exit(126);
         std::vector<char*> args;
         for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
         args.push_back(nullptr);
         ::execvp(args[0], args.data());
         ::_exit(127);
     }
+    ::setpgid(child, child);  // also here: no race with the kill below
     Outcome o;
     const auto deadline = Clock::now() + std::chrono::duration<double>(timeout);
     int status = 0;
@@ -349,15 +351,33 @@ std::string editDatabase(const fs::path& file, Rng& rng) {
 // A GUI script of random lines, good and bad. (`open NEW` is left out: the GUI creates a new
 // database there by design, for its Run panel.)
 std::string hostileScript(Rng& rng, std::string& how) {
-    const std::vector<std::string> lines = {
-        "select 1 2",   "select 2 1",      "select 99999999999 1", "select -1",
-        "select x",     "show Timeline",   "show Dashboard",       "show \xff\xfe",
-        "show",         "align 1",         "align -1",             "align 99999999999",
-        "align",        "highlight aten::mm", "highlight \xc0\xaf", "open trace.sqlite",
-        "open .",       "open /nonexistent/x.sqlite", "open s.script", "wait",
-        "# comment",    "",                "run tiny packed_cache 0 1 1",
-        "run tiny nope 1 1 1", "run nope packed_cache 1 0 1", "run tiny packed_cache -5 1 1",
-        std::string(5000, 'a')};
+    const std::vector<std::string> lines = {"select 1 2",
+                                            "select 2 1",
+                                            "select 99999999999 1",
+                                            "select -1",
+                                            "select x",
+                                            "show Timeline",
+                                            "show Dashboard",
+                                            "show \xff\xfe",
+                                            "show",
+                                            "align 1",
+                                            "align -1",
+                                            "align 99999999999",
+                                            "align",
+                                            "highlight aten::mm",
+                                            "highlight \xc0\xaf",
+                                            "open trace.sqlite",
+                                            "open .",
+                                            "open /nonexistent/x.sqlite",
+                                            "open s.script",
+                                            "wait",
+                                            "# comment",
+                                            "",
+                                            "run tiny packed_cache 0 1 1",
+                                            "run tiny nope 1 1 1",
+                                            "run nope packed_cache 1 0 1",
+                                            "run tiny packed_cache -5 1 1",
+                                            std::string(5000, 'a')};
     std::string script;
     const std::size_t n = 1 + below(rng, 6);
     for (std::size_t i = 0; i < n; ++i) script += lines[below(rng, lines.size())] + "\n";
@@ -468,9 +488,17 @@ Case makeCase(const Options& o, const Seeds& seeds, const fs::path& dir, Rng& rn
             c.kind = "gui-script";
             fs::copy_file(seeds.trace, dir / "trace.sqlite");
             writeAll(dir / "s.script", hostileScript(rng, c.mutation));
-            c.argv = {"xvfb-run", "-a",        "-s",     "-screen 0 800x600x24",
-                      o.gui,      "--db",      "trace.sqlite", "--script",
-                      "s.script", "--frames",  "4"};
+            c.argv = {"xvfb-run",
+                      "-a",
+                      "-s",
+                      "-screen 0 800x600x24",
+                      o.gui,
+                      "--db",
+                      "trace.sqlite",
+                      "--script",
+                      "s.script",
+                      "--frames",
+                      "4"};
             c.allowedExits = {0, 2};
             break;
         }
@@ -488,9 +516,10 @@ std::string judge(const Case& c, const Outcome& outcome,
         c.allowedExits.end()) {
         return "exit code " + std::to_string(outcome.exitCode);
     }
-    for (const char* bad : {"internal error", "AddressSanitizer", "runtime error:",
-                            "terminate called", "Assertion", "LeakSanitizer"}) {
-        if (outcome.err.find(bad) != std::string::npos) return std::string("stderr has '") + bad + "'";
+    for (const char* bad : {"internal error", "AddressSanitizer",
+                            "runtime error:", "terminate called", "Assertion", "LeakSanitizer"}) {
+        if (outcome.err.find(bad) != std::string::npos)
+            return std::string("stderr has '") + bad + "'";
     }
     // Exit 3 is `check`'s verdict (a regression), printed on stdout like a pass.
     if (outcome.exitCode == 0 || outcome.exitCode == 3) return "";
@@ -576,14 +605,22 @@ int main(int argc, char** argv) {
             }
             return argv[++i];
         };
-        if (a == "--cli") o.cli = value();
-        else if (a == "--gui") o.gui = value();
-        else if (a == "--source") o.source = value();
-        else if (a == "--work") o.work = value();
-        else if (a == "--seconds") o.seconds = std::stod(value());
-        else if (a == "--seed") o.seed = std::stoull(value());
-        else if (a == "--case") o.onlyCase = std::stoll(value());
-        else if (a == "--verbose") o.verbose = true;
+        if (a == "--cli")
+            o.cli = value();
+        else if (a == "--gui")
+            o.gui = value();
+        else if (a == "--source")
+            o.source = value();
+        else if (a == "--work")
+            o.work = value();
+        else if (a == "--seconds")
+            o.seconds = std::stod(value());
+        else if (a == "--seed")
+            o.seed = std::stoull(value());
+        else if (a == "--case")
+            o.onlyCase = std::stoll(value());
+        else if (a == "--verbose")
+            o.verbose = true;
         else {
             std::cerr << "cli-fuzz: unknown option '" << a << "'\n";
             return 2;
@@ -639,8 +676,8 @@ int main(int argc, char** argv) {
             fs::remove_all(keep);
             fs::create_directories(keep.parent_path());
             fs::rename(dir, keep);
-            writeAll(keep.string() + ".txt", joined(c.argv) + "\n" + c.mutation + "\n" +
-                                                 outcome.err);
+            writeAll(keep.string() + ".txt",
+                     joined(c.argv) + "\n" + c.mutation + "\n" + outcome.err);
             findings.push_back("case " + std::to_string(n) + " [" + c.kind + "]: " + problem);
         } else {
             fs::remove_all(dir);
@@ -656,10 +693,11 @@ int main(int argc, char** argv) {
     for (const auto& [code, count] : byExit) {
         exits += (exits.empty() ? "" : ", ") + std::to_string(code) + ": " + std::to_string(count);
     }
-    std::printf("cli-fuzz: seed %llu: %lld cases in %.1f s (seeds %.1f s) [%s]; exit codes {%s}; "
-                "%zu findings\n",
-                static_cast<unsigned long long>(o.seed), n - std::max(0LL, o.onlyCase),
-                loopSeconds, seedSeconds, kinds.c_str(), exits.c_str(), findings.size());
+    std::printf(
+        "cli-fuzz: seed %llu: %lld cases in %.1f s (seeds %.1f s) [%s]; exit codes {%s}; "
+        "%zu findings\n",
+        static_cast<unsigned long long>(o.seed), n - std::max(0LL, o.onlyCase), loopSeconds,
+        seedSeconds, kinds.c_str(), exits.c_str(), findings.size());
     for (const std::string& f : findings) std::printf("  %s\n", f.c_str());
     if (!findings.empty()) {
         std::printf("  inputs kept in %s/findings; rerun one with --seed %llu --case N --verbose\n",

@@ -293,21 +293,28 @@ TEST(PipelineSimulatorTest, CostFileCountsHaveTheFlagsBoundsAndASimulationItsSiz
                       "\"forward_ms\": 1e308, \"backward_ms\": 1, "
                       "\"head_forward_ms\": 0, \"head_backward_ms\": 0}",
                       "c.json");
-              }).find("'forward_ms' must be a number of milliseconds from 0 to 1e+06"),
+              }).find("'forward_ms' must be a number of milliseconds from 0 to 1000000"),
               std::string::npos);
     SimulationSpec slowHop = unit(Schedule::kGPipe, 2, 2, {1, 1});
     slowHop.costs.hopMs = 1e300;
     EXPECT_NE(message([&] { simulate(slowHop); }).find("costs must be from 0 to 1000000 ms"),
               std::string::npos);
 
-    EXPECT_EQ(simulatedOpBound(5, 3, 1), 45);
-    EXPECT_EQ(simulationSizeProblem(28, 16, 1000), "");  // 1,344,000 ops
-    const std::string tooLarge = simulationSizeProblem(60001, 100, 1);
+    SimulationSpec fits = unit(Schedule::kGPipe, 2, 16, std::vector<int>(28, 1));
+    fits.iterations = 1000;
+    EXPECT_EQ(simulatedOpBound(fits), 3 * 28 * 16 * 1000);
+    EXPECT_EQ(simulationSizeProblem(fits), "");  // 1,344,000 ops
+    SimulationSpec wide = unit(Schedule::kGPipe, 2, 100, std::vector<int>(60001, 0));
+    const std::string tooLarge = simulationSizeProblem(wide);
     EXPECT_NE(tooLarge.find("up to 18000300 ops"), std::string::npos) << tooLarge;
-    EXPECT_NE(tooLarge.find("lower --microbatches or --iterations"), std::string::npos);
+    EXPECT_NE(tooLarge.find("fewer micro-batches (--microbatches) or iterations"),
+              std::string::npos);
     SimulationSpec huge = unit(Schedule::kGPipe, 2, 1000000, {1, 1});
     huge.iterations = 1000;
     EXPECT_NE(message([&] { simulate(huge); }).find("more than the 2000000"), std::string::npos);
+    huge.microbatches = 2000000000;  // beyond its bound: refused, not an overflowing size
+    EXPECT_NE(message([&] { simulate(huge); }).find("--microbatches must be from 1 to"),
+              std::string::npos);
 }
 
 }  // namespace

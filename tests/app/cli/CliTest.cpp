@@ -668,6 +668,20 @@ TEST_F(CliTest, SimulateReproducesThePublishedCaseAndRecordsItsRuns) {
     EXPECT_NE(tooLarge.err.find("GB), more than the 2000000 glueprof simulates"), std::string::npos)
         << tooLarge.err;
     EXPECT_FALSE(std::filesystem::exists(fresh));
+    // A cost file whose partition does not cover its layers, and a hop of 2e6 ms: refused before
+    // the database is created (review of issue 17).
+    {
+        std::ofstream uneven(path("uneven.json"));
+        uneven << R"({"format": "glueprof-pipeline-costs-1", "layers": 4, "forward_ms": 1, )"
+               << R"("backward_ms": 2, "head_forward_ms": 1, "head_backward_ms": 1, )"
+               << R"("partitions": {"roundpipe": {"forward": [1, 1], "backward": [0, 1, 1]}}})";
+    }
+    Result uneven = run("simulate --costs " + path("uneven.json") + " --db " + fresh);
+    EXPECT_EQ(uneven.exitCode, 1);
+    EXPECT_NE(uneven.err.find("partition holds 2 layers but the costs have 4"), std::string::npos)
+        << uneven.err;
+    EXPECT_EQ(run("simulate --costs " + costs + " --hop-ms 2e6 --db " + fresh).exitCode, 1);
+    EXPECT_FALSE(std::filesystem::exists(fresh));
 }
 
 // Issue 17, item 11: Ctrl-C or `kill` during a recording ended the process with its runs left
@@ -698,6 +712,10 @@ TEST_F(CliTest, SigintAndSigtermEndTheRunsInProgressAbortedWithTheirFinishedStep
             } catch (const std::exception&) {
                 // not created yet
             }
+        }
+        if (!recording) {  // no orphan left running its 100000 steps
+            ::kill(child, SIGKILL);
+            ::waitpid(child, nullptr, 0);
         }
         ASSERT_TRUE(recording);
         ::kill(child, signal);
