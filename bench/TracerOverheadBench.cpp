@@ -4,7 +4,11 @@
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
+#include <torch/csrc/autograd/profiler_kineto.h>
+
+#include <chrono>
 #include <filesystem>
+#include <unordered_set>
 
 #include "profiler/core/TraceWriter.h"
 #include "profiler/host/HostTracer.h"
@@ -33,10 +37,82 @@ void stepTime(benchmark::State& state, const char* preset, bool traced) {
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + suffix);
 }
 
+// One observed op, the unit of the tracer's cost: at::add of two 1-element tensors (about a
+// microsecond of libtorch dispatch) 1000 times per iteration, so the time per iteration in us is
+// the time per op in ns. Modes: no observer; the observer's callback active but no run (it records
+// nothing); recording into a writer whose drain is held back (the trainer thread's cost alone);
+// recording and writing (the background writer commits as in a real run). The added cost per op
+// is a mode's time minus the first's.
+enum class Observed { kNone, kCallbackOnly, kRecord, kRecordAndWrite };
+
+void observedOp(benchmark::State& state, Observed mode) {
+    const auto db = std::filesystem::temp_directory_path() /
+                    ("glueprof-bench-op-" + std::to_string(getpid()) + ".sqlite");
+    std::filesystem::remove(db);
+    WriterOptions options;
+    if (mode == Observed::kRecord) options.drainIntervalMs = 1 << 30;  // nothing drains meanwhile
+    TraceWriter writer(db.string(), options);
+    HostTracer tracer(writer);
+    if (mode == Observed::kRecord || mode == Observed::kRecordAndWrite) {
+        tracer.setRun(writer.beginRun(RunInfo{}));
+    }
+    std::unique_ptr<OpObserver> observer;
+    if (mode != Observed::kNone) observer = std::make_unique<OpObserver>(tracer);
+    const at::Tensor a = at::ones({1});
+    const at::Tensor b = at::ones({1});
+    constexpr int kOpsPerIteration = 1000;
+    for (auto _ : state) {
+        for (int i = 0; i < kOpsPerIteration; ++i) benchmark::DoNotOptimize(at::add(a, b));
+    }
+    state.SetItemsProcessed(state.iterations() * kOpsPerIteration);
+    observer.reset();
+    writer.close();
+    state.counters["events/op"] = static_cast<double>(writer.stats().eventsWritten) /
+                                  static_cast<double>(state.iterations() * kOpsPerIteration);
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + suffix);
+}
+
+void BM_ObservedOpNoObserver(benchmark::State& s) { observedOp(s, Observed::kNone); }
+void BM_ObservedOpCallbackOnly(benchmark::State& s) { observedOp(s, Observed::kCallbackOnly); }
+void BM_ObservedOpRecord(benchmark::State& s) { observedOp(s, Observed::kRecord); }
+void BM_ObservedOpRecordAndWrite(benchmark::State& s) { observedOp(s, Observed::kRecordAndWrite); }
+BENCHMARK(BM_ObservedOpNoObserver)->Unit(benchmark::kMicrosecond)->Repetitions(5);
+BENCHMARK(BM_ObservedOpCallbackOnly)->Unit(benchmark::kMicrosecond)->Repetitions(5);
+BENCHMARK(BM_ObservedOpRecord)->Unit(benchmark::kMicrosecond)->Repetitions(5);
+BENCHMARK(BM_ObservedOpRecordAndWrite)->Unit(benchmark::kMicrosecond)->Repetitions(5);
+
+// The peer: libtorch's own profiler on the same steps, from C++, recording every aten op and
+// autograd node with its name and timestamps as glueprof does (ProfilerState::KINETO with CPU
+// activities: this libtorch has no libkineto, so its op collection runs without GPU activities;
+// the legacy ProfilerState::CPU where KINETO is refused). Its events are collected in memory and
+// post-processed when it stops, outside the timed steps; "events/step" counts them.
+void stepTimeLibtorchProfiler(benchmark::State& state, const char* preset) {
+    namespace prof = torch::autograd::profiler;
+    using torch::profiler::impl::ActivityType;
+    using torch::profiler::impl::ProfilerConfig;
+    using torch::profiler::impl::ProfilerState;
+    Trainer trainer(presetConfig(preset), nullptr);
+    std::int32_t step = 0;
+    trainer.step(step++);  // warm-up: allocator and caches
+    const std::unordered_set<at::RecordScope> scopes = {at::RecordScope::FUNCTION,
+                                                        at::RecordScope::BACKWARD_FUNCTION};
+    prof::enableProfiler(ProfilerConfig(ProfilerState::KINETO), {ActivityType::CPU}, scopes);
+    for (auto _ : state) trainer.step(step++);
+    const auto stopped = std::chrono::steady_clock::now();
+    const std::unique_ptr<prof::ProfilerResult> result = prof::disableProfiler();
+    state.counters["events/step"] =
+        static_cast<double>(result->events().size()) / static_cast<double>(state.iterations());
+    state.counters["stop_ms"] =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - stopped)
+            .count();
+}
+
 void BM_StepTinyTracingOff(benchmark::State& s) { stepTime(s, "tiny", false); }
 void BM_StepTinyTracingOn(benchmark::State& s) { stepTime(s, "tiny", true); }
+void BM_StepTinyLibtorchProfiler(benchmark::State& s) { stepTimeLibtorchProfiler(s, "tiny"); }
 void BM_StepSmallTracingOff(benchmark::State& s) { stepTime(s, "small", false); }
 void BM_StepSmallTracingOn(benchmark::State& s) { stepTime(s, "small", true); }
+void BM_StepSmallLibtorchProfiler(benchmark::State& s) { stepTimeLibtorchProfiler(s, "small"); }
 
 BENCHMARK(BM_StepTinyTracingOff)
     ->Unit(benchmark::kMillisecond)
@@ -48,12 +124,22 @@ BENCHMARK(BM_StepTinyTracingOn)
     ->Iterations(30)
     ->Repetitions(3)
     ->ReportAggregatesOnly(true);
+BENCHMARK(BM_StepTinyLibtorchProfiler)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(30)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true);
 BENCHMARK(BM_StepSmallTracingOff)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(6)
     ->Repetitions(3)
     ->ReportAggregatesOnly(true);
 BENCHMARK(BM_StepSmallTracingOn)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(6)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true);
+BENCHMARK(BM_StepSmallLibtorchProfiler)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(6)
     ->Repetitions(3)

@@ -63,7 +63,25 @@ RunSummary TraceReader::runSummary(RunId run) const {
     return readRunRow(query);
 }
 
+namespace {
+
+// One read transaction: every query inside sees the same committed state, so a run read while
+// its writer commits is one consistent snapshot (a step's row never without its events).
+class ReadSnapshot {
+  public:
+    explicit ReadSnapshot(SqliteDb& db) : m_db(db) { m_db.exec("BEGIN"); }
+    ~ReadSnapshot() { sqlite3_exec(m_db.handle(), "COMMIT", nullptr, nullptr, nullptr); }
+    ReadSnapshot(const ReadSnapshot&) = delete;
+    ReadSnapshot& operator=(const ReadSnapshot&) = delete;
+
+  private:
+    SqliteDb& m_db;
+};
+
+}  // namespace
+
 TraceModel TraceReader::loadRun(RunId run) const {
+    const ReadSnapshot snapshot(*m_db);
     TraceModelBuilder builder(runSummary(run));
 
     SqliteStatement lanes = m_db->prepare(sql::kSelectLanes);

@@ -1,5 +1,9 @@
 #include "profiler/core/TraceWriter.h"
 
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <optional>
 #include <utility>
@@ -26,6 +30,8 @@ const char* toString(RunStatus status) {
 }
 
 namespace {
+std::atomic<std::uint64_t> g_nextWriterInstance{1};
+
 std::int64_t unixNowNs() {
     return std::chrono::duration_cast<std::chrono::nanoseconds>(
                std::chrono::system_clock::now().time_since_epoch())
@@ -108,7 +114,10 @@ void TraceWriter::Batch::clear() {
 }
 
 TraceWriter::TraceWriter(const std::string& path, WriterOptions options)
-    : m_path(path), m_options(options), m_db(openTraceForWriting(path, &m_upgradeNotice)) {
+    : m_path(path),
+      m_options(options),
+      m_db(openTraceForWriting(path, &m_upgradeNotice)),
+      m_instance(g_nextWriterInstance.fetch_add(1)) {
     loadExistingIds();
     m_statements = std::make_unique<Statements>(*m_db);
     m_thread = std::thread([this] { drainLoop(); });
@@ -146,6 +155,7 @@ RunId TraceWriter::beginRun(const RunInfo& info) {
 }
 
 void TraceWriter::endRun(RunId run, RunStatus status) {
+    collectThreadBuffers();  // the run's events before its status (and its drop count)
     std::lock_guard<std::mutex> lock(m_queueMutex);
     auto dropped = m_droppedByRun.find(run);
     if (dropped != m_droppedByRun.end()) {
@@ -178,17 +188,74 @@ LaneId TraceWriter::addLane(RunId run, LaneKind kind, const std::string& name, s
     return id;
 }
 
-void TraceWriter::record(const Event& event) {
-    std::lock_guard<std::mutex> lock(m_queueMutex);
-    if (m_pending.events.size() >= m_options.maxQueuedEvents) {
-        ++m_stats.eventsDropped;
-        ++m_droppedByRun[event.run];
-        return;
+namespace {
+
+struct ThreadBufferSlot {
+    std::uint64_t writer = 0;
+    void* buffer = nullptr;
+};
+// The calling thread's buffer in each writer it recorded into. A writer's instance number is never
+// reused, so the slot of a writer that is gone never matches again.
+thread_local std::vector<ThreadBufferSlot> t_buffers;
+
+}  // namespace
+
+TraceWriter::ThreadBuffer& TraceWriter::bufferForThisThread() {
+    for (auto slot = t_buffers.rbegin(); slot != t_buffers.rend(); ++slot) {
+        if (slot->writer == m_instance) return *static_cast<ThreadBuffer*>(slot->buffer);
     }
-    m_pending.events.push_back(event);
+    if (t_buffers.size() >= 64) {
+        // Slots of writers long closed: forget the older half (a live writer whose slot goes
+        // only gets a second buffer for this thread, which it collects like the first).
+        t_buffers.erase(t_buffers.begin(), t_buffers.begin() + 32);
+    }
+    auto buffer = std::make_unique<ThreadBuffer>();
+    buffer->events.reserve(kThreadBufferEvents);
+    ThreadBuffer* raw = buffer.get();
+    {
+        std::lock_guard<std::mutex> lock(m_buffersMutex);
+        m_buffers.push_back(std::move(buffer));
+    }
+    t_buffers.push_back(ThreadBufferSlot{m_instance, raw});
+    return *raw;
+}
+
+void TraceWriter::enqueueEvents(std::vector<Event>& events) {
+    for (const Event& event : events) {
+        if (m_pending.events.size() >= m_options.maxQueuedEvents) {
+            ++m_stats.eventsDropped;
+            ++m_droppedByRun[event.run];
+        } else {
+            m_pending.events.push_back(event);
+        }
+    }
+    events.clear();  // keeps its capacity: no allocation for the next ones
+}
+
+void TraceWriter::collectThreadBuffers() {
+    std::lock_guard<std::mutex> buffersLock(m_buffersMutex);
+    for (const std::unique_ptr<ThreadBuffer>& buffer : m_buffers) {
+        std::lock_guard<std::mutex> bufferLock(buffer->mutex);
+        if (buffer->events.empty()) continue;
+        std::lock_guard<std::mutex> queueLock(m_queueMutex);
+        enqueueEvents(buffer->events);
+    }
+}
+
+void TraceWriter::record(const Event& event) {
+    ThreadBuffer& buffer = bufferForThisThread();
+    std::lock_guard<std::mutex> lock(buffer.mutex);
+    buffer.events.push_back(event);
+    if (buffer.events.size() >= kThreadBufferEvents) {
+        std::lock_guard<std::mutex> queueLock(m_queueMutex);
+        enqueueEvents(buffer.events);
+    }
 }
 
 void TraceWriter::recordStep(const StepRecord& step) {
+    // Every event recorded so far, on any thread, joins the queue before the step's row: a step
+    // with a row is complete.
+    collectThreadBuffers();
     std::lock_guard<std::mutex> lock(m_queueMutex);
     m_pending.steps.push_back(step);
     m_urgent = true;  // commit at every step boundary
@@ -206,6 +273,7 @@ void TraceWriter::recordDiagnostic(DiagnosticRecord diagnostic) {
 }
 
 void TraceWriter::flush() {
+    collectThreadBuffers();
     std::unique_lock<std::mutex> lock(m_queueMutex);
     if (m_closed) return;
     std::uint64_t wanted = ++m_requestedGeneration;
@@ -217,6 +285,7 @@ void TraceWriter::flush() {
 }
 
 void TraceWriter::close() {
+    collectThreadBuffers();
     {
         std::lock_guard<std::mutex> lock(m_queueMutex);
         if (m_closed) return;
@@ -247,6 +316,13 @@ void TraceWriter::rethrowWriterFailure() {
 }
 
 void TraceWriter::drainLoop() {
+    if (m_options.writerNice > 0) {
+        // The recorded work comes first: on a machine with few cores the writer's SQLite time would
+        // otherwise be taken from the training it records (a step's compute threads all wait for
+        // the one the writer displaced). At a higher nice value it runs mostly in the cores' idle
+        // time, and still gets a share under load (nice 10: about a tenth of a busy core).
+        ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), m_options.writerNice);
+    }
     Batch batch;
     for (;;) {
         std::uint64_t generation = 0;
@@ -255,6 +331,10 @@ void TraceWriter::drainLoop() {
             std::unique_lock<std::mutex> lock(m_queueMutex);
             m_wakeDrain.wait_for(lock, std::chrono::milliseconds(m_options.drainIntervalMs),
                                  [&] { return m_urgent || m_stopping; });
+        }
+        collectThreadBuffers();  // what threads recorded since: no event waits for a full buffer
+        {
+            std::unique_lock<std::mutex> lock(m_queueMutex);
             std::swap(batch, m_pending);
             m_urgent = false;
             generation = m_requestedGeneration;

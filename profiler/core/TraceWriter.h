@@ -58,6 +58,9 @@ struct DiagnosticRecord {
 struct WriterOptions {
     std::size_t maxQueuedEvents = 8u << 20;  // beyond this, events are dropped and counted
     int drainIntervalMs = 20;                // the longest an event waits before a commit
+    // The writer thread's nice value (0 = the process's own priority). Above 0 it yields the cores
+    // to the training it records, and catches up in their idle time (TraceWriter::drainLoop).
+    int writerNice = 10;
 };
 
 struct WriterStats {
@@ -84,7 +87,10 @@ class TraceWriter {
     LaneId addLane(RunId run, LaneKind kind, const std::string& name, std::int64_t device,
                    std::int64_t threadOrStream);
 
-    void record(const Event& event);  // any thread; never blocks on SQLite
+    // Any thread; never blocks on SQLite. The event goes into the calling thread's own buffer (no
+    // shared lock, no allocation per event), which joins the writer's queue when full, at every
+    // step's end (recordStep), at endRun, flush and close, and at each of the writer's rounds.
+    void record(const Event& event);
     void recordStep(const StepRecord& step);
     void recordCounter(CounterRecord counter);
     void recordDiagnostic(DiagnosticRecord diagnostic);
@@ -135,6 +141,19 @@ class TraceWriter {
         void clear();
     };
     class Statements;
+    // A recording thread's events between hand-offs to the queue. Its lock is taken by its own
+    // thread per event and by collectThreadBuffers: uncontended but for the moment of a hand-off.
+    struct ThreadBuffer {
+        std::mutex mutex;
+        std::vector<Event> events;
+    };
+    static constexpr std::size_t kThreadBufferEvents = 1024;
+
+    ThreadBuffer& bufferForThisThread();
+    // Moves EVENTS into the queue (the caller holds m_queueMutex), dropping and counting what does
+    // not fit under maxQueuedEvents.
+    void enqueueEvents(std::vector<Event>& events);
+    void collectThreadBuffers();
 
     void drainLoop();
     void writeBatch(Batch& batch);
@@ -153,6 +172,10 @@ class TraceWriter {
     std::atomic<RunId> m_nextRun{1};
     std::atomic<LaneId> m_nextLane{1};
     std::int64_t m_nextEventSeq = 1;  // the events key's tie-breaker; used by the drain thread only
+
+    const std::uint64_t m_instance;  // tells apart writers that reuse an address
+    std::mutex m_buffersMutex;
+    std::vector<std::unique_ptr<ThreadBuffer>> m_buffers;
 
     mutable std::mutex m_queueMutex;
     std::condition_variable m_wakeDrain;

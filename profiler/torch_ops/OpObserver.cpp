@@ -1,5 +1,7 @@
 #include "profiler/torch_ops/OpObserver.h"
 
+#include <algorithm>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <string_view>
@@ -30,13 +32,25 @@ struct Frame {
     bool countedSync;
 };
 
-// Per-thread state: the stack of open ops and a name cache, so a steady-state op costs two clock
-// reads, one hash lookup of its name and one queue push.
+// A direct-mapped cache from the name's pointer (an operator's name is one string for the life of
+// the process) to what the name table says; a hit is confirmed by comparing the text, since a
+// pointer may be reused for another name (an autograd node's name is built per call).
+struct PointerSlot {
+    const char* pointer = nullptr;
+    const char* text = nullptr;  // the thread's own copy of the name (NUL-terminated)
+    NameInfo info{0, SyncKind::kNone};
+};
+constexpr std::size_t kPointerSlots = 1024;
+
+// Per-thread state: the stack of open ops and the name caches, so a steady-state op costs two
+// clock reads, one pointer-keyed lookup of its name (one hash lookup on a miss) and one push into
+// the writer's queue.
 struct ThreadState {
     std::uint64_t instance = 0;
     std::vector<Frame> frames;
     std::deque<std::string> ownedNames;
     std::unordered_map<std::string_view, NameInfo> names;
+    std::vector<PointerSlot> byPointer = std::vector<PointerSlot>(kPointerSlots);
     int openFunctions = 0;
     int openSyncs = 0;
 
@@ -45,6 +59,7 @@ struct ThreadState {
         frames.clear();
         names.clear();
         ownedNames.clear();
+        std::fill(byPointer.begin(), byPointer.end(), PointerSlot{});
         openFunctions = 0;
         openSyncs = 0;
     }
@@ -52,13 +67,22 @@ struct ThreadState {
 
 thread_local ThreadState t_state;
 
-NameInfo lookupName(HostTracer& tracer, std::string_view name) {
-    auto it = t_state.names.find(name);
-    if (it != t_state.names.end()) return it->second;
-    const std::string& owned = t_state.ownedNames.emplace_back(name);
-    NameInfo info{tracer.intern(owned), classifySyncOp(owned)};
-    t_state.names.emplace(std::string_view(owned), info);
-    return info;
+NameInfo lookupName(HostTracer& tracer, const char* name) {
+    PointerSlot& slot =
+        t_state.byPointer[(reinterpret_cast<std::uintptr_t>(name) >> 3) % kPointerSlots];
+    if (slot.pointer == name && std::strcmp(name, slot.text) == 0) return slot.info;
+    const std::string_view text(name);
+    auto it = t_state.names.find(text);
+    if (it == t_state.names.end()) {
+        const std::string& owned = t_state.ownedNames.emplace_back(text);
+        it = t_state.names
+                 .emplace(std::string_view(owned),
+                          NameInfo{tracer.intern(owned), classifySyncOp(owned)})
+                 .first;
+    }
+    // The key views a string of ownedNames, which stays where it is: the copy a hit compares with.
+    slot = PointerSlot{name, it->first.data(), it->second};
+    return it->second;
 }
 
 }  // namespace

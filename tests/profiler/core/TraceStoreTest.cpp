@@ -2,11 +2,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <memory>
 #include <set>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "profiler/core/Error.h"
 #include "profiler/core/LossDiagnostics.h"
@@ -363,6 +366,50 @@ TEST_F(TraceStoreTest, ATraceWithCommittedDataInItsLogInAReadOnlyDirectoryIsNotR
               }),
               0);
     std::filesystem::permissions(path("ro"), std::filesystem::perms::all);
+}
+
+// Issue 18: events wait in their thread's own buffer (no shared lock per event). A step's row
+// still commits only after every event recorded before it on any thread, and a burst from several
+// threads loses nothing.
+TEST_F(TraceStoreTest, ThreadBuffersJoinTheQueueBeforeTheStepRowAndLoseNothingInABurst) {
+    const std::string db = path("threads.sqlite");
+    WriterOptions options;
+    options.drainIntervalMs = 100000;  // no timed round: only the step row and close hand off
+    TraceWriter writer(db, options);
+    const RunId run = writer.beginRun(RunInfo{});
+    const StringId name = writer.intern("op");
+    constexpr int kThreads = 4;
+    constexpr int kPerThread = 10007;  // not a multiple of the buffer's size
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+            const LaneId lane = writer.addLane(run, LaneKind::kHostThread, "t", -1, t);
+            for (int i = 0; i < kPerThread; ++i) {
+                writer.record(makeEvent(run, lane, EventKind::kOp, name, i, i + 1));
+            }
+        });
+    }
+    for (std::thread& t : threads) t.join();
+    writer.recordStep(StepRecord{run, StepInfo{0, 0, kPerThread, false, 1, 0.0, 0}});
+    // No flush: the step row commits by itself (a step's end is urgent). Once it is there, so is
+    // every event the four threads recorded before it.
+    bool stepCommitted = false;
+    for (int attempt = 0; attempt < 1000 && !stepCommitted; ++attempt) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (TraceReader(db).listRuns().empty()) continue;  // the run's row is not committed yet
+        const TraceModel model = TraceReader(db).loadRun(run);
+        if (model.steps().empty()) continue;
+        stepCommitted = true;
+        EXPECT_EQ(model.eventCount(), static_cast<std::size_t>(kThreads * kPerThread))
+            << SqliteDb(db, OpenMode::kReadOnly).queryInt("SELECT count(*) FROM events")
+            << " rows, " << SqliteDb(db, OpenMode::kReadOnly).queryInt("SELECT count(*) FROM lanes")
+            << " lanes";
+    }
+    EXPECT_TRUE(stepCommitted);
+    writer.endRun(run, RunStatus::kComplete);
+    writer.close();
+    EXPECT_EQ(writer.stats().eventsDropped, 0);
+    EXPECT_EQ(writer.stats().eventsWritten, kThreads * kPerThread);
 }
 
 TEST_F(TraceStoreTest, UnknownRunIdIsAnInputErrorNamingTheListCommand) {
