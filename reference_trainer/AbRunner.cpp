@@ -52,7 +52,8 @@ void makeCudaDeterministic() {
 #endif
 }
 
-std::string environmentJson(const TrainConfig& config, const std::string& gpuCapture) {
+std::string environmentJson(const TrainConfig& config, const std::string& gpuCapture,
+                            std::optional<double> tracingNsPerOp) {
     const TorchEnvironment torch = torchEnvironment();
     const char* workspace = std::getenv("CUBLAS_WORKSPACE_CONFIG");
     nlohmann::json j = {
@@ -67,6 +68,8 @@ std::string environmentJson(const TrainConfig& config, const std::string& gpuCap
         {"device", config.device},
         {"gpu_capture", gpuCapture},
     };
+    // What the tracer adds per recorded op, calibrated when the capture started (TracingCost.h).
+    if (tracingNsPerOp) j["tracing_ns_per_op"] = *tracingNsPerOp;
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
@@ -80,7 +83,8 @@ RunInfo runInfo(const TrainConfig& config, const CaptureSession& session, const 
     info.device = config.device;
     info.configJson = toJson(config);
     info.togglesJson = nlohmann::json(toggles).dump();
-    info.environmentJson = environmentJson(config, session.captureSummary());
+    info.environmentJson =
+        environmentJson(config, session.captureSummary(), session.tracingCostNsPerOp());
     info.host = hostName();
     info.identity.kind = RunKind::kTrained;
     if (config.optimizations.pipeline.mode != PipelineMode::kOff) {

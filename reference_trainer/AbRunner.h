@@ -3,6 +3,7 @@
 // (warm-up for each arm, then baseline block, optimized block, baseline block, ...), each arm its
 // own trainer with the same seed and the same batches, each arm its own run in the store.
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -72,8 +73,10 @@ void makeCudaDeterministic();
 
 // torch version, CUDA availability, threads, deterministic algorithms, host and how GPU activity
 // was captured
-// (`gpuCapture`, CaptureSession::captureSummary): the `environment_json` of a run.
-std::string environmentJson(const TrainConfig& config, const std::string& gpuCapture);
+// (`gpuCapture`, CaptureSession::captureSummary), and what tracing adds per recorded op
+// (`tracing_ns_per_op`, CaptureSession::tracingCostNsPerOp): the `environment_json` of a run.
+std::string environmentJson(const TrainConfig& config, const std::string& gpuCapture,
+                            std::optional<double> tracingNsPerOp = std::nullopt);
 std::string hostName();
 
 }  // namespace glueprof

@@ -3,6 +3,7 @@
 #include <torch/cuda.h>
 
 #include "profiler/torch_ops/OpObserver.h"
+#include "profiler/torch_ops/TracingCost.h"
 
 namespace glueprof {
 
@@ -53,6 +54,7 @@ std::unique_ptr<DeviceCapture> startGpuCapture(const std::string& device, HostTr
 CaptureSession::CaptureSession(const std::string& db, const std::string& device,
                                const Notice& notice)
     : m_stack(std::make_unique<Stack>(db)) {
+    m_tracingCostNsPerOp = measureTracingCostNsPerOp();  // before the session's own observer
     m_stack->capture = startGpuCapture(device, m_stack->tracer, m_status);
     m_stack->observer = std::make_unique<OpObserver>(m_stack->tracer);
     if (notice) {

@@ -8,6 +8,7 @@
 // configuration. Torch-free header.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "profiler/cupti/GpuCapture.h"
@@ -30,6 +31,9 @@ class CaptureSession {
     HostTracer& tracer();
     TraceWriter& writer();
     std::string captureSummary() const { return m_status.summary(); }
+    // What tracing adds per recorded op on this machine, measured as the session started
+    // (profiler/torch_ops/TracingCost.h); nullopt when it could not be measured.
+    std::optional<double> tracingCostNsPerOp() const { return m_tracingCostNsPerOp; }
 
     // Stops GPU capture and op observation (writing their last records), then flushes and closes
     // the database; rethrows a writer failure. Idempotent.
@@ -38,6 +42,7 @@ class CaptureSession {
   private:
     struct Stack;
     cupti::CaptureStatus m_status;
+    std::optional<double> m_tracingCostNsPerOp;
     std::unique_ptr<Stack> m_stack;
 };
 

@@ -23,6 +23,27 @@ std::string gpuCaptureOf(const RunSummary& run) {
     return env["gpu_capture"].get<std::string>();
 }
 
+TracingOverhead tracingOverheadOf(const TraceModel& trace, const StepBreakdownResult& steps) {
+    TracingOverhead t;
+    const nlohmann::json env = nlohmann::json::parse(trace.run().environmentJson, nullptr, false);
+    if (env.is_object() && env.contains("tracing_ns_per_op") &&
+        env["tracing_ns_per_op"].is_number()) {
+        t.nsPerEvent = env["tracing_ns_per_op"].get<double>();
+    }
+    const std::set<std::int32_t> measured = trace.measuredSteps();
+    if (measured.empty()) return t;
+    std::size_t events = 0;
+    for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
+        if (trace.lanes()[lane].kind != LaneKind::kHostThread) continue;
+        for (const Event& e : trace.eventsOnLane(lane)) {
+            events += measured.count(e.step) != 0 ? 1 : 0;
+        }
+    }
+    t.eventsPerStep = static_cast<double>(events) / static_cast<double>(measured.size());
+    t.stepMs = steps.median(TimingMetric::kStep);
+    return t;
+}
+
 void addOverlapStrip(const TraceModel& trace, RunAnalysis& r) {
     const std::set<std::int32_t> measured = trace.measuredSteps();
     if (measured.empty()) return;
@@ -133,6 +154,7 @@ RunAnalysis analyzeRun(const TraceModel& trace) {
     r.analysis = analyze(trace);
     r.diagnostics = trace.diagnostics();
     r.gpuCapture = gpuCaptureOf(trace.run());
+    r.tracing = tracingOverheadOf(trace, r.analysis.steps);
     addOverlapStrip(trace, r);
     addGantt(trace, r);
     return r;

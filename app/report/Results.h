@@ -25,11 +25,26 @@ struct GanttBar {
 };
 
 // One run and everything the analyzers say about it, with what the views draw of it.
+// What the run's own tracing cost it on the trainer thread: the per-op cost calibrated when its
+// capture started (environment `tracing_ns_per_op`) times the host events of a measured step,
+// against the median measured step.
+struct TracingOverhead {
+    std::optional<double> nsPerEvent;  // nullopt: not calibrated (an imported or older run)
+    double eventsPerStep = 0.0;        // host ops and ranges, mean over the measured steps
+    double stepMs = 0.0;               // median measured step
+    // The fraction of step time, when known.
+    std::optional<double> fraction() const {
+        if (!nsPerEvent || stepMs <= 0.0) return std::nullopt;
+        return *nsPerEvent * eventsPerStep / (stepMs * 1e6);
+    }
+};
+
 struct RunAnalysis {
     RunSummary run;
     AnalysisResult analysis;
     std::vector<Diagnostic> diagnostics;
-    std::string gpuCapture;           // the run's environment `gpu_capture` ("" when not stored)
+    std::string gpuCapture;  // the run's environment `gpu_capture` ("" when not stored)
+    TracingOverhead tracing;
     std::int32_t stripStep = kNoTag;  // the measured step shown in the overlap strip
     TimestampNs stripStartNs = 0;
     TimestampNs stripEndNs = 0;

@@ -154,6 +154,12 @@ nlohmann::json toJson(const RunAnalysis& r) {
         j[toString(m)] = a.steps.median(m);
         if (a.steps.deviceTimed(m)) j[hostFigureName(m)] = a.steps.medianHost(m);
     }
+    if (const std::optional<double> share = r.tracing.fraction()) {
+        // What the run's own tracing cost it (ResultsText: "tracing overhead ≈ ...").
+        j["tracing_overhead"] = {{"ns_per_event", *r.tracing.nsPerEvent},
+                                 {"events_per_step", r.tracing.eventsPerStep},
+                                 {"share_of_step", *share}};
+    }
     j["steps"] = stepsJson(a.steps);
     j["glue_breakdown_ms"] = toJson(a.glue);
     j["glue_per_step"] = gluePerStepJson(a.glue);

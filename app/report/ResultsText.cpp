@@ -91,6 +91,34 @@ std::string comparisonBlock(const Comparison& comparison, const Results& results
     return out;
 }
 
+// "tracing overhead ≈ X% of step time (...)" over RUNS (a range when they differ), "" when none
+// was calibrated.
+std::string tracingOverheadLine(const std::vector<const RunAnalysis*>& runs) {
+    double low = 0.0;
+    double high = 0.0;
+    double ns = 0.0;
+    double events = 0.0;
+    int known = 0;
+    for (const RunAnalysis* r : runs) {
+        const std::optional<double> f = r->tracing.fraction();
+        if (!f) continue;
+        low = known == 0 ? *f : std::min(low, *f);
+        high = known == 0 ? *f : std::max(high, *f);
+        ns += *r->tracing.nsPerEvent;
+        events += r->tracing.eventsPerStep;
+        ++known;
+    }
+    if (known == 0) return "";
+    const std::string share = fmt::format("{:.1f}", 100 * low) == fmt::format("{:.1f}", 100 * high)
+                                  ? fmt::format("{:.1f}%", 100 * low)
+                                  : fmt::format("{:.1f}-{:.1f}%", 100 * low, 100 * high);
+    return fmt::format(
+        "tracing overhead ≈ {} of step time ({:.0f} host events per step x {:.0f} ns each, "
+        "calibrated when the capture started; the writer thread's SQLite time runs beside it at "
+        "nice 10)\n",
+        share, events / known, ns / known);
+}
+
 }  // namespace
 
 std::string renderComparisonTable(const Results& results) {
@@ -107,6 +135,13 @@ std::string renderComparisonTable(const Results& results) {
     for (const SkippedComparison& skipped : results.skipped) {
         out += fmt::format("\n{}: skipped, {}\n", skipped.toggle, skipped.reason);
     }
+    std::vector<const RunAnalysis*> compared;
+    for (const Comparison& c : results.comparisons) {
+        compared.push_back(&results.runs[c.baseline]);
+        compared.push_back(&results.runs[c.optimized]);
+    }
+    const std::string overhead = tracingOverheadLine(compared);
+    if (!overhead.empty()) out += "\n" + overhead;
     out += fmt::format("\ndatabase: {}\n", results.db);
     if (!results.reportPath.empty()) out += fmt::format("report:   {}\n", results.reportPath);
     return out;
@@ -128,6 +163,8 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
         }
         out += "\n";
     }
+    const std::string overhead = tracingOverheadLine({&r});
+    if (!overhead.empty()) out += "  " + overhead;
     if (process.peakRssBytes > 0) {
         out += fmt::format("  {:<24} {:>10.1f}\n", "peak host memory (MiB)",
                            static_cast<double>(process.peakRssBytes) / (1024.0 * 1024.0));
