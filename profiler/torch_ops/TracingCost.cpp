@@ -34,11 +34,10 @@ std::atomic<int> g_scratchCount{0};
 }  // namespace
 
 std::optional<double> measureTracingCostNsPerOp() {
-    const std::string scratch =
-        (std::filesystem::temp_directory_path() /
-         ("glueprof-tracing-cost-" + std::to_string(::getpid()) + "-" +
-          std::to_string(g_scratchCount.fetch_add(1)) + ".sqlite"))
-            .string();
+    const std::string scratch = (std::filesystem::temp_directory_path() /
+                                 ("glueprof-tracing-cost-" + std::to_string(::getpid()) + "-" +
+                                  std::to_string(g_scratchCount.fetch_add(1)) + ".sqlite"))
+                                    .string();
     std::vector<double> differences;
     try {
         TraceWriter writer(scratch);

@@ -37,6 +37,18 @@ class TraceStoreTest : public ::testing::Test {
     std::filesystem::path m_dir;
 };
 
+// A complete run of OPS one-nanosecond ops named "op" on one lane, in a closed database DB.
+void writeRunOfOps(const std::string& db, int ops) {
+    TraceWriter writer(db);
+    const RunId run = writer.beginRun(RunInfo{});
+    const LaneId lane = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
+    const StringId name = writer.intern("op");
+    for (int i = 0; i < ops; ++i)
+        writer.record(makeEvent(run, lane, EventKind::kOp, name, i, i + 1));
+    writer.endRun(run, RunStatus::kComplete);
+    writer.close();
+}
+
 template <typename F>
 std::string errorOf(F&& f) {
     try {
@@ -266,16 +278,7 @@ TEST_F(TraceStoreTest, ADirectoryAsTheDatabaseIsCalledADirectory) {
 TEST_F(TraceStoreTest, ATruncatedTraceIsCalledDamagedNotForeign) {
     // Issue 17, item 6: a truncated trace was "not an SQLite database".
     const std::string db = path("whole.sqlite");
-    {
-        TraceWriter writer(db);
-        const RunId run = writer.beginRun(RunInfo{});
-        const LaneId lane = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
-        for (int i = 0; i < 20000; ++i) {
-            writer.record(makeEvent(run, lane, EventKind::kOp, writer.intern("op"), i, i + 1));
-        }
-        writer.endRun(run, RunStatus::kComplete);
-        writer.close();
-    }
+    writeRunOfOps(db, 20000);
     const std::string cut = path("cut.sqlite");
     std::ifstream in(db, std::ios::binary);
     std::string head(std::filesystem::file_size(db) / 3, '\0');
@@ -314,16 +317,7 @@ TEST_F(TraceStoreTest, ATraceInAReadOnlyDirectoryIsReadAndAWriterThereIsRefusedB
     // (SQLite cannot create its -shm file there).
     std::filesystem::create_directories(path("ro"));
     const std::string db = path("ro/trace.sqlite");
-    {
-        TraceWriter writer(db);
-        const RunId run = writer.beginRun(RunInfo{});
-        const LaneId lane = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
-        for (int i = 0; i < 100; ++i) {
-            writer.record(makeEvent(run, lane, EventKind::kOp, writer.intern("op"), i, i + 1));
-        }
-        writer.endRun(run, RunStatus::kComplete);
-        writer.close();
-    }
+    writeRunOfOps(db, 100);
     for (const char* suffix : {"-wal", "-shm"}) std::filesystem::remove(db + suffix);
     std::filesystem::permissions(m_dir, std::filesystem::perms::all);  // nobody may enter
     std::filesystem::permissions(
