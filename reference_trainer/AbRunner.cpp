@@ -69,7 +69,8 @@ std::string environmentJson(const TrainConfig& config, const std::string& gpuCap
         {"gpu_capture", gpuCapture},
     };
     // What the tracer adds per recorded op, calibrated when the capture started (TracingCost.h).
-    if (tracingNsPerOp) j["tracing_ns_per_op"] = *tracingNsPerOp;
+    // null: the calibration could not tell (a machine too busy, no scratch database).
+    j["tracing_ns_per_op"] = tracingNsPerOp ? nlohmann::json(*tracingNsPerOp) : nlohmann::json();
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -25,12 +25,14 @@ struct GanttBar {
 };
 
 // One run and everything the analyzers say about it, with what the views draw of it.
-// What the run's own tracing cost it on the trainer thread: the per-op cost calibrated when its
-// capture started (environment `tracing_ns_per_op`) times the host events of a measured step,
-// against the median measured step.
+// What the run's own tracing cost it: the per-op cost calibrated when its capture started
+// (environment `tracing_ns_per_op`) times the aten ops a measured step recorded on its busiest host
+// thread (threads that run side by side do not add up in wall time), against the median measured
+// step.
 struct TracingOverhead {
-    std::optional<double> nsPerEvent;  // nullopt: not calibrated (an imported or older run)
-    double eventsPerStep = 0.0;        // host ops and ranges, mean over the measured steps
+    bool recorded = false;             // the run stored a calibration (measured or not): trained
+    std::optional<double> nsPerEvent;  // nullopt: not measured, or not recorded
+    double eventsPerStep = 0.0;        // ops on the busiest host thread, mean over measured steps
     double stepMs = 0.0;               // median measured step
     // The fraction of step time, when known.
     std::optional<double> fraction() const {

@@ -91,9 +91,11 @@ std::string comparisonBlock(const Comparison& comparison, const Results& results
     return out;
 }
 
-// "tracing overhead ≈ X% of step time (...)" over RUNS (a range when they differ), "" when none
-// was calibrated.
+// "tracing overhead ≈ X% of step time (...)" over RUNS (a range when they differ); "not measured"
+// when their calibration could not tell; "" for runs that record none (imported, older).
 std::string tracingOverheadLine(const std::vector<const RunAnalysis*>& runs) {
+    bool recorded = false;
+    for (const RunAnalysis* r : runs) recorded = recorded || r->tracing.recorded;
     double low = 0.0;
     double high = 0.0;
     double ns = 0.0;
@@ -108,14 +110,18 @@ std::string tracingOverheadLine(const std::vector<const RunAnalysis*>& runs) {
         events += r->tracing.eventsPerStep;
         ++known;
     }
-    if (known == 0) return "";
+    if (known == 0) {
+        return recorded ? "tracing overhead: not measured (the calibration at the capture's start "
+                          "could not tell: a machine too busy, or no scratch database)\n"
+                        : "";
+    }
     const std::string share = fmt::format("{:.1f}", 100 * low) == fmt::format("{:.1f}", 100 * high)
                                   ? fmt::format("{:.1f}%", 100 * low)
                                   : fmt::format("{:.1f}-{:.1f}%", 100 * low, 100 * high);
     return fmt::format(
-        "tracing overhead ≈ {} of step time ({:.0f} host events per step x {:.0f} ns each, "
-        "calibrated when the capture started; the writer thread's SQLite time runs beside it at "
-        "nice 10)\n",
+        "tracing overhead ≈ {} of step time ({:.0f} aten ops per step on the busiest thread x "
+        "{:.0f} ns each, calibrated when the capture started; the writer thread's SQLite time runs "
+        "beside it at a lower priority)\n",
         share, events / known, ns / known);
 }
 

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <stdlib.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -24,8 +25,15 @@ void requireParentDirectory(const std::string& path, const std::string& what,
                                      what, path, option));
     }
     // A new file, and SQLite's -wal and -shm files beside a database, need a writable directory.
+    // Tried by creating (and removing) a file there: permission bits do not tell root about a
+    // read-only mount or /proc.
     const std::string directory = parent.empty() ? "." : parent.string();
-    if (::access(directory.c_str(), W_OK | X_OK) != 0) {
+    std::string probe = directory + "/.glueprof-probe-XXXXXX";
+    const int fd = ::mkstemp(probe.data());
+    if (fd >= 0) {
+        ::close(fd);
+        ::unlink(probe.c_str());
+    } else {
         throw inputError(fmt::format(
             "cannot {} '{}': directory '{}' is not writable; make it writable or pass another {}",
             what, path, directory, option));

@@ -233,12 +233,19 @@ void TraceWriter::enqueueEvents(std::vector<Event>& events) {
 }
 
 void TraceWriter::collectThreadBuffers() {
+    // A recording thread waits on its buffer's lock only for a swap of two vectors (the writer
+    // thread, at a lower priority, must not hold it while it copies into the queue).
+    std::vector<Event> taken;
+    taken.reserve(kThreadBufferEvents);
     std::lock_guard<std::mutex> buffersLock(m_buffersMutex);
     for (const std::unique_ptr<ThreadBuffer>& buffer : m_buffers) {
-        std::lock_guard<std::mutex> bufferLock(buffer->mutex);
-        if (buffer->events.empty()) continue;
+        {
+            std::lock_guard<std::mutex> bufferLock(buffer->mutex);
+            if (buffer->events.empty()) continue;
+            taken.swap(buffer->events);  // the buffer keeps an empty, reserved vector
+        }
         std::lock_guard<std::mutex> queueLock(m_queueMutex);
-        enqueueEvents(buffer->events);
+        enqueueEvents(taken);  // leaves `taken` empty with its capacity, for the next buffer
     }
 }
 
@@ -339,6 +346,18 @@ void TraceWriter::drainLoop() {
             m_urgent = false;
             generation = m_requestedGeneration;
             stopping = m_stopping;
+        }
+        // Far behind (an eighth of the drop limit queued): the writer takes its full share of the
+        // cores until it catches up, rather than letting the queue grow toward that limit. Where
+        // the system permits raising the priority again (root, or RLIMIT_NICE); else it stays at
+        // its nice value and a run that outpaces it counts its drops (writer_dropped_events).
+        if (m_options.writerNice > 0) {
+            const bool behind = batch.events.size() > m_options.maxQueuedEvents / 8;
+            if (behind != m_catchingUp) {
+                m_catchingUp = behind;
+                ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)),
+                              behind ? 0 : m_options.writerNice);
+            }
         }
         try {
             if (!batch.empty()) writeBatch(batch);

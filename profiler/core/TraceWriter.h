@@ -1,8 +1,9 @@
 #pragma once
-// TraceWriter: takes events from any thread into a queue that a background thread drains into
-// SQLite with prepared, batched inserts. The producing thread never waits on SQLite; every drain is
-// one transaction, and a step record wakes the drain, so a run killed at any moment keeps every
-// step whose record was written (its events were queued before it, and the queue is FIFO).
+// TraceWriter: takes events from any thread, each into its own buffer, into a queue that a
+// background thread (at a lower priority) drains into SQLite with prepared, batched inserts. The
+// producing thread never waits on SQLite; every drain is one transaction, and a step record first
+// moves every thread's buffered events into the queue and then wakes the drain, so a run killed at
+// any moment keeps every step whose record was written, with all the events recorded before it.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -191,6 +192,7 @@ class TraceWriter {
 
     std::thread m_thread;
     bool m_closed = false;
+    bool m_catchingUp = false;  // the drain thread only: at nice 0 until the backlog is gone
 };
 
 }  // namespace glueprof

@@ -1,13 +1,11 @@
 #include "profiler/torch_ops/TracingCost.h"
 
-#include <unistd.h>
+#include <stdlib.h>
 
 #include <ATen/ATen.h>
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -29,43 +27,53 @@ double roundNs(const at::Tensor& a, const at::Tensor& b) {
         .count();
 }
 
-std::atomic<int> g_scratchCount{0};
+// A directory of this process's own for the scratch database (nothing another user planted).
+std::filesystem::path privateDirectory() {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "glueprof-cost-XXXXXX").string();
+    if (::mkdtemp(pattern.data()) == nullptr) throw std::runtime_error("mkdtemp");
+    return pattern;
+}
 
 }  // namespace
 
 std::optional<double> measureTracingCostNsPerOp() {
-    const std::string scratch = (std::filesystem::temp_directory_path() /
-                                 ("glueprof-tracing-cost-" + std::to_string(::getpid()) + "-" +
-                                  std::to_string(g_scratchCount.fetch_add(1)) + ".sqlite"))
-                                    .string();
-    std::vector<double> differences;
+    std::filesystem::path directory;
+    std::vector<double> differences;  // ns per recorded event, one per round
     try {
-        TraceWriter writer(scratch);
+        directory = privateDirectory();
+        TraceWriter writer((directory / "scratch.sqlite").string());
         HostTracer tracer(writer);
         tracer.setRun(writer.beginRun(RunInfo{}));
         const at::Tensor a = at::ones({1});
         const at::Tensor b = at::ones({1});
-        roundNs(a, b);  // warm: the allocator, the name caches
         for (int round = 0; round < kRounds; ++round) {
             const double plain = roundNs(a, b);
-            double observed = 0.0;
-            {
-                OpObserver observer(tracer);
-                observed = roundNs(a, b);
-            }
-            differences.push_back((observed - plain) / kOpsPerRound);
+            OpObserver observer(tracer);
+            roundNs(a, b);  // warm: the new observer's name caches
+            writer.flush();
+            const std::int64_t before = writer.stats().eventsWritten;
+            const double observed = roundNs(a, b);
+            writer.flush();
+            const std::int64_t events = writer.stats().eventsWritten - before;
+            if (events <= 0) throw std::runtime_error("nothing recorded");
+            differences.push_back((observed - plain) / static_cast<double>(events));
         }
         writer.close();
-    } catch (const std::exception&) {
-        differences.clear();  // no scratch database: not measured
+    } catch (...) {
+        differences.clear();  // no private scratch database here: not measured
     }
-    for (const char* suffix : {"", "-wal", "-shm"}) {
+    if (!directory.empty()) {
         std::error_code ec;
-        std::filesystem::remove(scratch + suffix, ec);
+        std::filesystem::remove_all(directory, ec);
     }
     if (differences.size() != static_cast<std::size_t>(kRounds)) return std::nullopt;
-    std::nth_element(differences.begin(), differences.begin() + kRounds / 2, differences.end());
-    return std::max(0.0, differences[kRounds / 2]);
+    std::sort(differences.begin(), differences.end());
+    const double median = differences[kRounds / 2];
+    // Rounds that disagree more than the cost itself (a machine too busy to tell): not measured,
+    // rather than a number that is noise.
+    if (median <= 0.0 || differences[kRounds - 2] - differences[1] > median) return std::nullopt;
+    return median;
 }
 
 }  // namespace glueprof
