@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <optional>
 #include <utility>
 
@@ -322,12 +323,21 @@ void TraceWriter::rethrowWriterFailure() {
     if (m_failure) std::rethrow_exception(m_failure);
 }
 
+int WriterOptions::defaultWriterNice() {
+    constexpr int kDefault = 5;
+    const char* text = std::getenv("GLUEPROF_WRITER_NICE");
+    if (text == nullptr || *text == '\0') return kDefault;
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    return *end == '\0' && value >= 0 && value <= 19 ? static_cast<int>(value) : kDefault;
+}
+
 void TraceWriter::drainLoop() {
     if (m_options.writerNice > 0) {
         // The recorded work comes first: on a machine with few cores the writer's SQLite time would
         // otherwise be taken from the training it records (a step's compute threads all wait for
         // the one the writer displaced). At a higher nice value it runs mostly in the cores' idle
-        // time, and still gets a share under load (nice 10: about a tenth of a busy core).
+        // time, and still gets a share under load (nice 5: a third of what a nice-0 thread gets).
         ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), m_options.writerNice);
     }
     Batch batch;

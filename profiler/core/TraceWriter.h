@@ -61,7 +61,9 @@ struct WriterOptions {
     int drainIntervalMs = 20;                // the longest an event waits before a commit
     // The writer thread's nice value (0 = the process's own priority). Above 0 it yields the cores
     // to the training it records, and catches up in their idle time (TraceWriter::drainLoop).
-    int writerNice = 10;
+    // GLUEPROF_WRITER_NICE=N (0 to 19) sets it for every writer of the process.
+    int writerNice = defaultWriterNice();
+    static int defaultWriterNice();
 };
 
 struct WriterStats {
