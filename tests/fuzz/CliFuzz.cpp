@@ -631,6 +631,8 @@ int main(int argc, char** argv) {
         return 2;
     }
     o.cli = fs::absolute(o.cli).string();
+    o.work = fs::absolute(o.work).string();  // each case runs in its own directory
+    o.source = fs::absolute(o.source).string();
     if (!o.gui.empty() && !hasProgram("xvfb-run")) {
         std::cerr << "cli-fuzz: no xvfb-run here: GUI scripts are left out\n";
         o.gui.clear();
@@ -638,7 +640,13 @@ int main(int argc, char** argv) {
     if (!o.gui.empty()) o.gui = fs::absolute(o.gui).string();
     fs::create_directories(o.work);
     const auto started = Clock::now();
-    const Seeds seeds = makeSeeds(o);
+    Seeds seeds;
+    try {
+        seeds = makeSeeds(o);
+    } catch (const std::exception& e) {
+        std::cerr << "cli-fuzz: " << e.what() << "\n";
+        return 2;
+    }
     const double seedSeconds = std::chrono::duration<double>(Clock::now() - started).count();
 
     std::map<std::string, int> byKind;
