@@ -11,6 +11,15 @@
 
 namespace glueprof {
 
+std::string directoryOf(const std::string& path) {
+    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+    return parent.empty() ? "." : parent.string();
+}
+
+bool directoryPermitsWriting(const std::string& path) {
+    return ::access(directoryOf(path).c_str(), W_OK) == 0;
+}
+
 void requireParentDirectory(const std::string& path, const std::string& what,
                             const std::string& option) {
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
@@ -27,7 +36,7 @@ void requireParentDirectory(const std::string& path, const std::string& what,
     // A new file, and SQLite's -wal and -shm files beside a database, need a writable directory.
     // Tried by creating (and removing) a file there: permission bits do not tell root about a
     // read-only mount or /proc.
-    const std::string directory = parent.empty() ? "." : parent.string();
+    const std::string directory = directoryOf(path);
     std::string probe = directory + "/.glueprof-probe-XXXXXX";
     const int fd = ::mkstemp(probe.data());
     if (fd >= 0) {

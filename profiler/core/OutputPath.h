@@ -12,6 +12,12 @@ namespace glueprof {
 void requireParentDirectory(const std::string& path, const std::string& what,
                             const std::string& option);
 
+// The directory PATH lives in ("." for a bare file name).
+std::string directoryOf(const std::string& path);
+// Whether this process may create files in PATH's directory by its permission bits (access(2)):
+// what SQLite's -wal and -shm files beside a database need.
+bool directoryPermitsWriting(const std::string& path);
+
 // Throws an input error when the output file PATH is an existing directory or would overwrite the
 // trace database DB (or its -wal/-shm files): a report written over its own database destroys it.
 void requireOutputBesideDatabase(const std::string& path, const std::string& db,

@@ -264,8 +264,7 @@ std::string unreadableDatabaseMessage(SqliteDb& db, int rc) {
             db.path(), said);
     }
     if (cannotOpenWal(rc)) {
-        const std::filesystem::path parent = std::filesystem::path(db.path()).parent_path();
-        const bool writableDirectory = ::access(parent.empty() ? "." : parent.c_str(), W_OK) == 0;
+        const bool writableDirectory = directoryPermitsWriting(db.path());
         return fmt::format(
             "cannot read '{}': SQLite cannot open its write-ahead log ('-wal' and '-shm' files "
             "beside it) (SQLite: {}); {}",
@@ -411,9 +410,7 @@ bool noLiveWriteAheadLog(const std::string& path) {
     std::error_code ec;
     const std::string wal = path + "-wal";
     if (std::filesystem::exists(wal, ec) && std::filesystem::file_size(wal, ec) > 0) return false;
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    const std::string directory = parent.empty() ? "." : parent.string();
-    return ::access(directory.c_str(), W_OK) != 0;
+    return !directoryPermitsWriting(path);
 }
 
 }  // namespace
@@ -433,9 +430,7 @@ std::unique_ptr<SqliteDb> openTraceForReading(const std::string& path) {
     // Where it may, a reader opens read-write and then allows itself queries only: closing as the
     // last connection, it then removes the -wal and -shm files SQLite keeps beside a database in
     // WAL mode, which a read-only connection leaves behind.
-    const std::filesystem::path parent = std::filesystem::path(path).parent_path();
-    const bool writable = ::access(path.c_str(), W_OK) == 0 &&
-                          ::access(parent.empty() ? "." : parent.c_str(), W_OK) == 0;
+    const bool writable = ::access(path.c_str(), W_OK) == 0 && directoryPermitsWriting(path);
     auto db =
         std::make_unique<SqliteDb>(path, writable ? OpenMode::kReadWrite : OpenMode::kReadOnly);
     int version = 0;
