@@ -18,8 +18,11 @@ extern const char* const kInsertRun;
 extern const char* const kUpdateRunStatus;
 extern const char* const kInsertString;
 extern const char* const kInsertLane;
-// INSERT of `rows` events, kEventColumns parameters per row in column order.
-std::string insertEvents(int rows);
+// Events go in through the writer's virtual table (EventBatchTable): its name, its declaration
+// (the events table's columns, in order) and the INSERT that copies it into `events`.
+extern const char* const kEventBatchTable;
+extern const char* const kDeclareEventBatchTable;
+extern const char* const kInsertEventsFromBatch;
 constexpr int kEventColumns = 16;
 extern const char* const kInsertStep;
 extern const char* const kInsertCounter;

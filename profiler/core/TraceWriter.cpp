@@ -6,10 +6,12 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <ctime>
 #include <optional>
 #include <utility>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/EventBatchTable.h"
 #include "profiler/core/LossDiagnostics.h"
 #include "profiler/core/Sqlite.h"
 #include "profiler/core/TraceSchema.h"
@@ -48,15 +50,15 @@ class TraceWriter::Statements {
           status(db.prepare(sql::kUpdateRunStatus)),
           string(db.prepare(sql::kInsertString)),
           lane(db.prepare(sql::kInsertLane)),
-          event(db.prepare(sql::insertEvents(1))),
-          eventBlock(db.prepare(sql::insertEvents(kEventsPerBlock))),
+          eventBatch(db.handle()),
+          insertEvents(db.prepare(sql::kInsertEventsFromBatch)),
           step(db.prepare(sql::kInsertStep)),
           counter(db.prepare(sql::kInsertCounter)),
           diagnostic(db.prepare(sql::kInsertDiagnostic)) {}
-    // Events go in blocks of kEventsPerBlock rows per statement (fewer statement executions:
-    // bench/StoreIngestBench), the remainder one row at a time.
-    static constexpr int kEventsPerBlock = 64;
-    SqliteStatement run, status, string, lane, event, eventBlock, step, counter, diagnostic;
+    SqliteStatement run, status, string, lane;
+    EventBatchTable eventBatch;  // a batch's events, read by insertEvents in one statement
+    SqliteStatement insertEvents;
+    SqliteStatement step, counter, diagnostic;
 };
 
 namespace {
@@ -78,24 +80,6 @@ void bindIdentity(SqliteStatement& st, int first, const RunIdentity& id) {
     intOrNull(first + 6, id.worldSize);
 }
 
-void bindEvent(SqliteStatement& st, int first, const Event& e, std::int64_t seq) {
-    st.bind(first + 0, e.run);
-    st.bind(first + 1, e.lane);
-    st.bind(first + 2, static_cast<std::int64_t>(e.kind));
-    st.bind(first + 3, static_cast<std::int64_t>(e.category));
-    st.bind(first + 4, e.name);
-    st.bind(first + 5, e.startNs);
-    st.bind(first + 6, e.endNs);
-    st.bind(first + 7, static_cast<std::int64_t>(e.step));
-    st.bind(first + 8, static_cast<std::int64_t>(e.layer));
-    st.bind(first + 9, static_cast<std::int64_t>(e.microbatch));
-    st.bind(first + 10, e.correlation);
-    st.bind(first + 11, e.bytes);
-    st.bind(first + 12, static_cast<std::int64_t>(e.srcKind));
-    st.bind(first + 13, static_cast<std::int64_t>(e.dstKind));
-    st.bind(first + 14, static_cast<std::int64_t>(e.flags));
-    st.bind(first + 15, seq);
-}
 }  // namespace
 
 bool TraceWriter::Batch::empty() const {
@@ -390,7 +374,16 @@ void TraceWriter::drainLoop() {
     }
 }
 
+namespace {
+std::int64_t threadCpuNs() {
+    timespec now{};
+    ::clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+    return static_cast<std::int64_t>(now.tv_sec) * 1000000000 + now.tv_nsec;
+}
+}  // namespace
+
 void TraceWriter::writeBatch(Batch& batch) {
+    const std::int64_t cpuAtStart = threadCpuNs();
     Statements& s = *m_statements;
     m_db->exec("BEGIN");
     for (const RunRow& row : batch.runs) {
@@ -423,20 +416,12 @@ void TraceWriter::writeBatch(Batch& batch) {
         s.lane.step();
         s.lane.reset();
     }
-    const std::size_t blockRows = Statements::kEventsPerBlock;
-    std::size_t next = 0;
-    for (; next + blockRows <= batch.events.size(); next += blockRows) {
-        for (std::size_t r = 0; r < blockRows; ++r) {
-            bindEvent(s.eventBlock, static_cast<int>(r) * sql::kEventColumns + 1,
-                      batch.events[next + r], m_nextEventSeq++);
-        }
-        s.eventBlock.step();
-        s.eventBlock.reset();
-    }
-    for (; next < batch.events.size(); ++next) {
-        bindEvent(s.event, 1, batch.events[next], m_nextEventSeq++);
-        s.event.step();
-        s.event.reset();
+    if (!batch.events.empty()) {
+        s.eventBatch.expose(batch.events.data(), batch.events.size(), m_nextEventSeq);
+        s.insertEvents.step();
+        s.insertEvents.reset();
+        s.eventBatch.clear();
+        m_nextEventSeq += static_cast<std::int64_t>(batch.events.size());
     }
     for (const StepRecord& row : batch.steps) {
         s.step.bind(1, row.run);
@@ -477,6 +462,7 @@ void TraceWriter::writeBatch(Batch& batch) {
     std::lock_guard<std::mutex> lock(m_queueMutex);
     m_stats.eventsWritten += static_cast<std::int64_t>(batch.events.size());
     ++m_stats.transactions;
+    m_stats.writeCpuNs += threadCpuNs() - cpuAtStart;
 }
 
 }  // namespace glueprof

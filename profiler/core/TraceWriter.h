@@ -70,6 +70,7 @@ struct WriterStats {
     std::int64_t eventsWritten = 0;
     std::int64_t eventsDropped = 0;
     std::int64_t transactions = 0;
+    std::int64_t writeCpuNs = 0;  // CPU time the writer thread spent writing batches
 };
 
 class TraceWriter {

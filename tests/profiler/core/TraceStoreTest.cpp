@@ -2,6 +2,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -140,9 +141,9 @@ TEST_F(TraceStoreTest, RoundTripKeepsEveryEventFieldStepCounterAndDiagnostic) {
     EXPECT_EQ(model.diagnostics()[0].value, 2);
 }
 
-TEST_F(TraceStoreTest, BlockedAndSingleRowInsertsKeepEveryFieldOfEveryEvent) {
+TEST_F(TraceStoreTest, BatchInsertsKeepEveryFieldOfEveryEventAndNumberThemAcrossBatches) {
     const std::string db = path("blocks.sqlite");
-    constexpr int kEvents = 64 * 3 + 5;  // three full insert blocks and a remainder
+    constexpr int kEvents = 64 * 3 + 5;
     RunId run = 0;
     {
         TraceWriter writer(db);
@@ -166,8 +167,17 @@ TEST_F(TraceStoreTest, BlockedAndSingleRowInsertsKeepEveryFieldOfEveryEvent) {
             e.dstKind = static_cast<MemoryKind>((i + 1) % 4);
             e.flags = static_cast<std::uint32_t>(i % 8);
             writer.record(e);
+            if (i == kEvents / 2) writer.flush();  // two batches: seq goes on where it stopped
         }
         writer.close();
+    }
+    {
+        SqliteDb raw(db, OpenMode::kReadOnly);
+        EXPECT_EQ(raw.queryInt("SELECT count(DISTINCT seq) FROM events"), kEvents);
+        EXPECT_EQ(raw.queryInt("SELECT max(seq) - min(seq) + 1 FROM events"), kEvents);
+        // The writer's batch table is eponymous: nothing of it is stored in the file.
+        EXPECT_EQ(
+            raw.queryInt("SELECT count(*) FROM sqlite_master WHERE name LIKE '%event_batch%'"), 0);
     }
     TraceModel model = TraceReader(db).loadRun(run);
     ASSERT_EQ(model.eventsOnLane(0).size(), static_cast<std::size_t>(kEvents));
@@ -187,6 +197,23 @@ TEST_F(TraceStoreTest, BlockedAndSingleRowInsertsKeepEveryFieldOfEveryEvent) {
         EXPECT_EQ(e.dstKind, static_cast<MemoryKind>((i + 1) % 4));
         EXPECT_EQ(e.flags, static_cast<std::uint32_t>(i % 8));
     }
+}
+
+TEST_F(TraceStoreTest, ANewTraceHas16KiBPagesAndAnExistingOneKeepsItsOwn) {
+    const std::string fresh = path("fresh.sqlite");
+    writeRunOfOps(fresh, 3);
+    EXPECT_EQ(SqliteDb(fresh, OpenMode::kReadOnly).queryInt("PRAGMA page_size"), 16384);
+
+    const std::string old = path("old.sqlite");
+    {
+        SqliteDb raw(old, OpenMode::kReadWriteCreate);
+        raw.exec("PRAGMA page_size=4096");
+        raw.exec("VACUUM");  // an empty file takes its page size when first written
+    }
+    writeRunOfOps(old, 3);
+    SqliteDb reopened(old, OpenMode::kReadOnly);
+    EXPECT_EQ(reopened.queryInt("PRAGMA page_size"), 4096);
+    EXPECT_EQ(reopened.queryInt("SELECT count(*) FROM events"), 3);
 }
 
 TEST_F(TraceStoreTest, SecondWriterAppendsRunsWithFreshIdsAndSharedStrings) {
@@ -404,6 +431,77 @@ TEST_F(TraceStoreTest, ThreadBuffersJoinTheQueueBeforeTheStepRowAndLoseNothingIn
     writer.close();
     EXPECT_EQ(writer.stats().eventsDropped, 0);
     EXPECT_EQ(writer.stats().eventsWritten, kThreads * kPerThread);
+}
+
+// A thread that records without pause while another ends steps: each step row that commits has
+// every event recorded before recordStep was called committed with it or before it, and at the end
+// every recorded event is in the file exactly once.
+TEST_F(TraceStoreTest, AStepRowRacingARecordingThreadCommitsAfterEverythingRecordedBeforeIt) {
+    const std::string db = path("race.sqlite");
+    WriterOptions options;
+    options.drainIntervalMs = 100000;  // only step rows hand batches to the writer thread
+    TraceWriter writer(db, options);
+    const RunId run = writer.beginRun(RunInfo{});
+    const StringId name = writer.intern("op");
+    writer.flush();  // the run's row, so a reader can look at its steps
+    // The recorder records up to `allowed` events (the test raises it 3000 per step, so the queue
+    // stays far from its drop limit) and is still recording when the step's row is written.
+    std::atomic<std::int64_t> recorded{0};
+    std::atomic<std::int64_t> allowed{0};
+    std::atomic<bool> stop{false};
+    std::thread recorder([&] {
+        const LaneId lane = writer.addLane(run, LaneKind::kHostThread, "recorder", -1, 1);
+        for (std::int64_t i = 0; !stop.load(std::memory_order_relaxed);) {
+            if (i >= allowed.load(std::memory_order_acquire)) {
+                std::this_thread::yield();
+                continue;
+            }
+            writer.record(makeEvent(run, lane, EventKind::kOp, name, i, i + 1));
+            recorded.store(++i, std::memory_order_release);
+        }
+    });
+    struct JoinAtExit {
+        std::atomic<bool>& stop;
+        std::thread& thread;
+        ~JoinAtExit() {
+            stop = true;
+            if (thread.joinable()) thread.join();
+        }
+    } joinAtExit{stop, recorder};
+    SqliteDb reader(db, OpenMode::kReadOnly);
+    constexpr int kSteps = 40;
+    for (int step = 0; step < kSteps; ++step) {
+        allowed.fetch_add(3000, std::memory_order_release);
+        while (recorded.load(std::memory_order_acquire) < step * 3000 + 1500)
+            std::this_thread::yield();  // half of this step's events recorded, half to come
+        const std::int64_t recordedBefore = recorded.load(std::memory_order_acquire);
+        writer.recordStep(StepRecord{run, StepInfo{step, 0, 1, false, 1, 0.0, 0}});
+        const std::string stepRow =
+            "SELECT count(*) FROM steps WHERE step = " + std::to_string(step);
+        bool committed = false;
+        for (int attempt = 0; attempt < 2000 && !committed; ++attempt) {
+            // One read transaction: the step row and the events are one snapshot.
+            reader.exec("BEGIN");
+            committed = reader.queryInt(stepRow) == 1;
+            const std::int64_t events = reader.queryInt("SELECT count(*) FROM events");
+            reader.exec("COMMIT");
+            if (committed) {
+                ASSERT_GE(events, recordedBefore) << "step " << step;
+            } else {
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+        }
+        ASSERT_TRUE(committed) << "step " << step << " never committed";
+    }
+    stop = true;
+    recorder.join();
+    EXPECT_GT(recorded.load(), (kSteps - 1) * 3000 + 1500);
+    writer.endRun(run, RunStatus::kComplete);
+    writer.close();
+    EXPECT_EQ(writer.stats().eventsDropped, 0);
+    SqliteDb done(db, OpenMode::kReadOnly);
+    EXPECT_EQ(done.queryInt("SELECT count(*) FROM events"), recorded.load());
+    EXPECT_EQ(done.queryInt("SELECT count(DISTINCT start_ns) FROM events"), recorded.load());
 }
 
 TEST_F(TraceStoreTest, UnknownRunIdIsAnInputErrorNamingTheListCommand) {

@@ -1,0 +1,158 @@
+#include "profiler/core/EventBatchTable.h"
+
+#include <sqlite3.h>
+
+#include "profiler/core/Sqlite.h"
+#include "profiler/core/TraceSchema.h"
+
+namespace glueprof {
+namespace {
+
+using Contents = EventBatchTable::Contents;
+
+struct Table {
+    sqlite3_vtab base;  // first: SQLite sees a sqlite3_vtab*
+    const Contents* contents;
+};
+
+struct Cursor {
+    sqlite3_vtab_cursor base;  // first: SQLite sees a sqlite3_vtab_cursor*
+    const Contents* contents;
+    std::size_t row;
+};
+
+// The value of column `column` (sql::kEventColumnNames' order) of row `row`.
+std::int64_t columnValue(const Contents& contents, std::size_t row, int column) {
+    const Event& e = contents.events[row];
+    switch (column) {
+        case 0:
+            return e.run;
+        case 1:
+            return e.lane;
+        case 2:
+            return static_cast<std::int64_t>(e.kind);
+        case 3:
+            return static_cast<std::int64_t>(e.category);
+        case 4:
+            return e.name;
+        case 5:
+            return e.startNs;
+        case 6:
+            return e.endNs;
+        case 7:
+            return e.step;
+        case 8:
+            return e.layer;
+        case 9:
+            return e.microbatch;
+        case 10:
+            return e.correlation;
+        case 11:
+            return e.bytes;
+        case 12:
+            return static_cast<std::int64_t>(e.srcKind);
+        case 13:
+            return static_cast<std::int64_t>(e.dstKind);
+        case 14:
+            return static_cast<std::int64_t>(e.flags);
+        default:
+            return contents.firstSeq + static_cast<std::int64_t>(row);
+    }
+}
+static_assert(sql::kEventColumns == 16, "columnValue names every column of the events table");
+
+int connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char**) {
+    const int rc = sqlite3_declare_vtab(db, sql::kDeclareEventBatchTable);
+    if (rc != SQLITE_OK) return rc;
+    auto* table = static_cast<Table*>(sqlite3_malloc(sizeof(Table)));
+    if (table == nullptr) return SQLITE_NOMEM;
+    *table = Table{{}, static_cast<const Contents*>(aux)};
+    *out = &table->base;
+    return SQLITE_OK;
+}
+
+int disconnect(sqlite3_vtab* table) {
+    sqlite3_free(table);
+    return SQLITE_OK;
+}
+
+int bestIndex(sqlite3_vtab* table, sqlite3_index_info* info) {
+    // One plan: every row, in order.
+    const auto rows = reinterpret_cast<Table*>(table)->contents->count;
+    info->estimatedRows = static_cast<sqlite3_int64>(rows);
+    info->estimatedCost = static_cast<double>(rows);
+    return SQLITE_OK;
+}
+
+int open(sqlite3_vtab* table, sqlite3_vtab_cursor** out) {
+    auto* cursor = static_cast<Cursor*>(sqlite3_malloc(sizeof(Cursor)));
+    if (cursor == nullptr) return SQLITE_NOMEM;
+    *cursor = Cursor{{}, reinterpret_cast<Table*>(table)->contents, 0};
+    *out = &cursor->base;
+    return SQLITE_OK;
+}
+
+int close(sqlite3_vtab_cursor* cursor) {
+    sqlite3_free(cursor);
+    return SQLITE_OK;
+}
+
+int filter(sqlite3_vtab_cursor* cursor, int, const char*, int, sqlite3_value**) {
+    reinterpret_cast<Cursor*>(cursor)->row = 0;
+    return SQLITE_OK;
+}
+
+int next(sqlite3_vtab_cursor* cursor) {
+    ++reinterpret_cast<Cursor*>(cursor)->row;
+    return SQLITE_OK;
+}
+
+int eof(sqlite3_vtab_cursor* cursor) {
+    const auto* c = reinterpret_cast<Cursor*>(cursor);
+    return c->row >= c->contents->count ? 1 : 0;
+}
+
+int column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int index) {
+    const auto* c = reinterpret_cast<Cursor*>(cursor);
+    sqlite3_result_int64(context, columnValue(*c->contents, c->row, index));
+    return SQLITE_OK;
+}
+
+int rowid(sqlite3_vtab_cursor* cursor, sqlite3_int64* out) {
+    *out = static_cast<sqlite3_int64>(reinterpret_cast<Cursor*>(cursor)->row);
+    return SQLITE_OK;
+}
+
+sqlite3_module makeModule() {
+    sqlite3_module module{};
+    module.xCreate = nullptr;  // eponymous-only: nothing is stored in the schema
+    module.xConnect = connect;
+    module.xBestIndex = bestIndex;
+    module.xDisconnect = disconnect;
+    module.xOpen = open;
+    module.xClose = close;
+    module.xFilter = filter;
+    module.xNext = next;
+    module.xEof = eof;
+    module.xColumn = column;
+    module.xRowid = rowid;
+    return module;
+}
+
+const sqlite3_module kModule = makeModule();
+
+void freeContents(void* contents) { delete static_cast<Contents*>(contents); }
+
+}  // namespace
+
+EventBatchTable::EventBatchTable(sqlite3* db) : m_contents(new Contents{}) {
+    // On failure SQLite has already called freeContents.
+    GLUEPROF_SQLITE_CHECK(db, sqlite3_create_module_v2(db, sql::kEventBatchTable, &kModule,
+                                                       m_contents, freeContents));
+}
+
+void EventBatchTable::expose(const Event* events, std::size_t count, std::int64_t firstSeq) {
+    *m_contents = Contents{events, count, firstSeq};
+}
+
+}  // namespace glueprof

@@ -1,0 +1,36 @@
+#pragma once
+// The writer's bulk path into the `events` table: an eponymous, read-only SQLite virtual table
+// (sql::kEventBatchTable) over events in memory. One `INSERT INTO events ... SELECT ... FROM` it
+// (sql::kInsertEventsFromBatch) stores a whole batch: SQLite reads each value straight from the
+// Event instead of from 16 bound parameters per row (bench/StoreIngestBench).
+#include <cstddef>
+#include <cstdint>
+
+#include "profiler/core/Event.h"
+
+struct sqlite3;
+
+namespace glueprof {
+
+class EventBatchTable {
+  public:
+    // Registers the table on `db`. The connection owns what the table reads; it lives until the
+    // connection closes, so this object may go first.
+    explicit EventBatchTable(sqlite3* db);
+
+    // What the table holds for the next statement that reads it: events[0, count), whose `seq`
+    // column counts from firstSeq. The events must stay in place until that statement is done.
+    void expose(const Event* events, std::size_t count, std::int64_t firstSeq);
+    void clear() { expose(nullptr, 0, 0); }
+
+    struct Contents {
+        const Event* events = nullptr;
+        std::size_t count = 0;
+        std::int64_t firstSeq = 0;
+    };
+
+  private:
+    Contents* m_contents = nullptr;  // owned by the connection (freed when it closes)
+};
+
+}  // namespace glueprof
