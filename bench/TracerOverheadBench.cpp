@@ -19,15 +19,46 @@
 namespace glueprof {
 namespace {
 
-void stepTime(benchmark::State& state, const char* preset, bool traced) {
+// libtorch's RecordFunction with a callback that does nothing, registered with the op observer's
+// options (ids, the same scopes): the floor any RecordFunction observer pays, libtorch's profiler
+// included. Alive while the object is.
+class EmptyRecordFunctionCallback {
+  public:
+    EmptyRecordFunctionCallback()
+        : m_handle(at::addGlobalCallback(
+              at::RecordFunctionCallback(
+                  [](const at::RecordFunction&) -> std::unique_ptr<at::ObserverContext> {
+                      return nullptr;
+                  },
+                  [](const at::RecordFunction&, at::ObserverContext*) {})
+                  .needsIds(true)
+                  .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}))) {}
+    ~EmptyRecordFunctionCallback() { at::removeCallback(m_handle); }
+    EmptyRecordFunctionCallback(const EmptyRecordFunctionCallback&) = delete;
+    EmptyRecordFunctionCallback& operator=(const EmptyRecordFunctionCallback&) = delete;
+
+  private:
+    at::CallbackHandle m_handle;
+};
+
+// Tracing: off; RecordFunction alone (EmptyRecordFunctionCallback); the op observer's callbacks
+// with no run to record into (everything but the event's hand-off to the writer); on.
+enum class Tracing { kOff, kRecordFunctionOnly, kCallbackOnly, kOn };
+
+void stepTime(benchmark::State& state, const char* preset, Tracing tracing) {
     const auto db = std::filesystem::temp_directory_path() /
                     ("glueprof-bench-overhead-" + std::to_string(getpid()) + ".sqlite");
     std::filesystem::remove(db);
     TraceWriter writer(db.string());
     HostTracer tracer(writer);
-    tracer.setRun(writer.beginRun(RunInfo{}));
+    const bool traced = tracing == Tracing::kOn;
+    if (traced) tracer.setRun(writer.beginRun(RunInfo{}));
     std::unique_ptr<OpObserver> observer;
-    if (traced) observer = std::make_unique<OpObserver>(tracer);
+    if (tracing == Tracing::kCallbackOnly || tracing == Tracing::kOn)
+        observer = std::make_unique<OpObserver>(tracer);
+    std::unique_ptr<EmptyRecordFunctionCallback> emptyCallback;
+    if (tracing == Tracing::kRecordFunctionOnly)
+        emptyCallback = std::make_unique<EmptyRecordFunctionCallback>();
     Trainer trainer(presetConfig(preset), traced ? &tracer : nullptr);
     std::int32_t step = 0;
     trainer.step(step++);  // warm-up: allocator and caches
@@ -39,11 +70,11 @@ void stepTime(benchmark::State& state, const char* preset, bool traced) {
 
 // One observed op, the unit of the tracer's cost: at::add of two 1-element tensors (about a
 // microsecond of libtorch dispatch) 1000 times per iteration, so the time per iteration in us is
-// the time per op in ns. Modes: no observer; the observer's callback active but no run (it records
-// nothing); recording into a writer whose drain is held back (the trainer thread's cost alone);
-// recording and writing (the background writer commits as in a real run). The added cost per op
-// is a mode's time minus the first's.
-enum class Observed { kNone, kCallbackOnly, kRecord, kRecordAndWrite };
+// the time per op in ns. Modes: no observer; RecordFunction with an empty callback (the floor);
+// the observer's callback active but no run (it records nothing); recording into a writer whose
+// drain is held back (the trainer thread's cost alone); recording and writing (the background
+// writer commits as in a real run). The added cost per op is a mode's time minus the first's.
+enum class Observed { kNone, kRecordFunctionOnly, kCallbackOnly, kRecord, kRecordAndWrite };
 
 void observedOp(benchmark::State& state, Observed mode) {
     const auto db = std::filesystem::temp_directory_path() /
@@ -57,7 +88,11 @@ void observedOp(benchmark::State& state, Observed mode) {
         tracer.setRun(writer.beginRun(RunInfo{}));
     }
     std::unique_ptr<OpObserver> observer;
-    if (mode != Observed::kNone) observer = std::make_unique<OpObserver>(tracer);
+    if (mode != Observed::kNone && mode != Observed::kRecordFunctionOnly)
+        observer = std::make_unique<OpObserver>(tracer);
+    std::unique_ptr<EmptyRecordFunctionCallback> emptyCallback;
+    if (mode == Observed::kRecordFunctionOnly)
+        emptyCallback = std::make_unique<EmptyRecordFunctionCallback>();
     const at::Tensor a = at::ones({1});
     const at::Tensor b = at::ones({1});
     constexpr int kOpsPerIteration = 1000;
@@ -73,10 +108,14 @@ void observedOp(benchmark::State& state, Observed mode) {
 }
 
 void BM_ObservedOpNoObserver(benchmark::State& s) { observedOp(s, Observed::kNone); }
+void BM_ObservedOpRecordFunctionOnly(benchmark::State& s) {
+    observedOp(s, Observed::kRecordFunctionOnly);
+}
 void BM_ObservedOpCallbackOnly(benchmark::State& s) { observedOp(s, Observed::kCallbackOnly); }
 void BM_ObservedOpRecord(benchmark::State& s) { observedOp(s, Observed::kRecord); }
 void BM_ObservedOpRecordAndWrite(benchmark::State& s) { observedOp(s, Observed::kRecordAndWrite); }
 BENCHMARK(BM_ObservedOpNoObserver)->Unit(benchmark::kMicrosecond)->Repetitions(5);
+BENCHMARK(BM_ObservedOpRecordFunctionOnly)->Unit(benchmark::kMicrosecond)->Repetitions(5);
 BENCHMARK(BM_ObservedOpCallbackOnly)->Unit(benchmark::kMicrosecond)->Repetitions(5);
 BENCHMARK(BM_ObservedOpRecord)->Unit(benchmark::kMicrosecond)->Repetitions(5);
 BENCHMARK(BM_ObservedOpRecordAndWrite)->Unit(benchmark::kMicrosecond)->Repetitions(5);
@@ -112,14 +151,28 @@ void stepTimeLibtorchProfiler(benchmark::State& state, const char* preset) {
             .count();
 }
 
-void BM_StepTinyTracingOff(benchmark::State& s) { stepTime(s, "tiny", false); }
-void BM_StepTinyTracingOn(benchmark::State& s) { stepTime(s, "tiny", true); }
+void BM_StepTinyTracingOff(benchmark::State& s) { stepTime(s, "tiny", Tracing::kOff); }
+void BM_StepTinyRecordFunctionOnly(benchmark::State& s) {
+    stepTime(s, "tiny", Tracing::kRecordFunctionOnly);
+}
+void BM_StepTinyCallbackOnly(benchmark::State& s) { stepTime(s, "tiny", Tracing::kCallbackOnly); }
+void BM_StepTinyTracingOn(benchmark::State& s) { stepTime(s, "tiny", Tracing::kOn); }
 void BM_StepTinyLibtorchProfiler(benchmark::State& s) { stepTimeLibtorchProfiler(s, "tiny"); }
-void BM_StepSmallTracingOff(benchmark::State& s) { stepTime(s, "small", false); }
-void BM_StepSmallTracingOn(benchmark::State& s) { stepTime(s, "small", true); }
+void BM_StepSmallTracingOff(benchmark::State& s) { stepTime(s, "small", Tracing::kOff); }
+void BM_StepSmallTracingOn(benchmark::State& s) { stepTime(s, "small", Tracing::kOn); }
 void BM_StepSmallLibtorchProfiler(benchmark::State& s) { stepTimeLibtorchProfiler(s, "small"); }
 
 BENCHMARK(BM_StepTinyTracingOff)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(30)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true);
+BENCHMARK(BM_StepTinyRecordFunctionOnly)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(30)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true);
+BENCHMARK(BM_StepTinyCallbackOnly)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(30)
     ->Repetitions(3)

@@ -18,12 +18,22 @@ struct Table {
 struct Cursor {
     sqlite3_vtab_cursor base;  // first: SQLite sees a sqlite3_vtab_cursor*
     const Contents* contents;
-    std::size_t row;
+    std::size_t chunk;  // the row is contents->chunks[chunk][offset]
+    std::size_t offset;
+    std::int64_t row;  // rows before it
 };
 
-// The value of column `column` (sql::kEventColumnNames' order) of row `row`.
-std::int64_t columnValue(const Contents& contents, std::size_t row, int column) {
-    const Event& e = contents.events[row];
+// From the cursor's position to the next row, past empty chunks (or to the end).
+void skipEmptyChunks(Cursor& c) {
+    while (c.chunk < c.contents->chunkCount && c.offset >= c.contents->chunks[c.chunk].size()) {
+        ++c.chunk;
+        c.offset = 0;
+    }
+}
+
+// The value of column `column` (the events table's order) of the cursor's row.
+std::int64_t columnValue(const Cursor& c, int column) {
+    const Event& e = c.contents->chunks[c.chunk][c.offset];
     switch (column) {
         case 0:
             return e.run;
@@ -56,7 +66,7 @@ std::int64_t columnValue(const Contents& contents, std::size_t row, int column) 
         case 14:
             return static_cast<std::int64_t>(e.flags);
         default:
-            return contents.firstSeq + static_cast<std::int64_t>(row);
+            return c.contents->firstSeq + c.row;
     }
 }
 static_assert(sql::kEventColumns == 16, "columnValue names every column of the events table");
@@ -76,18 +86,16 @@ int disconnect(sqlite3_vtab* table) {
     return SQLITE_OK;
 }
 
-int bestIndex(sqlite3_vtab* table, sqlite3_index_info* info) {
+int bestIndex(sqlite3_vtab*, sqlite3_index_info* info) {
     // One plan: every row, in order.
-    const auto rows = reinterpret_cast<Table*>(table)->contents->count;
-    info->estimatedRows = static_cast<sqlite3_int64>(rows);
-    info->estimatedCost = static_cast<double>(rows);
+    info->estimatedCost = 1e6;
     return SQLITE_OK;
 }
 
 int open(sqlite3_vtab* table, sqlite3_vtab_cursor** out) {
     auto* cursor = static_cast<Cursor*>(sqlite3_malloc(sizeof(Cursor)));
     if (cursor == nullptr) return SQLITE_NOMEM;
-    *cursor = Cursor{{}, reinterpret_cast<Table*>(table)->contents, 0};
+    *cursor = Cursor{{}, reinterpret_cast<Table*>(table)->contents, 0, 0, 0};
     *out = &cursor->base;
     return SQLITE_OK;
 }
@@ -98,28 +106,34 @@ int close(sqlite3_vtab_cursor* cursor) {
 }
 
 int filter(sqlite3_vtab_cursor* cursor, int, const char*, int, sqlite3_value**) {
-    reinterpret_cast<Cursor*>(cursor)->row = 0;
+    auto* c = reinterpret_cast<Cursor*>(cursor);
+    c->chunk = 0;
+    c->offset = 0;
+    c->row = 0;
+    skipEmptyChunks(*c);
     return SQLITE_OK;
 }
 
 int next(sqlite3_vtab_cursor* cursor) {
-    ++reinterpret_cast<Cursor*>(cursor)->row;
+    auto* c = reinterpret_cast<Cursor*>(cursor);
+    ++c->offset;
+    ++c->row;
+    skipEmptyChunks(*c);
     return SQLITE_OK;
 }
 
 int eof(sqlite3_vtab_cursor* cursor) {
     const auto* c = reinterpret_cast<Cursor*>(cursor);
-    return c->row >= c->contents->count ? 1 : 0;
+    return c->chunk >= c->contents->chunkCount ? 1 : 0;
 }
 
 int column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int index) {
-    const auto* c = reinterpret_cast<Cursor*>(cursor);
-    sqlite3_result_int64(context, columnValue(*c->contents, c->row, index));
+    sqlite3_result_int64(context, columnValue(*reinterpret_cast<Cursor*>(cursor), index));
     return SQLITE_OK;
 }
 
 int rowid(sqlite3_vtab_cursor* cursor, sqlite3_int64* out) {
-    *out = static_cast<sqlite3_int64>(reinterpret_cast<Cursor*>(cursor)->row);
+    *out = reinterpret_cast<Cursor*>(cursor)->row;
     return SQLITE_OK;
 }
 
@@ -151,8 +165,9 @@ EventBatchTable::EventBatchTable(sqlite3* db) : m_contents(new Contents{}) {
                                                        m_contents, freeContents));
 }
 
-void EventBatchTable::expose(const Event* events, std::size_t count, std::int64_t firstSeq) {
-    *m_contents = Contents{events, count, firstSeq};
+void EventBatchTable::expose(const std::vector<Event>* chunks, std::size_t count,
+                             std::int64_t firstSeq) {
+    *m_contents = Contents{chunks, count, firstSeq};
 }
 
 }  // namespace glueprof

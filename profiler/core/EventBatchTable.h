@@ -5,6 +5,7 @@
 // Event instead of from 16 bound parameters per row (bench/StoreIngestBench).
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "profiler/core/Event.h"
 
@@ -18,14 +19,15 @@ class EventBatchTable {
     // connection closes, so this object may go first.
     explicit EventBatchTable(sqlite3* db);
 
-    // What the table holds for the next statement that reads it: events[0, count), whose `seq`
-    // column counts from firstSeq. The events must stay in place until that statement is done.
-    void expose(const Event* events, std::size_t count, std::int64_t firstSeq);
+    // What the table holds for the next statement that reads it: the events of chunks[0, count)
+    // in order, whose `seq` column counts from firstSeq. They must stay in place until that
+    // statement is done.
+    void expose(const std::vector<Event>* chunks, std::size_t count, std::int64_t firstSeq);
     void clear() { expose(nullptr, 0, 0); }
 
     struct Contents {
-        const Event* events = nullptr;
-        std::size_t count = 0;
+        const std::vector<Event>* chunks = nullptr;
+        std::size_t chunkCount = 0;
         std::int64_t firstSeq = 0;
     };
 

@@ -83,15 +83,16 @@ void bindIdentity(SqliteStatement& st, int first, const RunIdentity& id) {
 }  // namespace
 
 bool TraceWriter::Batch::empty() const {
-    return runs.empty() && strings.empty() && lanes.empty() && events.empty() && steps.empty() &&
-           counters.empty() && diagnostics.empty() && statuses.empty();
+    return runs.empty() && strings.empty() && lanes.empty() && eventChunks.empty() &&
+           steps.empty() && counters.empty() && diagnostics.empty() && statuses.empty();
 }
 
 void TraceWriter::Batch::clear() {
     runs.clear();
     strings.clear();
     lanes.clear();
-    events.clear();
+    eventChunks.clear();
+    eventCount = 0;
     steps.clear();
     counters.clear();
     diagnostics.clear();
@@ -206,31 +207,47 @@ TraceWriter::ThreadBuffer& TraceWriter::bufferForThisThread() {
 }
 
 void TraceWriter::enqueueEvents(std::vector<Event>& events) {
-    for (const Event& event : events) {
-        if (m_pending.events.size() >= m_options.maxQueuedEvents) {
+    const std::size_t room = m_options.maxQueuedEvents > m_pending.eventCount
+                                 ? m_options.maxQueuedEvents - m_pending.eventCount
+                                 : 0;
+    if (events.size() > room) {
+        for (std::size_t i = room; i < events.size(); ++i) {
             ++m_stats.eventsDropped;
-            ++m_droppedByRun[event.run];
-        } else {
-            m_pending.events.push_back(event);
+            ++m_droppedByRun[events[i].run];
         }
+        events.resize(room);
     }
-    events.clear();  // keeps its capacity: no allocation for the next ones
+    if (events.empty()) return;
+    m_pending.eventCount += events.size();
+    m_pending.eventChunks.push_back(std::move(events));
+    if (m_freeChunks.empty()) {
+        events = std::vector<Event>();
+        events.reserve(kThreadBufferEvents);
+    } else {
+        events = std::move(m_freeChunks.back());
+        m_freeChunks.pop_back();
+    }
+}
+
+void TraceWriter::recycleChunks(Batch& batch) {
+    std::lock_guard<std::mutex> lock(m_queueMutex);
+    for (std::vector<Event>& chunk : batch.eventChunks) {
+        if (m_freeChunks.size() >= kMaxFreeChunks) break;  // the rest is freed with the batch
+        if (chunk.capacity() < kThreadBufferEvents) continue;
+        chunk.clear();
+        m_freeChunks.push_back(std::move(chunk));
+    }
 }
 
 void TraceWriter::collectThreadBuffers() {
-    // A recording thread waits on its buffer's lock only for a swap of two vectors (the writer
-    // thread, at a lower priority, must not hold it while it copies into the queue).
-    std::vector<Event> taken;
-    taken.reserve(kThreadBufferEvents);
+    // A recording thread waits on its buffer's lock only while its vector is exchanged for an empty
+    // one: nothing is copied.
     std::lock_guard<std::mutex> buffersLock(m_buffersMutex);
     for (const std::unique_ptr<ThreadBuffer>& buffer : m_buffers) {
-        {
-            std::lock_guard<std::mutex> bufferLock(buffer->mutex);
-            if (buffer->events.empty()) continue;
-            taken.swap(buffer->events);  // the buffer keeps an empty, reserved vector
-        }
+        std::lock_guard<std::mutex> bufferLock(buffer->mutex);
+        if (buffer->events.empty()) continue;
         std::lock_guard<std::mutex> queueLock(m_queueMutex);
-        enqueueEvents(taken);  // leaves `taken` empty with its capacity, for the next buffer
+        enqueueEvents(buffer->events);
     }
 }
 
@@ -346,7 +363,7 @@ void TraceWriter::drainLoop() {
         // the system permits raising the priority again (root, or RLIMIT_NICE); else it stays at
         // its nice value and a run that outpaces it counts its drops (writer_dropped_events).
         if (m_options.writerNice > 0) {
-            const bool behind = batch.events.size() > m_options.maxQueuedEvents / 8;
+            const bool behind = batch.eventCount > m_options.maxQueuedEvents / 8;
             if (behind != m_catchingUp) {
                 m_catchingUp = behind;
                 ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)),
@@ -361,6 +378,7 @@ void TraceWriter::drainLoop() {
             m_drained.notify_all();
             return;
         }
+        recycleChunks(batch);
         batch.clear();
         {
             std::lock_guard<std::mutex> lock(m_queueMutex);
@@ -416,12 +434,12 @@ void TraceWriter::writeBatch(Batch& batch) {
         s.lane.step();
         s.lane.reset();
     }
-    if (!batch.events.empty()) {
-        s.eventBatch.expose(batch.events.data(), batch.events.size(), m_nextEventSeq);
+    if (batch.eventCount > 0) {
+        s.eventBatch.expose(batch.eventChunks.data(), batch.eventChunks.size(), m_nextEventSeq);
         s.insertEvents.step();
         s.insertEvents.reset();
         s.eventBatch.clear();
-        m_nextEventSeq += static_cast<std::int64_t>(batch.events.size());
+        m_nextEventSeq += static_cast<std::int64_t>(batch.eventCount);
     }
     for (const StepRecord& row : batch.steps) {
         s.step.bind(1, row.run);
@@ -460,7 +478,7 @@ void TraceWriter::writeBatch(Batch& batch) {
     }
     m_db->exec("COMMIT");
     std::lock_guard<std::mutex> lock(m_queueMutex);
-    m_stats.eventsWritten += static_cast<std::int64_t>(batch.events.size());
+    m_stats.eventsWritten += static_cast<std::int64_t>(batch.eventCount);
     ++m_stats.transactions;
     m_stats.writeCpuNs += threadCpuNs() - cpuAtStart;
 }

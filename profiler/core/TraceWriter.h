@@ -136,7 +136,10 @@ class TraceWriter {
         std::vector<RunRow> runs;
         std::vector<StringRow> strings;
         std::vector<LaneRow> lanes;
-        std::vector<Event> events;
+        // Events in the order recorded per thread: whole thread buffers, handed over without a
+        // copy (the writer gives each back to m_freeChunks once it is written).
+        std::vector<std::vector<Event>> eventChunks;
+        std::size_t eventCount = 0;
         std::vector<StepRecord> steps;
         std::vector<CounterRecord> counters;
         std::vector<DiagnosticRecord> diagnostics;
@@ -154,9 +157,13 @@ class TraceWriter {
     static constexpr std::size_t kThreadBufferEvents = 1024;
 
     ThreadBuffer& bufferForThisThread();
-    // Moves EVENTS into the queue (the caller holds m_queueMutex), dropping and counting what does
-    // not fit under maxQueuedEvents.
+    // Hands EVENTS (a thread's buffer) to the queue as one chunk and leaves an empty buffer of
+    // kThreadBufferEvents capacity in its place; what does not fit under maxQueuedEvents is
+    // dropped and counted. The caller holds m_queueMutex.
     void enqueueEvents(std::vector<Event>& events);
+    // The written chunks of `batch`, emptied, back to m_freeChunks (up to kMaxFreeChunks).
+    void recycleChunks(Batch& batch);
+    static constexpr std::size_t kMaxFreeChunks = 256;
     void collectThreadBuffers();
 
     void drainLoop();
@@ -185,6 +192,7 @@ class TraceWriter {
     std::condition_variable m_wakeDrain;
     std::condition_variable m_drained;
     Batch m_pending;
+    std::vector<std::vector<Event>> m_freeChunks;  // empty buffers, each kThreadBufferEvents big
     std::uint64_t m_requestedGeneration = 0;
     std::uint64_t m_committedGeneration = 0;
     bool m_stopping = false;

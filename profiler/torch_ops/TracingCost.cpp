@@ -17,15 +17,32 @@ namespace glueprof {
 
 namespace {
 
-constexpr int kOpsPerRound = 2000;
+constexpr int kIterationsPerRound = 12;
 constexpr int kRounds = 5;
 
-double roundNs(const at::Tensor& a, const at::Tensor& b) {
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < kOpsPerRound; ++i) (void)at::add(a, b);
-    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
-        .count();
-}
+// The calibration's workload: a tiny block forward and backward (matmuls, an RMS norm, an
+// activation, attention-like softmax, views, autograd backward nodes), so the cost per event is
+// that of a training step's mix of ops, nested calls and backward nodes; at::add alone measured
+// half of what a tiny step's ops cost (bench/TracerOverheadBench).
+struct Workload {
+    at::Tensor x = at::randn({8, 32});
+    at::Tensor w1 = at::randn({32, 32}).requires_grad_(true);
+    at::Tensor w2 = at::randn({32, 16}).requires_grad_(true);
+
+    void iteration() const {
+        at::Tensor h = at::matmul(x, w1);
+        h = h * at::rsqrt(h.pow(2).mean(-1, true) + 1e-6);
+        h = at::silu(h);
+        const at::Tensor scores = at::softmax(at::matmul(h, h.transpose(0, 1)), -1);
+        at::matmul(scores, h).matmul(w2).view({-1}).sum().backward();
+    }
+    double roundNs() const {
+        const auto start = std::chrono::steady_clock::now();
+        for (int i = 0; i < kIterationsPerRound; ++i) iteration();
+        return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start)
+            .count();
+    }
+};
 
 // A directory of this process's own for the scratch database (nothing another user planted).
 std::filesystem::path privateDirectory() {
@@ -45,15 +62,16 @@ std::optional<double> measureTracingCostNsPerOp() {
         TraceWriter writer((directory / "scratch.sqlite").string());
         HostTracer tracer(writer);
         tracer.setRun(writer.beginRun(RunInfo{}));
-        const at::Tensor a = at::ones({1});
-        const at::Tensor b = at::ones({1});
+        const at::AutoGradMode gradients(true);
+        const Workload workload;
+        workload.roundNs();  // warm: the allocator and the autograd engine
         for (int round = 0; round < kRounds; ++round) {
-            const double plain = roundNs(a, b);
+            const double plain = workload.roundNs();
             OpObserver observer(tracer);
-            roundNs(a, b);  // warm: the new observer's name caches
+            workload.roundNs();  // warm: the new observer's name caches
             writer.flush();
             const std::int64_t before = writer.stats().eventsWritten;
-            const double observed = roundNs(a, b);
+            const double observed = workload.roundNs();
             writer.flush();
             const std::int64_t events = writer.stats().eventsWritten - before;
             if (events <= 0) throw std::runtime_error("nothing recorded");
