@@ -25,6 +25,8 @@ const char* toString(GluePart part) {
             return "pipeline";
         case GluePart::kCopy:
             return "copy";
+        case GluePart::kComm:
+            return "comm";
         case GluePart::kSyncWait:
             return "sync_wait";
         case GluePart::kIdle:
@@ -33,6 +35,13 @@ const char* toString(GluePart part) {
             break;
     }
     return "unknown";
+}
+
+bool isCommKernelName(const std::string& name) {
+    std::string lower(name.size(), ' ');
+    std::transform(name.begin(), name.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return lower.find("nccl") != std::string::npos;
 }
 
 bool isMathKernelName(const std::string& name) {
@@ -63,6 +72,8 @@ std::optional<GluePart> partOfCategory(Category category) {
             return GluePart::kCopy;
         case Category::kSync:
             return GluePart::kSyncWait;
+        case Category::kComm:
+            return GluePart::kComm;
         case Category::kNone:
         case Category::kPhase:
             return std::nullopt;
@@ -81,8 +92,10 @@ class KernelClasses {
     GluePart of(StringId name) {
         auto it = m_byName.find(name);
         if (it != m_byName.end()) return it->second;
-        const GluePart part =
-            isMathKernelName(m_trace.name(name)) ? GluePart::kMath : GluePart::kGlue;
+        const std::string& text = m_trace.name(name);
+        const GluePart part = isCommKernelName(text)   ? GluePart::kComm
+                              : isMathKernelName(text) ? GluePart::kMath
+                                                       : GluePart::kGlue;
         m_byName.emplace(name, part);
         return part;
     }

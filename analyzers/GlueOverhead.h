@@ -1,6 +1,6 @@
 #pragma once
 // Glue-code overhead: each measured step's wall time split into parts that sum to it, by priority
-// math > glue (glue, optimizer, data, pipeline, in that order) > copy > sync wait > idle.
+// math > glue (glue, optimizer, data, pipeline, in that order) > copy > comm > sync wait > idle.
 //
 // Each lane is first cut into disjoint segments labelled by its innermost activity (an op inside a
 // glue range inside an autograd node counts as the op's category; a wait inside an op counts as
@@ -27,6 +27,7 @@ enum class GluePart : std::size_t {
     kData,
     kPipeline,
     kCopy,
+    kComm,
     kSyncWait,
     kIdle,
     kCount
@@ -64,5 +65,7 @@ GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace);
 
 // GEMM and attention kernels by name (cutlass, gemm, sgemm, matmul, flash, fmha, attention, sdpa).
 bool isMathKernelName(const std::string& name);
+// Collective kernels by name (NCCL's: ncclKernel_*, ncclDevKernel_*): communication, not math.
+bool isCommKernelName(const std::string& name);
 
 }  // namespace glueprof

@@ -15,6 +15,7 @@
 
 #include "reference_trainer/Presets.h"
 #include "reference_trainer/Trainer.h"
+#include "reference_trainer/distributed/RankGroup.h"
 
 namespace glueprof {
 
@@ -214,7 +215,8 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
 }
 
 RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggles, int warmup,
-                int steps, CaptureSession& session, const ProgressCallback& progress) {
+                int steps, CaptureSession& session, const ProgressCallback& progress,
+                RankGroup* group) {
     TrainConfig config = base;
     std::vector<std::string> names;
     for (const Toggle* toggle : toggles) {
@@ -227,10 +229,15 @@ RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggl
     TraceWriter& writer = session.writer();
     HostTracer& tracer = session.tracer();
     std::string label = names.empty() ? "baseline" : nlohmann::json(names).dump();
-    RunId run = writer.beginRun(runInfo(config, session, label, names));
+    RunInfo info = runInfo(config, session, label, names);
+    if (group != nullptr) {
+        info.identity.rank = group->rank();
+        info.identity.worldSize = group->worldSize();
+    }
+    RunId run = writer.beginRun(info);
     tracer.setRun(0);
     RunsGuard guard(writer, {run}, &tracer);
-    ArmTrainer arm{"run", run, Trainer(config, &tracer)};
+    ArmTrainer arm{"run", run, Trainer(config, &tracer, group)};
     int done = 0;
     arm.steps(tracer, warmup, true, 0, done, warmup + steps, progress);
     arm.steps(tracer, steps, false, 1, done, warmup + steps, progress);

@@ -13,6 +13,8 @@
 
 namespace glueprof {
 
+class RankGroup;
+
 struct AbSchedule {
     int warmup = 2;   // steps per arm before measuring, excluded from statistics
     int steps = 4;    // measured steps per block
@@ -54,9 +56,11 @@ using ProgressCallback = std::function<void(const StepProgress& progress)>;
 AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSchedule& schedule,
                        CaptureSession& session, const ProgressCallback& progress = {});
 
-// One run with `toggles` applied: warm-up steps then measured steps.
+// One run with `toggles` applied: warm-up steps then measured steps. With a rank group, this
+// process's rank of a data-parallel run (its identity carries the rank and world size).
 RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggles, int warmup,
-                int steps, CaptureSession& session, const ProgressCallback& progress = {});
+                int steps, CaptureSession& session, const ProgressCallback& progress = {},
+                RankGroup* group = nullptr);
 
 // What the libtorch this process runs on offers (`doctor`, each run's environment).
 struct TorchEnvironment {

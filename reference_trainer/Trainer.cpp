@@ -8,6 +8,8 @@
 #include "profiler/core/TraceNames.h"
 #include "profiler/host/ScopedRange.h"
 #include "reference_trainer/PipelineExecutor.h"
+#include "reference_trainer/distributed/GradientSync.h"
+#include "reference_trainer/distributed/RankGroup.h"
 #include "reference_trainer/model/Autocast.h"
 
 namespace glueprof {
@@ -25,12 +27,13 @@ torch::Device resolveDevice(const std::string& device) {
     throw usageError(fmt::format("unknown device '{}': use cpu or cuda", device));
 }
 
-Trainer::Trainer(const TrainConfig& config, HostTracer* tracer)
+Trainer::Trainer(const TrainConfig& config, HostTracer* tracer, RankGroup* group)
     : m_config(withPipelineMicrobatches(config)),
       m_device(resolveDevice(config.device)),
       m_tracer(tracer),
       m_data(m_config),
-      m_packed(config.optimizations.packedMetadata, tracer) {
+      m_packed(config.optimizations.packedMetadata, tracer),
+      m_group(group != nullptr && group->worldSize() > 1 ? group : nullptr) {
     torch::manual_seed(config.seed);
     // Softmax over a 100k+ vocabulary leaves most logit gradients denormal; x86 arithmetic on
     // denormals is ~10x slower (the LM head's backward of qwen3-0.6b at --scale 0.1: 11.7 s -> ~1
@@ -45,8 +48,16 @@ Trainer::Trainer(const TrainConfig& config, HostTracer* tracer)
     m_offloader =
         std::make_unique<ActivationOffloader>(config.optimizations.offload, m_device,
                                               config.model.layers, config.offloadMinBytes, tracer);
-    if (config.optimizations.pipeline.mode != PipelineMode::kOff)
+    if (config.optimizations.pipeline.mode != PipelineMode::kOff) {
+        if (m_group != nullptr) {
+            throw usageError(
+                "the roundpipe toggle pipelines one process's model; it does not combine with "
+                "several ranks (--nproc / WORLD_SIZE) yet: run it with one");
+        }
         m_pipeline = std::make_unique<PipelineExecutor>(*this, tracer);
+    }
+    if (m_group != nullptr)
+        m_gradientSync = std::make_unique<GradientSync>(*m_group, trainableParameters(), tracer);
 }
 
 Trainer::~Trainer() = default;
@@ -61,6 +72,11 @@ std::vector<torch::Tensor> Trainer::trainableParameters() const {
         if (p.requires_grad()) trainable.push_back(p);
     }
     return trainable;
+}
+
+std::int64_t Trainer::datasetIndex(std::int64_t microbatch) const {
+    if (m_group == nullptr) return microbatch;
+    return microbatch * m_group->worldSize() + m_group->rank();
 }
 
 ForwardContext Trainer::makeContext(const PackedBatch& batch) {
@@ -103,7 +119,7 @@ StepResult Trainer::step(std::int32_t step, bool warmup, std::int32_t block) {
             PackedBatch batch;
             {
                 ScopedRange range(m_tracer, names::kLoadBatch, Category::kData, microbatch);
-                batch = m_data.batch(step * m + mb).toDevice(m_device);
+                batch = m_data.batch(datasetIndex(step * m + mb)).toDevice(m_device);
             }
             // The context lives until this micro-batch's backward (checkpoint recompute uses it).
             ForwardContext context = makeContext(batch);
@@ -119,6 +135,7 @@ StepResult Trainer::step(std::int32_t step, bool warmup, std::int32_t block) {
             }
             lossSum += loss.detach();
         }
+        if (m_gradientSync) m_gradientSync->averageAfterBackward();
         if (!m_pipeline) {  // the pipeline's optimizer ran on its own thread
             ScopedRange range(m_tracer, names::kOptimizer, Category::kOptimizer);
             m_optimizer->step();

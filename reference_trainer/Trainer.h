@@ -21,6 +21,8 @@
 namespace glueprof {
 
 class PipelineExecutor;
+class RankGroup;
+class GradientSync;
 
 struct StepResult {
     double loss = 0.0;
@@ -34,7 +36,10 @@ torch::Device resolveDevice(const std::string& device);
 class Trainer {
   public:
     // tracer may be null (tracing off). Seeds torch with config.seed before building the model.
-    Trainer(const TrainConfig& config, HostTracer* tracer);
+    // With a rank group (data parallelism), the trainer trains on its rank's shard of the batches
+    // (micro-batch i of the data set goes to rank i mod world size) and averages the gradients
+    // across ranks before each optimizer step, so every rank's weights stay identical.
+    Trainer(const TrainConfig& config, HostTracer* tracer, RankGroup* group = nullptr);
     // Not copyable or movable: a pipeline executor keeps a reference to its trainer.
     Trainer(const Trainer&) = delete;
     Trainer& operator=(const Trainer&) = delete;
@@ -66,6 +71,9 @@ class Trainer {
     ~Trainer();
 
   private:
+    // The data set's index of this rank's `microbatch`-th micro-batch (its own, with one process).
+    std::int64_t datasetIndex(std::int64_t microbatch) const;
+
     TrainConfig m_config;
     torch::Device m_device;
     HostTracer* m_tracer;
@@ -75,7 +83,9 @@ class Trainer {
     PackedMetadataProvider m_packed;
     std::unique_ptr<ActivationOffloader> m_offloader;
     std::unique_ptr<PipelineExecutor>
-        m_pipeline;  // the roundpipe toggle and its baseline; null: one worker
+        m_pipeline;      // the roundpipe toggle and its baseline; null: one worker
+    RankGroup* m_group;  // null: one process
+    std::unique_ptr<GradientSync> m_gradientSync;  // with a group: the gradients' average
 };
 
 }  // namespace glueprof

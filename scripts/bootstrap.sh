@@ -7,6 +7,7 @@ packages=(
   build-essential cmake pkg-config
   clang-format                          # scripts/check-format.sh (CI) and make format
   libtorch-dev
+  libgloo-dev                           # the Gloo headers of libtorch's c10d (ProcessGroupGloo: --nproc on CPU)
   libopenblas0-openmp  # an optimized BLAS for libtorch; Debian otherwise falls back to the reference BLAS
   libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev

@@ -21,6 +21,7 @@
 #include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceReader.h"
 #include "reference_trainer/AbSuite.h"
+#include "reference_trainer/distributed/RankEnvironment.h"
 
 namespace glueprof::cli {
 
@@ -60,6 +61,12 @@ AbProgress terminalAbProgress() {
 }
 
 int runAb(const AbOptions& o) {
+    const std::optional<RankEnvironment> rank = rankEnvironmentFromProcess();
+    if (o.trainer.nproc > 1 || (rank && rank->worldSize > 1)) {
+        throw usageError(
+            "ab over several ranks is not available yet; use `glueprof run --nproc N` for a "
+            "data-parallel run, or ab with one process");
+    }
     AbRequest request;
     request.config = o.trainer.resolve();
     request.toggles = o.toggles;

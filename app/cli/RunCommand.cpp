@@ -7,6 +7,7 @@
 
 #include "app/cli/Commands.h"
 #include "app/cli/Progress.h"
+#include "app/cli/RankLauncher.h"
 #include "app/cli/TrainerOptions.h"
 #include "app/report/Results.h"
 #include "app/report/ResultsJson.h"
@@ -17,6 +18,7 @@
 #include "profiler/core/TraceReader.h"
 #include "reference_trainer/AbRunner.h"
 #include "reference_trainer/RecordingChecks.h"
+#include "reference_trainer/distributed/DistributedRun.h"
 
 namespace glueprof::cli {
 
@@ -34,10 +36,60 @@ struct RunOptions {
     std::vector<std::string> toggles;
 };
 
+// This process is one rank of a data-parallel run: train, and on rank 0 merge and print.
+int runAsRank(const RunOptions& o, const TrainConfig& config,
+              const std::vector<const Toggle*>& toggles, const RankEnvironment& environment) {
+    const bool leader = environment.rank == 0;
+    RankRunRequest request;
+    request.environment = environment;
+    request.db = o.trainer.db;
+    request.timeout = std::chrono::seconds(o.trainer.rankTimeoutSeconds);
+    request.notice = printNotice;
+    if (!o.trainer.json) request.progress = terminalProgress("run (rank 0)");
+    MergedRanks merged;
+    {
+        const InterruptionScope interruptible;  // Ctrl-C: the runs end aborted
+        merged = runSingleOnRanks(config, toggles, o.trainer.warmup, o.trainer.steps, request);
+        endProgressLine();
+    }
+    if (!leader) return 0;
+    const Results results =
+        buildResults(TraceReader(o.trainer.db), o.trainer.db, {merged.runs, {}});
+    if (o.trainer.json) {
+        nlohmann::json j = nlohmann::json::object();
+        j["db"] = o.trainer.db;
+        j["world_size"] = environment.worldSize;
+        j["ranks"] = nlohmann::json::array();
+        for (const RunAnalysis& analysis : results.runs) j["ranks"].push_back(toJson(analysis));
+        std::cout << jsonText(j) << "\n";
+        return 0;
+    }
+    ProcessStats process;
+    process.peakRssBytes = peakResidentBytes();
+    std::cout << renderRunSummary(results.runs.front(), o.trainer.db, process);
+    std::cout << renderRankLines(results, environment.worldSize);
+    return 0;
+}
+
 int runOnce(const RunOptions& o) {
     const TrainConfig config = o.trainer.resolve();
     std::vector<const Toggle*> toggles;
     for (const std::string& name : o.toggles) toggles.push_back(&resolveToggle(name, config));
+    const std::optional<RankEnvironment> rank = rankEnvironmentFromProcess();
+    if (rank && rank->worldSize > 1) {
+        if (o.trainer.nproc > 1 && o.trainer.nproc != rank->worldSize) {
+            throw usageError(fmt::format(
+                "--nproc {} disagrees with WORLD_SIZE={} in the environment: drop --nproc when a "
+                "launcher (torchrun) starts the ranks",
+                o.trainer.nproc, rank->worldSize));
+        }
+        return runAsRank(o, config, toggles, *rank);
+    }
+    if (o.trainer.nproc > 1) {
+        // Before any rank starts: N trainers on this machine, and the database's directory.
+        checkTrainingRequest(config, o.trainer.db, o.trainer.nproc);
+        return launchRanks(o.trainer.nproc, o.trainer.db);
+    }
     checkTrainingRequest(config, o.trainer.db, 1);  // before the database is created
     RunId run = 0;
     {

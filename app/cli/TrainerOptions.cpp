@@ -61,6 +61,19 @@ void TrainerOptions::addTo(CLI::App& command) {
                      "roundpipe: the optimizer of step k runs under step k + 1, which uses the "
                      "weights before it (one "
                      "step stale)");
+    command
+        .add_option("--nproc", nproc,
+                    "ranks to start on this machine (data parallelism over torch.distributed: "
+                    "Gloo on cpu, NCCL on cuda); torchrun-style RANK/WORLD_SIZE/MASTER_ADDR/"
+                    "MASTER_PORT in the environment start this process as one rank instead")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    command
+        .add_option("--rank-timeout", rankTimeoutSeconds,
+                    "seconds a rank waits for the rendezvous or a collective before it fails "
+                    "(a rank that died)")
+        ->check(CLI::Range(1, 86400))
+        ->capture_default_str();
     command.add_option(
         "--partition", partition,
         "Looped-BFS stages as layers per stage, e.g. 5,1,1,1 (a multiple of --workers stages; the "

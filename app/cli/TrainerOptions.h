@@ -32,6 +32,8 @@ struct TrainerOptions {
     std::string partition;          // Looped-BFS stages "L,L,..."; "" = the default
     std::int64_t microbatches = 0;  // 0 = the preset's
     bool asyncOptimizer = false;    // RoundPipe's asynchronous optimizer
+    int nproc = 1;                  // ranks on this machine (data parallelism over c10d)
+    int rankTimeoutSeconds = 120;   // the rendezvous's and each collective's limit
 
     void addTo(CLI::App& command);
     // The preset with the overrides applied; throws usage errors for bad values.

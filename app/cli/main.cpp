@@ -8,6 +8,7 @@
 
 #include "app/cli/Commands.h"
 #include "app/cli/Progress.h"
+#include "app/cli/RankLauncher.h"
 #include "profiler/core/Error.h"
 
 int main(int argc, char** argv) {
@@ -26,6 +27,7 @@ int main(int argc, char** argv) {
     cli::registerImportCommand(app, action);
     cli::registerCompareCommand(app, action);
     cli::registerDoctorCommand(app, action);
+    cli::rememberCommandLine(argc, argv);  // what `--nproc` starts each rank with
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
@@ -53,12 +55,13 @@ int main(int argc, char** argv) {
         return action ? action() : static_cast<int>(ExitCode::kUsage);
     } catch (const GlueprofError& e) {
         cli::endProgressLine();  // the message starts its own line
-        std::cerr << "glueprof: " << e.what() << "\n";
+        std::cerr << cli::messagePrefix() << e.what() << "\n";
         return static_cast<int>(e.code());
     } catch (const std::exception& e) {
         // Only the first line: libtorch appends a backtrace to its messages.
         std::string message = e.what();
-        std::cerr << "glueprof: internal error: " << message.substr(0, message.find('\n')) << "\n";
+        std::cerr << cli::messagePrefix()
+                  << "internal error: " << message.substr(0, message.find('\n')) << "\n";
         return static_cast<int>(ExitCode::kInput);
     }
 }

@@ -18,6 +18,8 @@ std::uint32_t partColour(GluePart part) {
             return 0x4BACC6;
         case GluePart::kCopy:
             return 0x2C9C8F;
+        case GluePart::kComm:
+            return 0xD4A017;
         case GluePart::kSyncWait:
             return 0xC0504D;
         case GluePart::kIdle:

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <nlohmann/json.hpp>
+
 #include "app/report/Findings.h"
 
 namespace glueprof {
@@ -175,7 +177,8 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
         out += fmt::format("  {:<24} {:>10.1f}\n", "peak host memory (MiB)",
                            static_cast<double>(process.peakRssBytes) / (1024.0 * 1024.0));
     }
-    out += "  where a step's time goes (median ms; math > glue > copy > sync wait > idle):\n";
+    out +=
+        "  where a step's time goes (median ms; math > glue > copy > comm > sync wait > idle):\n";
     for (std::size_t p = 0; p < kGluePartCount && p < a.glue.medianMsPerPart.size(); ++p) {
         out += fmt::format("    {:<22} {:>10.3f}\n", toString(static_cast<GluePart>(p)),
                            a.glue.medianMsPerPart[p]);
@@ -207,6 +210,38 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
     for (const Diagnostic& d : r.diagnostics)
         out += fmt::format("  diagnostic: {} = {} ({})\n", d.name, d.value, d.detail);
     out += fmt::format("database: {}\n", db);
+    return out;
+}
+
+std::string renderRankLines(const Results& results, int worldSize) {
+    std::string out = fmt::format("  ranks ({} processes, data parallel):\n", worldSize);
+    out += fmt::format("    {:<6} {:>6} {:>14} {:>18} {:>12}  {}\n", "rank", "run",
+                       "median step ms", "exposed comm ms", "last loss", "clock");
+    for (const RunAnalysis& r : results.runs) {
+        const auto& glue = r.analysis.glue.medianMsPerPart;
+        const std::size_t comm = static_cast<std::size_t>(GluePart::kComm);
+        const double lastLoss =
+            r.analysis.steps.measured.empty() ? 0.0 : r.analysis.steps.measured.back().loss;
+        std::string clock = "not measured";
+        const nlohmann::json environment =
+            nlohmann::json::parse(r.run.environmentJson, nullptr, false);
+        if (environment.is_object() && environment.contains("clock_alignment") &&
+            environment["clock_alignment"].is_object()) {
+            const nlohmann::json& c = environment["clock_alignment"];
+            const double residualUs = c.value("residual_ns", 0.0) / 1000.0;
+            clock = c.value("same_machine_as_rank_0", false)
+                        ? fmt::format(
+                              "one clock (same machine); barrier estimate {:+.1f} us, "
+                              "within {:.1f} us",
+                              c.value("estimate_ns", 0.0) / 1000.0, residualUs)
+                        : fmt::format("shifted {:+.1f} us, residual {:.1f} us",
+                                      c.value("offset_ns", 0.0) / 1000.0, residualUs);
+        }
+        out += fmt::format("    {:<6} {:>6} {:>14.3f} {:>18.3f} {:>12.5f}  {}\n",
+                           r.run.identity.rank ? std::to_string(*r.run.identity.rank) : "?",
+                           r.run.id, r.analysis.steps.medianWallMs,
+                           comm < glue.size() ? glue[comm] : 0.0, lastLoss, clock);
+    }
     return out;
 }
 

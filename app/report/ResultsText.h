@@ -17,4 +17,8 @@ struct ProcessStats {
 std::string renderRunSummary(const RunAnalysis& run, const std::string& db,
                              const ProcessStats& process = {});
 
+// A data-parallel run's ranks, one line each (run id, median step, exposed communication, last
+// loss), and how their clocks were put on rank 0's (environment `clock_alignment`).
+std::string renderRankLines(const Results& results, int worldSize);
+
 }  // namespace glueprof

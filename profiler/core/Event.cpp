@@ -58,6 +58,8 @@ const char* toString(Category category) {
             return "pipeline";
         case Category::kPhase:
             return "phase";
+        case Category::kComm:
+            return "comm";
     }
     return "unknown";
 }

@@ -34,7 +34,9 @@ enum class Category : std::int32_t {
     kData = 6,       // data loading, batch preparation
     kPipeline = 7,   // pipeline scheduling (upload, download, hand-off)
     kPhase = 8,      // a structural range: step, forward, backward, layer
+    kComm = 9,       // communication between ranks: all-reduce, broadcast, barrier (c10d, NCCL)
 };
+constexpr Category kLastCategory = Category::kComm;
 
 enum class LaneKind : std::int32_t {
     kHostThread = 0,

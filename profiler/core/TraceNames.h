@@ -19,6 +19,10 @@ constexpr const char* kMoeExperts = "moe_experts";  // math: the experts and the
 constexpr const char* kOffload = "offload";         // copy: a layer input to host memory
 constexpr const char* kReload = "reload";           // copy: it back to a device buffer
 constexpr const char* kWaitReload = "wait_reload";  // the compute waiting for a reload
+// comm: a gradient all-reduce across ranks (correlation: its sequence number in the process group,
+// equal on every rank; bytes: its payload; layer: its bucket, or parameter index without buckets)
+constexpr const char* kAllReduce = "all_reduce";
+constexpr const char* kWaitAllReduce = "wait_all_reduce";  // sync: waiting for one to finish
 // A marker on the stream a host sync waits for (imported traces say which): its correlation is
 // the sync's, so the sync points analyzer looks for the awaited work on that stream only.
 constexpr const char* kHostSyncMarker = "host sync";

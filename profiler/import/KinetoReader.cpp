@@ -83,7 +83,7 @@ SyncKind syncKindOf(std::string_view text) {
 }
 
 std::optional<Category> parseCategoryName(std::string_view text) {
-    for (int i = 0; i <= static_cast<int>(Category::kPhase); ++i) {
+    for (int i = 0; i <= static_cast<int>(kLastCategory); ++i) {
         if (text == toString(static_cast<Category>(i))) return static_cast<Category>(i);
     }
     return std::nullopt;

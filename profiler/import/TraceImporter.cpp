@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/RunCopy.h"
 #include "profiler/core/Sqlite.h"
 #include "profiler/import/KinetoReader.h"
 #include "profiler/import/NsysReader.h"
@@ -142,27 +143,7 @@ RunId storeImportedRun(TraceWriter& writer, const ImportedRun& run, RunInfo info
         run.devicesJson, skipped);
     const RunId id = writer.beginRun(info);
     try {
-        std::unordered_map<StringId, StringId> names;
-        constexpr std::size_t kFlushEvery = 1u << 20;  // stay far below the writer's queue cap
-        std::size_t queued = 0;
-        for (std::size_t i = 0; i < model.lanes().size(); ++i) {
-            const Lane& lane = model.lanes()[i];
-            const LaneId stored =
-                writer.addLane(id, lane.kind, lane.name, lane.device, lane.threadOrStream);
-            for (Event e : model.eventsOnLane(i)) {
-                auto name = names.find(e.name);
-                if (name == names.end())
-                    name = names.emplace(e.name, writer.intern(model.name(e.name))).first;
-                e.run = id;
-                e.lane = stored;
-                e.name = name->second;
-                writer.record(e);
-                if (++queued % kFlushEvery == 0) writer.flush();
-            }
-        }
-        for (const StepInfo& step : model.steps()) writer.recordStep(StepRecord{id, step});
-        for (const Diagnostic& d : model.diagnostics())
-            writer.recordDiagnostic(DiagnosticRecord{id, d.name, d.value, d.detail});
+        copyRunContents(writer, id, model);
         writer.endRun(id, RunStatus::kComplete);
         writer.flush();
     } catch (...) {

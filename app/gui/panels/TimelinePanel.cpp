@@ -42,6 +42,8 @@ std::uint32_t eventColour(const Event& e) {
             return partColour(GluePart::kCopy);
         case Category::kSync:
             return partColour(GluePart::kSyncWait);
+        case Category::kComm:
+            return partColour(GluePart::kComm);
         case Category::kPhase:
             return 0x5A5A66;
         case Category::kNone:

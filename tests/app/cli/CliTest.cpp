@@ -780,6 +780,133 @@ TEST_F(CliTest, SigintAndSigtermEndTheRunsInProgressAbortedWithTheirFinishedStep
     }
 }
 
+// Issue 19: `run --nproc 2` starts two ranks (Gloo over loopback) that record into their own files;
+// rank 0 merges them into the database as one group of two runs, rank 0 and rank 1, whose gradient
+// all-reduces line up by sequence number, and removes the rank files.
+TEST_F(CliTest, RunWithTwoRanksMergesOneRunPerRankWithTheirAllReducesLinedUp) {
+    const std::string db = path("ranks.sqlite");
+    Result r = run("run --nproc 2 --preset tiny --warmup 1 --steps 2 --json --db " + db);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["world_size"], 2);
+    ASSERT_EQ(j["ranks"].size(), 2u);
+    EXPECT_FALSE(fs::exists(db + ".rank-0"));
+    EXPECT_FALSE(fs::exists(db + ".rank-1"));
+
+    const TraceReader reader(db);
+    const std::vector<RunSummary> runs = reader.listRuns();
+    ASSERT_EQ(runs.size(), 2u);
+    std::vector<std::vector<std::int64_t>> sequences(2);
+    for (int rank = 0; rank < 2; ++rank) {
+        const RunSummary& summary = runs[rank];
+        EXPECT_EQ(summary.status, "complete");
+        EXPECT_EQ(summary.stepCount, 3);
+        ASSERT_TRUE(summary.identity.rank.has_value());
+        EXPECT_EQ(*summary.identity.rank, rank);
+        EXPECT_EQ(summary.identity.worldSize.value_or(0), 2);
+        EXPECT_EQ(summary.identity.abGroup, runs[0].id);
+        const nlohmann::json environment = nlohmann::json::parse(summary.environmentJson);
+        EXPECT_TRUE(environment["clock_alignment"]["same_machine_as_rank_0"].get<bool>());
+        EXPECT_EQ(environment["clock_alignment"]["offset_ns"], 0);
+        const TraceModel model = reader.loadRun(summary.id);
+        for (std::size_t lane = 0; lane < model.lanes().size(); ++lane) {
+            for (const Event& e : model.eventsOnLane(lane)) {
+                if (model.name(e.name) != "all_reduce") continue;
+                EXPECT_EQ(e.category, Category::kComm);
+                EXPECT_GT(e.bytes, 0);
+                sequences[rank].push_back(e.correlation);
+            }
+        }
+        std::sort(sequences[rank].begin(), sequences[rank].end());
+    }
+    EXPECT_FALSE(sequences[0].empty());
+    EXPECT_EQ(sequences[0], sequences[1]);  // the same collectives, numbered alike
+}
+
+// Issue 19: a rank that dies ends the others (no process is left), the launcher names the rank and
+// how it ended, and every rank's finished steps are kept in the database.
+TEST_F(CliTest, ARankKilledMidRunStopsTheOthersAndKeepsEveryRanksFinishedSteps) {
+    const std::string db = path("killed.sqlite");
+    const std::string command = fmt::format(
+        "exec {} run --nproc 2 --preset tiny --warmup 1 --steps 100000 --db {} >{} 2>{}",
+        GLUEPROF_CLI, db, path("out.txt"), path("err.txt"));
+    const pid_t launcher = ::fork();
+    if (launcher == 0) {
+        ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    // The launcher's children, by rank (RANK in their environment).
+    auto ranks = [&] {
+        std::map<int, pid_t> found;
+        for (const auto& entry : fs::directory_iterator("/proc")) {
+            const std::string name = entry.path().filename();
+            if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+            std::ifstream stat(entry.path() / "stat");
+            std::string text((std::istreambuf_iterator<char>(stat)), {});
+            const auto close = text.rfind(')');
+            if (close == std::string::npos) continue;
+            std::istringstream fields(text.substr(close + 2));
+            char state = 0;
+            pid_t parent = 0;
+            fields >> state >> parent;
+            if (parent != launcher) continue;
+            std::ifstream environ(entry.path() / "environ");
+            std::string variables((std::istreambuf_iterator<char>(environ)), {});
+            for (std::size_t p = 0; p < variables.size();) {
+                const std::string variable = variables.c_str() + p;
+                if (variable.rfind("RANK=", 0) == 0)
+                    found[std::stoi(variable.substr(5))] = std::stoi(name);
+                p += variable.size() + 1;
+            }
+        }
+        return found;
+    };
+    bool recording = false;
+    for (int attempt = 0; attempt < 1200 && !recording; ++attempt) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        try {
+            for (const RunSummary& r : TraceReader(db + ".rank-1").listRuns())
+                recording = recording || r.stepCount >= 3;
+        } catch (const std::exception&) {
+            // not created yet
+        }
+    }
+    const std::map<int, pid_t> started = ranks();
+    if (!recording || started.size() != 2) {
+        ::kill(launcher, SIGKILL);  // its ranks die with it (PR_SET_PDEATHSIG)
+        ::waitpid(launcher, nullptr, 0);
+    }
+    ASSERT_TRUE(recording);
+    ASSERT_EQ(started.size(), 2u);
+    ::kill(started.at(1), SIGKILL);
+    int status = 0;
+    pid_t ended = 0;
+    for (int attempt = 0; attempt < 600 && ended == 0; ++attempt) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        ended = ::waitpid(launcher, &status, WNOHANG);
+    }
+    if (ended == 0) {
+        ::kill(launcher, SIGKILL);
+        ::waitpid(launcher, nullptr, 0);
+    }
+    ASSERT_NE(ended, 0) << "the launcher did not end within 60 s";
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 2);
+    const std::string err = slurp(path("err.txt"));
+    EXPECT_NE(err.find("glueprof: rank 1 of 2 was killed by signal 9"), std::string::npos) << err;
+    for (const auto& [rank, pid] : started)
+        EXPECT_FALSE(fs::exists("/proc/" + std::to_string(pid)))
+            << "rank " << rank << " is still there";
+    const std::vector<RunSummary> runs = TraceReader(db).listRuns();
+    ASSERT_EQ(runs.size(), 2u);
+    for (const RunSummary& r : runs) {
+        EXPECT_NE(r.status, "complete");
+        EXPECT_GE(r.stepCount, 3);
+    }
+    EXPECT_FALSE(fs::exists(db + ".rank-0"));
+    EXPECT_FALSE(fs::exists(db + ".rank-1"));
+}
+
 // The executor on an uneven partition: Looped-BFS binds the 6-layer stage to worker 0, RoundPipe
 // deals balanced stages to both workers, so its executed bubble ratio is lower; the loss is
 // bit-identical.

@@ -1,0 +1,22 @@
+#pragma once
+// Writing a run that was read (a TraceModel) into another store: an imported trace, or a rank's
+// file merged into the run's database. Lanes get new ids, names are interned in the target, and
+// every timestamp can be moved onto another clock.
+#include "profiler/core/TraceModel.h"
+#include "profiler/core/TraceWriter.h"
+
+namespace glueprof {
+
+// Everything `model` holds of its run — lanes, events, steps, counters, diagnostics — recorded
+// into `run` of `writer` (begun, not ended), each timestamp plus shiftNs. Flushes as it goes, so a
+// run of any size stays under the writer's queue limit.
+void copyRunContents(TraceWriter& writer, RunId run, const TraceModel& model,
+                     TimestampNs shiftNs = 0);
+
+// The RunInfo a stored run was begun with (label, preset, device, JSON columns, host, identity).
+RunInfo runInfoOf(const RunSummary& summary);
+
+// A stored status; "running" (a writer that never ended the run) reads as aborted.
+RunStatus finalStatusOf(const RunSummary& summary);
+
+}  // namespace glueprof

@@ -1,0 +1,31 @@
+#pragma once
+// A data-parallel run of the reference trainer, seen from one rank: join the process group, put
+// the clocks on one timeline, record into the rank's own file, and (rank 0) merge every rank's
+// file into the database at the end. The CLI's entry to torch.distributed. Torch-free.
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "optimizations/ToggleRegistry.h"
+#include "reference_trainer/AbRunner.h"
+#include "reference_trainer/TrainConfig.h"
+#include "reference_trainer/distributed/RankEnvironment.h"
+#include "reference_trainer/distributed/RankMerge.h"
+
+namespace glueprof {
+
+struct RankRunRequest {
+    RankEnvironment environment;
+    std::string db;  // where the merged runs go; the rank records into rankTracePath(db, rank)
+    std::chrono::milliseconds timeout{std::chrono::seconds(120)};  // rendezvous and collectives
+    CaptureSession::Notice notice;  // rank 0's notices (the others keep quiet)
+    ProgressCallback progress;      // likewise
+};
+
+// `glueprof run` on this rank (every rank calls it with the same config). Returns, on rank 0, the
+// merged runs (one per rank); on the others an empty result. A rank whose peers fail sees an
+// error from its collectives within the timeout.
+MergedRanks runSingleOnRanks(const TrainConfig& config, const std::vector<const Toggle*>& toggles,
+                             int warmup, int steps, const RankRunRequest& request);
+
+}  // namespace glueprof

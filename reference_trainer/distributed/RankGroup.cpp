@@ -1,0 +1,100 @@
+#include "reference_trainer/distributed/RankGroup.h"
+
+#include <fmt/format.h>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+#ifdef USE_C10D_NCCL
+#include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
+#endif
+
+#include "profiler/core/Error.h"
+
+namespace glueprof {
+
+struct RankGroup::Backend {
+    c10::intrusive_ptr<c10d::Store> store;
+    c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo;
+#ifdef USE_C10D_NCCL
+    c10::intrusive_ptr<c10d::ProcessGroupNCCL> nccl;
+#endif
+};
+
+RankGroup::RankGroup(const RankEnvironment& environment, const std::string& device,
+                     std::chrono::milliseconds timeout)
+    : m_environment(environment), m_backend(std::make_unique<Backend>()) {
+    const RankEnvironment& e = environment;
+    try {
+        c10d::TCPStoreOptions options;
+        options.port = static_cast<std::uint16_t>(e.masterPort);
+        options.isServer = e.rank == 0;
+        options.numWorkers = static_cast<std::size_t>(e.worldSize);
+        options.waitWorkers = true;
+        options.timeout = timeout;
+        m_backend->store = c10::make_intrusive<c10d::TCPStore>(e.masterAddr, options);
+    } catch (const std::exception& error) {
+        throw inputError(fmt::format(
+            "rank {} of {} could not join the rendezvous at {}:{} within {} s ({}); check "
+            "MASTER_ADDR/MASTER_PORT and that every rank was started",
+            e.rank, e.worldSize, e.masterAddr, e.masterPort,
+            std::chrono::duration_cast<std::chrono::seconds>(timeout).count(), error.what()));
+    }
+    if (device == "cuda") {
+#ifdef USE_C10D_NCCL
+        auto options = c10d::ProcessGroupNCCL::Options::create();
+        options->timeout = timeout;
+        m_backend->nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(m_backend->store, e.rank,
+                                                                      e.worldSize, options);
+        m_backendName = "nccl";
+        return;
+#else
+        throw inputError(
+            "--device cuda with several ranks needs NCCL, which this libtorch was built without; "
+            "use --device cpu (Gloo) or a CUDA libtorch (TORCH_DIR)");
+#endif
+    }
+    auto options = c10d::ProcessGroupGloo::Options::create(timeout);
+    // Loopback when the rendezvous is on this machine, else the interface that reaches it.
+    options->devices.push_back(e.masterAddr == "127.0.0.1" || e.masterAddr == "localhost"
+                                   ? c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1")
+                                   : c10d::ProcessGroupGloo::createDefaultDevice());
+    m_backend->gloo =
+        c10::make_intrusive<c10d::ProcessGroupGloo>(m_backend->store, e.rank, e.worldSize, options);
+    m_backendName = "gloo";
+}
+
+RankGroup::~RankGroup() = default;
+
+c10::intrusive_ptr<c10d::Work> RankGroup::allReduceSum(std::vector<torch::Tensor>& tensors,
+                                                       std::int64_t& sequence) {
+    sequence = m_nextSequence++;
+#ifdef USE_C10D_NCCL
+    if (m_backend->nccl) return m_backend->nccl->allreduce(tensors);
+#endif
+    return m_backend->gloo->allreduce(tensors);
+}
+
+void RankGroup::wait(const c10::intrusive_ptr<c10d::Work>& work, const char* what) {
+    try {
+        work->wait();
+    } catch (const std::exception& error) {
+        const std::string message = error.what();  // libtorch appends a backtrace: its first line
+        throw inputError(fmt::format(
+            "{} across the {} ranks failed ({}: {}): another rank ended or was killed (its own "
+            "message says why), or it took longer than --rank-timeout",
+            what, worldSize(), m_backendName, message.substr(0, message.find('\n'))));
+    }
+}
+
+void RankGroup::barrier() {
+#ifdef USE_C10D_NCCL
+    if (m_backend->nccl) {
+        wait(m_backend->nccl->barrier(), "a barrier");
+        return;
+    }
+#endif
+    wait(m_backend->gloo->barrier(), "a barrier");
+}
+
+c10d::Store& RankGroup::store() { return *m_backend->store; }
+
+}  // namespace glueprof

@@ -1,0 +1,58 @@
+#pragma once
+// This process's place in a c10d process group: a TCPStore rendezvous (rank 0 serves it at
+// MASTER_ADDR:MASTER_PORT) and the collective backend, Gloo on CPU and NCCL on CUDA (one GPU per
+// local rank), as torch.distributed builds them. Every collective the trainer issues goes through
+// here, numbered in issue order: the number is equal on every rank for the same collective, which
+// is how a merged trace lines up a collective's instances across ranks.
+#include <torch/torch.h>
+#include <torch/csrc/distributed/c10d/Work.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "reference_trainer/distributed/RankEnvironment.h"
+
+namespace c10d {
+class Store;
+}  // namespace c10d
+
+namespace glueprof {
+
+class RankGroup {
+  public:
+    // Joins the group (blocks until every rank has joined, or `timeout` passes: then an input
+    // error naming the rendezvous). `device` is "cpu" (Gloo) or "cuda" (NCCL).
+    RankGroup(const RankEnvironment& environment, const std::string& device,
+              std::chrono::milliseconds timeout);
+    ~RankGroup();
+    RankGroup(const RankGroup&) = delete;
+    RankGroup& operator=(const RankGroup&) = delete;
+
+    int rank() const { return m_environment.rank; }
+    int worldSize() const { return m_environment.worldSize; }
+    const std::string& backendName() const { return m_backendName; }
+
+    // Sums `tensors` across ranks in place. The collective's sequence number comes back in
+    // `sequence`; wait() on the returned work before reading the tensors.
+    c10::intrusive_ptr<c10d::Work> allReduceSum(std::vector<torch::Tensor>& tensors,
+                                                std::int64_t& sequence);
+    // Waits for `work` (a collective named `what`); a collective that fails — a rank that died,
+    // the timeout — becomes an input error that says so.
+    void wait(const c10::intrusive_ptr<c10d::Work>& work, const char* what);
+    // Every rank reaches this point before any leaves it.
+    void barrier();
+    // The rendezvous store, for small values every rank must agree on.
+    c10d::Store& store();
+
+  private:
+    struct Backend;
+    RankEnvironment m_environment;
+    std::string m_backendName;
+    std::unique_ptr<Backend> m_backend;
+    std::int64_t m_nextSequence = 1;
+};
+
+}  // namespace glueprof
