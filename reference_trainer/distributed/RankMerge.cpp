@@ -49,6 +49,7 @@ MergedRanks mergeRankTraces(const std::string& db, int worldSize,
         runsByRank[static_cast<std::size_t>(rank)] = TraceReader(path).listRuns();
         runCount = std::max(runCount, runsByRank[static_cast<std::size_t>(rank)].size());
     }
+    if (merged.missingRanks.size() == static_cast<std::size_t>(worldSize)) return merged;
     TraceWriter writer(db);
     // Rank 0's copy of each run index: the group its counterparts join.
     std::vector<RunId> groupOf(runCount, 0);

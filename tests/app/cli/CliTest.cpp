@@ -823,6 +823,24 @@ TEST_F(CliTest, RunWithTwoRanksMergesOneRunPerRankWithTheirAllReducesLinedUp) {
     EXPECT_EQ(sequences[0], sequences[1]);  // the same collectives, numbered alike
 }
 
+// A file an earlier multi-process run left unmerged (its launcher was killed) is merged first, on
+// its own: its run is kept and does not mix with the new run's ranks.
+TEST_F(CliTest, ARankFileLeftByAnEarlierRunIsMergedFirstAndKeptApart) {
+    const std::string db = path("left.sqlite");
+    ASSERT_EQ(run("run --preset tiny --warmup 1 --steps 1 --db " + db + ".rank-1").exitCode, 0);
+    Result r = run("run --nproc 2 --preset tiny --warmup 1 --steps 1 --db " + db);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.err.find("merged 1 run(s) an earlier multi-process run left"), std::string::npos)
+        << r.err;
+    const std::vector<RunSummary> runs = TraceReader(db).listRuns();
+    ASSERT_EQ(runs.size(), 3u);
+    EXPECT_FALSE(runs[0].identity.rank.has_value());  // the earlier run, as it was
+    EXPECT_EQ(runs[1].identity.rank.value_or(-1), 0);
+    EXPECT_EQ(runs[2].identity.rank.value_or(-1), 1);
+    EXPECT_EQ(runs[2].identity.abGroup, runs[1].id);
+    EXPECT_FALSE(fs::exists(db + ".rank-1"));
+}
+
 // Issue 19: a rank that dies ends the others (no process is left), the launcher names the rank and
 // how it ended, and every rank's finished steps are kept in the database.
 TEST_F(CliTest, ARankKilledMidRunStopsTheOthersAndKeepsEveryRanksFinishedSteps) {
