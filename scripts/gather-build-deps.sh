@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Gathers the build dependencies a GPU machine without a package archive lacks (SQLite, fmt,
-# nlohmann-json, CLI11: the -dev packages and the shared libraries they link) from Debian's archive
+# nlohmann-json, CLI11, the Gloo headers c10d includes: the -dev packages and the shared libraries they link) from Debian's archive
 # into deps/debs/ (ignored by git), so the tree can carry them there; scripts/gpu-check.sh unpacks
 # them into a private prefix (scripts/unpack-build-deps.sh), never into /.
 # Run on a machine with Debian's archive (this project's development and CI machines).
@@ -11,7 +11,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$repo/deps/debs}
 # The -dev packages, and the runtime library each links (named by the archive: libfmt9 on Debian 12,
 # libfmt10 on 13).
-dev=(libsqlite3-dev libfmt-dev nlohmann-json3-dev libcli11-dev rapidjson-dev zlib1g-dev)
+dev=(libsqlite3-dev libfmt-dev nlohmann-json3-dev libcli11-dev rapidjson-dev zlib1g-dev libgloo-dev)
 runtime=()
 for pkg in libsqlite3-dev libfmt-dev; do
   lib=$(apt-cache depends "$pkg" 2>/dev/null | sed -n 's/^ *Depends: \(lib\(sqlite3-0\|fmt[0-9][0-9]*\)\)$/\1/p' | head -1)

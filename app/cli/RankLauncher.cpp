@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/Interruption.h"
 #include "reference_trainer/distributed/RankEnvironment.h"
 #include "reference_trainer/distributed/RankMerge.h"
 
@@ -25,9 +26,6 @@ namespace glueprof::cli {
 namespace {
 
 std::vector<std::string> g_commandLine;
-std::atomic<int> g_launcherSignal{0};
-
-void onLauncherSignal(int signal) { g_launcherSignal.store(signal); }
 
 // A loopback port nothing listens on now (the kernel's choice for port 0); rank 0's TCPStore
 // binds it a moment later.
@@ -46,24 +44,40 @@ int freeLoopbackPort() {
     return ntohs(address.sin_port);
 }
 
-pid_t startRank(const RankEnvironment& environment) {
+// A rank's environment: this process's, with the rank variables replaced.
+std::vector<std::string> rankEnvironment(const RankEnvironment& rank) {
+    std::vector<std::string> variables;
+    for (char** e = environ; *e != nullptr; ++e) {
+        if (!isRankEnvironmentVariable(*e)) variables.emplace_back(*e);
+    }
+    for (std::string& v : rankEnvironmentVariables(rank)) variables.push_back(std::move(v));
+    return variables;
+}
+
+std::vector<char*> pointersOf(std::vector<std::string>& texts) {
+    std::vector<char*> pointers;
+    for (std::string& text : texts) pointers.push_back(text.data());
+    pointers.push_back(nullptr);
+    return pointers;
+}
+
+// Starts one rank; 0 when fork failed. Everything exec needs is built before the fork: the child
+// only calls async-signal-safe functions (this process may already run other threads).
+pid_t startRank(const RankEnvironment& rank) {
+    std::vector<std::string> arguments = g_commandLine;
+    std::vector<std::string> variables = rankEnvironment(rank);
+    std::vector<char*> argv = pointersOf(arguments);
+    std::vector<char*> envp = pointersOf(variables);
     const pid_t launcher = ::getpid();
     const pid_t pid = ::fork();
-    if (pid < 0)
-        throw inputError(fmt::format("cannot start rank {}: fork failed", environment.rank));
+    if (pid < 0) return 0;
     if (pid > 0) return pid;
-    // The rank: it ends when the launcher does, however the launcher ends.
+    // The rank ends when the launcher does, however the launcher ends.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (::getppid() != launcher) ::_exit(127);
-    ::signal(SIGINT, SIG_DFL);
-    ::signal(SIGTERM, SIG_DFL);
-    exportRankEnvironment(environment);
-    std::vector<char*> argv;
-    for (std::string& argument : g_commandLine) argv.push_back(argument.data());
-    argv.push_back(nullptr);
-    ::execv("/proc/self/exe", argv.data());
-    std::fprintf(stderr, "glueprof: cannot start rank %d: exec failed (%s)\n", environment.rank,
-                 std::strerror(errno));
+    ::execve("/proc/self/exe", argv.data(), envp.data());
+    static const char kFailed[] = "glueprof: cannot start a rank: exec of /proc/self/exe failed\n";
+    (void)!::write(STDERR_FILENO, kFailed, sizeof(kFailed) - 1);
     ::_exit(2);
 }
 
@@ -74,6 +88,28 @@ std::string describeEnd(int status) {
                            ::strsignal(WTERMSIG(status)));
     }
     return "ended";
+}
+
+// What a merge after a failure kept, as the end of the launcher's message.
+std::string mergeWhatTheRanksRecorded(const std::string& db, const std::string& launchId,
+                                      int nproc) {
+    try {
+        const MergedRanks merged = mergeRankTraces(db, launchId, nproc, {});
+        std::string kept;
+        if (!merged.runs.empty()) {
+            kept = fmt::format(
+                "; the {} run(s) the ranks recorded are kept in '{}' (aborted or "
+                "failed, with every finished step)",
+                merged.runs.size(), db);
+        }
+        for (const std::string& file : merged.unreadable)
+            kept +=
+                fmt::format("; '{}' could not be read and was kept as '{}.unmerged'", file, file);
+        return kept;
+    } catch (const std::exception& e) {
+        return fmt::format("; the ranks' traces could not be merged ({}) and stay beside '{}'",
+                           e.what(), db);
+    }
 }
 
 }  // namespace
@@ -89,29 +125,53 @@ void rememberCommandLine(int argc, char** argv) { g_commandLine.assign(argv, arg
 
 int launchRanks(int nproc, const std::string& db) {
     if (g_commandLine.empty()) throw inputError("the command line to start the ranks is unknown");
+    // What earlier launches left (a launcher killed outright) goes into the database first, on its
+    // own, before this launch's ranks record.
+    const MergedRanks earlier = mergeLeftoverRankTraces(db);
+    if (!earlier.runs.empty()) {
+        std::cerr << fmt::format(
+            "merged {} run(s) that earlier multi-process runs left in '{}.*.rank-*' into '{}' "
+            "first\n",
+            earlier.runs.size(), db, db);
+    }
+    for (const std::string& file : earlier.unreadable)
+        std::cerr << fmt::format("'{}' could not be read; kept as '{}.unmerged'\n", file, file);
+
+    const std::string launchId = newLaunchId();
     const int port = freeLoopbackPort();
-    struct sigaction action {};
-    action.sa_handler = onLauncherSignal;
-    struct sigaction oldInt {
-    }, oldTerm{};
-    ::sigaction(SIGINT, &action, &oldInt);
-    ::sigaction(SIGTERM, &action, &oldTerm);
+    // Ctrl-C / SIGTERM are noted (a second one ends the launcher, and its ranks with it); a signal
+    // this process ignores (a background job's SIGINT) stays ignored, in the ranks too.
+    const InterruptionScope interruptible;
 
     std::vector<pid_t> ranks(static_cast<std::size_t>(nproc), 0);
     std::vector<int> statuses(static_cast<std::size_t>(nproc), 0);
     int running = 0;
-    for (int r = 0; r < nproc; ++r) {
-        ranks[r] = startRank(RankEnvironment{r, nproc, r, "127.0.0.1", port});
-        ++running;
-    }
-    int failedRank = -1;
     bool stopping = false;
-    auto stopOthers = [&](int signal) {
+    int failedRank = -1;
+    bool othersWereRunning = false;
+    bool startFailed = false;
+    auto stopAll = [&](int signal) {
         for (pid_t pid : ranks)
             if (pid > 0) ::kill(pid, signal);
     };
-    auto stopAt = std::chrono::steady_clock::time_point::max();
     constexpr auto kGrace = std::chrono::seconds(10);  // then SIGKILL
+    auto killAt = std::chrono::steady_clock::time_point::max();
+    auto beginStopping = [&] {
+        stopping = true;
+        stopAll(SIGTERM);
+        killAt = std::chrono::steady_clock::now() + kGrace;
+    };
+    for (int r = 0; r < nproc; ++r) {
+        ranks[r] = startRank(RankEnvironment{r, nproc, r, "127.0.0.1", port, launchId});
+        if (ranks[r] == 0) {
+            othersWereRunning = running > 0;
+            startFailed = true;
+            failedRank = r;
+            beginStopping();
+            break;
+        }
+        ++running;
+    }
     while (running > 0) {
         int status = 0;
         const pid_t pid = ::waitpid(-1, &status, WNOHANG);
@@ -122,52 +182,37 @@ int launchRanks(int nproc, const std::string& db) {
                 statuses[r] = status;
                 --running;
                 const bool failed = !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-                if (failed && failedRank < 0 && !stopping) {
+                if (failed && !stopping) {
                     failedRank = r;
-                    stopping = true;
-                    stopOthers(SIGTERM);
-                    stopAt = std::chrono::steady_clock::now() + kGrace;
+                    othersWereRunning = running > 0;
+                    beginStopping();
                 }
             }
             continue;
         }
-        if (g_launcherSignal.load() != 0 && !stopping) {
-            stopping = true;
-            stopOthers(SIGTERM);
-            stopAt = std::chrono::steady_clock::now() + kGrace;
-        }
-        if (std::chrono::steady_clock::now() > stopAt) {
-            stopOthers(SIGKILL);
-            stopAt = std::chrono::steady_clock::time_point::max();
+        if (pendingInterruption() != 0 && !stopping) beginStopping();
+        if (std::chrono::steady_clock::now() > killAt) {
+            stopAll(SIGKILL);
+            killAt = std::chrono::steady_clock::time_point::max();
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    ::sigaction(SIGINT, &oldInt, nullptr);
-    ::sigaction(SIGTERM, &oldTerm, nullptr);
     if (!stopping) return 0;  // rank 0 merged the files and printed the results
 
     // A rank failed, or the launcher was told to stop: keep what the ranks recorded.
-    std::string kept;
-    try {
-        const MergedRanks merged = mergeRankTraces(db, nproc, {});
-        if (!merged.runs.empty()) {
-            kept = fmt::format(
-                "; the {} run(s) the ranks recorded are kept in '{}' (aborted, "
-                "with every finished step)",
-                merged.runs.size(), db);
-        }
-    } catch (const GlueprofError& e) {
-        kept = fmt::format("; the ranks' traces could not be merged: {}", e.what());
-    }
+    const std::string kept = mergeWhatTheRanksRecorded(db, launchId, nproc);
     if (failedRank >= 0) {
         const int status = statuses[failedRank];
-        std::cerr << fmt::format("glueprof: rank {} of {} {}; the other ranks were stopped{}\n",
-                                 failedRank, nproc, describeEnd(status), kept);
-        if (WIFEXITED(status) && WEXITSTATUS(status) >= 1 && WEXITSTATUS(status) <= 3)
+        const std::string how =
+            startFailed ? "could not be started (fork failed)" : describeEnd(status);
+        std::cerr << fmt::format("glueprof: rank {} of {} {}{}{}\n", failedRank, nproc, how,
+                                 othersWereRunning ? "; the other ranks were stopped" : "", kept);
+        if (!startFailed && WIFEXITED(status) && WEXITSTATUS(status) >= 1 &&
+            WEXITSTATUS(status) <= 3)
             return WEXITSTATUS(status);
         return static_cast<int>(ExitCode::kInput);
     }
-    const int signal = g_launcherSignal.load();
+    const int signal = pendingInterruption();
     std::cerr << fmt::format("glueprof: stopped by signal {}; every rank was stopped{}\n", signal,
                              kept);
     return static_cast<int>(ExitCode::kSignalBase) + signal;

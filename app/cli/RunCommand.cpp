@@ -40,6 +40,9 @@ struct RunOptions {
 int runAsRank(const RunOptions& o, const TrainConfig& config,
               const std::vector<const Toggle*>& toggles, const RankEnvironment& environment) {
     const bool leader = environment.rank == 0;
+    // Under any launcher: the device, this rank's own memory and the database's directory (the
+    // --nproc launcher checked the memory of all its ranks before starting them).
+    checkTrainingRequest(config, o.trainer.db, 1);
     RankRunRequest request;
     request.environment = environment;
     request.db = o.trainer.db;

@@ -219,6 +219,16 @@ void TraceWriter::enqueueEvents(std::vector<Event>& events) {
     }
     if (events.empty()) return;
     m_pending.eventCount += events.size();
+    // A nearly empty buffer (a step's end, a writer round) is copied into the queue's last chunk
+    // instead of handed over whole, so queued memory stays proportional to the queued events.
+    std::vector<Event>* tail =
+        m_pending.eventChunks.empty() ? nullptr : &m_pending.eventChunks.back();
+    if (events.size() < kThreadBufferEvents / 8 && tail != nullptr &&
+        tail->capacity() - tail->size() >= events.size()) {
+        tail->insert(tail->end(), events.begin(), events.end());
+        events.clear();
+        return;
+    }
     m_pending.eventChunks.push_back(std::move(events));
     if (m_freeChunks.empty()) {
         events = std::vector<Event>();
@@ -436,9 +446,14 @@ void TraceWriter::writeBatch(Batch& batch) {
     }
     if (batch.eventCount > 0) {
         s.eventBatch.expose(batch.eventChunks.data(), batch.eventChunks.size(), m_nextEventSeq);
+        struct Unexpose {  // the table never points at a batch that is gone, even on a throw
+            Statements& s;
+            ~Unexpose() {
+                s.eventBatch.clear();
+                s.insertEvents.reset();
+            }
+        } unexpose{s};
         s.insertEvents.step();
-        s.insertEvents.reset();
-        s.eventBatch.clear();
         m_nextEventSeq += static_cast<std::int64_t>(batch.eventCount);
     }
     for (const StepRecord& row : batch.steps) {

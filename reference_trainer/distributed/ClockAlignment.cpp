@@ -1,13 +1,13 @@
 #include "reference_trainer/distributed/ClockAlignment.h"
 
 #include <fmt/format.h>
-#include <unistd.h>
 #include <torch/csrc/distributed/c10d/Store.hpp>
 
 #include <algorithm>
 #include <fstream>
 
 #include "profiler/core/Clock.h"
+#include "reference_trainer/AbRunner.h"
 #include "reference_trainer/distributed/RankGroup.h"
 
 namespace glueprof {
@@ -26,12 +26,6 @@ std::string bootId() {
     std::string id;
     std::getline(in, id);
     return id;
-}
-
-std::string hostName() {
-    char name[256] = {};
-    ::gethostname(name, sizeof(name) - 1);
-    return name;
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ namespace glueprof {
 
 struct RankRunRequest {
     RankEnvironment environment;
-    std::string db;  // where the merged runs go; the rank records into rankTracePath(db, rank)
+    std::string db;  // where the merged runs go; the rank records into rankTracePath()
     std::chrono::milliseconds timeout{std::chrono::seconds(120)};  // rendezvous and collectives
     CaptureSession::Notice notice;  // rank 0's notices (the others keep quiet)
     ProgressCallback progress;      // likewise

@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <fstream>
 #include <limits>
 
 #include "profiler/core/Error.h"
@@ -55,19 +56,46 @@ std::optional<RankEnvironment> rankEnvironmentFromProcess() {
     if (const char* addr = variable("MASTER_ADDR")) environment.masterAddr = addr;
     if (const char* port = variable("MASTER_PORT"))
         environment.masterPort = integerVariable("MASTER_PORT", port, 1, 65535);
+    if (const char* launch = variable("GLUEPROF_LAUNCH_ID")) {
+        environment.launchId = launch;
+        if (environment.launchId.size() > 32 ||
+            environment.launchId.find_first_not_of("0123456789abcdef") != std::string::npos) {
+            throw usageError(fmt::format(
+                "GLUEPROF_LAUNCH_ID='{}' is not up to 32 lowercase hex digits; unset it",
+                environment.launchId));
+        }
+    }
     return environment;
 }
 
-void exportRankEnvironment(const RankEnvironment& e) {
-    ::setenv("RANK", std::to_string(e.rank).c_str(), 1);
-    ::setenv("WORLD_SIZE", std::to_string(e.worldSize).c_str(), 1);
-    ::setenv("LOCAL_RANK", std::to_string(e.localRank).c_str(), 1);
-    ::setenv("MASTER_ADDR", e.masterAddr.c_str(), 1);
-    ::setenv("MASTER_PORT", std::to_string(e.masterPort).c_str(), 1);
+std::vector<std::string> rankEnvironmentVariables(const RankEnvironment& e) {
+    std::vector<std::string> variables = {
+        fmt::format("RANK={}", e.rank), fmt::format("WORLD_SIZE={}", e.worldSize),
+        fmt::format("LOCAL_RANK={}", e.localRank), fmt::format("MASTER_ADDR={}", e.masterAddr),
+        fmt::format("MASTER_PORT={}", e.masterPort)};
+    if (!e.launchId.empty()) variables.push_back("GLUEPROF_LAUNCH_ID=" + e.launchId);
+    return variables;
 }
 
-std::string rankTracePath(const std::string& db, int rank) {
-    return fmt::format("{}.rank-{}", db, rank);
+bool isRankEnvironmentVariable(const std::string& assignment) {
+    for (const char* name : {"RANK=", "WORLD_SIZE=", "LOCAL_RANK=", "MASTER_ADDR=", "MASTER_PORT=",
+                             "GLUEPROF_LAUNCH_ID="}) {
+        if (assignment.rfind(name, 0) == 0) return true;
+    }
+    return false;
+}
+
+std::string newLaunchId() {
+    std::ifstream random("/dev/urandom", std::ios::binary);
+    unsigned char bytes[6] = {};
+    random.read(reinterpret_cast<char*>(bytes), sizeof(bytes));
+    std::string id;
+    for (unsigned char b : bytes) id += fmt::format("{:02x}", b);
+    return id;
+}
+
+std::string rankTracePath(const std::string& db, const std::string& launchId, int rank) {
+    return fmt::format("{}.{}.rank-{}", db, launchId, rank);
 }
 
 }  // namespace glueprof

@@ -5,6 +5,7 @@
 // Torch-free.
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace glueprof {
 
@@ -14,19 +15,27 @@ struct RankEnvironment {
     int localRank = 0;  // the GPU of this rank on its machine (cuda:LOCAL_RANK)
     std::string masterAddr = "127.0.0.1";
     int masterPort = 29500;
+    // Names this launch's rank files (GLUEPROF_LAUNCH_ID, set by `glueprof --nproc`); "" under
+    // another launcher: rank 0 then makes one and shares it through the rendezvous store.
+    std::string launchId;
 };
+
+// A new launch id: 12 hex digits from the kernel's random source.
+std::string newLaunchId();
 
 // The environment's rank, or nullopt when WORLD_SIZE is unset (one process). Throws a usage error
 // naming the variable and the fix for a partial or malformed one (RANK without WORLD_SIZE, RANK not
 // below WORLD_SIZE, a port outside 1..65535, ...).
 std::optional<RankEnvironment> rankEnvironmentFromProcess();
 
-// Sets the variables above for a child process of `glueprof --nproc` (in this process's environ;
-// call it between fork and exec).
-void exportRankEnvironment(const RankEnvironment& environment);
+// The variables above for a rank's process, as NAME=value (RANK, WORLD_SIZE, LOCAL_RANK,
+// MASTER_ADDR, MASTER_PORT, and GLUEPROF_LAUNCH_ID when set).
+std::vector<std::string> rankEnvironmentVariables(const RankEnvironment& environment);
+// Whether NAME=value text sets one of those variables.
+bool isRankEnvironmentVariable(const std::string& assignment);
 
-// The file a rank records into while the run lasts: DB.rank-R (rank 0 merges them into DB at the
-// end; RankMerge.h).
-std::string rankTracePath(const std::string& db, int rank);
+// The file a rank records into while the run lasts: DB.LAUNCH.rank-R (rank 0 merges them into DB
+// at the end; RankMerge.h).
+std::string rankTracePath(const std::string& db, const std::string& launchId, int rank);
 
 }  // namespace glueprof

@@ -52,6 +52,16 @@ RankGroup::RankGroup(const RankEnvironment& environment, const std::string& devi
             "use --device cpu (Gloo) or a CUDA libtorch (TORCH_DIR)");
 #endif
     }
+    try {
+        joinGloo(timeout);
+    } catch (const std::exception& error) {
+        throw collectiveError("connecting the ranks (Gloo)", error);
+    }
+}
+
+void RankGroup::joinGloo(std::chrono::milliseconds timeout) {
+    const RankEnvironment& e = m_environment;
+    m_backendName = "gloo";
     auto options = c10d::ProcessGroupGloo::Options::create(timeout);
     // Loopback when the rendezvous is on this machine, else the interface that reaches it.
     options->devices.push_back(e.masterAddr == "127.0.0.1" || e.masterAddr == "localhost"
@@ -59,7 +69,6 @@ RankGroup::RankGroup(const RankEnvironment& environment, const std::string& devi
                                    : c10d::ProcessGroupGloo::createDefaultDevice());
     m_backend->gloo =
         c10::make_intrusive<c10d::ProcessGroupGloo>(m_backend->store, e.rank, e.worldSize, options);
-    m_backendName = "gloo";
 }
 
 RankGroup::~RankGroup() = default;
@@ -67,21 +76,21 @@ RankGroup::~RankGroup() = default;
 c10::intrusive_ptr<c10d::Work> RankGroup::allReduceSum(std::vector<torch::Tensor>& tensors,
                                                        std::int64_t& sequence) {
     sequence = m_nextSequence++;
+    try {
 #ifdef USE_C10D_NCCL
-    if (m_backend->nccl) return m_backend->nccl->allreduce(tensors);
+        if (m_backend->nccl) return m_backend->nccl->allreduce(tensors);
 #endif
-    return m_backend->gloo->allreduce(tensors);
+        return m_backend->gloo->allreduce(tensors);
+    } catch (const std::exception& error) {
+        throw collectiveError("starting an all-reduce", error);
+    }
 }
 
 void RankGroup::wait(const c10::intrusive_ptr<c10d::Work>& work, const char* what) {
     try {
         work->wait();
     } catch (const std::exception& error) {
-        const std::string message = error.what();  // libtorch appends a backtrace: its first line
-        throw inputError(fmt::format(
-            "{} across the {} ranks failed ({}: {}): another rank ended or was killed (its own "
-            "message says why), or it took longer than --rank-timeout",
-            what, worldSize(), m_backendName, message.substr(0, message.find('\n'))));
+        throw collectiveError(what, error);
     }
 }
 
@@ -96,5 +105,26 @@ void RankGroup::barrier() {
 }
 
 c10d::Store& RankGroup::store() { return *m_backend->store; }
+
+std::string RankGroup::shareFromLeader(const std::string& key, const std::string& value) {
+    try {
+        if (rank() == 0) {
+            m_backend->store->set(key, std::vector<std::uint8_t>(value.begin(), value.end()));
+            return value;
+        }
+        const std::vector<std::uint8_t> bytes = m_backend->store->get(key);
+        return std::string(bytes.begin(), bytes.end());
+    } catch (const std::exception& error) {
+        throw collectiveError("reading the rendezvous store", error);
+    }
+}
+
+GlueprofError RankGroup::collectiveError(const char* what, const std::exception& error) const {
+    const std::string message = error.what();  // libtorch appends a backtrace: its first line
+    return inputError(fmt::format(
+        "{} across the {} ranks failed ({}: {}): another rank ended or was killed (its own "
+        "message says why), or it took longer than --rank-timeout",
+        what, worldSize(), m_backendName, message.substr(0, message.find('\n'))));
+}
 
 }  // namespace glueprof

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "profiler/core/Error.h"
 #include "reference_trainer/distributed/RankEnvironment.h"
 
 namespace c10d {
@@ -46,8 +47,14 @@ class RankGroup {
     void barrier();
     // The rendezvous store, for small values every rank must agree on.
     c10d::Store& store();
+    // Rank 0's `value` under `key`, on every rank (the others wait for it, up to the timeout).
+    std::string shareFromLeader(const std::string& key, const std::string& value);
 
   private:
+    void joinGloo(std::chrono::milliseconds timeout);
+    // An input error for a collective (or store read) `what` that threw `error`.
+    GlueprofError collectiveError(const char* what, const std::exception& error) const;
+
     struct Backend;
     RankEnvironment m_environment;
     std::string m_backendName;

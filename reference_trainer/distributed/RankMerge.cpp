@@ -2,9 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
+#include <optional>
 
+#include "profiler/core/Error.h"
 #include "profiler/core/RunCopy.h"
 #include "profiler/core/TraceReader.h"
 #include "reference_trainer/distributed/RankEnvironment.h"
@@ -33,39 +36,57 @@ void removeTraceFiles(const std::string& path) {
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
 }
 
+// The runs of one rank file, or nullopt (the file renamed to FILE.unmerged) when it cannot be read.
+std::optional<std::vector<RunSummary>> readableRuns(const std::string& path, MergedRanks& merged) {
+    try {
+        return TraceReader(path).listRuns();
+    } catch (const GlueprofError&) {
+        std::error_code ec;
+        std::filesystem::rename(path, path + ".unmerged", ec);
+        merged.unreadable.push_back(path);
+        return std::nullopt;
+    }
+}
+
 }  // namespace
 
-MergedRanks mergeRankTraces(const std::string& db, int worldSize,
+MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId, int worldSize,
                             const std::vector<RankClock>& clocks) {
     MergedRanks merged;
     std::vector<std::vector<RunSummary>> runsByRank(static_cast<std::size_t>(worldSize));
+    std::vector<bool> present(static_cast<std::size_t>(worldSize), false);
     std::size_t runCount = 0;
     for (int rank = 0; rank < worldSize; ++rank) {
-        const std::string path = rankTracePath(db, rank);
+        const std::string path = rankTracePath(db, launchId, rank);
         if (!std::filesystem::exists(path)) {
             merged.missingRanks.push_back(rank);
             continue;
         }
-        runsByRank[static_cast<std::size_t>(rank)] = TraceReader(path).listRuns();
-        runCount = std::max(runCount, runsByRank[static_cast<std::size_t>(rank)].size());
+        std::optional<std::vector<RunSummary>> runs = readableRuns(path, merged);
+        if (!runs) continue;
+        present[rank] = true;
+        runCount = std::max(runCount, runs->size());
+        runsByRank[static_cast<std::size_t>(rank)] = std::move(*runs);
     }
-    if (merged.missingRanks.size() == static_cast<std::size_t>(worldSize)) return merged;
+    if (std::find(present.begin(), present.end(), true) == present.end()) return merged;
     TraceWriter writer(db);
-    // Rank 0's copy of each run index: the group its counterparts join.
+    // The lowest rank's copy of each run index: the group its counterparts join.
     std::vector<RunId> groupOf(runCount, 0);
-    for (std::size_t k = 0; k < runCount; ++k) {
-        for (int rank = 0; rank < worldSize; ++rank) {
-            const auto& runs = runsByRank[static_cast<std::size_t>(rank)];
-            if (k >= runs.size()) continue;
+    for (int rank = 0; rank < worldSize; ++rank) {
+        if (!present[rank]) continue;
+        const std::string path = rankTracePath(db, launchId, rank);
+        const auto& runs = runsByRank[static_cast<std::size_t>(rank)];
+        const TraceReader reader(path);
+        const RankClock* clock =
+            clocks.size() == static_cast<std::size_t>(worldSize) ? &clocks[rank] : nullptr;
+        for (std::size_t k = 0; k < runs.size(); ++k) {
             const RunSummary& summary = runs[k];
-            const std::string path = rankTracePath(db, rank);
-            const TraceModel model = TraceReader(path).loadRun(summary.id);
-            const RankClock* clock =
-                clocks.size() == static_cast<std::size_t>(worldSize) ? &clocks[rank] : nullptr;
+            const TraceModel model = reader.loadRun(summary.id);
             RunInfo info = runInfoOf(summary);
             info.environmentJson = withClockAlignment(info.environmentJson, clock);
             // The run's group in its own file is the id of one of that file's runs (an A/B's
-            // baseline); in DB it is rank 0's copy of that run. A plain run forms its own group.
+            // baseline); in DB it is the lowest rank's copy of that run. A plain run forms its
+            // own group with its counterparts.
             std::size_t groupIndex = k;
             if (summary.identity.abGroup != 0) {
                 for (std::size_t j = 0; j < runs.size(); ++j) {
@@ -80,10 +101,43 @@ MergedRanks mergeRankTraces(const std::string& db, int worldSize,
             writer.endRun(id, finalStatusOf(summary));
             merged.runs.push_back(id);
         }
+        writer.flush();  // committed: the rank's file can go
+        removeTraceFiles(path);
     }
     writer.close();
-    for (int rank = 0; rank < worldSize; ++rank) removeTraceFiles(rankTracePath(db, rank));
     return merged;
+}
+
+MergedRanks mergeLeftoverRankTraces(const std::string& db, const std::string& exceptLaunchId) {
+    // DB.LAUNCH.rank-R beside DB: the launches and the highest rank of each.
+    const std::filesystem::path dbPath(db);
+    const std::filesystem::path directory =
+        dbPath.has_parent_path() ? dbPath.parent_path() : std::filesystem::path(".");
+    const std::string prefix = dbPath.filename().string() + ".";
+    std::map<std::string, int> launches;
+    std::error_code ec;
+    for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(prefix, 0) != 0) continue;
+        const std::string rest = name.substr(prefix.size());
+        const auto marker = rest.find(".rank-");
+        if (marker == std::string::npos) continue;
+        const std::string launch = rest.substr(0, marker);
+        const std::string rank = rest.substr(marker + 6);
+        if (launch.empty() || launch == exceptLaunchId || rank.empty() || rank.size() > 4 ||
+            rank.find_first_not_of("0123456789") != std::string::npos)
+            continue;
+        int& highest = launches[launch];
+        highest = std::max(highest, std::stoi(rank));
+    }
+    MergedRanks all;
+    for (const auto& [launch, highest] : launches) {
+        MergedRanks merged = mergeRankTraces(db, launch, highest + 1, {});
+        all.runs.insert(all.runs.end(), merged.runs.begin(), merged.runs.end());
+        all.unreadable.insert(all.unreadable.end(), merged.unreadable.begin(),
+                              merged.unreadable.end());
+    }
+    return all;
 }
 
 }  // namespace glueprof

@@ -1,7 +1,7 @@
 #pragma once
 // The end of a multi-process run: each rank recorded into its own file (SQLite has one writer),
-// DB.rank-R (rankTracePath); rank 0 — or `glueprof --nproc`'s launcher when a rank failed — moves
-// their runs into DB, on rank 0's clock, and removes the files. Torch-free.
+// DB.LAUNCH.rank-R (rankTracePath); rank 0 — or `glueprof --nproc`'s launcher when a rank failed —
+// moves their runs into DB, on rank 0's clock, and removes the files. Torch-free.
 #include <string>
 #include <vector>
 
@@ -11,18 +11,26 @@
 namespace glueprof {
 
 struct MergedRanks {
-    // The runs now in DB: for each run a rank recorded (in its order), one per rank, rank order.
+    // The runs now in DB, rank by rank (each rank's in its order).
     std::vector<RunId> runs;
     std::vector<int> missingRanks;  // ranks whose file was not there (nothing of them merged)
+    // Files that could not be read (damaged, cut short): renamed to FILE.unmerged, kept as they
+    // were.
+    std::vector<std::string> unreadable;
 };
 
-// Merges DB.rank-0 .. DB.rank-(worldSize-1) into DB. The k-th run of every rank file belongs
-// with the k-th of the others: they form one group (ab_group: rank 0's copy; an A/B's arms keep
-// their pairing), each keeps its rank and world size, and each rank's timestamps move by its
-// clock's offset (clocks: one per rank, from alignRankClocks; empty when not measured), which the
-// run's environment records as `clock_alignment`. A run a rank never ended is stored aborted with
-// every step it finished. The rank files are removed once DB holds their runs.
-MergedRanks mergeRankTraces(const std::string& db, int worldSize,
+// Merges the rank files of launch `launchId`, DB.LAUNCH.rank-0 .. rank-(worldSize-1), into DB. The
+// k-th run of every rank file belongs with the k-th of the others: they form one group (ab_group:
+// the lowest rank's copy; an A/B's arms keep their pairing), each keeps its rank and world size,
+// and each rank's timestamps move by its clock's offset (clocks: one per rank, from
+// alignRankClocks; empty when not measured, and `clock_alignment` is then null in the run's
+// environment). A run a rank never ended is stored aborted with every step it finished. Rank by
+// rank, a file is removed as soon as DB holds its runs.
+MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId, int worldSize,
                             const std::vector<RankClock>& clocks);
+
+// Merges every launch's rank files found beside DB (DB.LAUNCH.rank-R) except `exceptLaunchId`'s:
+// what earlier runs left when their launcher was killed or a rank failed under another launcher.
+MergedRanks mergeLeftoverRankTraces(const std::string& db, const std::string& exceptLaunchId = "");
 
 }  // namespace glueprof

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -66,7 +67,10 @@ std::vector<RankReport> runTwoRanks(const std::filesystem::path& dir) {
         const std::string report = (dir / ("rank-" + std::to_string(rank))).string();
         const pid_t pid = ::fork();
         if (pid == 0) {
-            exportRankEnvironment(RankEnvironment{rank, 2, rank, "127.0.0.1", port});
+            for (const std::string& variable :
+                 rankEnvironmentVariables(RankEnvironment{rank, 2, rank, "127.0.0.1", port, ""})) {
+                ::putenv(::strdup(variable.c_str()));
+            }
             ::setenv(kReportVariable, report.c_str(), 1);
             ::execl("/proc/self/exe", "rank", "--gtest_filter=DataParallel.DISABLED_RankBody",
                     "--gtest_also_run_disabled_tests", nullptr);
