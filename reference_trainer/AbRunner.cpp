@@ -11,6 +11,7 @@
 
 #include <cstdlib>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "reference_trainer/Presets.h"
@@ -229,6 +230,7 @@ RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggl
     TraceWriter& writer = session.writer();
     HostTracer& tracer = session.tracer();
     std::string label = names.empty() ? "baseline" : nlohmann::json(names).dump();
+    if (group != nullptr) label += fmt::format(" rank {}/{}", group->rank(), group->worldSize());
     RunInfo info = runInfo(config, session, label, names);
     if (group != nullptr) {
         info.identity.rank = group->rank();
