@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "analyzers/GlueOverhead.h"
 #include "profiler/core/TraceNames.h"
 
 namespace glueprof {
@@ -73,6 +74,10 @@ std::vector<TargetSample> targetPerStep(const TraceModel& trace, TargetMetric me
             break;
         case TargetMetric::kMakespan:
             byStep = workerSpanByStep(trace);
+            break;
+        case TargetMetric::kExposedComm:
+            for (const GlueStep& s : analyzeGlueOverhead(trace).steps)
+                byStep[s.step] = s.partNs[static_cast<std::size_t>(GluePart::kComm)];
             break;
     }
     std::vector<TargetSample> samples;

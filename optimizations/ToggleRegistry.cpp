@@ -38,6 +38,9 @@ const Settings kSettings[] = {
      nullptr},
     {"roundpipe", [](OptimizationSettings& s) { s.pipeline.mode = PipelineMode::kRoundPipe; },
      loopedBfs},
+    {"ddp_overlap",
+     [](OptimizationSettings& s) { s.gradientSync.mode = GradientSyncMode::kBucketedOverlap; },
+     nullptr},
 };
 
 std::vector<Toggle> buildRegistry() {

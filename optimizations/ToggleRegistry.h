@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "optimizations/activation_offload/OffloadSettings.h"
+#include "optimizations/gradient_sync/GradientSyncSettings.h"
 #include "optimizations/moe_routing/MoeRoutingMode.h"
 #include "optimizations/packed_metadata/PackedMetadataMode.h"
 #include "optimizations/pipeline_schedule/PipelineSettings.h"
@@ -20,6 +21,7 @@ struct OptimizationSettings {
     MoeRoutingMode moeRouting = MoeRoutingMode::kPerExpert;
     OffloadSettings offload;
     PipelineSettings pipeline;
+    GradientSyncSettings gradientSync;  // data-parallel runs (several ranks)
 };
 
 struct Toggle {

@@ -15,7 +15,7 @@ std::vector<const Toggle*> chooseToggles(const AbRequest& request,
     std::vector<const Toggle*> toggles;
     if (request.all) {
         for (const Toggle& t : toggleRegistry()) {
-            const std::string reason = notApplicableReason(*t.info, moe);
+            const std::string reason = notApplicableReason(*t.info, moe, request.config.worldSize);
             if (reason.empty()) {
                 toggles.push_back(&t);
             } else {

@@ -39,10 +39,13 @@ const Toggle& resolveToggle(const std::string& name, const TrainConfig& config) 
     if (toggle == nullptr) {
         throw usageError(fmt::format("unknown toggle '{}': choose from {}", name, toggleNames()));
     }
-    const std::string reason = notApplicableReason(*toggle->info, config.model.isMoe());
+    const std::string reason =
+        notApplicableReason(*toggle->info, config.model.isMoe(), config.worldSize);
     if (!reason.empty()) {
-        throw usageError(fmt::format("toggle '{}' does not apply to preset '{}': {}", name,
-                                     config.preset, reason));
+        throw usageError(
+            fmt::format("toggle '{}' does not apply to this run (preset '{}', {} "
+                        "rank(s)): {}",
+                        name, config.preset, config.worldSize, reason));
     }
     return *toggle;
 }

@@ -87,6 +87,11 @@ std::string toJson(const TrainConfig& c) {
         {"prefetch", c.optimizations.offload.prefetch},
         {"offload_min_bytes", c.offloadMinBytes},
     };
+    if (c.worldSize > 1) {  // data parallel: how the ranks average gradients
+        j["world_size"] = c.worldSize;
+        j["gradient_sync"] = toString(c.optimizations.gradientSync.mode);
+        j["ddp_bucket_bytes"] = c.optimizations.gradientSync.bucketBytes;
+    }
     if (c.optimizations.pipeline.mode !=
         PipelineMode::kOff) {  // the bubble analyzer reads "schedule"
         j["schedule"] = toString(c.optimizations.pipeline.mode);

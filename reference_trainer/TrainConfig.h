@@ -60,6 +60,7 @@ struct TrainConfig {
     LoraConfig lora;
     std::string dataFile;                      // "" = synthetic documents; else UTF-8 text or JSONL
     std::int64_t offloadMinBytes = 16 * 1024;  // offload layer inputs at least this large
+    int worldSize = 1;                         // ranks of a data-parallel run (--nproc, WORLD_SIZE)
     OptimizationSettings optimizations;
 };
 

@@ -57,7 +57,8 @@ Trainer::Trainer(const TrainConfig& config, HostTracer* tracer, RankGroup* group
         m_pipeline = std::make_unique<PipelineExecutor>(*this, tracer);
     }
     if (m_group != nullptr)
-        m_gradientSync = std::make_unique<GradientSync>(*m_group, trainableParameters(), tracer);
+        m_gradientSync = std::make_unique<GradientSync>(*m_group, trainableParameters(),
+                                                        config.optimizations.gradientSync, tracer);
 }
 
 Trainer::~Trainer() = default;
@@ -131,6 +132,7 @@ StepResult Trainer::step(std::int32_t step, bool warmup, std::int32_t block) {
             }
             {
                 ScopedRange range(m_tracer, names::kBackward, Category::kPhase, microbatch);
+                if (m_gradientSync && mb == m - 1) m_gradientSync->beforeLastBackward();
                 loss.backward();
             }
             lossSum += loss.detach();

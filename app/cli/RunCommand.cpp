@@ -75,10 +75,11 @@ int runAsRank(const RunOptions& o, const TrainConfig& config,
 }
 
 int runOnce(const RunOptions& o) {
-    const TrainConfig config = o.trainer.resolve();
+    TrainConfig config = o.trainer.resolve();
+    const std::optional<RankEnvironment> rank = rankEnvironmentFromProcess();
+    config.worldSize = rank ? rank->worldSize : o.trainer.nproc;
     std::vector<const Toggle*> toggles;
     for (const std::string& name : o.toggles) toggles.push_back(&resolveToggle(name, config));
-    const std::optional<RankEnvironment> rank = rankEnvironmentFromProcess();
     if (rank && rank->worldSize > 1) {
         if (o.trainer.nproc > 1 && o.trainer.nproc != rank->worldSize) {
             throw usageError(fmt::format(

@@ -1,5 +1,6 @@
 #include "app/cli/TrainerOptions.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include <fmt/format.h>
@@ -74,6 +75,11 @@ void TrainerOptions::addTo(CLI::App& command) {
                     "(a rank that died)")
         ->check(CLI::Range(1, 86400))
         ->capture_default_str();
+    command
+        .add_option("--ddp-bucket-mb", ddpBucketMb,
+                    "ddp_overlap: gradient bucket size in MiB (DDP's bucket_cap_mb)")
+        ->check(CLI::Range(0.001, 1024.0))
+        ->capture_default_str();
     command.add_option(
         "--partition", partition,
         "Looped-BFS stages as layers per stage, e.g. 5,1,1,1 (a multiple of --workers stages; the "
@@ -110,6 +116,8 @@ TrainConfig TrainerOptions::resolve() const {
     config.optimizations.pipeline.workers = workers;
     config.optimizations.pipeline.threadsPerWorker = threadsPerWorker;
     config.optimizations.pipeline.asyncOptimizer = asyncOptimizer;
+    config.optimizations.gradientSync.bucketBytes =
+        std::max<std::int64_t>(1, static_cast<std::int64_t>(ddpBucketMb * 1024.0 * 1024.0));
     if (!partition.empty()) {
         config.optimizations.pipeline.loopedBfsPartition =
             parseLayerCounts(partition, "--partition");

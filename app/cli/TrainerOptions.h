@@ -34,6 +34,7 @@ struct TrainerOptions {
     bool asyncOptimizer = false;    // RoundPipe's asynchronous optimizer
     int nproc = 1;                  // ranks on this machine (data parallelism over c10d)
     int rankTimeoutSeconds = 120;   // the rendezvous's and each collective's limit
+    double ddpBucketMb = 25.0;      // ddp_overlap's bucket size (MiB)
 
     void addTo(CLI::App& command);
     // The preset with the overrides applied; throws usage errors for bad values.

@@ -14,6 +14,8 @@ const char* toString(TargetMetric metric) {
             return "reload_wait_ms";
         case TargetMetric::kMakespan:
             return "makespan_ms";
+        case TargetMetric::kExposedComm:
+            return "exposed_comm_ms";
     }
     return "";
 }
@@ -30,13 +32,16 @@ const char* describe(TargetMetric metric) {
             return "wait for reloads";
         case TargetMetric::kMakespan:
             return "pipeline makespan";
+        case TargetMetric::kExposedComm:
+            return "exposed communication";
     }
     return "";
 }
 
 std::optional<TargetMetric> parseTargetMetric(std::string_view name) {
-    for (TargetMetric m : {TargetMetric::kMaskBuild, TargetMetric::kRouting,
-                           TargetMetric::kReloadWait, TargetMetric::kMakespan}) {
+    for (TargetMetric m :
+         {TargetMetric::kMaskBuild, TargetMetric::kRouting, TargetMetric::kReloadWait,
+          TargetMetric::kMakespan, TargetMetric::kExposedComm}) {
         if (name == toString(m)) return m;
     }
     return std::nullopt;

@@ -9,15 +9,18 @@ namespace glueprof {
 
 enum class TargetMetric {
     kNone,
-    kMaskBuild,   // time inside build_packed_mask ranges
-    kRouting,     // time inside moe_routing ranges
-    kReloadWait,  // time the compute waited for reloads (wait_reload)
-    kMakespan,    // a pipeline step's makespan over its workers
+    kMaskBuild,    // time inside build_packed_mask ranges
+    kRouting,      // time inside moe_routing ranges
+    kReloadWait,   // time the compute waited for reloads (wait_reload)
+    kMakespan,     // a pipeline step's makespan over its workers
+    kExposedComm,  // communication nothing else covered: the glue breakdown's comm part
 };
 
-// "mask_build_ms", "moe_routing_ms", "reload_wait_ms", "makespan_ms"; "" for kNone.
+// "mask_build_ms", "moe_routing_ms", "reload_wait_ms", "makespan_ms", "exposed_comm_ms"; "" for
+// kNone.
 const char* toString(TargetMetric metric);
-// For people: "mask-build time", "routing time", "wait for reloads", "pipeline makespan".
+// For people: "mask-build time", "routing time", "wait for reloads", "pipeline makespan", "exposed
+// communication".
 const char* describe(TargetMetric metric);
 std::optional<TargetMetric> parseTargetMetric(std::string_view name);
 

@@ -38,6 +38,11 @@ const std::vector<ToggleInfo>& toggleCatalog() {
          "run the model as a pipeline on 2 workers with stages dealt round-robin to a stateless "
          "worker pool (RoundPipe) instead of bound to workers (Looped-BFS, the baseline)",
          TimingMetric::kStep, false, advisor_rules::kStageImbalance, TargetMetric::kMakespan},
+        {"ddp_overlap",
+         "average gradients in 25 MiB buckets whose all-reduce starts as soon as the bucket's "
+         "gradients are ready in backward, waited for only before the optimizer (DDP), instead of "
+         "one blocking all-reduce per parameter after backward",
+         TimingMetric::kStep, false, "", TargetMetric::kExposedComm, true},
     };
     return kCatalog;
 }
@@ -74,9 +79,14 @@ std::string toggleNames() {
     return names;
 }
 
-std::string notApplicableReason(const ToggleInfo& toggle, bool modelIsMoe) {
+std::string notApplicableReason(const ToggleInfo& toggle, bool modelIsMoe, int worldSize) {
     if (toggle.moeOnly && !modelIsMoe) {
         return "the model has no MoE layers (use a MoE preset: moe-tiny, moe-small, gpt-oss-20b)";
+    }
+    if (toggle.ranksOnly && worldSize < 2) {
+        return "it changes how ranks average gradients: run it with several ranks "
+               "(glueprof run --nproc 2 --opt " +
+               toggle.name + ")";
     }
     return {};
 }

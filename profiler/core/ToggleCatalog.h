@@ -34,6 +34,7 @@ struct ToggleInfo {
     bool moeOnly = false;                              // only meaningful on a model with MoE layers
     std::string advisorRule;  // the advisor rule that recommends it; "" when none does
     TargetMetric target = TargetMetric::kNone;  // what it exists to move (its target verdict)
+    bool ranksOnly = false;  // only meaningful with several ranks (data parallelism, --nproc)
 };
 
 // In the order `ab --all` runs them and the CLI lists them.
@@ -46,7 +47,8 @@ std::string toggleForAdvisorRule(std::string_view rule);
 TargetMetric targetMetricOf(std::string_view toggle);
 TimingMetric primaryMetricOf(std::string_view toggle);
 std::string toggleNames();  // "a, b, c" for messages
-// Why `toggle` cannot run on a model (empty when it can): `ab --all` skips it with this reason.
-std::string notApplicableReason(const ToggleInfo& toggle, bool modelIsMoe);
+// Why `toggle` cannot run on a model with `worldSize` ranks (empty when it can): `ab --all` skips
+// it with this reason.
+std::string notApplicableReason(const ToggleInfo& toggle, bool modelIsMoe, int worldSize = 1);
 
 }  // namespace glueprof

@@ -1,6 +1,13 @@
 #include "reference_trainer/distributed/GradientSync.h"
 
+#include <fmt/format.h>
+#include <torch/csrc/autograd/function_hook.h>
+#include <torch/csrc/autograd/variable.h>
+
+#include <atomic>
+
 #include "profiler/core/Clock.h"
+#include "profiler/core/Error.h"
 #include "profiler/core/TraceNames.h"
 
 namespace glueprof {
@@ -19,11 +26,170 @@ void recordCommRange(HostTracer* tracer, const char* name, TimestampNs startNs, 
     tracer->record(e);
 }
 
+struct GradientSync::Bucket {
+    std::vector<std::size_t> parameters;
+    std::size_t pending = 0;  // parameters not ready yet in the armed backward
+    bool launched = false;
+    torch::Tensor flat;
+    c10::intrusive_ptr<c10d::Work> work;
+    std::int64_t sequence = 0;
+    std::int64_t bytes = 0;
+    TimestampNs launchNs = 0;
+    std::shared_ptr<std::atomic<TimestampNs>> doneNs =
+        std::make_shared<std::atomic<TimestampNs>>(0);
+};
+
+// Runs after a parameter's gradient accumulator has added this backward's gradient to .grad.
+class GradientSync::ReadyHook : public torch::autograd::FunctionPostHook {
+  public:
+    ReadyHook(GradientSync& sync, std::size_t parameter) : m_sync(sync), m_parameter(parameter) {}
+    torch::autograd::variable_list operator()(
+        const torch::autograd::variable_list& outputs,
+        const torch::autograd::variable_list& /*inputs*/) override {
+        m_sync.onGradientReady(m_parameter);
+        return outputs;
+    }
+
+  private:
+    GradientSync& m_sync;
+    std::size_t m_parameter;
+};
+
 GradientSync::GradientSync(RankGroup& group, std::vector<torch::Tensor> parameters,
-                           HostTracer* tracer)
-    : m_group(group), m_parameters(std::move(parameters)), m_tracer(tracer) {}
+                           GradientSyncSettings settings, HostTracer* tracer)
+    : m_group(group),
+      m_parameters(std::move(parameters)),
+      m_settings(settings),
+      m_tracer(tracer),
+      m_bucketOf(m_parameters.size(), 0),
+      m_ready(m_parameters.size(), false) {
+    if (m_settings.mode != GradientSyncMode::kBucketedOverlap) return;
+    // Reverse parameter order: backward produces the last layers' gradients first.
+    for (std::size_t k = m_parameters.size(); k-- > 0;) {
+        const torch::Tensor& p = m_parameters[k];
+        const std::int64_t bytes = p.numel() * static_cast<std::int64_t>(p.element_size());
+        // A new bucket when this one is full, or holds another dtype (one flat buffer each).
+        const bool full =
+            !m_buckets.empty() && m_buckets.back()->bytes + bytes > m_settings.bucketBytes;
+        const bool otherType =
+            !m_buckets.empty() &&
+            p.scalar_type() != m_parameters[m_buckets.back()->parameters.front()].scalar_type();
+        if (m_buckets.empty() || full || otherType) m_buckets.push_back(std::make_unique<Bucket>());
+        m_buckets.back()->parameters.push_back(k);
+        m_buckets.back()->bytes += bytes;
+        m_bucketOf[k] = m_buckets.size() - 1;
+    }
+    for (std::size_t k = 0; k < m_parameters.size(); ++k) {
+        std::shared_ptr<torch::autograd::Node> accumulator =
+            torch::autograd::impl::grad_accumulator(m_parameters[k]);
+        accumulator->add_post_hook(std::make_unique<ReadyHook>(*this, k));
+        m_accumulators.push_back(std::move(accumulator));
+    }
+}
+
+GradientSync::~GradientSync() = default;
+
+std::vector<std::vector<std::size_t>> GradientSync::bucketLayout() const {
+    std::vector<std::vector<std::size_t>> layout;
+    for (const auto& bucket : m_buckets) layout.push_back(bucket->parameters);
+    return layout;
+}
+
+void GradientSync::beforeLastBackward() {
+    if (m_settings.mode != GradientSyncMode::kBucketedOverlap) return;
+    std::fill(m_ready.begin(), m_ready.end(), false);
+    for (auto& bucket : m_buckets) {
+        bucket->pending = bucket->parameters.size();
+        bucket->launched = false;
+        bucket->work.reset();
+    }
+    m_nextLaunch = 0;
+    m_armed = true;
+}
+
+void GradientSync::onGradientReady(std::size_t parameter) {
+    if (!m_armed) return;  // an earlier micro-batch's backward: its gradients are not final
+    if (m_ready[parameter]) {
+        throw inputError(fmt::format(
+            "parameter {} got a second gradient in one backward after its bucket was counted "
+            "ready; ddp_overlap needs each parameter's gradient accumulated once per backward",
+            parameter));
+    }
+    m_ready[parameter] = true;
+    --m_buckets[m_bucketOf[parameter]]->pending;
+    launchReadyBuckets();
+}
+
+void GradientSync::launchReadyBuckets() {
+    // In bucket order on every rank: the ranks' collectives must match one for one.
+    while (m_nextLaunch < m_buckets.size() && m_buckets[m_nextLaunch]->pending == 0) {
+        launch(*m_buckets[m_nextLaunch]);
+        ++m_nextLaunch;
+    }
+}
+
+void GradientSync::launch(Bucket& bucket) {
+    std::vector<torch::Tensor> pieces;
+    for (std::size_t k : bucket.parameters) {
+        torch::Tensor& p = m_parameters[k];
+        if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+        pieces.push_back(p.grad().reshape({-1}));
+    }
+    bucket.flat = torch::cat(pieces);
+    std::vector<torch::Tensor> tensors{bucket.flat};
+    bucket.launchNs = Clock::nowNs();
+    bucket.doneNs->store(0);
+    bucket.work = m_group.allReduceSum(tensors, bucket.sequence);
+    try {
+        // When the backend says it is done (on its own thread): the all-reduce's true end.
+        std::shared_ptr<std::atomic<TimestampNs>> done = bucket.doneNs;
+        bucket.work->getFuture()->addCallback(
+            [done](c10::ivalue::Future&) { done->store(Clock::nowNs()); });
+    } catch (const std::exception&) {
+        // No future from this backend: the end is when the trainer sees it done.
+    }
+    bucket.launched = true;
+}
 
 void GradientSync::averageAfterBackward() {
+    if (m_settings.mode != GradientSyncMode::kBucketedOverlap) {
+        perParameter();
+        return;
+    }
+    m_armed = false;
+    // Buckets whose parameters got no gradient this backward (unused ones) go now, zeros.
+    for (; m_nextLaunch < m_buckets.size(); ++m_nextLaunch) launch(*m_buckets[m_nextLaunch]);
+    const double world = static_cast<double>(m_group.worldSize());
+    for (std::size_t b = 0; b < m_buckets.size(); ++b) {
+        Bucket& bucket = *m_buckets[b];
+        const TimestampNs waitStart = Clock::nowNs();
+        m_group.wait(bucket.work, "a gradient all-reduce");
+        const TimestampNs waitEnd = Clock::nowNs();
+        if (m_tracer != nullptr && waitEnd > waitStart) {
+            Event e = makeEvent(0, 0, EventKind::kWait, m_tracer->intern(names::kWaitAllReduce),
+                                waitStart, waitEnd);
+            e.category = Category::kSync;
+            e.step = HostTracer::currentTags().step;
+            e.correlation = bucket.sequence;
+            m_tracer->record(e);
+        }
+        const TimestampNs done = bucket.doneNs->load();
+        recordCommRange(m_tracer, names::kAllReduce, bucket.launchNs,
+                        done > 0 ? std::min(done, waitEnd) : waitEnd, bucket.sequence, bucket.bytes,
+                        static_cast<std::int32_t>(b));
+        bucket.flat.div_(world);
+        std::int64_t offset = 0;
+        for (std::size_t k : bucket.parameters) {
+            torch::Tensor grad = m_parameters[k].grad();
+            grad.copy_(bucket.flat.narrow(0, offset, grad.numel()).view_as(grad));
+            offset += grad.numel();
+        }
+        bucket.work.reset();
+        bucket.flat = torch::Tensor();
+    }
+}
+
+void GradientSync::perParameter() {
     const double world = static_cast<double>(m_group.worldSize());
     for (std::size_t i = 0; i < m_parameters.size(); ++i) {
         torch::Tensor& parameter = m_parameters[i];

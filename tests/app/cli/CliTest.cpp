@@ -135,9 +135,12 @@ TEST_F(CliTest, AbAllComparesEveryToggleAndVectorizedReadsNothingButTheLoss) {
     for (const nlohmann::json& c : j["comparisons"]) ran.push_back(c["toggle"]);
     EXPECT_EQ(ran, (std::vector<std::string>{"packed_cache", "packed_vectorized", "offload",
                                              "double_buffer", "prefetch", "roundpipe"}));
-    ASSERT_EQ(j["skipped"].size(), 2u);
+    ASSERT_EQ(j["skipped"].size(), 3u);
     EXPECT_EQ(j["skipped"][0]["toggle"], "moe_group_once");
     EXPECT_NE(j["skipped"][0]["reason"].get<std::string>().find("no MoE layers"),
+              std::string::npos);
+    EXPECT_EQ(j["skipped"][2]["toggle"], "ddp_overlap");  // one process: nothing to overlap
+    EXPECT_NE(j["skipped"][2]["reason"].get<std::string>().find("several ranks"),
               std::string::npos);
     for (const nlohmann::json& c : j["comparisons"])
         EXPECT_TRUE(c["loss_equal"].get<bool>()) << c["toggle"];
@@ -834,6 +837,60 @@ TEST_F(CliTest, RunWithTwoRanksMergesOneRunPerRankWithTheirAllReducesLinedUp) {
     }
     EXPECT_FALSE(sequences[0].empty());
     EXPECT_EQ(sequences[0], sequences[1]);  // the same collectives, numbered alike
+}
+
+// Issue 19, ddp_overlap: gradients in buckets all-reduced from the accumulators' hooks as soon as
+// they are ready. With 2 ranks every step's loss equals the per-parameter baseline's bit for bit,
+// it issues fewer all-reduces, and the first starts while the step's backward is still running.
+TEST_F(CliTest, DdpOverlapStartsBucketAllReducesInsideBackwardWithTheBaselinesLosses) {
+    struct Arm {
+        std::vector<std::vector<double>> losses;  // per rank, per step
+        std::size_t allReduces = 0;               // rank 0's
+        bool startedInsideBackward = false;  // rank 0: an all-reduce began before backward ended
+    };
+    auto record = [&](const std::string& name, const std::string& options) {
+        const std::string db = path(name + ".sqlite");
+        Result r =
+            run("run --nproc 2 --preset tiny --warmup 1 --steps 2 " + options + " --db " + db);
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        Arm arm;
+        const TraceReader reader(db);
+        for (const RunSummary& summary : reader.listRuns()) {
+            const TraceModel model = reader.loadRun(summary.id);
+            std::vector<double> losses;
+            for (const StepInfo& s : model.steps()) losses.push_back(s.loss);
+            arm.losses.push_back(losses);
+            if (summary.identity.rank.value_or(-1) != 0) continue;
+            std::map<std::int32_t, TimestampNs> backwardEnd;
+            std::vector<const Event*> reduces;
+            for (std::size_t lane = 0; lane < model.lanes().size(); ++lane) {
+                for (const Event& e : model.eventsOnLane(lane)) {
+                    const std::string& n = model.name(e.name);
+                    if (n == "backward")
+                        backwardEnd[e.step] = std::max(backwardEnd[e.step], e.endNs);
+                    if (n == "all_reduce") reduces.push_back(&e);
+                }
+            }
+            arm.allReduces = reduces.size();
+            for (const Event* e : reduces)
+                arm.startedInsideBackward =
+                    arm.startedInsideBackward || e->startNs < backwardEnd[e->step];
+        }
+        return arm;
+    };
+    const Arm baseline = record("baseline", "");
+    const Arm overlap = record("overlap", "--opt ddp_overlap --ddp-bucket-mb 0.05");
+    ASSERT_EQ(baseline.losses.size(), 2u);
+    EXPECT_EQ(overlap.losses, baseline.losses);         // bit for bit, both ranks, every step
+    EXPECT_NE(baseline.losses[0], baseline.losses[1]);  // the ranks' own shards
+    EXPECT_GT(overlap.allReduces, 0u);
+    EXPECT_LT(overlap.allReduces, baseline.allReduces);  // buckets, not parameters
+    EXPECT_TRUE(overlap.startedInsideBackward);
+    EXPECT_FALSE(baseline.startedInsideBackward);  // the baseline waits for backward to end
+
+    Result one = run("run --preset tiny --opt ddp_overlap --db " + path("one.sqlite"));
+    EXPECT_EQ(one.exitCode, 1);
+    EXPECT_NE(one.err.find("run it with several ranks"), std::string::npos) << one.err;
 }
 
 // A file an earlier multi-process run left unmerged (its launcher was killed) is merged first, on
