@@ -111,7 +111,8 @@ std::optional<GluePart> activityPart(KernelClasses& kernels, const Lane& lane, c
     switch (e.kind) {
         case EventKind::kWait:
         case EventKind::kSync:
-            return GluePart::kSyncWait;
+            // Waiting for an all-reduce to finish is communication the step could not hide.
+            return e.category == Category::kComm ? GluePart::kComm : GluePart::kSyncWait;
         case EventKind::kMemcpy:
         case EventKind::kMemset:
             if (fromKernels && !isDeviceLane(lane) && lane.kind != LaneKind::kHostThread)

@@ -22,7 +22,8 @@ constexpr const char* kWaitReload = "wait_reload";  // the compute waiting for a
 // comm: a gradient all-reduce across ranks (correlation: its sequence number in the process group,
 // equal on every rank; bytes: its payload; layer: its bucket, or parameter index without buckets)
 constexpr const char* kAllReduce = "all_reduce";
-constexpr const char* kWaitAllReduce = "wait_all_reduce";  // sync: waiting for one to finish
+constexpr const char* kWaitAllReduce =
+    "wait_all_reduce";  // comm: waiting for one to finish (exposed)
 // A marker on the stream a host sync waits for (imported traces say which): its correlation is
 // the sync's, so the sync points analyzer looks for the awaited work on that stream only.
 constexpr const char* kHostSyncMarker = "host sync";

@@ -4,6 +4,7 @@
 #include <torch/csrc/autograd/function_hook.h>
 #include <torch/csrc/autograd/variable.h>
 
+#include <algorithm>
 #include <atomic>
 
 #include "profiler/core/Clock.h"
@@ -68,9 +69,13 @@ GradientSync::GradientSync(RankGroup& group, std::vector<torch::Tensor> paramete
     for (std::size_t k = m_parameters.size(); k-- > 0;) {
         const torch::Tensor& p = m_parameters[k];
         const std::int64_t bytes = p.numel() * static_cast<std::int64_t>(p.element_size());
-        // A new bucket when this one is full, or holds another dtype (one flat buffer each).
-        const bool full =
-            !m_buckets.empty() && m_buckets.back()->bytes + bytes > m_settings.bucketBytes;
+        // A new bucket when this one is full, or holds another dtype (one flat buffer each). The
+        // first is capped at 1 MiB, as DDP's: the last layers' gradients start moving early.
+        constexpr std::int64_t kFirstBucketBytes = std::int64_t{1} << 20;
+        const std::int64_t cap = m_buckets.size() == 1
+                                     ? std::min(kFirstBucketBytes, m_settings.bucketBytes)
+                                     : m_settings.bucketBytes;
+        const bool full = !m_buckets.empty() && m_buckets.back()->bytes + bytes > cap;
         const bool otherType =
             !m_buckets.empty() &&
             p.scalar_type() != m_parameters[m_buckets.back()->parameters.front()].scalar_type();
@@ -168,7 +173,7 @@ void GradientSync::averageAfterBackward() {
         if (m_tracer != nullptr && waitEnd > waitStart) {
             Event e = makeEvent(0, 0, EventKind::kWait, m_tracer->intern(names::kWaitAllReduce),
                                 waitStart, waitEnd);
-            e.category = Category::kSync;
+            e.category = Category::kComm;  // exposed communication (docs/metrics.md)
             e.step = HostTracer::currentTags().step;
             e.correlation = bucket.sequence;
             m_tracer->record(e);

@@ -4,14 +4,15 @@
 // - per parameter (the baseline, what a hand-written loop does): after backward, one blocking
 //   all-reduce per parameter, in parameter order;
 // - bucketed overlap (DDP's Reducer): parameters in reverse order (the order backward produces
-//   their gradients) packed into buckets of up to bucketBytes; a post hook on each parameter's
-//   gradient accumulator counts it ready in the step's last backward, and a bucket whose gradients
-//   are all ready is flattened and its all-reduce started at once, in bucket order on every rank,
-//   while backward goes on; the trainer waits for them only before the optimizer.
+//   their gradients) packed into buckets of up to bucketBytes (the first up to 1 MiB, as DDP's); a
+//   post hook on each parameter's gradient accumulator counts it ready in the step's last backward,
+//   and a bucket whose gradients are all ready is flattened and its all-reduce started at once, in
+//   bucket order on every rank, while backward goes on; the trainer waits for them only before the
+//   optimizer.
 // Each all-reduce is a `comm` range (names::kAllReduce: bytes, its sequence number in the group,
 // the bucket or parameter index) from its start to its completion, on the calling thread's lane;
-// the time the trainer blocks waiting for an asynchronous one is a `sync` range
-// (names::kWaitAllReduce).
+// the time the trainer blocks waiting for an asynchronous one is a wait of category `comm`
+// (names::kWaitAllReduce): exposed communication.
 #include <torch/torch.h>
 
 #include <memory>
