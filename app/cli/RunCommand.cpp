@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "analyzers/RankAnalysis.h"
 #include "app/cli/Commands.h"
 #include "app/cli/Progress.h"
 #include "app/cli/RankLauncher.h"
@@ -56,21 +57,27 @@ int runAsRank(const RunOptions& o, const TrainConfig& config,
         endProgressLine();
     }
     if (!leader) return 0;
-    const Results results =
-        buildResults(TraceReader(o.trainer.db), o.trainer.db, {merged.runs, {}});
+    const TraceReader reader(o.trainer.db);
+    const Results results = buildResults(reader, o.trainer.db, {merged.runs, {}});
+    std::vector<TraceModel> models;
+    for (RunId run : merged.runs) models.push_back(reader.loadRun(run));
+    std::vector<const TraceModel*> rankModels;
+    for (const TraceModel& model : models) rankModels.push_back(&model);
+    const RankAnalysisResult ranks = analyzeRanks(rankModels);
     if (o.trainer.json) {
         nlohmann::json j = nlohmann::json::object();
         j["db"] = o.trainer.db;
         j["world_size"] = environment.worldSize;
         j["ranks"] = nlohmann::json::array();
         for (const RunAnalysis& analysis : results.runs) j["ranks"].push_back(toJson(analysis));
+        j["rank_analysis"] = toJson(ranks);
         std::cout << jsonText(j) << "\n";
         return 0;
     }
     ProcessStats process;
     process.peakRssBytes = peakResidentBytes();
     std::cout << renderRunSummary(results.runs.front(), o.trainer.db, process);
-    std::cout << renderRankLines(results, environment.worldSize);
+    std::cout << renderRankLines(results, environment.worldSize, ranks);
     return 0;
 }
 

@@ -42,6 +42,28 @@ nlohmann::json toJson(const BubbleResult& b) {
             {"breakdown", breakdown}};
 }
 
+nlohmann::json toJson(const RankAnalysisResult& ranks) {
+    nlohmann::json j = {{"median_spread_ms", ranks.medianSpreadMs},
+                        {"median_straggler_ms", ranks.medianStragglerMs},
+                        {"slowest_count", ranks.slowestCount},
+                        {"steps", nlohmann::json::array()}};
+    nlohmann::json overlap = nlohmann::json::array();
+    for (double ratio : ranks.overlapRatio)
+        overlap.push_back(ratio < 0.0 ? nlohmann::json() : nlohmann::json(ratio));
+    j["comm_compute_overlap"] = overlap;
+    for (const RankStep& s : ranks.steps) {
+        j["steps"].push_back({{"step", s.step},
+                              {"slowest_rank", s.slowestRank},
+                              {"slowest_ms", s.slowestMs},
+                              {"median_ms", s.medianMs},
+                              {"spread_ms", s.spreadMs},
+                              {"straggler_ms", s.stragglerMs},
+                              {"straggler_total_ms", s.stragglerTotalMs},
+                              {"collectives", s.collectives}});
+    }
+    return j;
+}
+
 nlohmann::json toJson(const GlueOverheadResult& glue) {
     nlohmann::json parts = nlohmann::json::object();
     for (std::size_t p = 0; p < kGluePartCount && p < glue.medianMsPerPart.size(); ++p) {

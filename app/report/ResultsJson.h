@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzers/RankAnalysis.h"
 #include "app/report/Results.h"
 
 namespace glueprof {
@@ -16,6 +17,7 @@ nlohmann::json toJson(const std::vector<Diagnostic>& diagnostics);
 nlohmann::json toJson(const CopyOverlapResult& overlap);
 nlohmann::json toJson(const BubbleResult& bubbles);
 nlohmann::json toJson(const GlueOverheadResult& glue);  // median ms per part
+nlohmann::json toJson(const RankAnalysisResult& ranks);
 nlohmann::json toJson(const RunIdentity& identity);
 nlohmann::json toJson(const RunAnalysis& run);
 // The comparison with both runs' figures it is shown with (copy overlap, bubbles, host syncs).

@@ -213,7 +213,8 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
     return out;
 }
 
-std::string renderRankLines(const Results& results, int worldSize) {
+std::string renderRankLines(const Results& results, int worldSize,
+                            const RankAnalysisResult& ranks) {
     std::string out = fmt::format("  ranks ({} processes, data parallel):\n", worldSize);
     out += fmt::format("    {:<6} {:>6} {:>14} {:>18} {:>12}  {}\n", "rank", "run",
                        "median step ms", "exposed comm ms", "last loss", "clock");
@@ -242,6 +243,20 @@ std::string renderRankLines(const Results& results, int worldSize) {
                            r.run.id, r.analysis.steps.medianWallMs,
                            comm < glue.size() ? glue[comm] : 0.0, lastLoss, clock);
     }
+    if (ranks.steps.empty()) return out;
+    std::string slowest, overlap;
+    for (std::size_t r = 0; r < ranks.slowestCount.size(); ++r) {
+        slowest += fmt::format("{}rank {}: {}", r == 0 ? "" : ", ", r, ranks.slowestCount[r]);
+        const double ratio = r < ranks.overlapRatio.size() ? ranks.overlapRatio[r] : -1.0;
+        overlap += fmt::format("{}rank {}: {}", r == 0 ? "" : ", ", r,
+                               ratio < 0.0 ? std::string("no comm") : fmt::format("{:.2f}", ratio));
+    }
+    out += fmt::format("  {:<34} {:>10.3f}\n", "spread per step (max - median ms)",
+                       ranks.medianSpreadMs);
+    out += fmt::format("  {:<34} {:>10.3f}\n", "straggler ms (worst collective/step)",
+                       ranks.medianStragglerMs);
+    out += fmt::format("  slowest rank (measured steps): {}\n", slowest);
+    out += fmt::format("  comm/compute overlap |comm ∩ compute| / |comm|: {}\n", overlap);
     return out;
 }
 

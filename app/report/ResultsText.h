@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "analyzers/RankAnalysis.h"
 #include "app/report/Results.h"
 
 namespace glueprof {
@@ -19,6 +20,7 @@ std::string renderRunSummary(const RunAnalysis& run, const std::string& db,
 
 // A data-parallel run's ranks, one line each (run id, median step, exposed communication, last
 // loss), and how their clocks were put on rank 0's (environment `clock_alignment`).
-std::string renderRankLines(const Results& results, int worldSize);
+// Then the ranks compared (RankAnalysis): slowest rank, spread, straggler time, overlap.
+std::string renderRankLines(const Results& results, int worldSize, const RankAnalysisResult& ranks);
 
 }  // namespace glueprof

@@ -807,6 +807,9 @@ TEST_F(CliTest, RunWithTwoRanksMergesOneRunPerRankWithTheirAllReducesLinedUp) {
     const nlohmann::json j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["world_size"], 2);
     ASSERT_EQ(j["ranks"].size(), 2u);
+    EXPECT_EQ(j["rank_analysis"]["steps"].size(), 2u);  // the measured steps, across the ranks
+    EXPECT_EQ(j["rank_analysis"]["comm_compute_overlap"].size(), 2u);
+    for (const nlohmann::json& s : j["rank_analysis"]["steps"]) EXPECT_GT(s["collectives"], 0);
     EXPECT_TRUE(rankFilesBeside(db).empty());
 
     const TraceReader reader(db);
