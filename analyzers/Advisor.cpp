@@ -5,9 +5,11 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analyzers/Intervals.h"
+#include "analyzers/Statistics.h"
 #include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceNames.h"
 
@@ -232,6 +234,43 @@ void repeatedHostSyncs(const AdvisorInput& in, std::vector<Finding>& findings) {
     }
 }
 
+// A data-parallel run whose gradient all-reduces each block the trainer (no waits for
+// asynchronous ones: the per-parameter way) and expose at least 5% of the step.
+void blockingAllReduces(const AdvisorInput& in, std::vector<Finding>& findings) {
+    if (in.glue == nullptr) return;
+    const TraceModel& trace = *in.trace;
+    const std::size_t comm = static_cast<std::size_t>(GluePart::kComm);
+    if (comm >= in.glue->medianMsPerPart.size()) return;
+    const double exposedMs = in.glue->medianMsPerPart[comm];
+    const std::optional<StringId> allReduce = trace.findName(names::kAllReduce);
+    if (!allReduce || trace.findName(names::kWaitAllReduce) || exposedMs <= 0.0) return;
+    const std::set<std::int32_t> measuredSteps = trace.measuredSteps();
+    std::int64_t measured = 0;
+    for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
+        for (const Event& e : trace.eventsOnLane(lane)) {
+            if (e.name == *allReduce && measuredSteps.count(e.step) > 0) ++measured;
+        }
+    }
+    const double steps = static_cast<double>(measuredSteps.size());
+    std::vector<double> walls;
+    for (const GlueStep& s : in.glue->steps)
+        walls.push_back(static_cast<double>(s.wallNs) / kNsPerMs);
+    const double wallMs = median(walls);
+    if (steps <= 0.0 || static_cast<double>(measured) < 2.0 * steps || wallMs <= 0.0 ||
+        exposedMs < 0.05 * wallMs)
+        return;
+    Finding f;
+    f.rule = advisor_rules::kBlockingAllReduces;
+    f.toggle = toggleForAdvisorRule(f.rule);
+    f.savingMsPerStep = exposedMs;
+    f.evidence = fmt::format(
+        "{:g} blocking gradient all-reduces per step expose {:.3f} ms of communication ({:.0f}% "
+        "of the step); bucketing them and starting each bucket during backward (ddp_overlap) can "
+        "hide up to all of it",
+        static_cast<double>(measured) / steps, exposedMs, 100.0 * exposedMs / wallMs);
+    findings.push_back(f);
+}
+
 std::vector<Finding> advise(const AdvisorInput& in) {
     std::vector<Finding> findings;
     repeatedRanges(in, findings);
@@ -239,6 +278,7 @@ std::vector<Finding> advise(const AdvisorInput& in) {
     exposedReloads(in, findings);
     stageImbalance(in, findings);
     repeatedHostSyncs(in, findings);
+    blockingAllReduces(in, findings);
     std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         return a.savingMsPerStep > b.savingMsPerStep;
     });

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "analyzers/CopyOverlap.h"
+#include "analyzers/GlueOverhead.h"
 #include "analyzers/RepeatedWork.h"
 #include "analyzers/SyncPoints.h"
 #include "profiler/core/TraceModel.h"
@@ -44,7 +45,8 @@ struct AdvisorInput {
     const TraceModel* trace = nullptr;
     const RepeatedWorkResult* repeated = nullptr;
     const CopyOverlapResult* copies = nullptr;
-    const SyncPointsResult* syncs = nullptr;  // optional: the repeated_host_syncs rule reads it
+    const SyncPointsResult* syncs = nullptr;   // optional: the repeated_host_syncs rule reads it
+    const GlueOverheadResult* glue = nullptr;  // optional: the blocking_all_reduces rule reads it
 };
 
 // Findings sorted by estimated saving, largest first.

@@ -12,8 +12,8 @@ AnalysisResult analyze(const TraceModel& trace) {
     result.idle = analyzeIdleBreakdown(trace);
     result.launches = analyzeLaunchStats(trace);
     result.bubbles = analyzeBubbles(trace);
-    result.findings =
-        advise(AdvisorInput{&trace, &result.repeated, &result.copyOverlap, &result.syncPoints});
+    result.findings = advise(AdvisorInput{&trace, &result.repeated, &result.copyOverlap,
+                                          &result.syncPoints, &result.glue});
     return result;
 }
 

@@ -42,7 +42,8 @@ const std::vector<ToggleInfo>& toggleCatalog() {
          "average gradients in 25 MiB buckets whose all-reduce starts as soon as the bucket's "
          "gradients are ready in backward, waited for only before the optimizer (DDP), instead of "
          "one blocking all-reduce per parameter after backward",
-         TimingMetric::kStep, false, "", TargetMetric::kExposedComm, true},
+         TimingMetric::kStep, false, advisor_rules::kBlockingAllReduces, TargetMetric::kExposedComm,
+         true},
     };
     return kCatalog;
 }

@@ -25,6 +25,8 @@ constexpr const char* kStageImbalance = "stage_imbalance";
 constexpr const char* kRepeatedGlue = "repeated_glue";  // no toggle yet
 // The same op blocking the host many times per step (GPU traces, imported ones included).
 constexpr const char* kRepeatedHostSyncs = "repeated_host_syncs";
+// Gradient all-reduces each blocking the trainer (one per parameter) exposing the communication.
+constexpr const char* kBlockingAllReduces = "blocking_all_reduces";
 }  // namespace advisor_rules
 
 struct ToggleInfo {

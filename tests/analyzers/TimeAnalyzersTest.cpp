@@ -2,6 +2,8 @@
 // answers are worked out in the comments.
 #include <gtest/gtest.h>
 
+#include "analyzers/Analysis.h"
+
 #include "analyzers/Advisor.h"
 #include "analyzers/CopyOverlap.h"
 #include "analyzers/GlueOverhead.h"
@@ -189,6 +191,41 @@ TEST(AdvisorTest, UnevenPipelineStagesPointToRoundPipe) {
     EXPECT_EQ(findings[0].rule, "stage_imbalance");
     EXPECT_EQ(findings[0].toggle, "roundpipe");
     EXPECT_NEAR(findings[0].savingMsPerStep, 40e-6, 1e-12);
+}
+
+// A rank whose step is 10 ms of math and then 4 blocking all-reduces of 5 ms each: 20 of 30 ms is
+// exposed communication, which ddp_overlap targets. With a wait for an asynchronous all-reduce in
+// the trace (ddp_overlap already on) the rule stays quiet.
+TEST(AdvisorTest, BlockingAllReducesPointToDdpOverlapUnlessTheyAreAlreadyAsynchronous) {
+    constexpr TimestampNs kMs = 1000000;
+    auto rank = [&](bool asynchronous) {
+        TraceModelBuilder b;
+        const std::size_t lane = b.addLane(LaneKind::kHostThread, "main");
+        b.addStep(StepInfo{1, 0, 30 * kMs, false, 1, 0.0, 0});
+        b.addEvent(lane, EventKind::kOp, Category::kMath, "aten::mm", 0, 10 * kMs, 1);
+        for (int i = 0; i < 4; ++i) {
+            b.addEvent(lane, EventKind::kRange, Category::kComm, "all_reduce", (10 + 5 * i) * kMs,
+                       (15 + 5 * i) * kMs, 1);
+        }
+        if (asynchronous)
+            b.addEvent(lane, EventKind::kWait, Category::kComm, "wait_all_reduce", 29 * kMs,
+                       30 * kMs, 1);
+        return std::move(b).build();
+    };
+    for (bool asynchronous : {false, true}) {
+        const TraceModel trace = rank(asynchronous);
+        const AnalysisResult analysis = analyze(trace);
+        ASSERT_EQ(analysis.glue.medianMsPerPart[static_cast<std::size_t>(GluePart::kComm)], 20.0);
+        std::vector<std::string> rules;
+        for (const Finding& f : analysis.findings) rules.push_back(f.rule);
+        if (asynchronous) {
+            EXPECT_TRUE(rules.empty());
+            continue;
+        }
+        ASSERT_EQ(rules, std::vector<std::string>{"blocking_all_reduces"});
+        EXPECT_EQ(analysis.findings[0].toggle, "ddp_overlap");
+        EXPECT_DOUBLE_EQ(analysis.findings[0].savingMsPerStep, 20.0);
+    }
 }
 
 }  // namespace
