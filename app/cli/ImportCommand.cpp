@@ -12,6 +12,7 @@
 #include "profiler/core/Error.h"
 #include "profiler/core/OutputPath.h"
 #include "profiler/core/ToggleCatalog.h"
+#include "profiler/core/TraceSchema.h"
 #include "profiler/core/TraceWriter.h"
 #include "profiler/import/TraceImporter.h"
 
@@ -104,8 +105,7 @@ int importTraces(const ImportCliOptions& o) {
         } catch (...) {  // the write failure is the error to report
         }
         writer.reset();
-        for (const char* suffix : {"", "-wal", "-shm"})
-            std::filesystem::remove(o.db + suffix, error);
+        removeTraceDatabase(o.db);
     };
     for (std::size_t i = 0; i < files.size(); ++i) {
         ImportedRun run = o.ab ? std::move(read[i]) : readTrace(files[i], options);

@@ -9,14 +9,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
-#include <iostream>
 #include <thread>
 #include <vector>
 
+#include "app/cli/Progress.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/Interruption.h"
 #include "reference_trainer/distributed/RankEnvironment.h"
@@ -127,15 +126,8 @@ int launchRanks(int nproc, const std::string& db) {
     if (g_commandLine.empty()) throw inputError("the command line to start the ranks is unknown");
     // What earlier launches left (a launcher killed outright) goes into the database first, on its
     // own, before this launch's ranks record.
-    const MergedRanks earlier = mergeLeftoverRankTraces(db);
-    if (!earlier.runs.empty()) {
-        std::cerr << fmt::format(
-            "merged {} run(s) that earlier multi-process runs left in '{}.*.rank-*' into '{}' "
-            "first\n",
-            earlier.runs.size(), db, db);
-    }
-    for (const std::string& file : earlier.unreadable)
-        std::cerr << fmt::format("'{}' could not be read; kept as '{}.unmerged'\n", file, file);
+    for (const std::string& line : leftoverNotices(mergeLeftoverRankTraces(db), db))
+        printNotice(line);
 
     const std::string launchId = newLaunchId();
     const int port = freeLoopbackPort();
@@ -205,17 +197,17 @@ int launchRanks(int nproc, const std::string& db) {
         const int status = statuses[failedRank];
         const std::string how =
             startFailed ? "could not be started (fork failed)" : describeEnd(status);
-        std::cerr << fmt::format("glueprof: rank {} of {} {}{}{}\n", failedRank, nproc, how,
-                                 othersWereRunning ? "; the other ranks were stopped" : "", kept);
-        if (!startFailed && WIFEXITED(status) && WEXITSTATUS(status) >= 1 &&
-            WEXITSTATUS(status) <= 3)
-            return WEXITSTATUS(status);
-        return static_cast<int>(ExitCode::kInput);
+        const bool ownCode = !startFailed && WIFEXITED(status) && WEXITSTATUS(status) >= 1 &&
+                             WEXITSTATUS(status) <= 3;
+        throw GlueprofError(
+            ownCode ? static_cast<ExitCode>(WEXITSTATUS(status)) : ExitCode::kInput,
+            fmt::format("rank {} of {} {}{}{}", failedRank, nproc, how,
+                        othersWereRunning ? "; the other ranks were stopped" : "", kept));
     }
     const int signal = pendingInterruption();
-    std::cerr << fmt::format("glueprof: stopped by signal {}; every rank was stopped{}\n", signal,
-                             kept);
-    return static_cast<int>(ExitCode::kSignalBase) + signal;
+    throw GlueprofError(
+        static_cast<ExitCode>(static_cast<int>(ExitCode::kSignalBase) + signal),
+        fmt::format("stopped by signal {}; every rank was stopped{}", signal, kept));
 }
 
 }  // namespace glueprof::cli

@@ -17,8 +17,9 @@ std::string messagePrefix();
 // The command line this process was started with (main calls it first): what each rank runs.
 void rememberCommandLine(int argc, char** argv);
 
-// Runs `nproc` ranks and returns the exit code: 0 when every rank ended with 0; else the failed
-// rank's code (1-3), 2 for a rank killed by a signal, or 128 + N when the launcher got signal N.
+// Runs `nproc` ranks; returns 0 when every rank ended with 0. Otherwise throws a GlueprofError
+// naming the failed rank and how it ended, with its exit code (1-3; 2 for a rank killed by a
+// signal or ending otherwise), or 128 + N when the launcher got signal N.
 int launchRanks(int nproc, const std::string& db);
 
 }  // namespace glueprof::cli

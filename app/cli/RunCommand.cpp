@@ -57,12 +57,17 @@ int runAsRank(const RunOptions& o, const TrainConfig& config,
         endProgressLine();
     }
     if (!leader) return 0;
+    // Each rank's run loaded once: analyzed alone, then the ranks side by side.
     const TraceReader reader(o.trainer.db);
-    const Results results = buildResults(reader, o.trainer.db, {merged.runs, {}});
     std::vector<TraceModel> models;
     for (RunId run : merged.runs) models.push_back(reader.loadRun(run));
+    Results results;
+    results.db = o.trainer.db;
     std::vector<const TraceModel*> rankModels;
-    for (const TraceModel& model : models) rankModels.push_back(&model);
+    for (const TraceModel& model : models) {
+        results.runs.push_back(analyzeRun(model));
+        rankModels.push_back(&model);
+    }
     const RankAnalysisResult ranks = analyzeRanks(rankModels);
     if (o.trainer.json) {
         nlohmann::json j = nlohmann::json::object();

@@ -15,18 +15,35 @@ namespace glueprof {
 
 namespace {
 
-// The run's GPU capture line, from its environment ("" for runs recorded before it was stored).
-std::string gpuCaptureOf(const RunSummary& run) {
-    const nlohmann::json env = nlohmann::json::parse(run.environmentJson, nullptr, false);
-    if (!env.is_object() || !env.contains("gpu_capture") || !env["gpu_capture"].is_string())
-        return "";
+// The run's environment JSON, parsed once; an empty object when it is not one.
+nlohmann::json environmentOf(const RunSummary& run) {
+    nlohmann::json env = nlohmann::json::parse(run.environmentJson, nullptr, false);
+    return env.is_object() ? env : nlohmann::json::object();
+}
+
+// The run's GPU capture line ("" for runs recorded before it was stored).
+std::string gpuCaptureOf(const nlohmann::json& env) {
+    if (!env.contains("gpu_capture") || !env["gpu_capture"].is_string()) return "";
     return env["gpu_capture"].get<std::string>();
 }
 
-TracingOverhead tracingOverheadOf(const TraceModel& trace, const StepBreakdownResult& steps) {
+// How a rank's clock was put on rank 0's (nullopt outside multi-process runs, or unmeasured).
+std::optional<RankClockAlignment> clockAlignmentOf(const nlohmann::json& env) {
+    if (!env.contains("clock_alignment") || !env["clock_alignment"].is_object())
+        return std::nullopt;
+    const nlohmann::json& c = env["clock_alignment"];
+    RankClockAlignment a;
+    a.offsetNs = c.value("offset_ns", 0.0);
+    a.estimateNs = c.value("estimate_ns", 0.0);
+    a.residualNs = c.value("residual_ns", 0.0);
+    a.sameMachine = c.value("same_machine_as_rank_0", false);
+    return a;
+}
+
+TracingOverhead tracingOverheadOf(const TraceModel& trace, const nlohmann::json& env,
+                                  const StepBreakdownResult& steps) {
     TracingOverhead t;
-    const nlohmann::json env = nlohmann::json::parse(trace.run().environmentJson, nullptr, false);
-    if (env.is_object() && env.contains("tracing_ns_per_op")) {
+    if (env.contains("tracing_ns_per_op")) {
         t.recorded = true;
         if (env["tracing_ns_per_op"].is_number()) {
             t.nsPerEvent = env["tracing_ns_per_op"].get<double>();
@@ -157,8 +174,10 @@ RunAnalysis analyzeRun(const TraceModel& trace) {
     r.run = trace.run();
     r.analysis = analyze(trace);
     r.diagnostics = trace.diagnostics();
-    r.gpuCapture = gpuCaptureOf(trace.run());
-    r.tracing = tracingOverheadOf(trace, r.analysis.steps);
+    const nlohmann::json environment = environmentOf(trace.run());
+    r.gpuCapture = gpuCaptureOf(environment);
+    r.clockAlignment = clockAlignmentOf(environment);
+    r.tracing = tracingOverheadOf(trace, environment, r.analysis.steps);
     addOverlapStrip(trace, r);
     addGantt(trace, r);
     return r;

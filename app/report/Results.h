@@ -41,12 +41,22 @@ struct TracingOverhead {
     }
 };
 
+// A rank's run of a multi-process run: its clock against rank 0's (environment
+// `clock_alignment`, written by the merge; docs/cli.md "Several processes").
+struct RankClockAlignment {
+    double offsetNs = 0.0;     // applied to its timestamps
+    double estimateNs = 0.0;   // what the barrier readings estimated
+    double residualNs = 0.0;   // the largest deviation of a reading from the estimate
+    bool sameMachine = false;  // one clock with rank 0: not shifted
+};
+
 struct RunAnalysis {
     RunSummary run;
     AnalysisResult analysis;
     std::vector<Diagnostic> diagnostics;
     std::string gpuCapture;  // the run's environment `gpu_capture` ("" when not stored)
     TracingOverhead tracing;
+    std::optional<RankClockAlignment> clockAlignment;
     std::int32_t stripStep = kNoTag;  // the measured step shown in the overlap strip
     TimestampNs stripStartNs = 0;
     TimestampNs stripEndNs = 0;

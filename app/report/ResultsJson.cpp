@@ -176,6 +176,12 @@ nlohmann::json toJson(const RunAnalysis& r) {
         j[toString(m)] = a.steps.median(m);
         if (a.steps.deviceTimed(m)) j[hostFigureName(m)] = a.steps.medianHost(m);
     }
+    if (r.clockAlignment) {
+        j["clock_alignment"] = {{"offset_ns", r.clockAlignment->offsetNs},
+                                {"estimate_ns", r.clockAlignment->estimateNs},
+                                {"residual_ns", r.clockAlignment->residualNs},
+                                {"same_machine_as_rank_0", r.clockAlignment->sameMachine}};
+    }
     if (const std::optional<double> share = r.tracing.fraction()) {
         // What the run's own tracing cost it (ResultsText: "tracing overhead ≈ ...").
         j["tracing_overhead"] = {{"ns_per_event", *r.tracing.nsPerEvent},

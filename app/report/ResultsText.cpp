@@ -4,8 +4,6 @@
 
 #include <fmt/format.h>
 
-#include <nlohmann/json.hpp>
-
 #include "app/report/Findings.h"
 
 namespace glueprof {
@@ -224,19 +222,13 @@ std::string renderRankLines(const Results& results, int worldSize,
         const double lastLoss =
             r.analysis.steps.measured.empty() ? 0.0 : r.analysis.steps.measured.back().loss;
         std::string clock = "not measured";
-        const nlohmann::json environment =
-            nlohmann::json::parse(r.run.environmentJson, nullptr, false);
-        if (environment.is_object() && environment.contains("clock_alignment") &&
-            environment["clock_alignment"].is_object()) {
-            const nlohmann::json& c = environment["clock_alignment"];
-            const double residualUs = c.value("residual_ns", 0.0) / 1000.0;
-            clock = c.value("same_machine_as_rank_0", false)
-                        ? fmt::format(
-                              "one clock (same machine); barrier estimate {:+.1f} us, "
-                              "within {:.1f} us",
-                              c.value("estimate_ns", 0.0) / 1000.0, residualUs)
-                        : fmt::format("shifted {:+.1f} us, residual {:.1f} us",
-                                      c.value("offset_ns", 0.0) / 1000.0, residualUs);
+        if (const std::optional<RankClockAlignment>& c = r.clockAlignment) {
+            clock = c->sameMachine ? fmt::format(
+                                         "one clock (same machine); barrier estimate {:+.1f} us, "
+                                         "within {:.1f} us",
+                                         c->estimateNs / 1000.0, c->residualNs / 1000.0)
+                                   : fmt::format("shifted {:+.1f} us, residual {:.1f} us",
+                                                 c->offsetNs / 1000.0, c->residualNs / 1000.0);
         }
         out += fmt::format("    {:<6} {:>6} {:>14.3f} {:>18.3f} {:>12.5f}  {}\n",
                            r.run.identity.rank ? std::to_string(*r.run.identity.rank) : "?",

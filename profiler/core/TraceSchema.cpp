@@ -411,6 +411,11 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::stri
 
 void createTraceDatabase(const std::string& path) { openTraceForWriting(path); }
 
+void removeTraceDatabase(const std::string& path) {
+    std::error_code ec;
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
+}
+
 namespace {
 
 // True when PATH has no -wal file with content beside it and its directory is not writable: then

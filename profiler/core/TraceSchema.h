@@ -61,6 +61,10 @@ std::unique_ptr<SqliteDb> openTraceForReading(const std::string& path);
 // Creates an empty trace database (schema v2) at `path`, where no file is (the GUI's new database).
 void createTraceDatabase(const std::string& path);
 
+// Removes the database file at `path` and the -wal and -shm files SQLite keeps beside it; best
+// effort (what is not there, or cannot go, is left).
+void removeTraceDatabase(const std::string& path);
+
 // PRAGMA user_version of an open trace.
 int traceSchemaVersion(SqliteDb& db);
 

@@ -1,7 +1,5 @@
 #include "reference_trainer/distributed/DistributedRun.h"
 
-#include <fmt/format.h>
-
 #include "profiler/core/Error.h"
 #include "reference_trainer/distributed/ClockAlignment.h"
 #include "reference_trainer/distributed/RankGroup.h"
@@ -27,12 +25,8 @@ MergedRanks runSingleOnRanks(const TrainConfig& config, const std::vector<const 
                                      : environment.launchId;
     if (leader && environment.launchId.empty()) {
         const MergedRanks earlier = mergeLeftoverRankTraces(request.db, launchId);
-        if (!earlier.runs.empty() && request.notice) {
-            request.notice(fmt::format(
-                "merged {} run(s) that earlier multi-process runs left in '{}.*.rank-*' into "
-                "'{}' first",
-                earlier.runs.size(), request.db, request.db));
-        }
+        for (const std::string& line : leftoverNotices(earlier, request.db))
+            if (request.notice) request.notice(line);
     }
     group.barrier();  // no rank records before those files are gone
     {

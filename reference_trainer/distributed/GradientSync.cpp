@@ -30,7 +30,6 @@ void recordCommRange(HostTracer* tracer, const char* name, TimestampNs startNs, 
 struct GradientSync::Bucket {
     std::vector<std::size_t> parameters;
     std::size_t pending = 0;  // parameters not ready yet in the armed backward
-    bool launched = false;
     torch::Tensor flat;
     c10::intrusive_ptr<c10d::Work> work;
     std::int64_t sequence = 0;
@@ -94,18 +93,11 @@ GradientSync::GradientSync(RankGroup& group, std::vector<torch::Tensor> paramete
 
 GradientSync::~GradientSync() = default;
 
-std::vector<std::vector<std::size_t>> GradientSync::bucketLayout() const {
-    std::vector<std::vector<std::size_t>> layout;
-    for (const auto& bucket : m_buckets) layout.push_back(bucket->parameters);
-    return layout;
-}
-
 void GradientSync::beforeLastBackward() {
     if (m_settings.mode != GradientSyncMode::kBucketedOverlap) return;
     std::fill(m_ready.begin(), m_ready.end(), false);
     for (auto& bucket : m_buckets) {
         bucket->pending = bucket->parameters.size();
-        bucket->launched = false;
         bucket->work.reset();
     }
     m_nextLaunch = 0;
@@ -153,7 +145,6 @@ void GradientSync::launch(Bucket& bucket) {
     } catch (const std::exception&) {
         // No future from this backend: the end is when the trainer sees it done.
     }
-    bucket.launched = true;
 }
 
 void GradientSync::averageAfterBackward() {

@@ -40,9 +40,6 @@ class GradientSync {
     // parameter without a gradient contributes zeros (every rank issues the same collectives).
     void averageAfterBackward();
 
-    // Bucketed overlap: the parameter indexes of each bucket, in launch order.
-    std::vector<std::vector<std::size_t>> bucketLayout() const;
-
   private:
     struct Bucket;
     class ReadyHook;

@@ -104,19 +104,27 @@ void RankGroup::barrier() {
     wait(m_backend->gloo->barrier(), "a barrier");
 }
 
-c10d::Store& RankGroup::store() { return *m_backend->store; }
-
-std::string RankGroup::shareFromLeader(const std::string& key, const std::string& value) {
+void RankGroup::publish(const std::string& key, const std::string& value) {
     try {
-        if (rank() == 0) {
-            m_backend->store->set(key, std::vector<std::uint8_t>(value.begin(), value.end()));
-            return value;
-        }
+        m_backend->store->set(key, std::vector<std::uint8_t>(value.begin(), value.end()));
+    } catch (const std::exception& error) {
+        throw collectiveError("writing the rendezvous store", error);
+    }
+}
+
+std::string RankGroup::read(const std::string& key) {
+    try {
         const std::vector<std::uint8_t> bytes = m_backend->store->get(key);
         return std::string(bytes.begin(), bytes.end());
     } catch (const std::exception& error) {
         throw collectiveError("reading the rendezvous store", error);
     }
+}
+
+std::string RankGroup::shareFromLeader(const std::string& key, const std::string& value) {
+    if (rank() != 0) return read(key);
+    publish(key, value);
+    return value;
 }
 
 GlueprofError RankGroup::collectiveError(const char* what, const std::exception& error) const {

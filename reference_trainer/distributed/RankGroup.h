@@ -16,10 +16,6 @@
 #include "profiler/core/Error.h"
 #include "reference_trainer/distributed/RankEnvironment.h"
 
-namespace c10d {
-class Store;
-}  // namespace c10d
-
 namespace glueprof {
 
 class RankGroup {
@@ -45,9 +41,11 @@ class RankGroup {
     void wait(const c10::intrusive_ptr<c10d::Work>& work, const char* what);
     // Every rank reaches this point before any leaves it.
     void barrier();
-    // The rendezvous store, for small values every rank must agree on.
-    c10d::Store& store();
-    // Rank 0's `value` under `key`, on every rank (the others wait for it, up to the timeout).
+    // Small values through the rendezvous store: `publish` sets `key`; `read` waits for it (up to
+    // the timeout). A store that fails becomes an input error that says a peer ended.
+    void publish(const std::string& key, const std::string& value);
+    std::string read(const std::string& key);
+    // Rank 0's `value` under `key`, on every rank.
     std::string shareFromLeader(const std::string& key, const std::string& value);
 
   private:

@@ -1,5 +1,6 @@
 #include "reference_trainer/distributed/RankMerge.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -8,8 +9,10 @@
 #include <optional>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/OutputPath.h"
 #include "profiler/core/RunCopy.h"
 #include "profiler/core/TraceReader.h"
+#include "profiler/core/TraceSchema.h"
 #include "reference_trainer/distributed/RankEnvironment.h"
 
 namespace glueprof {
@@ -29,11 +32,6 @@ std::string withClockAlignment(const std::string& environmentJson, const RankClo
                                           {"host", clock->host}};
     }
     return environment.dump();
-}
-
-void removeTraceFiles(const std::string& path) {
-    std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
 }
 
 // The runs of one rank file, or nullopt (the file renamed to FILE.unmerged) when it cannot be read.
@@ -102,21 +100,31 @@ MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId, 
             merged.runs.push_back(id);
         }
         writer.flush();  // committed: the rank's file can go
-        removeTraceFiles(path);
+        removeTraceDatabase(path);
     }
     writer.close();
     return merged;
 }
 
+std::vector<std::string> leftoverNotices(const MergedRanks& merged, const std::string& db) {
+    std::vector<std::string> lines;
+    if (!merged.runs.empty()) {
+        lines.push_back(fmt::format(
+            "merged {} run(s) that earlier multi-process runs left in '{}.*.rank-*' into '{}' "
+            "first",
+            merged.runs.size(), db, db));
+    }
+    for (const std::string& file : merged.unreadable)
+        lines.push_back(fmt::format("'{}' could not be read; kept as '{}.unmerged'", file, file));
+    return lines;
+}
+
 MergedRanks mergeLeftoverRankTraces(const std::string& db, const std::string& exceptLaunchId) {
     // DB.LAUNCH.rank-R beside DB: the launches and the highest rank of each.
-    const std::filesystem::path dbPath(db);
-    const std::filesystem::path directory =
-        dbPath.has_parent_path() ? dbPath.parent_path() : std::filesystem::path(".");
-    const std::string prefix = dbPath.filename().string() + ".";
+    const std::string prefix = std::filesystem::path(db).filename().string() + ".";
     std::map<std::string, int> launches;
     std::error_code ec;
-    for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
+    for (const auto& entry : std::filesystem::directory_iterator(directoryOf(db), ec)) {
         const std::string name = entry.path().filename().string();
         if (name.rfind(prefix, 0) != 0) continue;
         const std::string rest = name.substr(prefix.size());

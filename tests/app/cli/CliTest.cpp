@@ -809,6 +809,8 @@ TEST_F(CliTest, RunWithTwoRanksMergesOneRunPerRankWithTheirAllReducesLinedUp) {
     ASSERT_EQ(j["ranks"].size(), 2u);
     EXPECT_EQ(j["rank_analysis"]["steps"].size(), 2u);  // the measured steps, across the ranks
     EXPECT_EQ(j["rank_analysis"]["comm_compute_overlap"].size(), 2u);
+    for (const nlohmann::json& rank : j["ranks"])
+        EXPECT_TRUE(rank["clock_alignment"]["same_machine_as_rank_0"].get<bool>());
     for (const nlohmann::json& s : j["rank_analysis"]["steps"]) EXPECT_GT(s["collectives"], 0);
     EXPECT_TRUE(rankFilesBeside(db).empty());
 
