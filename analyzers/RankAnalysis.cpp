@@ -4,6 +4,7 @@
 #include <limits>
 #include <map>
 
+#include "analyzers/GlueOverhead.h"
 #include "analyzers/Intervals.h"
 #include "analyzers/Statistics.h"
 
@@ -12,40 +13,70 @@ namespace {
 
 constexpr double kNsPerMs = 1e6;
 
-// Start of each collective (comm range, by sequence number) of a rank: step and earliest start.
-std::map<std::int64_t, std::pair<std::int32_t, TimestampNs>> collectiveStarts(const TraceModel& t) {
-    std::map<std::int64_t, std::pair<std::int32_t, TimestampNs>> starts;
+// Each collective of a rank (its comm ranges, by sequence number): the one that starts first.
+std::map<std::int64_t, const Event*> collectiveStarts(const TraceModel& t) {
+    std::map<std::int64_t, const Event*> starts;
     for (std::size_t lane = 0; lane < t.lanes().size(); ++lane) {
         for (const Event& e : t.eventsOnLane(lane)) {
             if (e.kind != EventKind::kRange || e.category != Category::kComm || e.correlation <= 0)
                 continue;
-            auto [it, added] = starts.try_emplace(e.correlation, e.step, e.startNs);
-            if (!added) it->second.second = std::min(it->second.second, e.startNs);
+            auto [it, added] = starts.try_emplace(e.correlation, &e);
+            if (!added && e.startNs < it->second->startNs) it->second = &e;
         }
     }
     return starts;
 }
 
-// HTA's overlap of one rank over its measured steps; -1 without communication.
+// Every collective, with its instance on each rank (null where a rank has none), in sequence
+// order.
+std::vector<CollectiveInstances> allCollectives(const std::vector<const TraceModel*>& ranks) {
+    std::vector<std::map<std::int64_t, const Event*>> starts;
+    for (const TraceModel* t : ranks) starts.push_back(collectiveStarts(*t));
+    std::map<std::int64_t, CollectiveInstances> bySequence;
+    for (std::size_t r = 0; r < ranks.size(); ++r) {
+        for (const auto& [sequence, event] : starts[r]) {
+            CollectiveInstances& c = bySequence[sequence];
+            c.sequence = sequence;
+            c.perRank.resize(ranks.size(), nullptr);
+            c.perRank[r] = event;
+            if (r == 0 || c.step == kNoTag) c.step = event->step;
+        }
+    }
+    std::vector<CollectiveInstances> all;
+    for (auto& [sequence, c] : bySequence) all.push_back(std::move(c));
+    return all;
+}
+
+// HTA's overlap of one rank over its measured steps; -1 without communication. On a GPU (the rank
+// has communication kernels: NCCL) over kernels, as HTA computes it: comm = communication kernels,
+// compute = the other kernels. Without (Gloo on CPU) over the host: comm = comm ranges, compute =
+// aten ops and kernels of any other category.
 double overlapRatio(const TraceModel& t) {
     std::vector<Interval> windows;
     for (const StepInfo& s : t.steps())
         if (!s.warmup) windows.push_back(Interval{s.startNs, s.endNs});
     const IntervalSet measured = unionOf(windows);
-    std::vector<Interval> comm, compute;
+    std::vector<Interval> hostComm, kernelComm, hostCompute, kernelCompute;
     for (std::size_t lane = 0; lane < t.lanes().size(); ++lane) {
         for (const Event& e : t.eventsOnLane(lane)) {
-            if (e.kind == EventKind::kRange && e.category == Category::kComm)
-                comm.push_back(Interval{e.startNs, e.endNs});
-            else if ((e.kind == EventKind::kOp || e.kind == EventKind::kKernel) &&
-                     e.category != Category::kComm)
-                compute.push_back(Interval{e.startNs, e.endNs});
+            const Interval span{e.startNs, e.endNs};
+            if (e.kind == EventKind::kKernel) {
+                const bool comm = e.category == Category::kComm || isCommKernelName(t.name(e.name));
+                (comm ? kernelComm : kernelCompute).push_back(span);
+                if (!comm) hostCompute.push_back(span);
+            } else if (e.kind == EventKind::kRange && e.category == Category::kComm) {
+                hostComm.push_back(span);
+            } else if (e.kind == EventKind::kOp && e.category != Category::kComm) {
+                hostCompute.push_back(span);
+            }
         }
     }
-    const IntervalSet commSet = intersectionOf(unionOf(comm), measured);
+    const bool onDevice = !kernelComm.empty();
+    const IntervalSet commSet = intersectionOf(unionOf(onDevice ? kernelComm : hostComm), measured);
     const TimestampNs commNs = totalLength(commSet);
     if (commNs <= 0) return -1.0;
-    return static_cast<double>(totalLength(intersectionOf(commSet, unionOf(compute)))) /
+    const IntervalSet compute = unionOf(onDevice ? kernelCompute : hostCompute);
+    return static_cast<double>(totalLength(intersectionOf(commSet, compute))) /
            static_cast<double>(commNs);
 }
 
@@ -67,30 +98,17 @@ RankAnalysisResult analyzeRanks(const std::vector<const TraceModel*>& ranks) {
         }
     }
     // Straggler time per step from the collectives every rank issued.
-    std::vector<std::map<std::int64_t, std::pair<std::int32_t, TimestampNs>>> starts;
-    for (const TraceModel* t : ranks) starts.push_back(collectiveStarts(*t));
     struct Straggler {
         TimestampNs largest = 0;
         TimestampNs total = 0;
         int count = 0;
     };
     std::map<std::int32_t, Straggler> straggler;
-    for (const auto& [sequence, first] : starts[0]) {
-        TimestampNs earliest = first.second, latest = first.second;
-        bool everywhere = true;
-        for (std::size_t r = 1; r < n && everywhere; ++r) {
-            auto it = starts[r].find(sequence);
-            if (it == starts[r].end()) {
-                everywhere = false;
-            } else {
-                earliest = std::min(earliest, it->second.second);
-                latest = std::max(latest, it->second.second);
-            }
-        }
-        if (!everywhere) continue;
-        Straggler& s = straggler[first.first];
-        s.largest = std::max(s.largest, latest - earliest);
-        s.total += latest - earliest;
+    for (const CollectiveInstances& c : allCollectives(ranks)) {
+        if (!c.onEveryRank()) continue;
+        Straggler& s = straggler[c.step];
+        s.largest = std::max(s.largest, c.stragglerNs());
+        s.total += c.stragglerNs();
         ++s.count;
     }
     std::vector<double> spreads, stragglers;
@@ -118,6 +136,31 @@ RankAnalysisResult analyzeRanks(const std::vector<const TraceModel*>& ranks) {
     result.medianStragglerMs = median(stragglers);
     for (const TraceModel* t : ranks) result.overlapRatio.push_back(overlapRatio(*t));
     return result;
+}
+
+bool CollectiveInstances::onEveryRank() const {
+    return std::none_of(perRank.begin(), perRank.end(),
+                        [](const Event* e) { return e == nullptr; });
+}
+
+TimestampNs CollectiveInstances::stragglerNs() const {
+    TimestampNs first = 0, last = 0;
+    bool any = false;
+    for (const Event* e : perRank) {
+        if (e == nullptr) continue;
+        first = any ? std::min(first, e->startNs) : e->startNs;
+        last = any ? std::max(last, e->startNs) : e->startNs;
+        any = true;
+    }
+    return last - first;
+}
+
+std::vector<CollectiveInstances> collectivesOfStep(const std::vector<const TraceModel*>& ranks,
+                                                   std::int32_t step) {
+    std::vector<CollectiveInstances> ofStep;
+    for (CollectiveInstances& c : allCollectives(ranks))
+        if (c.step == step) ofStep.push_back(std::move(c));
+    return ofStep;
 }
 
 }  // namespace glueprof

@@ -5,8 +5,9 @@
 //   the straggler time: how long the first rank to start it waited for the last one to start
 //   (per step: the largest, and the sum);
 // - per rank, communication/computation overlap as Holistic Trace Analysis defines it,
-//   |comm ∩ compute| / |comm|, with comm = the rank's comm ranges in measured steps and compute =
-//   its aten ops and kernels of any other category.
+//   |comm ∩ compute| / |comm| over measured steps: on a GPU, comm = its communication (NCCL)
+//   kernels and compute = its other kernels, as HTA; without communication kernels (Gloo on CPU),
+//   comm = its comm ranges and compute = its aten ops and other kernels.
 // docs/metrics.md, "Ranks".
 #include <cstdint>
 #include <vector>
@@ -39,5 +40,18 @@ struct RankAnalysisResult {
 
 // `ranks`: one trace per rank, rank order. Fewer than 2: an empty result.
 RankAnalysisResult analyzeRanks(const std::vector<const TraceModel*>& ranks);
+
+// One collective — a sequence number — on every rank that issued it: each rank's first comm range
+// of that number (the Ranks view lines them up; analyzeRanks takes its straggler time from them).
+struct CollectiveInstances {
+    std::int64_t sequence = 0;
+    std::int32_t step = kNoTag;         // rank 0's step tag of it (else the first rank's)
+    std::vector<const Event*> perRank;  // rank order; null where a rank has none
+    bool onEveryRank() const;
+    TimestampNs stragglerNs() const;  // last start − first start over the ranks that have it
+};
+// The collectives of measured or warm-up step `step`, in sequence order (pointers into `ranks`).
+std::vector<CollectiveInstances> collectivesOfStep(const std::vector<const TraceModel*>& ranks,
+                                                   std::int32_t step);
 
 }  // namespace glueprof

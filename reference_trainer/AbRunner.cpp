@@ -79,9 +79,15 @@ std::string environmentJson(const TrainConfig& config, const std::string& gpuCap
 namespace {
 
 RunInfo runInfo(const TrainConfig& config, const CaptureSession& session, const std::string& label,
-                const std::vector<std::string>& toggles) {
+                const std::vector<std::string>& toggles, const RankGroup* group) {
     RunInfo info;
     info.label = label;
+    if (group != nullptr) {
+        // The label is for people; readers use the rank and world size columns.
+        info.label += fmt::format(" rank {}/{}", group->rank(), group->worldSize());
+        info.identity.rank = group->rank();
+        info.identity.worldSize = group->worldSize();
+    }
     info.preset = config.preset;
     info.device = config.device;
     info.configJson = toJson(config);
@@ -98,9 +104,10 @@ RunInfo runInfo(const TrainConfig& config, const CaptureSession& session, const 
 
 // An arm of `toggle`'s A/B: the baseline starts the group, the optimized arm joins it.
 RunInfo armInfo(const TrainConfig& config, const CaptureSession& session, const Toggle& toggle,
-                Arm arm, RunId group, const std::vector<std::string>& toggles) {
+                Arm arm, RunId group, const std::vector<std::string>& toggles,
+                const RankGroup* ranks) {
     // The label is for people (list, reports); readers use the identity columns.
-    RunInfo info = runInfo(config, session, toggle.name() + ":" + toString(arm), toggles);
+    RunInfo info = runInfo(config, session, toggle.name() + ":" + toString(arm), toggles, ranks);
     info.identity.abGroup = group;
     info.identity.arm = arm;
     info.identity.toggle = toggle.name();
@@ -164,7 +171,8 @@ int stepsWithinBudget(double secondsLeft, double stepSeconds, int repeats, int m
 }
 
 AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSchedule& schedule,
-                       CaptureSession& session, const ProgressCallback& progress) {
+                       CaptureSession& session, const ProgressCallback& progress,
+                       RankGroup* group) {
     TrainConfig baselineConfig = base;
     baselineConfig.optimizations = baselineSettings(toggle, base.optimizations);
     TrainConfig optimizedConfig = base;
@@ -175,17 +183,18 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
     TraceWriter& writer = session.writer();
     HostTracer& tracer = session.tracer();
     AbRuns runs;
-    runs.baseline = writer.beginRun(
-        armInfo(baselineConfig, session, toggle, Arm::kBaseline, TraceWriter::kStartsAbGroup, {}));
+    runs.baseline = writer.beginRun(armInfo(baselineConfig, session, toggle, Arm::kBaseline,
+                                            TraceWriter::kStartsAbGroup, {}, group));
     runs.optimized = writer.beginRun(armInfo(
         optimizedConfig, session, toggle, Arm::kOptimized, runs.baseline,
-        schedule.aaControl ? std::vector<std::string>{} : std::vector<std::string>{toggle.name()}));
+        schedule.aaControl ? std::vector<std::string>{} : std::vector<std::string>{toggle.name()},
+        group));
     tracer.setRun(0);  // the arms' trainers are built outside any run
     RunsGuard guard(writer, {runs.baseline, runs.optimized}, &tracer);
 
     const auto started = std::chrono::steady_clock::now();
-    ArmTrainer baseline{"baseline", runs.baseline, Trainer(baselineConfig, &tracer)};
-    ArmTrainer optimized{"optimized", runs.optimized, Trainer(optimizedConfig, &tracer)};
+    ArmTrainer baseline{"baseline", runs.baseline, Trainer(baselineConfig, &tracer, group)};
+    ArmTrainer optimized{"optimized", runs.optimized, Trainer(optimizedConfig, &tracer, group)};
     int steps = schedule.steps;
     int total = 2 * (schedule.warmup + steps * schedule.repeats);
     int done = 0;
@@ -198,6 +207,13 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         steps = stepsWithinBudget(schedule.budgetSeconds - spent, stepSeconds, schedule.repeats,
                                   schedule.steps);
+        if (group != nullptr) {
+            // Every rank runs rank 0's choice: one rank stepping more would wait forever in an
+            // all-reduce the others never start.
+            steps = std::stoi(
+                group->shareFromLeader(fmt::format("glueprof/ab/{}/steps-per-block", toggle.name()),
+                                       std::to_string(steps)));
+        }
         total = 2 * (schedule.warmup + steps * schedule.repeats);
     }
     // Arm order alternates per block (ABBA...): a drift in machine speed falls on both arms alike,
@@ -229,13 +245,8 @@ RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggl
     }
     TraceWriter& writer = session.writer();
     HostTracer& tracer = session.tracer();
-    std::string label = names.empty() ? "baseline" : nlohmann::json(names).dump();
-    if (group != nullptr) label += fmt::format(" rank {}/{}", group->rank(), group->worldSize());
-    RunInfo info = runInfo(config, session, label, names);
-    if (group != nullptr) {
-        info.identity.rank = group->rank();
-        info.identity.worldSize = group->worldSize();
-    }
+    const std::string label = names.empty() ? "baseline" : nlohmann::json(names).dump();
+    const RunInfo info = runInfo(config, session, label, names, group);
     RunId run = writer.beginRun(info);
     tracer.setRun(0);
     RunsGuard guard(writer, {run}, &tracer);

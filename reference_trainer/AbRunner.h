@@ -53,8 +53,12 @@ using ProgressCallback = std::function<void(const StepProgress& progress)>;
 // The arms are runs of one A/B group (baseline and optimized, the toggle in their identity).
 // Callers check the request first (RecordingChecks.h: device, memory, the database's directory);
 // these functions only run it.
+// With a rank group, this process's rank of a data-parallel A/B: its arms carry the rank and world
+// size, and the steps per block a --budget allows are rank 0's choice on every rank (the ranks'
+// collectives must pair up).
 AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSchedule& schedule,
-                       CaptureSession& session, const ProgressCallback& progress = {});
+                       CaptureSession& session, const ProgressCallback& progress = {},
+                       RankGroup* group = nullptr);
 
 // One run with `toggles` applied: warm-up steps then measured steps. With a rank group, this
 // process's rank of a data-parallel run (its identity carries the rank and world size).

@@ -34,18 +34,12 @@ std::vector<const Toggle*> chooseToggles(const AbRequest& request,
     return toggles;
 }
 
-AbOutcome runAbSuite(const AbRequest& request, const AbProgress& progress) {
-    AbOutcome outcome;
-    const std::vector<const Toggle*> toggles = chooseToggles(request, outcome.skipped);
-    checkTrainingRequest(request.config, request.db, 2);
-
-    // The arms' losses are compared bit for bit: on CUDA that needs deterministic kernels, set once
-    // before any trainer exists (cuBLAS reads its workspace setting at its first handle). CPU
-    // kernels here are deterministic already; CI tests bit-identity on CPU, gpu-check on CUDA.
-    if (request.config.device == "cuda") makeCudaDeterministic();
-    CaptureSession session(request.db, request.config.device, progress.notice);
+std::vector<ToggleRuns> runAbToggles(const AbRequest& request,
+                                     const std::vector<const Toggle*>& toggles,
+                                     CaptureSession& session, const AbProgress& progress,
+                                     RankGroup* group) {
+    std::vector<ToggleRuns> comparisons;
     const int count = static_cast<int>(toggles.size());
-    // A suite's budget is shared: what a toggle leaves unused goes to the ones after it.
     const auto started = std::chrono::steady_clock::now();
     for (int i = 0; i < count; ++i) {
         const Toggle& toggle = *toggles[static_cast<std::size_t>(i)];
@@ -57,10 +51,24 @@ AbOutcome runAbSuite(const AbRequest& request, const AbProgress& progress) {
             schedule.budgetSeconds = (request.schedule.budgetSeconds - spent) / (count - i);
         }
         const AbRuns runs =
-            runAbComparison(request.config, toggle, schedule, session, progress.step);
-        outcome.comparisons.push_back(ToggleRuns{toggle.name(), runs});
+            runAbComparison(request.config, toggle, schedule, session, progress.step, group);
+        comparisons.push_back(ToggleRuns{toggle.name(), runs});
         if (progress.toggleFinished) progress.toggleFinished(toggle.name());
     }
+    return comparisons;
+}
+
+AbOutcome runAbSuite(const AbRequest& request, const AbProgress& progress) {
+    AbOutcome outcome;
+    const std::vector<const Toggle*> toggles = chooseToggles(request, outcome.skipped);
+    checkTrainingRequest(request.config, request.db, 2);
+
+    // The arms' losses are compared bit for bit: on CUDA that needs deterministic kernels, set once
+    // before any trainer exists (cuBLAS reads its workspace setting at its first handle). CPU
+    // kernels here are deterministic already; CI tests bit-identity on CPU, gpu-check on CUDA.
+    if (request.config.device == "cuda") makeCudaDeterministic();
+    CaptureSession session(request.db, request.config.device, progress.notice);
+    outcome.comparisons = runAbToggles(request, toggles, session, progress);
     session.close();
     return outcome;
 }

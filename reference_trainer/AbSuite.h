@@ -52,4 +52,14 @@ std::vector<const Toggle*> chooseToggles(const AbRequest& request,
 // Runs the request; the database is opened only after every check passed.
 AbOutcome runAbSuite(const AbRequest& request, const AbProgress& progress = {});
 
+class RankGroup;
+
+// The A/B of each of `toggles` in `session`, in order, sharing the request's budget (what a toggle
+// leaves unused goes to the ones after it). With a rank group, this process's rank of a
+// data-parallel A/B (DistributedRun.h); runAbSuite is this in one process, after the checks.
+std::vector<ToggleRuns> runAbToggles(const AbRequest& request,
+                                     const std::vector<const Toggle*>& toggles,
+                                     CaptureSession& session, const AbProgress& progress,
+                                     RankGroup* group = nullptr);
+
 }  // namespace glueprof

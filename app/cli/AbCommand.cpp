@@ -9,6 +9,7 @@
 
 #include "app/cli/Commands.h"
 #include "app/cli/Progress.h"
+#include "app/cli/RankLauncher.h"
 #include "app/cli/TrainerOptions.h"
 #include "app/report/AtomicFile.h"
 #include "app/report/Results.h"
@@ -21,7 +22,8 @@
 #include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceReader.h"
 #include "reference_trainer/AbSuite.h"
-#include "reference_trainer/distributed/RankEnvironment.h"
+#include "reference_trainer/RecordingChecks.h"
+#include "reference_trainer/distributed/DistributedRun.h"
 
 namespace glueprof::cli {
 
@@ -61,14 +63,10 @@ AbProgress terminalAbProgress() {
 }
 
 int runAb(const AbOptions& o) {
-    const std::optional<RankEnvironment> rank = rankEnvironmentFromProcess();
-    if (o.trainer.nproc > 1 || (rank && rank->worldSize > 1)) {
-        throw usageError(
-            "ab over several ranks is not available yet; use `glueprof run --nproc N` for a "
-            "data-parallel run, or ab with one process");
-    }
+    const std::optional<RankEnvironment> rank = o.trainer.launchedRank();
     AbRequest request;
     request.config = o.trainer.resolve();
+    request.config.worldSize = o.trainer.worldSize();
     request.toggles = o.toggles;
     request.all = o.all;
     request.schedule =
@@ -92,11 +90,29 @@ int runAb(const AbOptions& o) {
     requireParentDirectory(o.trainer.db, "create trace database", "--db");
     requireParentDirectory(reportPath, "write report", "--report");
     requireOutputBesideDatabase(reportPath, o.trainer.db, "--report");
+    if (!rank && o.trainer.nproc > 1) {
+        // Before any rank starts: the toggles, 2 trainers per rank on this machine, the directory.
+        std::vector<SkippedToggle> skipped;
+        chooseToggles(request, skipped);
+        checkTrainingRequest(request.config, o.trainer.db, 2 * o.trainer.nproc);
+        return launchRanks(o.trainer.nproc, o.trainer.db);
+    }
     AbOutcome outcome;
     {
         const InterruptionScope interruptible;  // Ctrl-C: the arms in progress end aborted
-        outcome = runAbSuite(request, terminalAbProgress());
+        if (rank) {
+            RankRunRequest ranks;
+            ranks.environment = *rank;
+            ranks.db = o.trainer.db;
+            ranks.timeout = std::chrono::seconds(o.trainer.rankTimeoutSeconds);
+            ranks.notice = printNotice;
+            outcome = runAbSuiteOnRanks(request, ranks,
+                                        rank->rank == 0 ? terminalAbProgress() : AbProgress{});
+        } else {
+            outcome = runAbSuite(request, terminalAbProgress());
+        }
     }
+    if (rank && rank->rank != 0) return 0;  // rank 0 shows what every rank recorded
 
     ResultsSelection selection;
     for (const ToggleRuns& t : outcome.comparisons) {

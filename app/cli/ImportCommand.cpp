@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <set>
 
 #include "app/cli/Commands.h"
 #include "profiler/core/Error.h"
@@ -65,6 +66,42 @@ std::string labelOf(const ImportCliOptions& o, const ImportedRun& run, std::size
     return label;
 }
 
+// The traces of one data-parallel job, one per rank (a directory of per-rank files), form one
+// group as `run --nproc` stores its ranks, so every view analyzes them side by side (Results.h,
+// RankSet). The first trace that names its rank of a world of several starts the group; each later
+// one of another rank of that world joins it until every rank is there. A rank seen twice (traces
+// of several steps per rank) ends the grouping: those runs stay apart.
+class RankGrouping {
+  public:
+    // The group `run` joins (TraceWriter::kStartsAbGroup for the first), or 0 for none.
+    RunId groupOf(const ImportedRun& run) {
+        if (m_closed || !run.rank || run.worldSize.value_or(1) <= 1) return 0;
+        if (m_worldSize == 0) {
+            m_worldSize = *run.worldSize;
+            m_ranks.insert(*run.rank);
+            return TraceWriter::kStartsAbGroup;
+        }
+        if (*run.worldSize != m_worldSize || !m_ranks.insert(*run.rank).second ||
+            static_cast<int>(m_ranks.size()) > m_worldSize) {
+            m_closed = true;
+            return 0;
+        }
+        return m_group;
+    }
+    // The id the first run got: the group the others join.
+    void started(RunId id) {
+        if (m_group == 0 && m_worldSize != 0) m_group = id;
+    }
+    int ranks() const { return static_cast<int>(m_ranks.size()); }
+    RunId group() const { return m_group; }
+
+  private:
+    int m_worldSize = 0;
+    RunId m_group = 0;
+    std::set<int> m_ranks;
+    bool m_closed = false;
+};
+
 int importTraces(const ImportCliOptions& o) {
     requireParentDirectory(o.db, "write the trace database", "--db");
     const std::vector<std::string> files = expandTraceInputs(o.inputs);
@@ -95,6 +132,7 @@ int importTraces(const ImportCliOptions& o) {
     }
     std::unique_ptr<TraceWriter> writer;
     std::vector<RunId> ids;
+    RankGrouping ranks;
     std::error_code error;
     const bool created = !std::filesystem::exists(o.db, error);
     // A database this import created and could not write one whole run into is removed again.
@@ -120,6 +158,8 @@ int importTraces(const ImportCliOptions& o) {
             info.identity.abGroup = i == 0 ? TraceWriter::kStartsAbGroup : ids.front();
             info.identity.toggle = printableText(o.name);
             info.label += i == 0 ? " (A)" : " (B)";
+        } else {
+            info.identity.abGroup = ranks.groupOf(run);
         }
         RunId id = 0;
         try {
@@ -129,9 +169,16 @@ int importTraces(const ImportCliOptions& o) {
             throw;
         }
         ids.push_back(id);
+        if (info.identity.abGroup != 0) ranks.started(id);
         std::cout << importLine(id, run, o.stepPrefix);
     }
     writer->close();
+    if (ranks.ranks() > 1) {
+        std::cout << fmt::format(
+            "the {} ranks' runs form one data-parallel group (runs from {}): see them side by side "
+            "with `glueprof report --db {} --runs {}` or the GUI's Ranks tab\n",
+            ranks.ranks(), ranks.group(), o.db, ranks.group());
+    }
     if (o.ab) {
         std::cout << fmt::format(
             "A/B '{}': run {} (A) vs run {} (B); see it with `glueprof compare --db {} --runs "

@@ -5,7 +5,6 @@
 #include <iostream>
 #include <memory>
 
-#include "analyzers/RankAnalysis.h"
 #include "app/cli/Commands.h"
 #include "app/cli/Progress.h"
 #include "app/cli/RankLauncher.h"
@@ -56,51 +55,37 @@ int runAsRank(const RunOptions& o, const TrainConfig& config,
         merged = runSingleOnRanks(config, toggles, o.trainer.warmup, o.trainer.steps, request);
         endProgressLine();
     }
-    if (!leader) return 0;
-    // Each rank's run loaded once: analyzed alone, then the ranks side by side.
-    const TraceReader reader(o.trainer.db);
-    std::vector<TraceModel> models;
-    for (RunId run : merged.runs) models.push_back(reader.loadRun(run));
-    Results results;
-    results.db = o.trainer.db;
-    std::vector<const TraceModel*> rankModels;
-    for (const TraceModel& model : models) {
-        results.runs.push_back(analyzeRun(model));
-        rankModels.push_back(&model);
-    }
-    const RankAnalysisResult ranks = analyzeRanks(rankModels);
+    if (!leader || merged.runs.empty()) return 0;
+    // Rank 0's run brings the other ranks' (Results.h): each analyzed alone, then side by side.
+    const Results results =
+        buildResults(TraceReader(o.trainer.db), o.trainer.db, {{merged.runs.front()}, {}});
+    const RankSet* ranks = results.rankSetOf(0);
     if (o.trainer.json) {
         nlohmann::json j = nlohmann::json::object();
         j["db"] = o.trainer.db;
         j["world_size"] = environment.worldSize;
         j["ranks"] = nlohmann::json::array();
-        for (const RunAnalysis& analysis : results.runs) j["ranks"].push_back(toJson(analysis));
-        j["rank_analysis"] = toJson(ranks);
+        if (ranks != nullptr) {
+            for (std::size_t index : ranks->runs) j["ranks"].push_back(toJson(results.runs[index]));
+            j["rank_analysis"] = toJson(ranks->analysis);
+        }
         std::cout << jsonText(j) << "\n";
         return 0;
     }
     ProcessStats process;
     process.peakRssBytes = peakResidentBytes();
     std::cout << renderRunSummary(results.runs.front(), o.trainer.db, process);
-    std::cout << renderRankLines(results, environment.worldSize, ranks);
+    if (ranks != nullptr) std::cout << renderRankLines(results, *ranks);
     return 0;
 }
 
 int runOnce(const RunOptions& o) {
     TrainConfig config = o.trainer.resolve();
-    const std::optional<RankEnvironment> rank = rankEnvironmentFromProcess();
-    config.worldSize = rank ? rank->worldSize : o.trainer.nproc;
+    const std::optional<RankEnvironment> rank = o.trainer.launchedRank();
+    config.worldSize = o.trainer.worldSize();
     std::vector<const Toggle*> toggles;
     for (const std::string& name : o.toggles) toggles.push_back(&resolveToggle(name, config));
-    if (rank && rank->worldSize > 1) {
-        if (o.trainer.nproc > 1 && o.trainer.nproc != rank->worldSize) {
-            throw usageError(fmt::format(
-                "--nproc {} disagrees with WORLD_SIZE={} in the environment: drop --nproc when a "
-                "launcher (torchrun) starts the ranks",
-                o.trainer.nproc, rank->worldSize));
-        }
-        return runAsRank(o, config, toggles, *rank);
-    }
+    if (rank) return runAsRank(o, config, toggles, *rank);
     if (o.trainer.nproc > 1) {
         // Before any rank starts: N trainers on this machine, and the database's directory.
         checkTrainingRequest(config, o.trainer.db, o.trainer.nproc);

@@ -153,4 +153,21 @@ std::vector<int> parseLayerCounts(const std::string& text, const char* option) {
     return counts;
 }
 
+std::optional<RankEnvironment> TrainerOptions::launchedRank() const {
+    std::optional<RankEnvironment> rank = rankEnvironmentFromProcess();
+    if (!rank || rank->worldSize <= 1) return std::nullopt;
+    if (nproc > 1 && nproc != rank->worldSize) {
+        throw usageError(fmt::format(
+            "--nproc {} disagrees with WORLD_SIZE={} in the environment: drop --nproc when a "
+            "launcher (torchrun) starts the ranks",
+            nproc, rank->worldSize));
+    }
+    return rank;
+}
+
+int TrainerOptions::worldSize() const {
+    const std::optional<RankEnvironment> rank = launchedRank();
+    return rank ? rank->worldSize : nproc;
+}
+
 }  // namespace glueprof::cli

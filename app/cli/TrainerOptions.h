@@ -3,10 +3,12 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "reference_trainer/TrainConfig.h"
+#include "reference_trainer/distributed/RankEnvironment.h"
 
 namespace glueprof::cli {
 
@@ -39,6 +41,11 @@ struct TrainerOptions {
     void addTo(CLI::App& command);
     // The preset with the overrides applied; throws usage errors for bad values.
     TrainConfig resolve() const;
+    // This process's rank when a launcher (torchrun, or `--nproc`'s own) started it as one rank of
+    // several; nullopt otherwise. A usage error when --nproc disagrees with WORLD_SIZE.
+    std::optional<RankEnvironment> launchedRank() const;
+    // Ranks of the training: WORLD_SIZE under a launcher, else --nproc.
+    int worldSize() const;
 };
 
 // "5,1,1,1" -> {5, 1, 1, 1}: layer counts of a partition; usage error naming `option` otherwise.

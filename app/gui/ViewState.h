@@ -22,6 +22,10 @@ struct ViewState {
     int selectedLane = -1;
     std::int64_t selectedEvent = -1;
     std::string highlightName;  // the step diff's chosen name, outlined in both runs ("" = none)
+    // Ranks: whose ranks are drawn (0: the baseline or only run, 1: the optimized run) and the
+    // step (-1: the first measured step every rank has).
+    int ranksArm = 0;
+    int ranksStep = -1;
     // The workspace layout: the left column's width (fraction of the window) and the main area's
     // tab to bring forward on the next frame ("" = leave the current one).
     float sidebarWidth = 0.26F;

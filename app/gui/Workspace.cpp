@@ -17,8 +17,9 @@ Workspace::~Workspace() {
     for (std::future<Loaded>& f : m_abandoned) f.wait();
 }
 
-const char* const Workspace::kStages[] = {"reading run A", "reading run B", "analyzing",
-                                          "indexing the timeline", "done"};
+const char* const Workspace::kStages[] = {"reading run A",           "reading run B",
+                                          "reading the other ranks", "analyzing",
+                                          "indexing the timeline",   "done"};
 
 Workspace::Progress Workspace::progress() const {
     if (!m_stage) return {};
@@ -39,6 +40,8 @@ bool Workspace::open(const std::string& path) {
         m_path = path;
         m_runs = std::move(runs);
         m_report.reset();
+        m_rankTraces.clear();
+        m_otherRanks.clear();
         m_traces.clear();
         m_timelines.clear();
         m_log.info(fmt::format("opened {} ({} runs)", path, m_runs.size()));
@@ -65,7 +68,8 @@ void Workspace::select(RunId baseline, RunId optimized) {
     m_cancelled = cancelled;
     m_stage = stage;
     const std::string path = m_path;
-    m_pending = std::async(std::launch::async, [path, baseline, optimized, cancelled, stage] {
+    const std::vector<RunSummary> runs = m_runs;
+    m_pending = std::async(std::launch::async, [path, runs, baseline, optimized, cancelled, stage] {
         Loaded loaded;
         try {
             TraceReader reader(path);
@@ -73,15 +77,34 @@ void Workspace::select(RunId baseline, RunId optimized) {
             *stage = 1;
             if (optimized != 0 && !*cancelled) loaded.traces.push_back(reader.loadRun(optimized));
             *stage = 2;
+            // A rank of a data-parallel run brings the other ranks (AbPairs.h rankSiblings).
+            for (const TraceModel& selected : loaded.traces) {
+                std::vector<const TraceModel*> ranks;
+                const std::vector<RunSummary> siblings = rankSiblings(selected.run(), runs);
+                for (const RunSummary& sibling : siblings) {
+                    if (siblings.size() < 2 || *cancelled) break;
+                    if (sibling.id == selected.run().id) {
+                        ranks.push_back(&selected);
+                        continue;
+                    }
+                    loaded.otherRanks.push_back(
+                        std::make_unique<TraceModel>(reader.loadRun(sibling.id)));
+                    ranks.push_back(loaded.otherRanks.back().get());
+                }
+                loaded.rankTraces.push_back(siblings.size() < 2 ? std::vector<const TraceModel*>{}
+                                                                : ranks);
+            }
+            *stage = 3;
             if (*cancelled) return loaded;
             std::vector<const TraceModel*> traces;
             for (const TraceModel& t : loaded.traces) traces.push_back(&t);
-            loaded.report = std::make_unique<Results>(buildResults(traces, path));
-            *stage = 3;
+            loaded.report =
+                std::make_unique<Results>(buildResults(traces, path, loaded.rankTraces));
+            *stage = 4;
             if (*cancelled) return loaded;
             for (const TraceModel& t : loaded.traces)
                 loaded.timelines.push_back(buildTimelineIndex(t));
-            *stage = 4;
+            *stage = 5;
         } catch (const std::exception& e) {
             loaded.error = e.what();
         }
@@ -107,7 +130,10 @@ bool Workspace::poll() {
         m_log.error(fmt::format("cannot load the selected runs: {}", loaded.error));
         return false;
     }
+    // Moving the vectors keeps their elements where they are: rankTraces' pointers stay valid.
     m_traces = std::move(loaded.traces);
+    m_otherRanks = std::move(loaded.otherRanks);
+    m_rankTraces = std::move(loaded.rankTraces);
     m_report = std::move(loaded.report);
     m_timelines = std::move(loaded.timelines);
     ++m_generation;

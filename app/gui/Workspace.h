@@ -52,6 +52,9 @@ class Workspace {
     // The analysis of the selection; null until loaded.
     const Results* report() const { return m_report.get(); }
     const std::vector<TraceModel>& traces() const { return m_traces; }
+    // Per selected trace (as traces()): when it is one rank of a data-parallel run, every rank's
+    // trace in rank order (it among them); else empty. The Ranks panel draws them.
+    const std::vector<std::vector<const TraceModel*>>& rankTraces() const { return m_rankTraces; }
     const std::vector<TimelineIndex>& timelines() const { return m_timelines; }  // one per trace
     // Counts the analyses taken in: what a panel caches about the traces is stale when it changed.
     std::uint64_t generation() const { return m_generation; }
@@ -59,6 +62,8 @@ class Workspace {
   private:
     struct Loaded {
         std::vector<TraceModel> traces;
+        std::vector<std::unique_ptr<TraceModel>> otherRanks;  // the selection's other ranks
+        std::vector<std::vector<const TraceModel*>> rankTraces;
         std::unique_ptr<Results> report;
         std::vector<TimelineIndex> timelines;
         std::string error;
@@ -73,9 +78,11 @@ class Workspace {
     std::shared_ptr<std::atomic<bool>> m_cancelled;
     std::shared_ptr<std::atomic<int>> m_stage;     // index into kStages, written by the loader
     std::vector<std::future<Loaded>> m_abandoned;  // cancelled loads still finishing
-    static constexpr int kStageCount = 5;
+    static constexpr int kStageCount = 6;
     static const char* const kStages[kStageCount];
     std::vector<TraceModel> m_traces;
+    std::vector<std::unique_ptr<TraceModel>> m_otherRanks;
+    std::vector<std::vector<const TraceModel*>> m_rankTraces;
     std::unique_ptr<Results> m_report;
     std::vector<TimelineIndex> m_timelines;
     std::uint64_t m_generation = 0;

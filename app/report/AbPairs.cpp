@@ -17,22 +17,39 @@ std::string pairName(const RunSummary& reference, const RunSummary& compared) {
     return fmt::format("run {} vs {}", reference.id, compared.id);
 }
 
+namespace {
+// A run's rank within its A/B: 0 outside a data-parallel launch (an imported trace may name its
+// rank of a job it is the only trace of).
+int rankInGroup(const RunSummary& run) {
+    return run.identity.worldSize.value_or(1) > 1 ? run.identity.rank.value_or(0) : 0;
+}
+}  // namespace
+
 std::map<std::string, AbPair> latestAbPairs(const std::vector<RunSummary>& runs) {
-    std::map<RunId, const RunSummary*> reference;  // A/B group -> its complete reference arm
+    // (A/B group, rank) -> its complete reference arm.
+    std::map<std::pair<RunId, int>, const RunSummary*> reference;
     for (const RunSummary& run : runs) {
         if (run.identity.abGroup != 0 && run.identity.isReferenceArm() &&
             run.displayStatus() == "complete") {
-            reference[run.identity.abGroup] = &run;
+            reference[{run.identity.abGroup, rankInGroup(run)}] = &run;
         }
     }
-    std::map<std::string, AbPair> pairs;
-    for (const RunSummary& compared : runs) {  // in id order: the newest pair of a name wins
+    // Per group, the pair of its lowest rank with both arms complete (rank 0's, unless its file
+    // was lost).
+    std::map<RunId, AbPair> lowest;
+    for (const RunSummary& compared : runs) {
         if (compared.identity.abGroup == 0 || !compared.identity.isComparedArm() ||
             compared.displayStatus() != "complete")
             continue;
-        auto found = reference.find(compared.identity.abGroup);
+        auto found = reference.find({compared.identity.abGroup, rankInGroup(compared)});
         if (found == reference.end()) continue;
-        AbPair pair{*found->second, compared};
+        auto [it, added] =
+            lowest.try_emplace(compared.identity.abGroup, AbPair{*found->second, compared});
+        if (!added && rankInGroup(compared) < rankInGroup(it->second.optimized))
+            it->second = AbPair{*found->second, compared};
+    }
+    std::map<std::string, AbPair> pairs;
+    for (const auto& [group, pair] : lowest) {  // in group order: the newest pair of a name wins
         pairs[pair.name()] = pair;
     }
     return pairs;
@@ -44,6 +61,23 @@ std::optional<AbPair> newestAbPair(const std::vector<RunSummary>& runs) {
         if (!newest || pair.optimized.id > newest->optimized.id) newest = pair;
     }
     return newest;
+}
+
+std::vector<RunSummary> rankSiblings(const RunSummary& run, const std::vector<RunSummary>& runs) {
+    const RunIdentity& identity = run.identity;
+    if (identity.worldSize.value_or(1) <= 1 || !identity.rank || identity.abGroup == 0)
+        return {run};
+    std::map<int, RunSummary> byRank;
+    for (const RunSummary& other : runs) {
+        const RunIdentity& o = other.identity;
+        if (o.abGroup == identity.abGroup && o.arm == identity.arm && o.rank &&
+            o.worldSize == identity.worldSize && o.toggle == identity.toggle)
+            byRank.emplace(*o.rank, other);  // a group holds one run per rank and role
+    }
+    byRank[*identity.rank] = run;
+    std::vector<RunSummary> siblings;
+    for (auto& [rank, sibling] : byRank) siblings.push_back(std::move(sibling));
+    return siblings;
 }
 
 }  // namespace glueprof

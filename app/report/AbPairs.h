@@ -23,9 +23,17 @@ struct AbPair {
     std::string name() const { return pairName(baseline, optimized); }
 };
 
-// The latest complete A/B of each toggle (by the compared arm's run id), both arms complete.
+// The latest complete A/B of each toggle (by the compared arm's run id), both arms complete. A
+// data-parallel A/B (ab --nproc) is one pair per rank in one group: it is named by its lowest
+// rank's pair, rank 0's (the other ranks' arms are its rankSiblings).
+
 std::map<std::string, AbPair> latestAbPairs(const std::vector<RunSummary>& runs);
 // The newest of them (by optimized run id), if any.
 std::optional<AbPair> newestAbPair(const std::vector<RunSummary>& runs);
+
+// The runs of `run`'s data-parallel launch that have its role — one group, arm and world size, any
+// status — in rank order (`run` among them); just `run` for a run of one process. A rank missing
+// from `runs` (its file was not merged) is left out.
+std::vector<RunSummary> rankSiblings(const RunSummary& run, const std::vector<RunSummary>& runs);
 
 }  // namespace glueprof

@@ -9,6 +9,7 @@
 #include "app/report/Escape.h"
 #include "app/report/HtmlReport.h"
 #include "app/report/Palette.h"
+#include "app/report/RankText.h"
 #include "app/report/VerdictText.h"
 #include "profiler/core/LossDiagnostics.h"
 
@@ -316,6 +317,65 @@ std::string comparisonSection(const AbComparison& c) {
     return html + phaseBars(c);
 }
 
+// A data-parallel A/B's ranks: each rank's arms compared, and the ranks side by side per arm.
+std::string rankTable(const Comparison& comparison, const Results& results) {
+    const RankPairsView view = rankPairsOf(comparison, results);
+    if (view.ranks.empty()) return "";
+    std::string html = fmt::format(
+        "<h3>Ranks ({} processes, data parallel)</h3>\n<p>The verdict above is rank 0's; each "
+        "rank's arms compared here. Overlap is HTA's |comm &#8745; compute| / |comm|.</p>\n"
+        "<table><tr><th>rank</th><th>step ms</th><th>step speedup [95% CI]</th><th>exposed comm "
+        "ms</th><th>comm/compute overlap</th><th>loss</th></tr>\n",
+        view.baseline->worldSize);
+    for (const RankPairView& rank : view.ranks) {
+        const MetricComparison* step = rank.ab->metric(TimingMetric::kStep);
+        html += fmt::format(
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.3f} &#8594; {:.3f}</td><td>{} &#8594; "
+            "{}</td><td>{}</td></tr>\n",
+            rank.rank,
+            step != nullptr ? fmt::format("{:.3f} &#8594; {:.3f}", step->baseline, step->optimized)
+                            : "-",
+            step != nullptr ? escapeMarkup(speedupText(*step)) : "-",
+            rank.baseline->medianPartMs(GluePart::kComm),
+            rank.optimized->medianPartMs(GluePart::kComm), overlapRatioText(rank.baselineOverlap),
+            overlapRatioText(rank.optimizedOverlap),
+            rank.ab->lossEqual ? "bit-identical" : "<b>differs</b>");
+    }
+    html += fmt::format(
+        "</table>\n<p>Spread per step (slowest rank &#8722; median rank) {:.3f} &#8594; {:.3f} ms; "
+        "straggler time (a step's worst collective) {:.3f} &#8594; {:.3f} ms. Clocks: {}.</p>\n",
+        view.baseline->analysis.medianSpreadMs, view.optimized->analysis.medianSpreadMs,
+        view.baseline->analysis.medianStragglerMs, view.optimized->analysis.medianStragglerMs,
+        escapeMarkup(clockAlignmentText(*view.ranks.back().optimized)));
+    return html;
+}
+
+// A data-parallel run's ranks side by side.
+std::string rankSetSection(const RankSet& set, const Results& results) {
+    const RankAnalysisResult& a = set.analysis;
+    std::string html = fmt::format(
+        "<h2>Ranks of run {} ({} processes, data parallel)</h2>\n<table><tr><th>rank</th>"
+        "<th>run</th><th>median step ms</th><th>exposed comm ms</th><th>comm/compute "
+        "overlap</th><th>slowest in</th></tr>\n",
+        results.runs[set.runs.front()].run.id, set.worldSize);
+    for (std::size_t p = 0; p < set.runs.size(); ++p) {
+        const RunAnalysis& r = results.runs[set.runs[p]];
+        html += fmt::format(
+            "<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{}</td><td>{} "
+            "step(s)</td></tr>\n",
+            r.run.identity.rank.value_or(-1), r.run.id, r.analysis.steps.medianWallMs,
+            r.medianPartMs(GluePart::kComm),
+            overlapRatioText(p < a.overlapRatio.size() ? a.overlapRatio[p] : -1.0),
+            p < a.slowestCount.size() ? a.slowestCount[p] : 0);
+    }
+    return html + fmt::format(
+                      "</table>\n<p>Spread per step (slowest rank &#8722; median rank) {:.3f} ms; "
+                      "straggler time (a step's worst collective) {:.3f} ms, over {} measured "
+                      "steps. Clocks: {}.</p>\n",
+                      a.medianSpreadMs, a.medianStragglerMs, a.steps.size(),
+                      escapeMarkup(clockAlignmentText(results.runs[set.runs.back()])));
+}
+
 // Losses (the capture missed something) in red; what an import skipped or derived as notes.
 std::string diagnosticsBoxes(const RunAnalysis& r) {
     std::string html;
@@ -408,12 +468,13 @@ std::string renderResultsHtml(const Results& report) {
     // Each comparison, then its two runs; then the runs of no comparison.
     std::set<std::size_t> shown;
     for (const Comparison& comparison : report.comparisons) {
-        html += comparisonSection(comparison.ab);
+        html += comparisonSection(comparison.ab) + rankTable(comparison, report);
         for (std::size_t index : {comparison.baseline, comparison.optimized}) {
             if (shown.insert(index).second)
                 html += runSection(report.runs[index], widest, widestNonMath);
         }
     }
+    for (const RankSet* set : rankSetsShownAlone(report)) html += rankSetSection(*set, report);
     for (std::size_t index = 0; index < report.runs.size(); ++index) {
         if (shown.count(index) == 0) html += runSection(report.runs[index], widest, widestNonMath);
     }

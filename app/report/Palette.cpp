@@ -30,6 +30,32 @@ std::uint32_t partColour(GluePart part) {
     return 0x000000;
 }
 
+std::uint32_t categoryColour(Category category) {
+    switch (category) {
+        case Category::kMath:
+            return partColour(GluePart::kMath);
+        case Category::kGlue:
+            return partColour(GluePart::kGlue);
+        case Category::kOptimizer:
+            return partColour(GluePart::kOptimizer);
+        case Category::kData:
+            return partColour(GluePart::kData);
+        case Category::kPipeline:
+            return partColour(GluePart::kPipeline);
+        case Category::kCopy:
+            return partColour(GluePart::kCopy);
+        case Category::kSync:
+            return partColour(GluePart::kSyncWait);
+        case Category::kComm:
+            return partColour(GluePart::kComm);
+        case Category::kPhase:
+            return 0x5A5A66;
+        case Category::kNone:
+            break;
+    }
+    return 0x808080;
+}
+
 std::uint32_t pipelineKindColour(const std::string& kind) {
     if (kind == "forward") return 0x4F81BD;
     if (kind == "recompute") return 0xF79646;

@@ -9,6 +9,8 @@
 namespace glueprof {
 
 std::uint32_t partColour(GluePart part);
+// An event's colour on a timeline: its category's part's colour (phases dark grey, none grey).
+std::uint32_t categoryColour(Category category);
 std::uint32_t pipelineKindColour(const std::string& kind);  // forward, recompute, backward
 constexpr std::uint32_t kBaselineColour = 0x7F7F7F;
 constexpr std::uint32_t kOptimizedColour = 0x4F81BD;

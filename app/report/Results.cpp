@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include "app/report/AbPairs.h"
@@ -134,17 +136,67 @@ class ResultsBuilder {
         Comparison c;
         c.baseline = add(baseline);
         c.optimized = add(optimized);
-        // The breakdowns the analysis of each run already holds, not computed again.
-        c.ab = compareArms(baseline, m_results.runs[c.baseline].analysis.steps, optimized,
-                           m_results.runs[c.optimized].analysis.steps);
+        c.ab = compareOf(baseline, c.baseline, optimized, c.optimized);
         if (!m_results.setup) m_results.setup = setupOf(baseline);
         m_results.comparisons.push_back(std::move(c));
     }
 
+    // The arms of the last comparison, rank by rank: `baselines` and `optimized` are every rank's
+    // arms (the compared pair among them), rank order.
+    void compareRanks(const std::vector<const TraceModel*>& baselines,
+                      const std::vector<const TraceModel*>& optimized) {
+        Comparison& c = m_results.comparisons.back();
+        const std::vector<std::size_t> b = addRanks(baselines);
+        const std::vector<std::size_t> o = addRanks(optimized);
+        for (std::size_t r = 0; r < b.size() && r < o.size(); ++r) {
+            if (baselines[r]->run().identity.rank != optimized[r]->run().identity.rank) continue;
+            c.rankComparisons.push_back(compareOf(*baselines[r], b[r], *optimized[r], o[r]));
+        }
+    }
+
+    // A data-parallel run's ranks, rank order (the run among them), as one RankSet.
+    std::vector<std::size_t> addRanks(const std::vector<const TraceModel*>& ranks) {
+        RankSet set;
+        for (const TraceModel* rank : ranks) set.runs.push_back(add(*rank));
+        set.worldSize = ranks.front()->run().identity.worldSize.value_or(1);
+        set.analysis = analyzeRanks(ranks);
+        for (const RankSet& existing : m_results.rankSets)
+            if (existing.runs == set.runs) return set.runs;
+        m_results.rankSets.push_back(std::move(set));
+        return m_results.rankSets.back().runs;
+    }
+
   private:
+    // The breakdowns the analysis of each run already holds, not computed again.
+    AbComparison compareOf(const TraceModel& baseline, std::size_t b, const TraceModel& optimized,
+                           std::size_t o) const {
+        return compareArms(baseline, m_results.runs[b].analysis.steps, optimized,
+                           m_results.runs[o].analysis.steps);
+    }
+
     Results& m_results;
     std::map<RunId, std::size_t> m_index;
 };
+
+// Whether `run` is one rank of several.
+bool isRank(const RunSummary& run) { return run.identity.worldSize.value_or(1) > 1; }
+
+// `run`'s ranks (rankSiblings) as traces, rank order: `run` itself where `loaded` has it, the
+// others loaded into `storage`.
+std::vector<const TraceModel*> loadRanks(const TraceReader& reader, const TraceModel& loaded,
+                                         const std::vector<RunSummary>& runs,
+                                         std::vector<std::unique_ptr<TraceModel>>& storage) {
+    std::vector<const TraceModel*> ranks;
+    for (const RunSummary& sibling : rankSiblings(loaded.run(), runs)) {
+        if (sibling.id == loaded.run().id) {
+            ranks.push_back(&loaded);
+        } else {
+            storage.push_back(std::make_unique<TraceModel>(reader.loadRun(sibling.id)));
+            ranks.push_back(storage.back().get());
+        }
+    }
+    return ranks;
+}
 
 }  // namespace
 
@@ -188,24 +240,59 @@ Results buildResults(const TraceReader& reader, const std::string& db,
     Results results;
     results.db = db;
     ResultsBuilder builder(results);
-    for (const auto& [baseline, optimized] : selection.pairs) {
-        // One pair in memory at a time: a suite of toggles never holds all its traces.
-        builder.compare(reader.loadRun(baseline), reader.loadRun(optimized));
+    std::optional<std::vector<RunSummary>> stored;  // listed once, when a run is a rank
+    auto storedRuns = [&]() -> const std::vector<RunSummary>& {
+        if (!stored) stored = reader.listRuns();
+        return *stored;
+    };
+    for (const auto& [baselineId, optimizedId] : selection.pairs) {
+        // One pair in memory at a time (with its ranks): a suite never holds all its traces.
+        const TraceModel baseline = reader.loadRun(baselineId);
+        const TraceModel optimized = reader.loadRun(optimizedId);
+        builder.compare(baseline, optimized);
+        std::vector<std::unique_ptr<TraceModel>> storage;
+        if (isRank(baseline.run()) && isRank(optimized.run())) {
+            builder.compareRanks(loadRanks(reader, baseline, storedRuns(), storage),
+                                 loadRanks(reader, optimized, storedRuns(), storage));
+        } else {
+            for (const TraceModel* arm : {&baseline, &optimized})
+                if (isRank(arm->run()))
+                    builder.addRanks(loadRanks(reader, *arm, storedRuns(), storage));
+        }
     }
     for (RunId run : selection.runs) {
-        if (!builder.has(run)) builder.add(reader.loadRun(run));  // each run read once
+        if (builder.has(run)) continue;  // each run read once
+        const TraceModel trace = reader.loadRun(run);
+        builder.add(trace);
+        if (isRank(trace.run())) {
+            std::vector<std::unique_ptr<TraceModel>> storage;
+            builder.addRanks(loadRanks(reader, trace, storedRuns(), storage));
+        }
     }
     return results;
 }
 
-Results buildResults(const std::vector<const TraceModel*>& traces, const std::string& db) {
+Results buildResults(const std::vector<const TraceModel*>& traces, const std::string& db,
+                     const std::vector<std::vector<const TraceModel*>>& ranks) {
     Results results;
     results.db = db;
     ResultsBuilder builder(results);
+    const auto ranksOf = [&](std::size_t i) {
+        return i < ranks.size() ? ranks[i] : std::vector<const TraceModel*>{};
+    };
     if (traces.size() == 2) {
         builder.compare(*traces[0], *traces[1]);
-    } else {
-        for (const TraceModel* trace : traces) builder.add(*trace);
+        if (!ranksOf(0).empty() && !ranksOf(1).empty()) {
+            builder.compareRanks(ranks[0], ranks[1]);
+        } else {
+            for (std::size_t i : {0, 1})
+                if (!ranksOf(i).empty()) builder.addRanks(ranks[i]);
+        }
+        return results;
+    }
+    for (std::size_t i = 0; i < traces.size(); ++i) {
+        builder.add(*traces[i]);
+        if (!ranksOf(i).empty()) builder.addRanks(ranks[i]);
     }
     return results;
 }
@@ -216,6 +303,56 @@ const RunAnalysis* headline(const Results& r) {
     return r.runs.empty() ? nullptr : &r.runs.front();
 }
 }  // namespace
+
+RankPairsView rankPairsOf(const Comparison& comparison, const Results& results) {
+    RankPairsView view;
+    view.baseline = results.rankSetOf(comparison.baseline);
+    view.optimized = results.rankSetOf(comparison.optimized);
+    if (comparison.rankComparisons.empty() || view.baseline == nullptr || view.optimized == nullptr)
+        return RankPairsView{};
+    // Where run `id` is in `set`, or set.runs.size().
+    const auto positionOf = [&](const RankSet& set, RunId id) {
+        std::size_t p = 0;
+        while (p < set.runs.size() && results.runs[set.runs[p]].run.id != id) ++p;
+        return p;
+    };
+    const auto overlapAt = [](const RankSet& set, std::size_t p) {
+        return p < set.analysis.overlapRatio.size() ? set.analysis.overlapRatio[p] : -1.0;
+    };
+    for (const AbComparison& ab : comparison.rankComparisons) {
+        const std::size_t b = positionOf(*view.baseline, ab.baselineRun);
+        const std::size_t o = positionOf(*view.optimized, ab.optimizedRun);
+        if (b == view.baseline->runs.size() || o == view.optimized->runs.size()) continue;
+        RankPairView rank;
+        rank.baseline = &results.runs[view.baseline->runs[b]];
+        rank.optimized = &results.runs[view.optimized->runs[o]];
+        rank.rank = rank.baseline->run.identity.rank.value_or(0);
+        rank.ab = &ab;
+        rank.baselineOverlap = overlapAt(*view.baseline, b);
+        rank.optimizedOverlap = overlapAt(*view.optimized, o);
+        view.ranks.push_back(rank);
+    }
+    return view;
+}
+
+std::vector<const RankSet*> rankSetsShownAlone(const Results& results) {
+    std::vector<const RankSet*> alone;
+    for (const RankSet& set : results.rankSets) {
+        bool compared = false;
+        for (const Comparison& c : results.comparisons) {
+            const RankPairsView view = rankPairsOf(c, results);
+            compared = compared || view.baseline == &set || view.optimized == &set;
+        }
+        if (!compared) alone.push_back(&set);
+    }
+    return alone;
+}
+
+const RankSet* Results::rankSetOf(std::size_t run) const {
+    for (const RankSet& set : rankSets)
+        if (std::find(set.runs.begin(), set.runs.end(), run) != set.runs.end()) return &set;
+    return nullptr;
+}
 
 std::string Results::preset() const {
     const RunAnalysis* r = headline(*this);

@@ -11,6 +11,7 @@
 #include "analyzers/AbComparison.h"
 #include "analyzers/Analysis.h"
 #include "analyzers/CopyOverlap.h"
+#include "analyzers/RankAnalysis.h"
 #include "profiler/core/TraceModel.h"
 
 namespace glueprof {
@@ -51,6 +52,12 @@ struct RankClockAlignment {
 };
 
 struct RunAnalysis {
+    // The median ms per measured step of one part of the glue breakdown (0 when not analyzed).
+    double medianPartMs(GluePart part) const {
+        const std::size_t p = static_cast<std::size_t>(part);
+        return p < analysis.glue.medianMsPerPart.size() ? analysis.glue.medianMsPerPart[p] : 0.0;
+    }
+
     RunSummary run;
     AnalysisResult analysis;
     std::vector<Diagnostic> diagnostics;
@@ -67,9 +74,20 @@ struct RunAnalysis {
 
 // One A/B: the statistics of the pair and where its two runs are in Results::runs.
 struct Comparison {
-    AbComparison ab;
+    AbComparison ab;           // a data-parallel A/B: rank 0's arms
     std::size_t baseline = 0;  // index into Results::runs
     std::size_t optimized = 0;
+    // A data-parallel A/B (ab --nproc): every rank's arms compared, rank order (rank 0's first,
+    // equal to `ab`). Empty for an A/B of one process.
+    std::vector<AbComparison> rankComparisons;
+};
+
+// The ranks of a data-parallel run, or of one arm of a data-parallel A/B, side by side: where each
+// rank's run is in Results::runs and what RankAnalysis says across them.
+struct RankSet {
+    std::vector<std::size_t> runs;  // index into Results::runs, rank order
+    int worldSize = 0;  // the launch's; more than runs.size() when a rank's file was not merged
+    RankAnalysisResult analysis;
 };
 
 // How the A/B blocks ran, read back from the steps of a comparison's baseline.
@@ -90,6 +108,11 @@ struct Results {
     std::vector<Comparison> comparisons;     // A/B pairs among them
     std::vector<SkippedComparison> skipped;  // toggles an A/B did not run, and why
     std::string reportPath;                  // the report file written beside them, if any
+    // The data-parallel runs among `runs`, one set per run and arm of a launch; the ranks other
+    // than the one selected are added to `runs` right after it (after both arms of a pair).
+    std::vector<RankSet> rankSets;
+    // The set `runs[run]` belongs to, if it is one rank of several.
+    const RankSet* rankSetOf(std::size_t run) const;
 
     // Of the first comparison (else the first run): preset, device and GPU capture line.
     std::string preset() const;
@@ -101,6 +124,27 @@ struct Results {
     const RunAnalysis& optimizedOf(const Comparison& c) const { return runs[c.optimized]; }
 };
 
+// One rank of a data-parallel A/B, as every face shows it: its arms, their comparison and each
+// arm's comm/compute overlap on that rank.
+struct RankPairView {
+    int rank = 0;
+    const RunAnalysis* baseline = nullptr;
+    const RunAnalysis* optimized = nullptr;
+    const AbComparison* ab = nullptr;
+    double baselineOverlap = -1.0;  // -1: the rank had no comm
+    double optimizedOverlap = -1.0;
+};
+// A data-parallel A/B's ranks in rank order, and each arm's RankSet; empty (and null) for an A/B of
+// one process.
+struct RankPairsView {
+    std::vector<RankPairView> ranks;
+    const RankSet* baseline = nullptr;
+    const RankSet* optimized = nullptr;
+};
+RankPairsView rankPairsOf(const Comparison& comparison, const Results& results);
+// The rank sets no comparison shows rank by rank (data-parallel runs shown alone).
+std::vector<const RankSet*> rankSetsShownAlone(const Results& results);
+
 // What to show: runs alone and pairs (reference run, compared run).
 struct ResultsSelection {
     std::vector<RunId> runs;
@@ -108,13 +152,17 @@ struct ResultsSelection {
 };
 
 // Loads each selected run once, analyzes it and compares each pair (compareArms names and judges
-// it).
+// it). A run that is one rank of a data-parallel launch brings its ranks (AbPairs.h rankSiblings):
+// they are analyzed too, side by side in a RankSet, and a pair of such runs is compared rank by
+// rank.
 Results buildResults(const TraceReader& reader, const std::string& db,
                      const ResultsSelection& selection);
 
 // The same from traces already in memory (the GUI, tests): one run, or a baseline and a compared
-// run.
-Results buildResults(const std::vector<const TraceModel*>& traces, const std::string& db = "");
+// run. `ranks[i]`, when given and not empty: traces[i]'s ranks (traces[i] among them, rank order),
+// analyzed side by side as above.
+Results buildResults(const std::vector<const TraceModel*>& traces, const std::string& db = "",
+                     const std::vector<std::vector<const TraceModel*>>& ranks = {});
 
 RunAnalysis analyzeRun(const TraceModel& trace);
 

@@ -255,6 +255,35 @@ nlohmann::json toJson(const Comparison& comparison, const Results& results) {
     if (b.analysis.copyOverlap.total.copies > 0 || o.analysis.copyOverlap.total.copies > 0) {
         j["copy_overlap"] = beforeAfter(b, o, [](const auto& a) { return toJson(a.copyOverlap); });
     }
+    const RankPairsView view = rankPairsOf(comparison, results);
+    if (!view.ranks.empty()) {
+        // A data-parallel A/B: the fields above are rank 0's; here every rank's arms compared,
+        // and the ranks side by side per arm.
+        nlohmann::json perRank = nlohmann::json::array();
+        const auto overlap = [](double ratio) {
+            return ratio < 0.0 ? nlohmann::json() : nlohmann::json(ratio);
+        };
+        for (const RankPairView& rank : view.ranks) {
+            nlohmann::json rankMetrics = nlohmann::json::array();
+            for (const MetricComparison& m : rank.ab->metrics) rankMetrics.push_back(metricJson(m));
+            perRank.push_back(
+                {{"rank", rank.rank},
+                 {"runs",
+                  {{"baseline", rank.ab->baselineRun}, {"optimized", rank.ab->optimizedRun}}},
+                 {"verdict", toString(rank.ab->verdict())},
+                 {"metrics", rankMetrics},
+                 {"loss_equal", rank.ab->lossEqual},
+                 {"exposed_comm_ms",
+                  {rank.baseline->medianPartMs(GluePart::kComm),
+                   rank.optimized->medianPartMs(GluePart::kComm)}},
+                 {"comm_compute_overlap",
+                  {overlap(rank.baselineOverlap), overlap(rank.optimizedOverlap)}}});
+        }
+        j["ranks"] = {{"world_size", view.baseline->worldSize},
+                      {"per_rank", perRank},
+                      {"baseline", toJson(view.baseline->analysis)},
+                      {"optimized", toJson(view.optimized->analysis)}};
+    }
     return j;
 }
 
@@ -275,6 +304,14 @@ nlohmann::json toJson(const Results& results) {
                         {"runs", runs},
                         {"comparisons", comparisons},
                         {"skipped", skipped}};
+    nlohmann::json rankSets = nlohmann::json::array();
+    for (const RankSet& set : results.rankSets) {
+        nlohmann::json ids = nlohmann::json::array();
+        for (std::size_t index : set.runs) ids.push_back(results.runs[index].run.id);
+        rankSets.push_back(
+            {{"runs", ids}, {"world_size", set.worldSize}, {"analysis", toJson(set.analysis)}});
+    }
+    j["rank_sets"] = rankSets;
     if (results.setup) {
         j["schedule"] = {{"warmup", results.setup->warmup},
                          {"steps", results.setup->steps},

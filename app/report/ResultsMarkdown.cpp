@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "app/report/Findings.h"
+#include "app/report/RankText.h"
 
 namespace glueprof {
 
@@ -118,6 +119,60 @@ std::string syncsByOp(const SyncPointsResult& b, const SyncPointsResult& o) {
     return md;
 }
 
+// A data-parallel A/B's ranks: each rank's arms compared, and the ranks side by side per arm.
+std::string rankTable(const Comparison& comparison, const Results& results) {
+    const RankPairsView view = rankPairsOf(comparison, results);
+    if (view.ranks.empty()) return "";
+    std::string md = fmt::format(
+        "\n### Ranks ({} processes, data parallel; the verdict above is rank 0's)\n\n"
+        "| rank | runs | step ms (baseline → optimized) | step speedup [95% CI] | exposed comm ms "
+        "| comm/compute overlap | loss | clock |\n|---|---|---|---|---|---|---|---|\n",
+        view.baseline->worldSize);
+    for (const RankPairView& rank : view.ranks) {
+        const MetricComparison* step = rank.ab->metric(TimingMetric::kStep);
+        md += fmt::format(
+            "| {} | {} vs {} | {} | {} | {:.3f} → {:.3f} | {} → {} | {} | {} |\n", rank.rank,
+            rank.ab->baselineRun, rank.ab->optimizedRun,
+            step != nullptr ? fmt::format("{:.3f} → {:.3f}", step->baseline, step->optimized) : "-",
+            step != nullptr ? speedupCell(*step) : "-",
+            rank.baseline->medianPartMs(GluePart::kComm),
+            rank.optimized->medianPartMs(GluePart::kComm), overlapRatioText(rank.baselineOverlap),
+            overlapRatioText(rank.optimizedOverlap),
+            rank.ab->lossEqual ? "bit-identical" : "DIFFERS",
+            escapeMarkdown(clockAlignmentText(*rank.optimized)));
+    }
+    md += fmt::format(
+        "\nSpread per step (slowest rank − median rank): {:.3f} → {:.3f} ms. Straggler time (the "
+        "worst collective of a step, last rank's start − first's): {:.3f} → {:.3f} ms.\n",
+        view.baseline->analysis.medianSpreadMs, view.optimized->analysis.medianSpreadMs,
+        view.baseline->analysis.medianStragglerMs, view.optimized->analysis.medianStragglerMs);
+    return md;
+}
+
+// A data-parallel run's ranks side by side.
+std::string rankSetSection(const RankSet& set, const Results& results) {
+    const RankAnalysisResult& a = set.analysis;
+    std::string md = fmt::format(
+        "\n## Ranks of run {} ({} processes, data parallel)\n\n| rank | run | median step ms | "
+        "exposed comm ms | comm/compute overlap | slowest in | clock |\n"
+        "|---|---|---:|---:|---:|---:|---|\n",
+        results.runs[set.runs.front()].run.id, set.worldSize);
+    for (std::size_t p = 0; p < set.runs.size(); ++p) {
+        const RunAnalysis& r = results.runs[set.runs[p]];
+        md += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} | {} step(s) | {} |\n",
+                          r.run.identity.rank.value_or(-1), r.run.id, r.analysis.steps.medianWallMs,
+                          r.medianPartMs(GluePart::kComm),
+                          overlapRatioText(p < a.overlapRatio.size() ? a.overlapRatio[p] : -1.0),
+                          p < a.slowestCount.size() ? a.slowestCount[p] : 0,
+                          escapeMarkdown(clockAlignmentText(r)));
+    }
+    md += fmt::format(
+        "\nSpread per step (slowest rank − median rank): {:.3f} ms. Straggler time (the worst "
+        "collective of a step, last rank's start − first's): {:.3f} ms, over {} measured steps.\n",
+        a.medianSpreadMs, a.medianStragglerMs, a.steps.size());
+    return md;
+}
+
 std::string comparisonSection(const Comparison& comparison, const Results& results) {
     const AbComparison& c = comparison.ab;
     const RunAnalysis& b = results.baselineOf(comparison);
@@ -142,7 +197,7 @@ std::string comparisonSection(const Comparison& comparison, const Results& resul
     }
     md += sideFigures(b.analysis, o.analysis);
     md += syncsByOp(b.analysis.syncPoints, o.analysis.syncPoints);
-    return md;
+    return md + rankTable(comparison, results);
 }
 
 std::string runSection(const RunAnalysis& r) {
@@ -217,6 +272,7 @@ std::string renderResultsMarkdown(const Results& results) {
                           code(r.run.preset), code(r.run.device), r.run.displayStatus());
     }
     for (const Comparison& c : results.comparisons) md += comparisonSection(c, results);
+    for (const RankSet* set : rankSetsShownAlone(results)) md += rankSetSection(*set, results);
     for (const RunAnalysis& r : results.runs) md += runSection(r);
     return md;
 }

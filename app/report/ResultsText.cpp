@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "app/report/Findings.h"
+#include "app/report/RankText.h"
 
 namespace glueprof {
 
@@ -52,6 +53,43 @@ std::string sideFigures(const AnalysisResult& b, const AnalysisResult& o) {
     return out;
 }
 
+std::string rankText(const RunAnalysis& r) {
+    return r.run.identity.rank ? std::to_string(*r.run.identity.rank) : "?";
+}
+
+// A data-parallel A/B's ranks: each rank's arms compared, then the ranks side by side per arm.
+std::string rankComparisonBlock(const Comparison& comparison, const Results& results) {
+    const RankPairsView view = rankPairsOf(comparison, results);
+    if (view.ranks.empty()) return "";
+    std::string out =
+        fmt::format("  ranks ({} processes, data parallel; the verdict above is rank 0's):\n",
+                    view.baseline->worldSize);
+    out += fmt::format("    {:<5} {:>20} {:>20} {:>14}  {}\n", "rank", "step ms b -> o",
+                       "exposed comm ms", "overlap", "step speedup [95% CI]");
+    std::string clocks;
+    for (const RankPairView& rank : view.ranks) {
+        const MetricComparison* step = rank.ab->metric(TimingMetric::kStep);
+        out += fmt::format(
+            "    {:<5} {:>20} {:>20} {:>14}  {}\n", rank.rank,
+            step != nullptr ? fmt::format("{:.3f} -> {:.3f}", step->baseline, step->optimized)
+                            : std::string("-"),
+            fmt::format("{:.3f} -> {:.3f}", rank.baseline->medianPartMs(GluePart::kComm),
+                        rank.optimized->medianPartMs(GluePart::kComm)),
+            overlapRatioText(rank.baselineOverlap) + " -> " +
+                overlapRatioText(rank.optimizedOverlap),
+            step != nullptr ? speedupCell(*step) : std::string("-"));
+        clocks += fmt::format("    clock of rank {}: {}\n", rank.rank,
+                              clockAlignmentText(*rank.optimized));
+    }
+    const RankAnalysisResult& before = view.baseline->analysis;
+    const RankAnalysisResult& after = view.optimized->analysis;
+    out += row("spread per step (max - median ms)", number(before.medianSpreadMs),
+               number(after.medianSpreadMs));
+    out += row("straggler ms (worst collective/step)", number(before.medianStragglerMs),
+               number(after.medianStragglerMs));
+    return out + clocks;
+}
+
 std::string comparisonBlock(const Comparison& comparison, const Results& results) {
     const AbComparison& c = comparison.ab;
     const RunAnalysis& b = results.baselineOf(comparison);
@@ -88,7 +126,7 @@ std::string comparisonBlock(const Comparison& comparison, const Results& results
                                d.detail);
         }
     }
-    return out;
+    return out + rankComparisonBlock(comparison, results);
 }
 
 // "tracing overhead ≈ X% of step time (...)" over RUNS (a range when they differ); "not measured"
@@ -211,42 +249,31 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
     return out;
 }
 
-std::string renderRankLines(const Results& results, int worldSize,
-                            const RankAnalysisResult& ranks) {
-    std::string out = fmt::format("  ranks ({} processes, data parallel):\n", worldSize);
+std::string renderRankLines(const Results& results, const RankSet& ranks) {
+    std::string out = fmt::format("  ranks ({} processes, data parallel):\n", ranks.worldSize);
     out += fmt::format("    {:<6} {:>6} {:>14} {:>18} {:>12}  {}\n", "rank", "run",
                        "median step ms", "exposed comm ms", "last loss", "clock");
-    for (const RunAnalysis& r : results.runs) {
-        const auto& glue = r.analysis.glue.medianMsPerPart;
-        const std::size_t comm = static_cast<std::size_t>(GluePart::kComm);
+    for (std::size_t index : ranks.runs) {
+        const RunAnalysis& r = results.runs[index];
         const double lastLoss =
             r.analysis.steps.measured.empty() ? 0.0 : r.analysis.steps.measured.back().loss;
-        std::string clock = "not measured";
-        if (const std::optional<RankClockAlignment>& c = r.clockAlignment) {
-            clock = c->sameMachine ? fmt::format(
-                                         "one clock (same machine); barrier estimate {:+.1f} us, "
-                                         "within {:.1f} us",
-                                         c->estimateNs / 1000.0, c->residualNs / 1000.0)
-                                   : fmt::format("shifted {:+.1f} us, residual {:.1f} us",
-                                                 c->offsetNs / 1000.0, c->residualNs / 1000.0);
-        }
-        out += fmt::format("    {:<6} {:>6} {:>14.3f} {:>18.3f} {:>12.5f}  {}\n",
-                           r.run.identity.rank ? std::to_string(*r.run.identity.rank) : "?",
-                           r.run.id, r.analysis.steps.medianWallMs,
-                           comm < glue.size() ? glue[comm] : 0.0, lastLoss, clock);
+        out += fmt::format("    {:<6} {:>6} {:>14.3f} {:>18.3f} {:>12.5f}  {}\n", rankText(r),
+                           r.run.id, r.analysis.steps.medianWallMs, r.medianPartMs(GluePart::kComm),
+                           lastLoss, clockAlignmentText(r));
     }
-    if (ranks.steps.empty()) return out;
+    const RankAnalysisResult& a = ranks.analysis;
+    if (a.steps.empty()) return out;
     std::string slowest, overlap;
-    for (std::size_t r = 0; r < ranks.slowestCount.size(); ++r) {
-        slowest += fmt::format("{}rank {}: {}", r == 0 ? "" : ", ", r, ranks.slowestCount[r]);
-        const double ratio = r < ranks.overlapRatio.size() ? ranks.overlapRatio[r] : -1.0;
-        overlap += fmt::format("{}rank {}: {}", r == 0 ? "" : ", ", r,
-                               ratio < 0.0 ? std::string("no comm") : fmt::format("{:.2f}", ratio));
+    for (std::size_t r = 0; r < a.slowestCount.size(); ++r) {
+        slowest += fmt::format("{}rank {}: {}", r == 0 ? "" : ", ", r, a.slowestCount[r]);
+        overlap +=
+            fmt::format("{}rank {}: {}", r == 0 ? "" : ", ", r,
+                        overlapRatioText(r < a.overlapRatio.size() ? a.overlapRatio[r] : -1.0));
     }
-    out += fmt::format("  {:<34} {:>10.3f}\n", "spread per step (max - median ms)",
-                       ranks.medianSpreadMs);
+    out +=
+        fmt::format("  {:<34} {:>10.3f}\n", "spread per step (max - median ms)", a.medianSpreadMs);
     out += fmt::format("  {:<34} {:>10.3f}\n", "straggler ms (worst collective/step)",
-                       ranks.medianStragglerMs);
+                       a.medianStragglerMs);
     out += fmt::format("  slowest rank (measured steps): {}\n", slowest);
     out += fmt::format("  comm/compute overlap |comm ∩ compute| / |comm|: {}\n", overlap);
     return out;

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <string>
 
-#include "analyzers/RankAnalysis.h"
 #include "app/report/Results.h"
 
 namespace glueprof {
@@ -21,6 +20,7 @@ std::string renderRunSummary(const RunAnalysis& run, const std::string& db,
 // A data-parallel run's ranks, one line each (run id, median step, exposed communication, last
 // loss), and how their clocks were put on rank 0's (environment `clock_alignment`).
 // Then the ranks compared (RankAnalysis): slowest rank, spread, straggler time, overlap.
-std::string renderRankLines(const Results& results, int worldSize, const RankAnalysisResult& ranks);
+// (`ab`'s table shows a data-parallel A/B's ranks under its comparison.)
+std::string renderRankLines(const Results& results, const RankSet& ranks);
 
 }  // namespace glueprof

@@ -37,7 +37,8 @@ const std::vector<ToggleInfo>& toggleCatalog() {
         {"roundpipe",
          "run the model as a pipeline on 2 workers with stages dealt round-robin to a stateless "
          "worker pool (RoundPipe) instead of bound to workers (Looped-BFS, the baseline)",
-         TimingMetric::kStep, false, advisor_rules::kStageImbalance, TargetMetric::kMakespan},
+         TimingMetric::kStep, false, advisor_rules::kStageImbalance, TargetMetric::kMakespan, false,
+         true},
         {"ddp_overlap",
          "average gradients in 25 MiB buckets whose all-reduce starts as soon as the bucket's "
          "gradients are ready in backward, waited for only before the optimizer (DDP), instead of "
@@ -86,8 +87,12 @@ std::string notApplicableReason(const ToggleInfo& toggle, bool modelIsMoe, int w
     }
     if (toggle.ranksOnly && worldSize < 2) {
         return "it changes how ranks average gradients: run it with several ranks "
-               "(glueprof run --nproc 2 --opt " +
+               "(glueprof ab --nproc 2 --opt " +
                toggle.name + ")";
+    }
+    if (toggle.oneProcessOnly && worldSize > 1) {
+        return "it pipelines one process's model, which data parallelism over ranks does not "
+               "combine with yet: run it without --nproc";
     }
     return {};
 }

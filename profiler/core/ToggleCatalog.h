@@ -36,7 +36,8 @@ struct ToggleInfo {
     bool moeOnly = false;                              // only meaningful on a model with MoE layers
     std::string advisorRule;  // the advisor rule that recommends it; "" when none does
     TargetMetric target = TargetMetric::kNone;  // what it exists to move (its target verdict)
-    bool ranksOnly = false;  // only meaningful with several ranks (data parallelism, --nproc)
+    bool ranksOnly = false;       // only meaningful with several ranks (data parallelism, --nproc)
+    bool oneProcessOnly = false;  // pipelines one process's model: not with several ranks
 };
 
 // In the order `ab --all` runs them and the CLI lists them.

@@ -89,25 +89,40 @@ std::optional<Category> parseCategoryName(std::string_view text) {
     return std::nullopt;
 }
 
+// Bytes per element of a torch dtype as record_param_comms names it ("Float", "BFloat16", ...); 1
+// when unknown (the count of elements, then).
+std::int64_t elementBytes(std::string_view dtype) {
+    const std::string d = lower(dtype);
+    if (d == "double" || d == "long" || d == "complexfloat") return 8;
+    if (d == "float" || d == "int") return 4;
+    if (d == "half" || d == "bfloat16" || d == "short") return 2;
+    return 1;
+}
+
 // One traceEvents element's fields, reused from event to event (strings keep their capacity).
 struct RawEvent {
     std::string ph, cat, name, pid, tid, id, syncKind, argName, category, src, dst;
+    // torch.distributed's annotation of a collective (record_param_comms and its NCCL kernels):
+    // args "Collective name", "Seq" (the process group's sequence number, equal on every rank),
+    // "In msg nelems" and "dtype".
+    std::string collective, dtype;
     bool pidNumeric = false, tidNumeric = false;
     std::optional<TimestampNs> ts, dur;
     std::int64_t correlation = kAbsent, externalId = kAbsent, stream = kAbsent,
                  waitOnStream = kAbsent, device = kAbsent, bytes = kAbsent, step = kAbsent,
-                 layer = kAbsent, microbatch = kAbsent, flags = kAbsent;
+                 layer = kAbsent, microbatch = kAbsent, flags = kAbsent, sequence = kAbsent,
+                 elements = kAbsent;
     bool syncPoint = false;
 
     void clear() {
-        for (std::string* s :
-             {&ph, &cat, &name, &pid, &tid, &id, &syncKind, &argName, &category, &src, &dst})
+        for (std::string* s : {&ph, &cat, &name, &pid, &tid, &id, &syncKind, &argName, &category,
+                               &src, &dst, &collective, &dtype})
             s->clear();
         pidNumeric = tidNumeric = syncPoint = false;
         ts.reset();
         dur.reset();
         correlation = externalId = stream = waitOnStream = device = bytes = step = layer =
-            microbatch = flags = kAbsent;
+            microbatch = flags = sequence = elements = kAbsent;
     }
 };
 
@@ -204,7 +219,11 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
         kCategory,
         kSrc,
         kDst,
-        kSyncPoint
+        kSyncPoint,
+        kCollective,
+        kSequence,
+        kElements,
+        kDtype
     };
     static Field lookUpField(std::string_view key,
                              std::initializer_list<std::pair<std::string_view, Field>> fields) {
@@ -239,7 +258,11 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
                                  {"category", Field::kCategory},
                                  {"src", Field::kSrc},
                                  {"dst", Field::kDst},
-                                 {"sync_point", Field::kSyncPoint}});
+                                 {"sync_point", Field::kSyncPoint},
+                                 {"Collective name", Field::kCollective},
+                                 {"Seq", Field::kSequence},
+                                 {"In msg nelems", Field::kElements},
+                                 {"dtype", Field::kDtype}});
     }
 
     bool scalar(Scalar kind, std::string_view text);
@@ -520,6 +543,16 @@ bool KinetoHandler::argField(Scalar kind, std::string_view text) {
         case Field::kArgName:
             if (kind == Scalar::kString) e.argName.assign(text);
             return true;
+        case Field::kCollective:
+            if (kind == Scalar::kString) e.collective.assign(text);
+            return true;
+        case Field::kSequence:
+            return number(kind, text, e.sequence);
+        case Field::kElements:
+            return number(kind, text, e.elements);
+        case Field::kDtype:
+            if (kind == Scalar::kString) e.dtype.assign(text);
+            return true;
         default:
             break;
     }
@@ -608,7 +641,12 @@ void KinetoHandler::complete(const RawEvent& e, TimestampNs start, TimestampNs e
     EventKind kind;
     Category category = Category::kNone;
     bool onDevice = false;
-    if (cat == "cpu_op" || cat == "operator") {
+    if ((cat == "cpu_op" || cat == "operator") && !e.collective.empty() && !m_glueprofExport) {
+        // A collective as torch.distributed records it (record_param_comms): a comm range, its
+        // sequence number the correlation that lines it up across ranks, as glueprof's own.
+        kind = EventKind::kRange;
+        category = Category::kComm;
+    } else if (cat == "cpu_op" || cat == "operator") {
         kind = EventKind::kOp;
         category = Category::kMath;
     } else if (cat == "user_annotation") {
@@ -624,6 +662,7 @@ void KinetoHandler::complete(const RawEvent& e, TimestampNs start, TimestampNs e
     } else if (cat == "kernel") {
         kind = EventKind::kKernel;
         onDevice = true;
+        if (!e.collective.empty()) category = Category::kComm;  // an NCCL kernel
     } else if (cat == "gpu_memcpy" || cat == "memcpy") {
         kind = EventKind::kMemcpy;
         category = Category::kCopy;
@@ -685,6 +724,11 @@ void KinetoHandler::complete(const RawEvent& e, TimestampNs start, TimestampNs e
     if (e.bytes != kAbsent && e.bytes < 0) m_assembly.skip("negative byte counts (stored as 0)");
     if (kind == EventKind::kOp && e.externalId != kAbsent) added.correlation = e.externalId;
     if (e.correlation != kAbsent) added.correlation = e.correlation;
+    if (kind == EventKind::kRange && category == Category::kComm) {
+        added.correlation = e.sequence != kAbsent && e.sequence > 0 ? e.sequence : 0;
+        if (e.elements != kAbsent && e.elements > 0)
+            added.bytes = e.elements * elementBytes(e.dtype);
+    }
     if (m_glueprofExport) {
         if (auto c = parseCategoryName(e.category)) added.category = *c;
         if (e.step != kAbsent) added.step = static_cast<std::int32_t>(e.step);

@@ -8,6 +8,7 @@
 
 #include "optimizations/ToggleRegistry.h"
 #include "reference_trainer/AbRunner.h"
+#include "reference_trainer/AbSuite.h"
 #include "reference_trainer/TrainConfig.h"
 #include "reference_trainer/distributed/RankEnvironment.h"
 #include "reference_trainer/distributed/RankMerge.h"
@@ -27,5 +28,13 @@ struct RankRunRequest {
 // error from its collectives within the timeout.
 MergedRanks runSingleOnRanks(const TrainConfig& config, const std::vector<const Toggle*>& toggles,
                              int warmup, int steps, const RankRunRequest& request);
+
+// `glueprof ab` on this rank (every rank calls it with the same request): each toggle's A/B runs
+// on every rank in the same interleaved blocks, the arms' gradients averaged across ranks. On rank
+// 0 the comparisons name rank 0's merged arms (the other ranks' arms share their group: AbPairs.h
+// rankSiblings); the other ranks get only the toggles skipped. `request.db` is ignored: the
+// database is `rankRequest.db`.
+AbOutcome runAbSuiteOnRanks(const AbRequest& request, const RankRunRequest& rankRequest,
+                            const AbProgress& progress);
 
 }  // namespace glueprof

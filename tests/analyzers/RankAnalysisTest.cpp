@@ -73,5 +73,52 @@ TEST(RankAnalysis, OneRankOrCollectivesMissingOnARankGiveNoStragglerTime) {
     EXPECT_DOUBLE_EQ(result.overlapRatio[1], -1.0);  // no communication to overlap
 }
 
+TEST(RankAnalysis, ACollectivesInstancesLineUpAcrossRanksByItsSequenceNumber) {
+    const TraceModel r0 = rank(80, 70, 0);
+    const TraceModel r1 = rank(90, 72, 4 * kMs);
+    const std::vector<CollectiveInstances> step1 = collectivesOfStep({&r0, &r1}, 1);
+    ASSERT_EQ(step1.size(), 2u);
+    EXPECT_EQ(step1[0].sequence, 1);
+    EXPECT_EQ(step1[1].sequence, 2);
+    for (const CollectiveInstances& c : step1) {
+        ASSERT_EQ(c.perRank.size(), 2u);
+        EXPECT_TRUE(c.onEveryRank());
+        EXPECT_EQ(c.perRank[1]->startNs - c.perRank[0]->startNs, 4 * kMs);
+        EXPECT_EQ(c.stragglerNs(), 4 * kMs);
+    }
+    const std::vector<CollectiveInstances> step2 = collectivesOfStep({&r0, &r1}, 2);
+    ASSERT_EQ(step2.size(), 1u);
+    EXPECT_EQ(step2[0].sequence, 3);
+    // A rank without the collective: its instance is missing, the others still line up.
+    TraceModelBuilder b;
+    b.addLane(LaneKind::kHostThread, "main");
+    const TraceModel none = std::move(b).build();
+    const std::vector<CollectiveInstances> partial = collectivesOfStep({&r0, &none}, 1);
+    ASSERT_EQ(partial.size(), 2u);
+    EXPECT_FALSE(partial[0].onEveryRank());
+    EXPECT_EQ(partial[0].perRank[1], nullptr);
+    EXPECT_EQ(partial[0].stragglerNs(), 0);
+}
+
+TEST(RankAnalysis, OnAGpuTheOverlapIsHtasOverCommunicationAndComputeKernels) {
+    // An NCCL kernel [0, 20) ms half under a GEMM [10, 30); the host's comm range [0, 50) under no
+    // op would give 0 on the host: with communication kernels the kernels decide, as in HTA.
+    TraceModelBuilder b;
+    const std::size_t host = b.addLane(LaneKind::kHostThread, "main");
+    const std::size_t comm = b.addLane(LaneKind::kCudaStream, "stream 7", 0, 7);
+    const std::size_t compute = b.addLane(LaneKind::kCudaStream, "stream 8", 0, 8);
+    b.addStep(StepInfo{1, 0, 60 * kMs, false, 1, 1.0, 0});
+    b.addEvent(host, EventKind::kRange, Category::kComm, "record_param_comms", 0, 50 * kMs, 1)
+        .correlation = 1;
+    b.addEvent(comm, EventKind::kKernel, Category::kNone, "ncclDevKernel_AllReduce_Sum_f32", 0,
+               20 * kMs, 1);
+    b.addEvent(compute, EventKind::kKernel, Category::kNone, "sm90_gemm", 10 * kMs, 30 * kMs, 1);
+    const TraceModel r0 = std::move(b).build();
+    const TraceModel r1 = rank(80, 70, 0);
+    const RankAnalysisResult result = analyzeRanks({&r0, &r1});
+    ASSERT_EQ(result.overlapRatio.size(), 2u);
+    EXPECT_DOUBLE_EQ(result.overlapRatio[0], 0.5);
+}
+
 }  // namespace
 }  // namespace glueprof

@@ -11,6 +11,7 @@ std::unique_ptr<Panel> makeSyncPointsPanel();
 std::unique_ptr<Panel> makeOverlapPanel();
 std::unique_ptr<Panel> makeGluePanel();
 std::unique_ptr<Panel> makePipelinePanel();
+std::unique_ptr<Panel> makeRanksPanel();
 std::unique_ptr<Panel> makeDiagnosticsPanel();
 std::unique_ptr<Panel> makeExportPanel();
 std::unique_ptr<Panel> makeLogPanel();
@@ -25,6 +26,7 @@ std::vector<std::unique_ptr<Panel>> makePanels() {
     panels.push_back(makeOverlapPanel());
     panels.push_back(makeGluePanel());
     panels.push_back(makePipelinePanel());
+    panels.push_back(makeRanksPanel());
     panels.push_back(makeDiagnosticsPanel());
     panels.push_back(makeExportPanel());
     panels.push_back(makeLogPanel());

@@ -26,32 +26,6 @@ constexpr float kLaneGap = 6.0F;
 constexpr float kNameWidth = 170.0F;
 constexpr float kMinPixels = 3.0F;
 
-std::uint32_t eventColour(const Event& e) {
-    switch (e.category) {
-        case Category::kMath:
-            return partColour(GluePart::kMath);
-        case Category::kGlue:
-            return partColour(GluePart::kGlue);
-        case Category::kOptimizer:
-            return partColour(GluePart::kOptimizer);
-        case Category::kData:
-            return partColour(GluePart::kData);
-        case Category::kPipeline:
-            return partColour(GluePart::kPipeline);
-        case Category::kCopy:
-            return partColour(GluePart::kCopy);
-        case Category::kSync:
-            return partColour(GluePart::kSyncWait);
-        case Category::kComm:
-            return partColour(GluePart::kComm);
-        case Category::kPhase:
-            return 0x5A5A66;
-        case Category::kNone:
-            break;
-    }
-    return 0x808080;
-}
-
 // The start of the step runs are aligned at, per trace.
 TimestampNs alignmentOf(const TraceModel& trace, int step) {
     const StepInfo* s = alignedStep(trace, step);
@@ -172,7 +146,7 @@ class TimelinePanel : public Panel {
                 const bool selected = static_cast<int>(t) == v.selectedTrace &&
                                       static_cast<int>(lane.laneIndex) == v.selectedLane &&
                                       item.event == v.selectedEvent;
-                draw->AddRectFilled(a, b, imColour(eventColour(e)));
+                draw->AddRectFilled(a, b, imColour(categoryColour(e.category)));
                 if (selected) draw->AddRect(a, b, IM_COL32(255, 255, 255, 255), 0.0F, 0, 2.0F);
                 if (highlight && e.name == *highlight)
                     draw->AddRect(a, b, IM_COL32(255, 215, 0, 255), 0.0F, 0, 2.0F);

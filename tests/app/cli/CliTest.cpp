@@ -844,47 +844,71 @@ TEST_F(CliTest, RunWithTwoRanksMergesOneRunPerRankWithTheirAllReducesLinedUp) {
     EXPECT_EQ(sequences[0], sequences[1]);  // the same collectives, numbered alike
 }
 
-// Issue 19, ddp_overlap: gradients in buckets all-reduced from the accumulators' hooks as soon as
-// they are ready. With 2 ranks every step's loss equals the per-parameter baseline's bit for bit,
-// it issues fewer all-reduces, and the first starts while the step's backward is still running.
-TEST_F(CliTest, DdpOverlapStartsBucketAllReducesInsideBackwardWithTheBaselinesLosses) {
+// Issue 19, the 2-rank Gloo A/B of CI: `ab --nproc 2 --opt ddp_overlap` runs both arms on both
+// ranks in the same interleaved blocks and compares them rank by rank. ddp_overlap all-reduces
+// gradients in buckets from the accumulators' hooks as soon as they are ready: with 2 ranks every
+// step's loss equals the per-parameter baseline's bit for bit, it issues fewer all-reduces, and the
+// first starts while the step's backward is still running.
+TEST_F(CliTest, AbOverTwoRanksComparesDdpOverlapRankByRankWithTheBaselinesLosses) {
+    const std::string db = path("ddp.sqlite");
+    Result r =
+        run("ab --nproc 2 --opt ddp_overlap --ddp-bucket-mb 0.05 --preset tiny --warmup 1 "
+            "--steps 2 --repeats 2 --json --db " +
+            db);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["comparisons"].size(), 1u) << r.out;
+    const nlohmann::json& c = j["comparisons"][0];
+    EXPECT_EQ(c["toggle"], "ddp_overlap");
+    EXPECT_TRUE(c["loss_equal"].get<bool>());
+    ASSERT_TRUE(c.contains("ranks")) << c.dump();
+    EXPECT_EQ(c["ranks"]["world_size"], 2);
+    ASSERT_EQ(c["ranks"]["per_rank"].size(), 2u);
+    for (int rank = 0; rank < 2; ++rank) {
+        const nlohmann::json& p = c["ranks"]["per_rank"][rank];
+        EXPECT_EQ(p["rank"], rank);
+        EXPECT_TRUE(p["loss_equal"].get<bool>()) << p.dump();
+        EXPECT_EQ(p["comm_compute_overlap"][0], 0.0);  // blocking: nothing runs beside it
+        EXPECT_GT(p["comm_compute_overlap"][1].get<double>(), 0.0);
+    }
+    EXPECT_EQ(c["ranks"]["baseline"]["steps"].size(), 4u);  // 2 blocks x 2 steps, every rank
+    EXPECT_EQ(j["schedule"]["repeats"], 2);
+    EXPECT_TRUE(rankFilesBeside(db).empty());
+
     struct Arm {
         std::vector<std::vector<double>> losses;  // per rank, per step
         std::size_t allReduces = 0;               // rank 0's
         bool startedInsideBackward = false;  // rank 0: an all-reduce began before backward ended
     };
-    auto record = [&](const std::string& name, const std::string& options) {
-        const std::string db = path(name + ".sqlite");
-        Result r =
-            run("run --nproc 2 --preset tiny --warmup 1 --steps 2 " + options + " --db " + db);
-        EXPECT_EQ(r.exitCode, 0) << r.err;
-        Arm arm;
-        const TraceReader reader(db);
-        for (const RunSummary& summary : reader.listRuns()) {
-            const TraceModel model = reader.loadRun(summary.id);
-            std::vector<double> losses;
-            for (const StepInfo& s : model.steps()) losses.push_back(s.loss);
-            arm.losses.push_back(losses);
-            if (summary.identity.rank.value_or(-1) != 0) continue;
-            std::map<std::int32_t, TimestampNs> backwardEnd;
-            std::vector<const Event*> reduces;
-            for (std::size_t lane = 0; lane < model.lanes().size(); ++lane) {
-                for (const Event& e : model.eventsOnLane(lane)) {
-                    const std::string& n = model.name(e.name);
-                    if (n == "backward")
-                        backwardEnd[e.step] = std::max(backwardEnd[e.step], e.endNs);
-                    if (n == "all_reduce") reduces.push_back(&e);
-                }
+    std::map<std::string, Arm> arms;
+    const TraceReader reader(db);
+    const std::vector<RunSummary> runs = reader.listRuns();
+    ASSERT_EQ(runs.size(), 4u);  // both arms on both ranks, one group
+    for (const RunSummary& summary : runs) {
+        EXPECT_EQ(summary.identity.abGroup, runs[0].id);
+        EXPECT_EQ(summary.identity.worldSize.value_or(0), 2);
+        Arm& arm = arms[toString(summary.identity.arm)];
+        const TraceModel model = reader.loadRun(summary.id);
+        std::vector<double> losses;
+        for (const StepInfo& s : model.steps()) losses.push_back(s.loss);
+        arm.losses.push_back(losses);
+        if (summary.identity.rank.value_or(-1) != 0) continue;
+        std::map<std::int32_t, TimestampNs> backwardEnd;
+        std::vector<const Event*> reduces;
+        for (std::size_t lane = 0; lane < model.lanes().size(); ++lane) {
+            for (const Event& e : model.eventsOnLane(lane)) {
+                const std::string& n = model.name(e.name);
+                if (n == "backward") backwardEnd[e.step] = std::max(backwardEnd[e.step], e.endNs);
+                if (n == "all_reduce") reduces.push_back(&e);
             }
-            arm.allReduces = reduces.size();
-            for (const Event* e : reduces)
-                arm.startedInsideBackward =
-                    arm.startedInsideBackward || e->startNs < backwardEnd[e->step];
         }
-        return arm;
-    };
-    const Arm baseline = record("baseline", "");
-    const Arm overlap = record("overlap", "--opt ddp_overlap --ddp-bucket-mb 0.05");
+        arm.allReduces = reduces.size();
+        for (const Event* e : reduces)
+            arm.startedInsideBackward =
+                arm.startedInsideBackward || e->startNs < backwardEnd[e->step];
+    }
+    const Arm& baseline = arms["baseline"];
+    const Arm& overlap = arms["optimized"];
     ASSERT_EQ(baseline.losses.size(), 2u);
     EXPECT_EQ(overlap.losses, baseline.losses);         // bit for bit, both ranks, every step
     EXPECT_NE(baseline.losses[0], baseline.losses[1]);  // the ranks' own shards
@@ -892,6 +916,20 @@ TEST_F(CliTest, DdpOverlapStartsBucketAllReducesInsideBackwardWithTheBaselinesLo
     EXPECT_LT(overlap.allReduces, baseline.allReduces);  // buckets, not parameters
     EXPECT_TRUE(overlap.startedInsideBackward);
     EXPECT_FALSE(baseline.startedInsideBackward);  // the baseline waits for backward to end
+
+    // The report of the latest A/B shows the ranks, and `check` gates on it like any A/B.
+    ASSERT_EQ(run(fmt::format("report --db {} --format md --out {}", db, path("ddp.md"))).exitCode,
+              0);
+    std::ifstream md(path("ddp.md"));
+    const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("### Ranks (2 processes"), std::string::npos) << text;
+    const std::string gate = path("ddp-baseline.json");
+    Result update = run(fmt::format("check --db {} --baseline {} --update-baseline", db, gate));
+    ASSERT_EQ(update.exitCode, 0) << update.err;
+    EXPECT_NE(update.out.find("1 toggle(s)"), std::string::npos) << update.out;
+    Result check = run(fmt::format("check --db {} --baseline {}", db, gate));
+    EXPECT_EQ(check.exitCode, 0) << check.out << check.err;
+    EXPECT_NE(check.out.find("ddp_overlap"), std::string::npos) << check.out;
 
     Result one = run("run --preset tiny --opt ddp_overlap --db " + path("one.sqlite"));
     EXPECT_EQ(one.exitCode, 1);
@@ -1185,15 +1223,25 @@ TEST_F(CliTest, BadTracesExitTwoWithOneLineAndWriteNoDatabase) {
     EXPECT_EQ(run(fmt::format("import --ab {} --db {}", path("broken.json"), db)).exitCode, 1);
 }
 
-TEST_F(CliTest, ADirectoryOfPerRankTracesImportsOneRunPerRank) {
+// A directory of one torch.profiler trace per rank: one run per rank, grouped as one data-parallel
+// run, its collectives (record_param_comms, "Seq") lined up across the ranks and its NCCL kernels
+// counted as communication, so the ranks' analysis is the same as for glueprof's own ranks.
+TEST_F(CliTest, ADirectoryOfPerRankTracesImportsOneRunPerRankAnalyzedSideBySide) {
     fs::create_directories(path("ranks"));
     for (int rank : {1, 0}) {
+        // Rank r starts all-reduce #3 at 20 + 5r us; its NCCL kernel [40, 60] half under a GEMM.
         std::ofstream(path(fmt::format("ranks/rank{}.pt.trace.json", rank)))
             << fmt::format(R"({{"distributedInfo": {{"rank": {}, "world_size": 2}},
               "traceEvents": [
                 {{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#7", "pid": 10, "tid": 10, "ts": 0, "dur": 100}},
-                {{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": 5, "dur": {}}}]}})",
-                           rank, 10 + rank);
+                {{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": 5, "dur": {}}},
+                {{"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 10, "tid": 10, "ts": {}, "dur": 10,
+                  "args": {{"Collective name": "allreduce", "Seq": 3, "In msg nelems": 256, "dtype": "Float"}}}},
+                {{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 7, "ts": 40, "dur": 20,
+                  "args": {{"correlation": 11, "stream": 7, "device": 0, "Collective name": "allreduce"}}}},
+                {{"ph": "X", "cat": "kernel", "name": "sm90_gemm", "pid": 0, "tid": 8, "ts": 50, "dur": 20,
+                  "args": {{"correlation": 12, "stream": 8, "device": 0}}}}]}})",
+                           rank, 10 + rank, 20 + 5 * rank);
     }
     std::ofstream(path("ranks/notes.txt")) << "not a trace";
     const std::string db = path("ranks.sqlite");
@@ -1201,16 +1249,57 @@ TEST_F(CliTest, ADirectoryOfPerRankTracesImportsOneRunPerRank) {
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("rank 0 of 2"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("rank 1 of 2"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("form one data-parallel group"), std::string::npos) << r.out;
     const nlohmann::json runs =
         nlohmann::json::parse(run(fmt::format("list --db {} --json", db)).out);
     ASSERT_EQ(runs.size(), 2u) << runs.dump();
     std::set<std::pair<std::string, int>> ranks;
+    std::int64_t rank0 = 0;
     for (const auto& run : runs) {
         EXPECT_EQ(run["identity"]["kind"], "imported");
         EXPECT_EQ(run["identity"]["world_size"], 2);
+        EXPECT_EQ(run["identity"]["ab_group"], runs[0]["id"]);  // one group: the job
         ranks.emplace(run["label"].get<std::string>(), run["identity"]["rank"].get<int>());
+        if (run["identity"]["rank"] == 0) rank0 = run["id"].get<std::int64_t>();
     }
     EXPECT_EQ(ranks, (std::set<std::pair<std::string, int>>{{"job rank 0", 0}, {"job rank 1", 1}}));
+
+    // The collective: a comm range numbered by its Seq, its bytes from nelems x Float.
+    const TraceModel model = TraceReader(db).loadRun(rank0);
+    int collectives = 0;
+    for (std::size_t lane = 0; lane < model.lanes().size(); ++lane) {
+        for (const Event& e : model.eventsOnLane(lane)) {
+            if (model.name(e.name) != "record_param_comms") continue;
+            ++collectives;
+            EXPECT_EQ(e.kind, EventKind::kRange);
+            EXPECT_EQ(e.category, Category::kComm);
+            EXPECT_EQ(e.correlation, 3);
+            EXPECT_EQ(e.bytes, 1024);
+        }
+    }
+    EXPECT_EQ(collectives, 1);
+
+    // Rank 0's run brings rank 1's: the ranks compared, as for `run --nproc`.
+    ASSERT_EQ(run(fmt::format("report --db {} --runs {} --format json --out {}", db, rank0,
+                              path("ranks.json")))
+                  .exitCode,
+              0);
+    std::ifstream in(path("ranks.json"));
+    const nlohmann::json report = nlohmann::json::parse(in);
+    ASSERT_EQ(report["rank_sets"].size(), 1u) << report.dump();
+    const nlohmann::json& analysis = report["rank_sets"][0]["analysis"];
+    EXPECT_EQ(report["rank_sets"][0]["runs"].size(), 2u);
+    EXPECT_DOUBLE_EQ(analysis["median_straggler_ms"].get<double>(), 0.005);  // 25 us - 20 us
+    // HTA's overlap on a GPU: the NCCL kernel [40, 60] under the GEMM [50, 70] for half its time.
+    EXPECT_EQ(analysis["comm_compute_overlap"], nlohmann::json::parse("[0.5, 0.5]"));
+    EXPECT_EQ(analysis["steps"][0]["collectives"], 1);
+    ASSERT_EQ(run(fmt::format("report --db {} --runs {} --format md --out {}", db, rank0,
+                              path("ranks.md")))
+                  .exitCode,
+              0);
+    std::ifstream md(path("ranks.md"));
+    const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("## Ranks of run"), std::string::npos) << text;
 }
 
 TEST_F(CliTest, AStoredLabelThatIsNotUtf8KeepsEveryJsonOutputValid) {

@@ -56,59 +56,80 @@ class HeadlessImgui {
 };
 
 // The two arms of an A/B as `glueprof ab` records them (one A/B group, baseline and optimized arms
-// of packed_cache), each with 3 steps of ranges, ops and a copy.
-std::string writeAbDatabase(const fs::path& dir) {
+// of packed_cache), each with 3 steps of ranges, ops and a copy. With `ranks` > 1 as `ab --nproc`
+// merges them: each arm once per rank, one group, each step with a collective (numbered alike on
+// every rank) that rank r starts 20r ns late.
+std::string writeAbDatabase(const fs::path& dir, int ranks = 1) {
     const std::string db = (dir / "gui.sqlite").string();
     TraceWriter writer(db);
     RunId group = TraceWriter::kStartsAbGroup;
     for (Arm arm : {Arm::kBaseline, Arm::kOptimized}) {
-        RunInfo info;
-        info.label = std::string("packed_cache:") + toString(arm);
-        info.preset = "tiny";
-        info.device = "cpu";
-        info.identity.abGroup = group;
-        info.identity.arm = arm;
-        info.identity.toggle = "packed_cache";
-        const RunId run = writer.beginRun(info);
-        group = arm == Arm::kBaseline ? run : group;
-        const LaneId host = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
-        const LaneId copy = writer.addLane(run, LaneKind::kCopyStream, "copy engine", -1, 2);
-        const LaneId workers[] = {
-            writer.addLane(run, LaneKind::kSimulatedWorker, "worker 0", 0, 0),
-            writer.addLane(run, LaneKind::kSimulatedWorker, "worker 1", 1, 1)};
-        for (std::int32_t step = 0; step < 3; ++step) {
-            const TimestampNs t = step * 1000;
-            auto add = [&](LaneId lane, EventKind kind, Category category, const char* name,
-                           TimestampNs start, TimestampNs end, std::uint32_t flags) {
-                Event e;
-                e.run = run;
-                e.lane = lane;
-                e.kind = kind;
-                e.category = category;
-                e.name = writer.intern(name);
-                e.startNs = t + start;
-                e.endNs = t + end;
-                e.step = step;
-                e.layer = 0;
-                e.flags = flags;
-                writer.record(e);
-            };
-            add(host, EventKind::kRange, Category::kPhase, "step", 0, 900, 0);
-            add(host, EventKind::kRange, Category::kGlue, "build_packed_mask", 10, 100, 0);
-            add(host, EventKind::kOp, Category::kGlue, "aten::item", 20, 30,
-                kFlagWouldSync | kFlagHostRead);
-            add(host, EventKind::kOp, Category::kMath, "aten::mm", 200, 800, 0);
-            add(copy, EventKind::kMemcpy, Category::kCopy, "reload", 300, 400, 0);
-            for (LaneId worker : workers) {  // a two-worker pipeline, so the Gantt draws too
-                add(worker, EventKind::kRange, Category::kPhase, "forward",
-                    100 + 50 * (worker - workers[0]), 300, 0);
-                add(worker, EventKind::kRange, Category::kPhase, "backward", 400,
-                    700 - 100 * (worker - workers[0]), 0);
+        for (int rank = 0; rank < ranks; ++rank) {
+            RunInfo info;
+            info.label = std::string("packed_cache:") + toString(arm);
+            info.preset = "tiny";
+            info.device = "cpu";
+            info.identity.abGroup = group;
+            info.identity.arm = arm;
+            info.identity.toggle = "packed_cache";
+            if (ranks > 1) {
+                info.identity.rank = rank;
+                info.identity.worldSize = ranks;
             }
-            writer.recordStep(StepRecord{
-                run, StepInfo{step, t, t + 900, step == 0, step == 0 ? 0 : 1, 1.5, 128}});
+            const RunId run = writer.beginRun(info);
+            group = group == TraceWriter::kStartsAbGroup ? run : group;
+            const LaneId host = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
+            const LaneId copy = writer.addLane(run, LaneKind::kCopyStream, "copy engine", -1, 2);
+            const LaneId workers[] = {
+                writer.addLane(run, LaneKind::kSimulatedWorker, "worker 0", 0, 0),
+                writer.addLane(run, LaneKind::kSimulatedWorker, "worker 1", 1, 1)};
+            for (std::int32_t step = 0; step < 3; ++step) {
+                const TimestampNs t = step * 1000;
+                auto add = [&](LaneId lane, EventKind kind, Category category, const char* name,
+                               TimestampNs start, TimestampNs end, std::uint32_t flags) {
+                    Event e;
+                    e.run = run;
+                    e.lane = lane;
+                    e.kind = kind;
+                    e.category = category;
+                    e.name = writer.intern(name);
+                    e.startNs = t + start;
+                    e.endNs = t + end;
+                    e.step = step;
+                    e.layer = 0;
+                    e.flags = flags;
+                    writer.record(e);
+                };
+                add(host, EventKind::kRange, Category::kPhase, "step", 0, 900, 0);
+                add(host, EventKind::kRange, Category::kGlue, "build_packed_mask", 10, 100, 0);
+                add(host, EventKind::kOp, Category::kGlue, "aten::item", 20, 30,
+                    kFlagWouldSync | kFlagHostRead);
+                add(host, EventKind::kOp, Category::kMath, "aten::mm", 200, 800, 0);
+                add(copy, EventKind::kMemcpy, Category::kCopy, "reload", 300, 400, 0);
+                if (ranks > 1) {
+                    Event all;
+                    all.run = run;
+                    all.lane = host;
+                    all.kind = EventKind::kRange;
+                    all.category = Category::kComm;
+                    all.name = writer.intern("all_reduce");
+                    all.startNs = t + 820 + 20 * rank;
+                    all.endNs = t + 880;
+                    all.step = step;
+                    all.correlation = step + 1;
+                    writer.record(all);
+                }
+                for (LaneId worker : workers) {  // a two-worker pipeline, so the Gantt draws too
+                    add(worker, EventKind::kRange, Category::kPhase, "forward",
+                        100 + 50 * (worker - workers[0]), 300, 0);
+                    add(worker, EventKind::kRange, Category::kPhase, "backward", 400,
+                        700 - 100 * (worker - workers[0]), 0);
+                }
+                writer.recordStep(StepRecord{
+                    run, StepInfo{step, t, t + 900, step == 0, step == 0 ? 0 : 1, 1.5, 128}});
+            }
+            writer.endRun(run, RunStatus::kComplete);
         }
-        writer.endRun(run, RunStatus::kComplete);
     }
     writer.close();
     return db;
@@ -155,6 +176,40 @@ TEST_F(GuiSmokeTest, EveryPanelDrawsFramesOverARealDatabaseWithoutImguiErrors) {
     EXPECT_TRUE(state["dashboard"]["comparisons"][0]["loss_equal"].get<bool>());
     EXPECT_TRUE(state["errors"].empty());
     EXPECT_EQ(state["dashboard"]["runs"][0]["bubbles"]["workers"], 2);
+}
+
+// A rank of a data-parallel A/B brings the other ranks: the Ranks tab draws both arms' ranks and
+// the results model compares them rank by rank.
+TEST_F(GuiSmokeTest, ARankOfADataParallelAbBringsItsRanksToTheRanksPanel) {
+    HeadlessImgui imgui;
+    App app;
+    ASSERT_TRUE(app.workspace().open(writeAbDatabase(m_dir, 2)));
+    app.view().panelOpen["Ranks"] = true;
+    app.view().selectTab = "Ranks";
+    waitForAnalysis(app.workspace());
+    ASSERT_NE(app.workspace().report(), nullptr);
+    const auto& ranks = app.workspace().rankTraces();
+    ASSERT_EQ(ranks.size(), 2u);  // baseline and optimized, each with both ranks
+    for (const auto& arm : ranks) {
+        ASSERT_EQ(arm.size(), 2u);
+        EXPECT_EQ(arm[0]->run().identity.rank, 0);
+        EXPECT_EQ(arm[1]->run().identity.rank, 1);
+    }
+    for (int arm : {0, 1}) {
+        app.view().ranksArm = arm;
+        for (int i = 0; i < 3; ++i) imgui.frame(app);
+    }
+    EXPECT_TRUE(g_imguiErrors.empty()) << g_imguiErrors.front();
+    const nlohmann::json state = nlohmann::json::parse(app.dumpState());
+    EXPECT_EQ(state["selected"]["baseline"], 1);  // rank 0's pair names the A/B
+    EXPECT_EQ(state["selected"]["optimized"], 3);
+    EXPECT_EQ(state["dashboard"]["rank_sets"].size(), 2u);
+    ASSERT_EQ(state["dashboard"]["comparisons"][0]["ranks"]["per_rank"].size(), 2u);
+    // Rank 1 starts every collective 20 ns after rank 0.
+    EXPECT_DOUBLE_EQ(
+        state["dashboard"]["comparisons"][0]["ranks"]["baseline"]["median_straggler_ms"]
+            .get<double>(),
+        20e-6);
 }
 
 // Cancelling a load returns at once (the loader is reaped later) and a new selection still loads.
