@@ -207,15 +207,14 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
         steps = stepsWithinBudget(schedule.budgetSeconds - spent, stepSeconds, schedule.repeats,
                                   schedule.steps);
-        if (group != nullptr) {
-            // Every rank runs rank 0's choice: one rank stepping more would wait forever in an
-            // all-reduce the others never start.
-            steps = std::stoi(
-                group->shareFromLeader(fmt::format("glueprof/ab/{}/steps-per-block", toggle.name()),
-                                       std::to_string(steps)));
-        }
-        total = 2 * (schedule.warmup + steps * schedule.repeats);
     }
+    if (group != nullptr) {
+        // Every rank runs rank 0's choice, whatever its own clock said: one rank stepping more
+        // would wait forever in an all-reduce the others never start.
+        steps = std::stoi(group->shareFromLeader(
+            fmt::format("glueprof/ab/{}/steps-per-block", toggle.name()), std::to_string(steps)));
+    }
+    total = 2 * (schedule.warmup + steps * schedule.repeats);
     // Arm order alternates per block (ABBA...): a drift in machine speed falls on both arms alike,
     // not always on the arm that runs second.
     for (int block = 1; block <= schedule.repeats; ++block) {

@@ -1,5 +1,6 @@
 #include "reference_trainer/AbSuite.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -48,7 +49,10 @@ std::vector<ToggleRuns> runAbToggles(const AbRequest& request,
         if (schedule.budgetSeconds > 0.0) {
             const double spent =
                 std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-            schedule.budgetSeconds = (request.schedule.budgetSeconds - spent) / (count - i);
+            // A budget spent by the toggles before still asks for the fewest steps (1 per block),
+            // not for --steps: it stays positive.
+            schedule.budgetSeconds =
+                std::max(1e-9, (request.schedule.budgetSeconds - spent) / (count - i));
         }
         const AbRuns runs =
             runAbComparison(request.config, toggle, schedule, session, progress.step, group);

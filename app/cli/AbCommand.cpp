@@ -66,7 +66,7 @@ int runAb(const AbOptions& o) {
     const std::optional<RankEnvironment> rank = o.trainer.launchedRank();
     AbRequest request;
     request.config = o.trainer.resolve();
-    request.config.worldSize = o.trainer.worldSize();
+    request.config.worldSize = o.trainer.worldSize(rank);
     request.toggles = o.toggles;
     request.all = o.all;
     request.schedule =
@@ -101,12 +101,7 @@ int runAb(const AbOptions& o) {
     {
         const InterruptionScope interruptible;  // Ctrl-C: the arms in progress end aborted
         if (rank) {
-            RankRunRequest ranks;
-            ranks.environment = *rank;
-            ranks.db = o.trainer.db;
-            ranks.timeout = std::chrono::seconds(o.trainer.rankTimeoutSeconds);
-            ranks.notice = printNotice;
-            outcome = runAbSuiteOnRanks(request, ranks,
+            outcome = runAbSuiteOnRanks(request, o.trainer.rankRequest(*rank),
                                         rank->rank == 0 ? terminalAbProgress() : AbProgress{});
         } else {
             outcome = runAbSuite(request, terminalAbProgress());

@@ -75,17 +75,19 @@ class RankGrouping {
   public:
     // The group `run` joins (TraceWriter::kStartsAbGroup for the first), or 0 for none.
     RunId groupOf(const ImportedRun& run) {
-        if (m_closed || !run.rank || run.worldSize.value_or(1) <= 1) return 0;
+        if (m_closed || !run.rank || run.worldSize.value_or(1) <= 1 || *run.rank < 0 ||
+            *run.rank >= *run.worldSize)
+            return 0;
         if (m_worldSize == 0) {
             m_worldSize = *run.worldSize;
             m_ranks.insert(*run.rank);
             return TraceWriter::kStartsAbGroup;
         }
-        if (*run.worldSize != m_worldSize || !m_ranks.insert(*run.rank).second ||
-            static_cast<int>(m_ranks.size()) > m_worldSize) {
+        if (*run.worldSize != m_worldSize || m_ranks.count(*run.rank) != 0) {
             m_closed = true;
             return 0;
         }
+        m_ranks.insert(*run.rank);
         return m_group;
     }
     // The id the first run got: the group the others join.

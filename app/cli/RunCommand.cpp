@@ -43,11 +43,7 @@ int runAsRank(const RunOptions& o, const TrainConfig& config,
     // Under any launcher: the device, this rank's own memory and the database's directory (the
     // --nproc launcher checked the memory of all its ranks before starting them).
     checkTrainingRequest(config, o.trainer.db, 1);
-    RankRunRequest request;
-    request.environment = environment;
-    request.db = o.trainer.db;
-    request.timeout = std::chrono::seconds(o.trainer.rankTimeoutSeconds);
-    request.notice = printNotice;
+    RankRunRequest request = o.trainer.rankRequest(environment);
     if (!o.trainer.json) request.progress = terminalProgress("run (rank 0)");
     MergedRanks merged;
     {
@@ -82,7 +78,7 @@ int runAsRank(const RunOptions& o, const TrainConfig& config,
 int runOnce(const RunOptions& o) {
     TrainConfig config = o.trainer.resolve();
     const std::optional<RankEnvironment> rank = o.trainer.launchedRank();
-    config.worldSize = o.trainer.worldSize();
+    config.worldSize = o.trainer.worldSize(rank);
     std::vector<const Toggle*> toggles;
     for (const std::string& name : o.toggles) toggles.push_back(&resolveToggle(name, config));
     if (rank) return runAsRank(o, config, toggles, *rank);

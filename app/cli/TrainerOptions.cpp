@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "app/cli/Progress.h"
 #include "profiler/core/Error.h"
 #include "reference_trainer/Presets.h"
 #include "reference_trainer/data/TextCorpus.h"
@@ -165,9 +166,13 @@ std::optional<RankEnvironment> TrainerOptions::launchedRank() const {
     return rank;
 }
 
-int TrainerOptions::worldSize() const {
-    const std::optional<RankEnvironment> rank = launchedRank();
-    return rank ? rank->worldSize : nproc;
+RankRunRequest TrainerOptions::rankRequest(const RankEnvironment& environment) const {
+    RankRunRequest request;
+    request.environment = environment;
+    request.db = db;
+    request.timeout = std::chrono::seconds(rankTimeoutSeconds);
+    request.notice = printNotice;
+    return request;
 }
 
 }  // namespace glueprof::cli

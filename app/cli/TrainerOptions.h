@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "reference_trainer/TrainConfig.h"
+#include "reference_trainer/distributed/DistributedRun.h"
 #include "reference_trainer/distributed/RankEnvironment.h"
 
 namespace glueprof::cli {
@@ -44,8 +45,14 @@ struct TrainerOptions {
     // This process's rank when a launcher (torchrun, or `--nproc`'s own) started it as one rank of
     // several; nullopt otherwise. A usage error when --nproc disagrees with WORLD_SIZE.
     std::optional<RankEnvironment> launchedRank() const;
-    // Ranks of the training: WORLD_SIZE under a launcher, else --nproc.
-    int worldSize() const;
+    // What this rank of a multi-process run needs: the database, --rank-timeout, and notices on
+    // the terminal (rank 0's; the others keep quiet).
+    RankRunRequest rankRequest(const RankEnvironment& environment) const;
+    // Ranks of the training: WORLD_SIZE under a launcher (`launched`, from launchedRank()), else
+    // --nproc.
+    int worldSize(const std::optional<RankEnvironment>& launched) const {
+        return launched ? launched->worldSize : nproc;
+    }
 };
 
 // "5,1,1,1" -> {5, 1, 1, 1}: layer counts of a partition; usage error naming `option` otherwise.

@@ -77,22 +77,11 @@ void Workspace::select(RunId baseline, RunId optimized) {
             *stage = 1;
             if (optimized != 0 && !*cancelled) loaded.traces.push_back(reader.loadRun(optimized));
             *stage = 2;
-            // A rank of a data-parallel run brings the other ranks (AbPairs.h rankSiblings).
+            // A rank of a data-parallel run brings the other ranks (Results.h loadRankTraces).
             for (const TraceModel& selected : loaded.traces) {
-                std::vector<const TraceModel*> ranks;
-                const std::vector<RunSummary> siblings = rankSiblings(selected.run(), runs);
-                for (const RunSummary& sibling : siblings) {
-                    if (siblings.size() < 2 || *cancelled) break;
-                    if (sibling.id == selected.run().id) {
-                        ranks.push_back(&selected);
-                        continue;
-                    }
-                    loaded.otherRanks.push_back(
-                        std::make_unique<TraceModel>(reader.loadRun(sibling.id)));
-                    ranks.push_back(loaded.otherRanks.back().get());
-                }
-                loaded.rankTraces.push_back(siblings.size() < 2 ? std::vector<const TraceModel*>{}
-                                                                : ranks);
+                if (*cancelled) break;
+                loaded.rankTraces.push_back(
+                    loadRankTraces(reader, selected, runs, loaded.otherRanks));
             }
             *stage = 3;
             if (*cancelled) return loaded;

@@ -21,7 +21,7 @@ namespace {
 // A run's rank within its A/B: 0 outside a data-parallel launch (an imported trace may name its
 // rank of a job it is the only trace of).
 int rankInGroup(const RunSummary& run) {
-    return run.identity.worldSize.value_or(1) > 1 ? run.identity.rank.value_or(0) : 0;
+    return run.identity.isRankOfSeveral() ? *run.identity.rank : 0;
 }
 }  // namespace
 
@@ -65,8 +65,7 @@ std::optional<AbPair> newestAbPair(const std::vector<RunSummary>& runs) {
 
 std::vector<RunSummary> rankSiblings(const RunSummary& run, const std::vector<RunSummary>& runs) {
     const RunIdentity& identity = run.identity;
-    if (identity.worldSize.value_or(1) <= 1 || !identity.rank || identity.abGroup == 0)
-        return {run};
+    if (!identity.isRankOfSeveral() || identity.abGroup == 0) return {run};
     std::map<int, RunSummary> byRank;
     for (const RunSummary& other : runs) {
         const RunIdentity& o = other.identity;

@@ -322,16 +322,16 @@ std::string rankTable(const Comparison& comparison, const Results& results) {
     const RankPairsView view = rankPairsOf(comparison, results);
     if (view.ranks.empty()) return "";
     std::string html = fmt::format(
-        "<h3>Ranks ({} processes, data parallel)</h3>\n<p>The verdict above is rank 0's; each "
+        "<h3>Ranks ({} processes, data parallel)</h3>\n<p>The verdict above is rank {}'s; each "
         "rank's arms compared here. Overlap is HTA's |comm &#8745; compute| / |comm|.</p>\n"
         "<table><tr><th>rank</th><th>step ms</th><th>step speedup [95% CI]</th><th>exposed comm "
-        "ms</th><th>comm/compute overlap</th><th>loss</th></tr>\n",
-        view.baseline->worldSize);
+        "ms</th><th>comm/compute overlap</th><th>loss</th><th>clock</th></tr>\n",
+        view.baseline->worldSize, view.judgedRank);
     for (const RankPairView& rank : view.ranks) {
         const MetricComparison* step = rank.ab->metric(TimingMetric::kStep);
         html += fmt::format(
             "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.3f} &#8594; {:.3f}</td><td>{} &#8594; "
-            "{}</td><td>{}</td></tr>\n",
+            "{}</td><td>{}</td><td class=\"label\">{}</td></tr>\n",
             rank.rank,
             step != nullptr ? fmt::format("{:.3f} &#8594; {:.3f}", step->baseline, step->optimized)
                             : "-",
@@ -339,14 +339,14 @@ std::string rankTable(const Comparison& comparison, const Results& results) {
             rank.baseline->medianPartMs(GluePart::kComm),
             rank.optimized->medianPartMs(GluePart::kComm), overlapRatioText(rank.baselineOverlap),
             overlapRatioText(rank.optimizedOverlap),
-            rank.ab->lossEqual ? "bit-identical" : "<b>differs</b>");
+            rank.ab->lossEqual ? "bit-identical" : "<b>differs</b>",
+            escapeMarkup(clockAlignmentText(*rank.optimized)));
     }
     html += fmt::format(
         "</table>\n<p>Spread per step (slowest rank &#8722; median rank) {:.3f} &#8594; {:.3f} ms; "
-        "straggler time (a step's worst collective) {:.3f} &#8594; {:.3f} ms. Clocks: {}.</p>\n",
+        "straggler time (a step's worst collective) {:.3f} &#8594; {:.3f} ms.</p>\n",
         view.baseline->analysis.medianSpreadMs, view.optimized->analysis.medianSpreadMs,
-        view.baseline->analysis.medianStragglerMs, view.optimized->analysis.medianStragglerMs,
-        escapeMarkup(clockAlignmentText(*view.ranks.back().optimized)));
+        view.baseline->analysis.medianStragglerMs, view.optimized->analysis.medianStragglerMs);
     return html;
 }
 
@@ -356,24 +356,21 @@ std::string rankSetSection(const RankSet& set, const Results& results) {
     std::string html = fmt::format(
         "<h2>Ranks of run {} ({} processes, data parallel)</h2>\n<table><tr><th>rank</th>"
         "<th>run</th><th>median step ms</th><th>exposed comm ms</th><th>comm/compute "
-        "overlap</th><th>slowest in</th></tr>\n",
+        "overlap</th><th>slowest in</th><th>clock</th></tr>\n",
         results.runs[set.runs.front()].run.id, set.worldSize);
-    for (std::size_t p = 0; p < set.runs.size(); ++p) {
-        const RunAnalysis& r = results.runs[set.runs[p]];
+    for (const RankRowView& row : rankRowsOf(set, results)) {
         html += fmt::format(
             "<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{}</td><td>{} "
-            "step(s)</td></tr>\n",
-            r.run.identity.rank.value_or(-1), r.run.id, r.analysis.steps.medianWallMs,
-            r.medianPartMs(GluePart::kComm),
-            overlapRatioText(p < a.overlapRatio.size() ? a.overlapRatio[p] : -1.0),
-            p < a.slowestCount.size() ? a.slowestCount[p] : 0);
+            "step(s)</td><td class=\"label\">{}</td></tr>\n",
+            row.rank, row.run->run.id, row.run->analysis.steps.medianWallMs,
+            row.run->medianPartMs(GluePart::kComm), overlapRatioText(row.overlap), row.slowestCount,
+            escapeMarkup(clockAlignmentText(*row.run)));
     }
     return html + fmt::format(
                       "</table>\n<p>Spread per step (slowest rank &#8722; median rank) {:.3f} ms; "
                       "straggler time (a step's worst collective) {:.3f} ms, over {} measured "
-                      "steps. Clocks: {}.</p>\n",
-                      a.medianSpreadMs, a.medianStragglerMs, a.steps.size(),
-                      escapeMarkup(clockAlignmentText(results.runs[set.runs.back()])));
+                      "steps.</p>\n",
+                      a.medianSpreadMs, a.medianStragglerMs, a.steps.size());
 }
 
 // Losses (the capture missed something) in red; what an import skipped or derived as notes.

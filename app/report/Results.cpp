@@ -142,28 +142,36 @@ class ResultsBuilder {
     }
 
     // The arms of the last comparison, rank by rank: `baselines` and `optimized` are every rank's
-    // arms (the compared pair among them), rank order.
+    // arms (the compared pair among them), rank order; arms are paired by their rank, and only
+    // where both ended complete.
     void compareRanks(const std::vector<const TraceModel*>& baselines,
                       const std::vector<const TraceModel*>& optimized) {
+        addRanks(baselines);
+        addRanks(optimized);
+        if (baselines.size() < 2 || optimized.size() < 2) return;
         Comparison& c = m_results.comparisons.back();
-        const std::vector<std::size_t> b = addRanks(baselines);
-        const std::vector<std::size_t> o = addRanks(optimized);
-        for (std::size_t r = 0; r < b.size() && r < o.size(); ++r) {
-            if (baselines[r]->run().identity.rank != optimized[r]->run().identity.rank) continue;
-            c.rankComparisons.push_back(compareOf(*baselines[r], b[r], *optimized[r], o[r]));
+        for (const TraceModel* b : baselines) {
+            for (const TraceModel* o : optimized) {
+                if (b->run().identity.rank != o->run().identity.rank ||
+                    b->run().displayStatus() != "complete" ||
+                    o->run().displayStatus() != "complete")
+                    continue;
+                c.rankComparisons.push_back(compareOf(*b, add(*b), *o, add(*o)));
+            }
         }
     }
 
-    // A data-parallel run's ranks, rank order (the run among them), as one RankSet.
-    std::vector<std::size_t> addRanks(const std::vector<const TraceModel*>& ranks) {
+    // A data-parallel run's ranks, rank order (the run among them), as one RankSet; nothing for
+    // fewer than 2 (a rank whose siblings were not merged is a run alone).
+    void addRanks(const std::vector<const TraceModel*>& ranks) {
+        if (ranks.size() < 2) return;
         RankSet set;
         for (const TraceModel* rank : ranks) set.runs.push_back(add(*rank));
+        for (const RankSet& existing : m_results.rankSets)
+            if (existing.runs == set.runs) return;
         set.worldSize = ranks.front()->run().identity.worldSize.value_or(1);
         set.analysis = analyzeRanks(ranks);
-        for (const RankSet& existing : m_results.rankSets)
-            if (existing.runs == set.runs) return set.runs;
         m_results.rankSets.push_back(std::move(set));
-        return m_results.rankSets.back().runs;
     }
 
   private:
@@ -178,15 +186,13 @@ class ResultsBuilder {
     std::map<RunId, std::size_t> m_index;
 };
 
-// Whether `run` is one rank of several.
-bool isRank(const RunSummary& run) { return run.identity.worldSize.value_or(1) > 1; }
+}  // namespace
 
-// `run`'s ranks (rankSiblings) as traces, rank order: `run` itself where `loaded` has it, the
-// others loaded into `storage`.
-std::vector<const TraceModel*> loadRanks(const TraceReader& reader, const TraceModel& loaded,
-                                         const std::vector<RunSummary>& runs,
-                                         std::vector<std::unique_ptr<TraceModel>>& storage) {
+std::vector<const TraceModel*> loadRankTraces(const TraceReader& reader, const TraceModel& loaded,
+                                              const std::vector<RunSummary>& runs,
+                                              std::vector<std::unique_ptr<TraceModel>>& storage) {
     std::vector<const TraceModel*> ranks;
+    if (!loaded.run().identity.isRankOfSeveral()) return ranks;
     for (const RunSummary& sibling : rankSiblings(loaded.run(), runs)) {
         if (sibling.id == loaded.run().id) {
             ranks.push_back(&loaded);
@@ -195,10 +201,9 @@ std::vector<const TraceModel*> loadRanks(const TraceReader& reader, const TraceM
             ranks.push_back(storage.back().get());
         }
     }
+    if (ranks.size() < 2) ranks.clear();
     return ranks;
 }
-
-}  // namespace
 
 AbComparison compareArms(const TraceModel& baseline, const StepBreakdownResult& baselineSteps,
                          const TraceModel& optimized, const StepBreakdownResult& optimizedSteps) {
@@ -251,22 +256,19 @@ Results buildResults(const TraceReader& reader, const std::string& db,
         const TraceModel optimized = reader.loadRun(optimizedId);
         builder.compare(baseline, optimized);
         std::vector<std::unique_ptr<TraceModel>> storage;
-        if (isRank(baseline.run()) && isRank(optimized.run())) {
-            builder.compareRanks(loadRanks(reader, baseline, storedRuns(), storage),
-                                 loadRanks(reader, optimized, storedRuns(), storage));
-        } else {
-            for (const TraceModel* arm : {&baseline, &optimized})
-                if (isRank(arm->run()))
-                    builder.addRanks(loadRanks(reader, *arm, storedRuns(), storage));
+        if (baseline.run().identity.isRankOfSeveral() ||
+            optimized.run().identity.isRankOfSeveral()) {
+            builder.compareRanks(loadRankTraces(reader, baseline, storedRuns(), storage),
+                                 loadRankTraces(reader, optimized, storedRuns(), storage));
         }
     }
     for (RunId run : selection.runs) {
         if (builder.has(run)) continue;  // each run read once
         const TraceModel trace = reader.loadRun(run);
         builder.add(trace);
-        if (isRank(trace.run())) {
+        if (trace.run().identity.isRankOfSeveral()) {
             std::vector<std::unique_ptr<TraceModel>> storage;
-            builder.addRanks(loadRanks(reader, trace, storedRuns(), storage));
+            builder.addRanks(loadRankTraces(reader, trace, storedRuns(), storage));
         }
     }
     return results;
@@ -282,12 +284,7 @@ Results buildResults(const std::vector<const TraceModel*>& traces, const std::st
     };
     if (traces.size() == 2) {
         builder.compare(*traces[0], *traces[1]);
-        if (!ranksOf(0).empty() && !ranksOf(1).empty()) {
-            builder.compareRanks(ranks[0], ranks[1]);
-        } else {
-            for (std::size_t i : {0, 1})
-                if (!ranksOf(i).empty()) builder.addRanks(ranks[i]);
-        }
+        builder.compareRanks(ranksOf(0), ranksOf(1));
         return results;
     }
     for (std::size_t i = 0; i < traces.size(); ++i) {
@@ -310,6 +307,7 @@ RankPairsView rankPairsOf(const Comparison& comparison, const Results& results) 
     view.optimized = results.rankSetOf(comparison.optimized);
     if (comparison.rankComparisons.empty() || view.baseline == nullptr || view.optimized == nullptr)
         return RankPairsView{};
+    view.judgedRank = results.runs[comparison.baseline].run.identity.rank.value_or(0);
     // Where run `id` is in `set`, or set.runs.size().
     const auto positionOf = [&](const RankSet& set, RunId id) {
         std::size_t p = 0;
@@ -333,6 +331,20 @@ RankPairsView rankPairsOf(const Comparison& comparison, const Results& results) 
         view.ranks.push_back(rank);
     }
     return view;
+}
+
+std::vector<RankRowView> rankRowsOf(const RankSet& set, const Results& results) {
+    std::vector<RankRowView> rows;
+    const RankAnalysisResult& a = set.analysis;
+    for (std::size_t p = 0; p < set.runs.size(); ++p) {
+        RankRowView row;
+        row.run = &results.runs[set.runs[p]];
+        row.rank = row.run->run.identity.rank.value_or(static_cast<int>(p));
+        row.overlap = p < a.overlapRatio.size() ? a.overlapRatio[p] : -1.0;
+        row.slowestCount = p < a.slowestCount.size() ? a.slowestCount[p] : 0;
+        rows.push_back(row);
+    }
+    return rows;
 }
 
 std::vector<const RankSet*> rankSetsShownAlone(const Results& results) {

@@ -4,6 +4,7 @@
 // the GUI's panels and its --dump-state — so they cannot disagree. Each result type is serialized
 // in one place (ResultsJson.h).
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -137,11 +138,21 @@ struct RankPairView {
 // A data-parallel A/B's ranks in rank order, and each arm's RankSet; empty (and null) for an A/B of
 // one process.
 struct RankPairsView {
+    int judgedRank = 0;  // the rank whose arms the comparison's verdict judged (its pair's)
     std::vector<RankPairView> ranks;
     const RankSet* baseline = nullptr;
     const RankSet* optimized = nullptr;
 };
 RankPairsView rankPairsOf(const Comparison& comparison, const Results& results);
+// One rank of a RankSet, as every face shows it.
+struct RankRowView {
+    int rank = 0;
+    const RunAnalysis* run = nullptr;
+    double overlap = -1.0;  // its comm/compute overlap; -1: the rank had no comm
+    int slowestCount = 0;   // measured steps it was the slowest rank in
+};
+std::vector<RankRowView> rankRowsOf(const RankSet& set, const Results& results);
+
 // The rank sets no comparison shows rank by rank (data-parallel runs shown alone).
 std::vector<const RankSet*> rankSetsShownAlone(const Results& results);
 
@@ -157,6 +168,13 @@ struct ResultsSelection {
 // rank.
 Results buildResults(const TraceReader& reader, const std::string& db,
                      const ResultsSelection& selection);
+
+// `loaded`'s ranks when it is one rank of a data-parallel launch (AbPairs.h rankSiblings among
+// `runs`, the runs of its database), rank order: `loaded` itself and the others, read into
+// `storage`; empty when it is not, or its siblings were not merged.
+std::vector<const TraceModel*> loadRankTraces(const TraceReader& reader, const TraceModel& loaded,
+                                              const std::vector<RunSummary>& runs,
+                                              std::vector<std::unique_ptr<TraceModel>>& storage);
 
 // The same from traces already in memory (the GUI, tests): one run, or a baseline and a compared
 // run. `ranks[i]`, when given and not empty: traces[i]'s ranks (traces[i] among them, rank order),

@@ -124,10 +124,10 @@ std::string rankTable(const Comparison& comparison, const Results& results) {
     const RankPairsView view = rankPairsOf(comparison, results);
     if (view.ranks.empty()) return "";
     std::string md = fmt::format(
-        "\n### Ranks ({} processes, data parallel; the verdict above is rank 0's)\n\n"
+        "\n### Ranks ({} processes, data parallel; the verdict above is rank {}'s)\n\n"
         "| rank | runs | step ms (baseline → optimized) | step speedup [95% CI] | exposed comm ms "
         "| comm/compute overlap | loss | clock |\n|---|---|---|---|---|---|---|---|\n",
-        view.baseline->worldSize);
+        view.baseline->worldSize, view.judgedRank);
     for (const RankPairView& rank : view.ranks) {
         const MetricComparison* step = rank.ab->metric(TimingMetric::kStep);
         md += fmt::format(
@@ -157,13 +157,11 @@ std::string rankSetSection(const RankSet& set, const Results& results) {
         "exposed comm ms | comm/compute overlap | slowest in | clock |\n"
         "|---|---|---:|---:|---:|---:|---|\n",
         results.runs[set.runs.front()].run.id, set.worldSize);
-    for (std::size_t p = 0; p < set.runs.size(); ++p) {
-        const RunAnalysis& r = results.runs[set.runs[p]];
-        md += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} | {} step(s) | {} |\n",
-                          r.run.identity.rank.value_or(-1), r.run.id, r.analysis.steps.medianWallMs,
-                          r.medianPartMs(GluePart::kComm),
-                          overlapRatioText(p < a.overlapRatio.size() ? a.overlapRatio[p] : -1.0),
-                          p < a.slowestCount.size() ? a.slowestCount[p] : 0,
+    for (const RankRowView& row : rankRowsOf(set, results)) {
+        const RunAnalysis& r = *row.run;
+        md += fmt::format("| {} | {} | {:.3f} | {:.3f} | {} | {} step(s) | {} |\n", row.rank,
+                          r.run.id, r.analysis.steps.medianWallMs, r.medianPartMs(GluePart::kComm),
+                          overlapRatioText(row.overlap), row.slowestCount,
                           escapeMarkdown(clockAlignmentText(r)));
     }
     md += fmt::format(

@@ -53,24 +53,20 @@ std::string sideFigures(const AnalysisResult& b, const AnalysisResult& o) {
     return out;
 }
 
-std::string rankText(const RunAnalysis& r) {
-    return r.run.identity.rank ? std::to_string(*r.run.identity.rank) : "?";
-}
-
 // A data-parallel A/B's ranks: each rank's arms compared, then the ranks side by side per arm.
 std::string rankComparisonBlock(const Comparison& comparison, const Results& results) {
     const RankPairsView view = rankPairsOf(comparison, results);
     if (view.ranks.empty()) return "";
     std::string out =
-        fmt::format("  ranks ({} processes, data parallel; the verdict above is rank 0's):\n",
-                    view.baseline->worldSize);
-    out += fmt::format("    {:<5} {:>20} {:>20} {:>14}  {}\n", "rank", "step ms b -> o",
-                       "exposed comm ms", "overlap", "step speedup [95% CI]");
+        fmt::format("  ranks ({} processes, data parallel; the verdict above is rank {}'s):\n",
+                    view.baseline->worldSize, view.judgedRank);
+    out += fmt::format("    {:<5} {:>20} {:>20} {:>22}  {}\n", "rank", "step ms b -> o",
+                       "exposed comm ms", "comm/compute overlap", "step speedup [95% CI]");
     std::string clocks;
     for (const RankPairView& rank : view.ranks) {
         const MetricComparison* step = rank.ab->metric(TimingMetric::kStep);
         out += fmt::format(
-            "    {:<5} {:>20} {:>20} {:>14}  {}\n", rank.rank,
+            "    {:<5} {:>20} {:>20} {:>22}  {}\n", rank.rank,
             step != nullptr ? fmt::format("{:.3f} -> {:.3f}", step->baseline, step->optimized)
                             : std::string("-"),
             fmt::format("{:.3f} -> {:.3f}", rank.baseline->medianPartMs(GluePart::kComm),
@@ -253,23 +249,21 @@ std::string renderRankLines(const Results& results, const RankSet& ranks) {
     std::string out = fmt::format("  ranks ({} processes, data parallel):\n", ranks.worldSize);
     out += fmt::format("    {:<6} {:>6} {:>14} {:>18} {:>12}  {}\n", "rank", "run",
                        "median step ms", "exposed comm ms", "last loss", "clock");
-    for (std::size_t index : ranks.runs) {
-        const RunAnalysis& r = results.runs[index];
+    std::string slowest, overlap;
+    for (const RankRowView& row : rankRowsOf(ranks, results)) {
+        const RunAnalysis& r = *row.run;
         const double lastLoss =
             r.analysis.steps.measured.empty() ? 0.0 : r.analysis.steps.measured.back().loss;
-        out += fmt::format("    {:<6} {:>6} {:>14.3f} {:>18.3f} {:>12.5f}  {}\n", rankText(r),
+        out += fmt::format("    {:<6} {:>6} {:>14.3f} {:>18.3f} {:>12.5f}  {}\n", row.rank,
                            r.run.id, r.analysis.steps.medianWallMs, r.medianPartMs(GluePart::kComm),
                            lastLoss, clockAlignmentText(r));
+        slowest +=
+            fmt::format("{}rank {}: {}", slowest.empty() ? "" : ", ", row.rank, row.slowestCount);
+        overlap += fmt::format("{}rank {}: {}", overlap.empty() ? "" : ", ", row.rank,
+                               overlapRatioText(row.overlap));
     }
     const RankAnalysisResult& a = ranks.analysis;
     if (a.steps.empty()) return out;
-    std::string slowest, overlap;
-    for (std::size_t r = 0; r < a.slowestCount.size(); ++r) {
-        slowest += fmt::format("{}rank {}: {}", r == 0 ? "" : ", ", r, a.slowestCount[r]);
-        overlap +=
-            fmt::format("{}rank {}: {}", r == 0 ? "" : ", ", r,
-                        overlapRatioText(r < a.overlapRatio.size() ? a.overlapRatio[r] : -1.0));
-    }
     out +=
         fmt::format("  {:<34} {:>10.3f}\n", "spread per step (max - median ms)", a.medianSpreadMs);
     out += fmt::format("  {:<34} {:>10.3f}\n", "straggler ms (worst collective/step)",

@@ -31,9 +31,12 @@ struct RunIdentity {
     Arm arm = Arm::kNone;
     std::string toggle;       // the toggle an A/B compares; "" outside a toggle's A/B
     std::string schedule;     // a pipeline's schedule ("looped-bfs", "roundpipe"); "" when none
-    std::optional<int> rank;  // multi-process runs (not recorded yet): NULL
+    std::optional<int> rank;  // multi-process runs; NULL otherwise
     std::optional<int> worldSize;  // likewise
 
+    // One rank of a multi-process job of several ranks (a rank of a world of 1, or a rank without
+    // a world size, as an imported trace may say, is not).
+    bool isRankOfSeveral() const { return rank.has_value() && worldSize.value_or(1) > 1; }
     // The reference side of a comparison (baseline or A), and the side compared with it.
     bool isReferenceArm() const { return arm == Arm::kBaseline || arm == Arm::kA; }
     bool isComparedArm() const { return arm == Arm::kOptimized || arm == Arm::kB; }

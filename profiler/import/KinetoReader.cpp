@@ -99,13 +99,28 @@ std::int64_t elementBytes(std::string_view dtype) {
     return 1;
 }
 
+// What lines a collective up across ranks: its sequence number within its process group, with
+// the group's name (FNV-1a, 22 bits) above the number's 40 bits, since each group counts from 1;
+// 0 (not lined up) without a sequence number.
+std::int64_t collectiveId(std::string_view processGroup, std::int64_t sequence) {
+    if (sequence == kAbsent || sequence <= 0 || sequence >= (std::int64_t{1} << 40)) return 0;
+    std::uint32_t hash = 2166136261u;
+    for (char c : processGroup) {
+        hash ^= static_cast<unsigned char>(c);
+        hash *= 16777619u;
+    }
+    const std::int64_t group =
+        processGroup.empty() ? 0 : static_cast<std::int64_t>(hash & 0x3FFFFF);
+    return (group << 40) | sequence;
+}
+
 // One traceEvents element's fields, reused from event to event (strings keep their capacity).
 struct RawEvent {
     std::string ph, cat, name, pid, tid, id, syncKind, argName, category, src, dst;
     // torch.distributed's annotation of a collective (record_param_comms and its NCCL kernels):
     // args "Collective name", "Seq" (the process group's sequence number, equal on every rank),
-    // "In msg nelems" and "dtype".
-    std::string collective, dtype;
+    // "Process Group Name", "In msg nelems" and "dtype".
+    std::string collective, dtype, processGroup;
     bool pidNumeric = false, tidNumeric = false;
     std::optional<TimestampNs> ts, dur;
     std::int64_t correlation = kAbsent, externalId = kAbsent, stream = kAbsent,
@@ -116,7 +131,7 @@ struct RawEvent {
 
     void clear() {
         for (std::string* s : {&ph, &cat, &name, &pid, &tid, &id, &syncKind, &argName, &category,
-                               &src, &dst, &collective, &dtype})
+                               &src, &dst, &collective, &dtype, &processGroup})
             s->clear();
         pidNumeric = tidNumeric = syncPoint = false;
         ts.reset();
@@ -223,7 +238,8 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
         kCollective,
         kSequence,
         kElements,
-        kDtype
+        kDtype,
+        kProcessGroup
     };
     static Field lookUpField(std::string_view key,
                              std::initializer_list<std::pair<std::string_view, Field>> fields) {
@@ -262,7 +278,8 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
                                  {"Collective name", Field::kCollective},
                                  {"Seq", Field::kSequence},
                                  {"In msg nelems", Field::kElements},
-                                 {"dtype", Field::kDtype}});
+                                 {"dtype", Field::kDtype},
+                                 {"Process Group Name", Field::kProcessGroup}});
     }
 
     bool scalar(Scalar kind, std::string_view text);
@@ -553,6 +570,9 @@ bool KinetoHandler::argField(Scalar kind, std::string_view text) {
         case Field::kDtype:
             if (kind == Scalar::kString) e.dtype.assign(text);
             return true;
+        case Field::kProcessGroup:
+            if (kind == Scalar::kString) e.processGroup.assign(text);
+            return true;
         default:
             break;
     }
@@ -648,7 +668,8 @@ void KinetoHandler::complete(const RawEvent& e, TimestampNs start, TimestampNs e
         category = Category::kComm;
     } else if (cat == "cpu_op" || cat == "operator") {
         kind = EventKind::kOp;
-        category = Category::kMath;
+        // c10d's ops (c10d::allreduce_, ...) around a collective are communication, not compute.
+        category = e.name.rfind("c10d::", 0) == 0 ? Category::kComm : Category::kMath;
     } else if (cat == "user_annotation") {
         kind = EventKind::kRange;
     } else if (cat == "python_function") {
@@ -725,7 +746,7 @@ void KinetoHandler::complete(const RawEvent& e, TimestampNs start, TimestampNs e
     if (kind == EventKind::kOp && e.externalId != kAbsent) added.correlation = e.externalId;
     if (e.correlation != kAbsent) added.correlation = e.correlation;
     if (kind == EventKind::kRange && category == Category::kComm) {
-        added.correlation = e.sequence != kAbsent && e.sequence > 0 ? e.sequence : 0;
+        added.correlation = collectiveId(e.processGroup, e.sequence);
         if (e.elements != kAbsent && e.elements > 0)
             added.bytes = e.elements * elementBytes(e.dtype);
     }

@@ -1,8 +1,11 @@
 #include "reference_trainer/distributed/DistributedRun.h"
 
+#include <algorithm>
 #include <functional>
+#include <map>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/TraceReader.h"
 #include "reference_trainer/RecordingChecks.h"
 #include "reference_trainer/distributed/ClockAlignment.h"
 #include "reference_trainer/distributed/RankGroup.h"
@@ -44,7 +47,42 @@ MergedRanks onRanks(const std::string& device, const RankRunRequest& request,
     }
     group.barrier();  // every rank's file is complete
     if (!leader) return {};
-    return mergeRankTraces(request.db, launchId, environment.worldSize, clocks);
+    MergedRanks merged = mergeRankTraces(request.db, launchId, environment.worldSize, clocks);
+    for (const std::string& line : unmergedNotices(merged, request.db))
+        if (request.notice) request.notice(line);
+    return merged;
+}
+
+// Each recorded toggle's arms in DB after the merge: its lowest rank's pair (rank 0's, unless
+// rank 0's file could not be merged).
+std::vector<ToggleRuns> mergedArms(const std::string& db, const MergedRanks& merged,
+                                   const std::vector<ToggleRuns>& recorded) {
+    std::vector<RunSummary> runs;
+    for (const RunSummary& run : TraceReader(db).listRuns())
+        if (std::find(merged.runs.begin(), merged.runs.end(), run.id) != merged.runs.end())
+            runs.push_back(run);
+    std::vector<ToggleRuns> arms;
+    for (std::size_t k = 0; k < recorded.size(); ++k) {
+        // The k-th A/B each rank recorded: its group is that of the k-th baseline in DB.
+        std::map<int, AbRuns> byRank;
+        std::size_t baselines = 0;
+        RunId group = 0;
+        for (const RunSummary& run : runs) {
+            if (run.identity.arm == Arm::kBaseline && group == 0 && baselines++ == k)
+                group = run.identity.abGroup;
+        }
+        for (const RunSummary& run : runs) {
+            if (group == 0 || run.identity.abGroup != group) continue;
+            AbRuns& pair = byRank[run.identity.rank.value_or(0)];
+            (run.identity.arm == Arm::kBaseline ? pair.baseline : pair.optimized) = run.id;
+        }
+        for (const auto& [rank, pair] : byRank) {
+            if (pair.baseline == 0 || pair.optimized == 0) continue;
+            arms.push_back(ToggleRuns{recorded[k].toggle, pair});
+            break;
+        }
+    }
+    return arms;
 }
 
 }  // namespace
@@ -74,13 +112,7 @@ AbOutcome runAbSuiteOnRanks(const AbRequest& request, const RankRunRequest& rank
             recorded = runAbToggles(request, toggles, session, heard, &group);
         });
     if (!leader) return outcome;
-    // Rank 0's runs come first in the merge, in the order it recorded them: each toggle's
-    // baseline, then its optimized arm.
-    for (std::size_t k = 0; k < recorded.size(); ++k) {
-        if (2 * k + 1 >= merged.runs.size()) break;
-        outcome.comparisons.push_back(
-            ToggleRuns{recorded[k].toggle, AbRuns{merged.runs[2 * k], merged.runs[2 * k + 1]}});
-    }
+    outcome.comparisons = mergedArms(rankRequest.db, merged, recorded);
     return outcome;
 }
 

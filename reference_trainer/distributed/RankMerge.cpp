@@ -114,6 +114,15 @@ std::vector<std::string> leftoverNotices(const MergedRanks& merged, const std::s
             "first",
             merged.runs.size(), db, db));
     }
+    for (const std::string& line : unmergedNotices(merged, db)) lines.push_back(line);
+    return lines;
+}
+
+std::vector<std::string> unmergedNotices(const MergedRanks& merged, const std::string& db) {
+    std::vector<std::string> lines;
+    for (int rank : merged.missingRanks)
+        lines.push_back(fmt::format("rank {}'s file was not there: nothing of rank {} is in '{}'",
+                                    rank, rank, db));
     for (const std::string& file : merged.unreadable)
         lines.push_back(fmt::format("'{}' could not be read; kept as '{}.unmerged'", file, file));
     return lines;

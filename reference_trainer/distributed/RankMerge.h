@@ -33,6 +33,8 @@ MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId, 
 // what earlier runs left when their launcher was killed or a rank failed under another launcher.
 MergedRanks mergeLeftoverRankTraces(const std::string& db, const std::string& exceptLaunchId = "");
 
+// What a merge left out — ranks without a file, files that could not be read — as notice lines.
+std::vector<std::string> unmergedNotices(const MergedRanks& merged, const std::string& db);
 // What merging earlier launches' leftovers did, as notice lines for the user (none when nothing).
 std::vector<std::string> leftoverNotices(const MergedRanks& merged, const std::string& db);
 

@@ -157,12 +157,11 @@ class RanksPanel : public Panel {
                                    "comm/compute overlap", "slowest in", "clock"})
             ImGui::TableSetupColumn(column);
         ImGui::TableHeadersRow();
-        for (std::size_t p = 0; p < set.runs.size(); ++p) {
-            const RunAnalysis& r = report.runs[set.runs[p]];
-            const RankAnalysisResult& a = set.analysis;
+        for (const RankRowView& row : rankRowsOf(set, report)) {
+            const RunAnalysis& r = *row.run;
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
-            ImGui::Text("%d", r.run.identity.rank.value_or(-1));
+            ImGui::Text("%d", row.rank);
             ImGui::TableNextColumn();
             ImGui::Text("%lld", static_cast<long long>(r.run.id));
             ImGui::TableNextColumn();
@@ -170,10 +169,9 @@ class RanksPanel : public Panel {
             ImGui::TableNextColumn();
             ImGui::Text("%.3f", r.medianPartMs(GluePart::kComm));
             ImGui::TableNextColumn();
-            ImGui::TextUnformatted(
-                overlapRatioText(p < a.overlapRatio.size() ? a.overlapRatio[p] : -1.0).c_str());
+            ImGui::TextUnformatted(overlapRatioText(row.overlap).c_str());
             ImGui::TableNextColumn();
-            ImGui::Text("%d step(s)", p < a.slowestCount.size() ? a.slowestCount[p] : 0);
+            ImGui::Text("%d step(s)", row.slowestCount);
             ImGui::TableNextColumn();
             ImGui::TextUnformatted(clockAlignmentText(r).c_str());
         }

@@ -936,6 +936,27 @@ TEST_F(CliTest, AbOverTwoRanksComparesDdpOverlapRankByRankWithTheBaselinesLosses
     EXPECT_NE(one.err.find("run it with several ranks"), std::string::npos) << one.err;
 }
 
+// With --budget every rank runs the steps per block rank 0 chose (a rank stepping more would wait
+// in an all-reduce the others never start), even when the budget is spent by then; a toggle that
+// cannot run on ranks is refused before any rank starts.
+TEST_F(CliTest, AbOverTwoRanksWithABudgetRunsRankZerosStepsOnEveryRank) {
+    const std::string db = path("budget.sqlite");
+    Result r =
+        run("ab --nproc 2 --opt ddp_overlap --ddp-bucket-mb 0.05 --preset tiny --warmup 1 "
+            "--steps 6 --repeats 2 --budget 0.001 --json --db " +
+            db);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const std::vector<RunSummary> runs = TraceReader(db).listRuns();
+    ASSERT_EQ(runs.size(), 4u);
+    for (const RunSummary& summary : runs)
+        EXPECT_EQ(summary.stepCount, 1 + 2 * 1) << summary.label;  // a spent budget: 1 per block
+
+    Result roundpipe = run("ab --nproc 2 --opt roundpipe --preset tiny --db " + path("rp.sqlite"));
+    EXPECT_EQ(roundpipe.exitCode, 1);
+    EXPECT_NE(roundpipe.err.find("run it without --nproc"), std::string::npos) << roundpipe.err;
+    EXPECT_FALSE(fs::exists(path("rp.sqlite")));
+}
+
 // A file an earlier multi-process run left unmerged (its launcher was killed) is merged first, on
 // its own: its run is kept and does not mix with the new run's ranks.
 TEST_F(CliTest, ARankFileLeftByAnEarlierRunIsMergedFirstAndKeptApart) {
@@ -1235,6 +1256,7 @@ TEST_F(CliTest, ADirectoryOfPerRankTracesImportsOneRunPerRankAnalyzedSideBySide)
               "traceEvents": [
                 {{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#7", "pid": 10, "tid": 10, "ts": 0, "dur": 100}},
                 {{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 10, "tid": 10, "ts": 5, "dur": {}}},
+                {{"ph": "X", "cat": "cpu_op", "name": "c10d::allreduce_", "pid": 10, "tid": 10, "ts": 19, "dur": 20}},
                 {{"ph": "X", "cat": "cpu_op", "name": "record_param_comms", "pid": 10, "tid": 10, "ts": {}, "dur": 10,
                   "args": {{"Collective name": "allreduce", "Seq": 3, "In msg nelems": 256, "dtype": "Float"}}}},
                 {{"ph": "X", "cat": "kernel", "name": "ncclDevKernel_AllReduce_Sum_f32_RING_LL", "pid": 0, "tid": 7, "ts": 40, "dur": 20,
@@ -1269,6 +1291,10 @@ TEST_F(CliTest, ADirectoryOfPerRankTracesImportsOneRunPerRankAnalyzedSideBySide)
     int collectives = 0;
     for (std::size_t lane = 0; lane < model.lanes().size(); ++lane) {
         for (const Event& e : model.eventsOnLane(lane)) {
+            if (model.name(e.name) == "c10d::allreduce_") {
+                EXPECT_EQ(e.kind, EventKind::kOp);  // c10d's op: communication, not compute
+                EXPECT_EQ(e.category, Category::kComm);
+            }
             if (model.name(e.name) != "record_param_comms") continue;
             ++collectives;
             EXPECT_EQ(e.kind, EventKind::kRange);
