@@ -4,35 +4,29 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "profiler/core/Error.h"
 #include "profiler/core/OutputPath.h"
+#include "reference_trainer/CudaDevice.h"
 #include "reference_trainer/Presets.h"
 
 namespace glueprof {
 
 namespace {
 
-// Refuses a device this build cannot train on, before the database exists.
-void checkDevice(const std::string& device) {
+// Refuses a device this build or machine cannot train on, before the database exists: on cuda,
+// GPUs 0 .. `gpus` - 1 must exist (one per rank of this machine).
+void checkDevice(const std::string& device, int gpus) {
     if (device == "cpu") return;
     if (device != "cuda") {
         throw usageError(fmt::format("unknown device '{}': choose cpu or cuda", device));
     }
     std::string why;
-    if (!cudaAvailable(why)) throw usageError("--device cuda: " + why);
+    if (!cudaDeviceAvailable(gpus - 1, why)) throw inputError("--device cuda: " + why);
 }
 
 }  // namespace
-
-bool cudaAvailable(std::string& why) {
-    static const bool available = torch::cuda::is_available();  // ask the driver once
-    if (!available) {
-        why =
-            "this libtorch has no CUDA or no GPU is visible (build against a CUDA libtorch with "
-            "TORCH_DIR)";
-    }
-    return available;
-}
 
 const Toggle& resolveToggle(const std::string& name, const TrainConfig& config) {
     const Toggle* toggle = findToggle(name);
@@ -50,8 +44,9 @@ const Toggle& resolveToggle(const std::string& name, const TrainConfig& config) 
     return *toggle;
 }
 
-void checkTrainingRequest(const TrainConfig& config, const std::string& db, int trainers) {
-    checkDevice(config.device);
+void checkTrainingRequest(const TrainConfig& config, const std::string& db, int trainers,
+                          int localRanks) {
+    checkDevice(config.device, std::max(config.cudaDevice + 1, localRanks));
     checkFitsInMemory(config, trainers);
     requireParentDirectory(db, "create trace database", "--db");
 }

@@ -12,11 +12,10 @@ namespace glueprof {
 // The toggle `name`, when the model can run it; else a usage error naming the choices.
 const Toggle& resolveToggle(const std::string& name, const TrainConfig& config);
 
-// The device exists in this build (cpu, or cuda with a CUDA libtorch and a GPU), `trainers`
-// trainers of `config` fit in memory, the database's directory exists.
-void checkTrainingRequest(const TrainConfig& config, const std::string& db, int trainers);
-
-// Whether this libtorch sees a CUDA device (asked once); `why` says what is missing when not.
-bool cudaAvailable(std::string& why);
+// The device exists in this build (cpu, or cuda with a CUDA libtorch and GPU config.cudaDevice;
+// with `localRanks` ranks to start on this machine, GPUs 0 .. localRanks - 1: one per rank),
+// `trainers` trainers of `config` fit in memory, the database's directory exists.
+void checkTrainingRequest(const TrainConfig& config, const std::string& db, int trainers,
+                          int localRanks = 1);
 
 }  // namespace glueprof

@@ -56,6 +56,7 @@ struct TrainConfig {
     std::uint64_t seed = 1234;
     bool checkpoint = true;  // per-layer activation checkpointing (recompute in backward)
     std::string device = "cpu";
+    int cudaDevice = 0;  // the GPU of --device cuda: a rank's LOCAL_RANK (one GPU per rank)
     double scale = 1.0;  // --scale applied to the preset's width and depth
     LoraConfig lora;
     std::string dataFile;                      // "" = synthetic documents; else UTF-8 text or JSONL

@@ -7,6 +7,7 @@
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceNames.h"
 #include "profiler/host/ScopedRange.h"
+#include "reference_trainer/CudaDevice.h"
 #include "reference_trainer/PipelineExecutor.h"
 #include "reference_trainer/distributed/GradientSync.h"
 #include "reference_trainer/distributed/RankGroup.h"
@@ -14,22 +15,20 @@
 
 namespace glueprof {
 
-torch::Device resolveDevice(const std::string& device) {
-    if (device == "cpu") return torch::kCPU;
-    if (device == "cuda") {
-        if (!torch::cuda::is_available()) {
-            throw inputError(
-                "--device cuda: this libtorch has no CUDA or no GPU is visible; use "
-                "--device cpu, or build against a CUDA libtorch (TORCH_DIR)");
-        }
-        return torch::Device(torch::kCUDA, 0);
+torch::Device resolveDevice(const TrainConfig& config) {
+    if (config.device == "cpu") return torch::kCPU;
+    if (config.device == "cuda") {
+        std::string why;
+        if (!cudaDeviceAvailable(config.cudaDevice, why)) throw inputError("--device cuda: " + why);
+        useCudaDevice(config.cudaDevice);
+        return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(config.cudaDevice));
     }
-    throw usageError(fmt::format("unknown device '{}': use cpu or cuda", device));
+    throw usageError(fmt::format("unknown device '{}': use cpu or cuda", config.device));
 }
 
 Trainer::Trainer(const TrainConfig& config, HostTracer* tracer, RankGroup* group)
     : m_config(withPipelineMicrobatches(config)),
-      m_device(resolveDevice(config.device)),
+      m_device(resolveDevice(config)),
       m_tracer(tracer),
       m_data(m_config),
       m_packed(config.optimizations.packedMetadata, tracer),

@@ -31,7 +31,8 @@ struct StepResult {
 };
 
 // Throws an input error when config.device is not usable in this build / on this machine.
-torch::Device resolveDevice(const std::string& device);
+// On cuda, GPU `config.cudaDevice`, made the current device (NCCL and new streams take it).
+torch::Device resolveDevice(const TrainConfig& config);
 
 class Trainer {
   public:

@@ -8,7 +8,7 @@
 # Usage: scripts/gpu-check.sh OUTDIR [--dry-run | --summary-only] [--only=LIST]
 #   --dry-run  check the prerequisites and print the plan, build and run nothing (any machine; exit 0)
 #   --only=LIST  run only these cases (comma-separated: build, qwen3-0.6b, llama-3.2-1b, gpt-oss-moe,
-#              offload-heavy, pipeline); the build is incremental in OUTDIR/build (every call makes sure
+#              offload-heavy, pipeline, ddp); the build is incremental in OUTDIR/build (every call makes sure
 #              it is there; --only=build does only that), so a GPU session with a per-command time limit
 #              can split the check into calls on one OUTDIR, each case under 540 s
 #   --summary-only  rewrite OUTDIR/summary.md from the files an earlier run left there (any machine;
@@ -52,16 +52,20 @@ cases=(
 # The pipeline executor on the GPU (one stream per worker): an uneven Looped-BFS partition against
 # RoundPipe, each run's executed bubble, and its replay with the costs it measured.
 pipeline_opts="--preset qwen3-0.6b --seq-len 1024 --opt roundpipe --workers 2 --partition 20,4,4,0"
+# Data parallelism over NCCL: ddp_overlap's A/B with one rank per GPU of the machine (full fine-tuning,
+# so the gradients are large). NCCL takes one GPU per rank: on a one-GPU machine the case checks that
+# two ranks are refused with the reason instead.
+ddp_opts="--preset qwen3-0.6b --seq-len 1024 --lora-rank 0 --opt ddp_overlap"
 # --only: a case runs when the list is empty or names it; an unknown name is a usage error.
 selected() { [ -z "$only" ] || [[ ",$only," == *",$1,"* ]]; }
-known=" build pipeline "
+known=" build pipeline ddp "
 for c in "${cases[@]}"; do known+="${c%%|*} "; done
 for name in ${only//,/ }; do
   [[ "$known" == *" $name "* ]] || { echo "gpu-check: --only: unknown case '$name' (cases:$known)" >&2; exit 2; }
 done
 # summary.md (and stdout) from what the cases left in OUTDIR; a missing or broken file is named there.
 summarize() {
-"$python" - "$out" "$pipeline_opts" "${cases[@]}" <<'PY'
+"$python" - "$out" "$pipeline_opts" "$ddp_opts" "${cases[@]}" <<'PY'
 import json, os, sys
 def speedup_text(metric):
     if not metric:
@@ -69,7 +73,7 @@ def speedup_text(metric):
     if metric.get("speedup_ci") is None:
         return "%.3fx (no interval: %s %s)" % (metric["speedup"], metric.get("blocks", "?"), "blocks")
     return "%.3fx [%.3f, %.3f] (%s blocks)" % (metric["speedup"], metric["speedup_ci"][0], metric["speedup_ci"][1], metric.get("blocks", "?"))
-out, pipeline_opts, cases = sys.argv[1], sys.argv[2], sys.argv[3:]
+out, pipeline_opts, ddp_opts, cases = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
 lines = ["# glueprof GPU check", ""]
 doctor = open(os.path.join(out, "doctor.txt")).read().strip()
 lines += ["```", doctor, "```", ""]
@@ -125,6 +129,36 @@ def pipeline_lines():
         return ["failed: %s (see pipeline.log)" % e]
 lines += pipeline_lines()
 lines.append("")
+lines += ["## Data parallelism: ddp_overlap with NCCL, one rank per GPU", ""]
+def ddp_lines():
+    refusal = os.path.join(out, "ddp-refusal.txt")
+    if os.path.exists(refusal):
+        return ["one GPU here: ddp_overlap needs 2 or more ranks and NCCL takes one GPU per rank, so it did not run.",
+                "`glueprof run --nproc 2 --device cuda` was refused as it should be:", "", "```",
+                open(refusal).read().strip(), "```"]
+    if not os.path.exists(os.path.join(out, "ddp.json")):
+        return ["not run (no ddp.json here)"]
+    try:
+        report = json.load(open(os.path.join(out, "ddp.json")))
+        c = report["comparisons"][0]
+        metric = next(m for m in c["metrics"] if m["name"] == c["primary_metric"])
+        target = c.get("target") or {}
+        ranks = c.get("ranks") or {}
+        def overlap(arm):
+            values = (ranks.get(arm) or {}).get("comm_compute_overlap") or []
+            return "/".join("%.2f" % v for v in values) or "-"
+        def straggler(arm):
+            value = (ranks.get(arm) or {}).get("median_straggler_ms")
+            return "-" if value is None else "%.3f" % value
+        return ["`glueprof ab --nproc %s --device cuda %s`" % ((report.get("rank_sets") or [{}])[0].get("world_size", "N"), ddp_opts), "",
+                "%s: %s %s; target: %s" % (c["verdict"], c["primary_metric"], speedup_text(metric), target.get("text", "-")), "",
+                "| arm | comm/compute overlap per rank | median straggler ms |", "|---|---|---|",
+                "| baseline (per-parameter all-reduce) | %s | %s |" % (overlap("baseline"), straggler("baseline")),
+                "| ddp_overlap (buckets during backward) | %s | %s |" % (overlap("optimized"), straggler("optimized"))]
+    except Exception as e:
+        return ["failed: %s (see ddp.log)" % e]
+lines += ddp_lines()
+lines.append("")
 open(os.path.join(out, "summary.md"), "w").write("\n".join(lines) + "\n")
 print("\n".join(lines))
 PY
@@ -146,7 +180,7 @@ else
 fi
 # A CUDA libtorch through Python. Python itself says where things are (site-packages, the NVIDIA
 # wheels' packages, the C++ ABI torch was built with): no globbing of install layouts.
-torch_prefix="" py_prefix="" torch_info="" torch_cuda="" torch_abi="" wheel_cupti_inc="" wheel_cupti_lib=""
+torch_prefix="" py_prefix="" torch_info="" torch_cuda="" torch_abi="" wheel_cupti_inc="" wheel_cupti_lib="" wheel_nccl=""
 if command -v "$python" >/dev/null 2>&1; then
   torch_info=$("$python" - 2>/dev/null <<'PY'
 import os, site, sys
@@ -164,16 +198,18 @@ def package_dir(*names):
             pass
     return "-"
 cupti = package_dir("nvidia.cu13", "nvidia.cuda_cupti")
+nccl = package_dir("nvidia.nccl")
 print("OK", torch.__version__, torch.version.cuda, torch.cuda.is_available(),
       torch.utils.cmake_prefix_path, sys.prefix, int(torch.compiled_with_cxx11_abi()),
-      (cupti + "/include") if cupti != "-" else "-", (cupti + "/lib") if cupti != "-" else "-")
+      (cupti + "/include") if cupti != "-" else "-", (cupti + "/lib") if cupti != "-" else "-", nccl)
 PY
 )
 fi
 case "$torch_info" in
   OK*)
-    read -r _ torch_version torch_cuda torch_available torch_prefix py_prefix torch_abi wheel_cupti_inc wheel_cupti_lib <<<"$torch_info"
+    read -r _ torch_version torch_cuda torch_available torch_prefix py_prefix torch_abi wheel_cupti_inc wheel_cupti_lib wheel_nccl <<<"$torch_info"
     [ "$wheel_cupti_inc" = "-" ] && wheel_cupti_inc=""
+    [ "$wheel_nccl" = "-" ] && wheel_nccl=""
     [ "$wheel_cupti_lib" = "-" ] && wheel_cupti_lib=""
     if [ "$torch_cuda" = "None" ]; then
       need "CUDA libtorch" "torch $torch_version is a CPU build: pip install a CUDA wheel of torch"
@@ -221,6 +257,18 @@ if [ -n "$cupti_inc" ] && [ -n "$cuda_inc" ]; then
   say "CUPTI headers" "$cupti_inc (cuda.h in $cuda_inc)"
 else
   need "CUPTI headers" "cupti.h/cuda.h not found: install the CUDA toolkit matching torch's CUDA, or set CUDA_HOME"
+fi
+# NCCL (several ranks on CUDA): the wheel beside torch (nvidia-nccl-cu*), else the toolkit's. Not a
+# prerequisite of the other cases: without it the ddp case fails and says so.
+nccl_root=""
+for dir in "${GLUEPROF_NCCL_ROOT:-}" "$wheel_nccl" "${CUDA_HOME:-}" "$toolkit_root"; do
+  if [ -n "$dir" ] && [ -f "$dir/include/nccl.h" ]; then nccl_root=$dir; break; fi
+done
+gpu_count=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ -n "$nccl_root" ]; then
+  say "NCCL" "$nccl_root ($gpu_count GPU(s): the ddp case runs $gpu_count rank(s))"
+else
+  say "NCCL" "not found (no nccl.h in the nvidia-nccl wheel or the toolkit): the ddp case will fail"
 fi
 # The build dependencies gathered where Debian's archive is (scripts/gather-build-deps.sh) and carried
 # with the tree, for GPU machines without a package archive: unpacked into a private prefix (OUTDIR/
@@ -274,6 +322,14 @@ if selected pipeline; then
   echo "  $n. pipelines: glueprof ab --device cuda $pipeline_opts $schedule --db $out/pipeline.sqlite, its report and replays"
   n=$((n + 1))
 fi
+if selected ddp; then
+  if [ "${gpu_count:-0}" -ge 2 ]; then
+    echo "  $n. data parallelism: glueprof ab --nproc $gpu_count --device cuda $ddp_opts $schedule --db $out/ddp.sqlite"
+  else
+    echo "  $n. data parallelism: one GPU, so only the refusal of glueprof run --nproc 2 --device cuda (NCCL: one GPU per rank)"
+  fi
+  n=$((n + 1))
+fi
 echo "  $n. $out/summary.md from the A/B JSON (of every case run into $out so far)"
 
 if [ "$dry" -eq 1 ]; then
@@ -312,7 +368,8 @@ fi
 if ! cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGLUEPROF_GUI=OFF -DGLUEPROF_BUILD_TESTS=OFF \
       -DGLUEPROF_BUILD_BENCH=OFF -DCMAKE_PREFIX_PATH="$prefixes" -DSQLite3_INCLUDE_DIR="$sqlite_inc" \
       -DUSE_SYSTEM_NVTX=ON -DCUDAToolkit_ROOT="$toolkit_root" "${sqlite_lib_arg[@]}" \
-      -DGLUEPROF_CUPTI_INCLUDE_DIR="$cupti_inc" -DCMAKE_CXX_FLAGS="-I$cuda_inc" >"$out/configure.log" 2>&1; then
+      -DGLUEPROF_CUPTI_INCLUDE_DIR="$cupti_inc" -DCMAKE_CXX_FLAGS="-I$cuda_inc" \
+      ${nccl_root:+-DGLUEPROF_NCCL_ROOT="$nccl_root"} >"$out/configure.log" 2>&1; then
   echo "gpu-check: configure failed: see $out/configure.log" >&2; exit 1
 fi
 if ! cmake --build "$build" -j "$(nproc)" --target glueprof >"$out/build.log" 2>&1; then
@@ -350,6 +407,28 @@ if selected pipeline; then
   else
     echo "gpu-check: pipeline failed: see $out/pipeline.log" >&2
     status=1
+  fi
+fi
+if selected ddp; then
+  echo "gpu-check: data parallelism (ddp_overlap over NCCL)"
+  rm -f "$out/ddp-refusal.txt" "$out/ddp.json"
+  if [ "$gpu_count" -ge 2 ]; then
+    # shellcheck disable=SC2086
+    if ! timeout "$case_timeout" "$glueprof" ab --nproc "$gpu_count" --device cuda $ddp_opts $schedule --json \
+          --db "$out/ddp.sqlite" --report "$out/ddp.md" >"$out/ddp.json" 2>"$out/ddp.log"; then
+      echo "gpu-check: ddp failed: see $out/ddp.log" >&2
+      status=1
+    fi
+  else
+    # One GPU: two ranks must be refused before anything starts, with the reason and no database.
+    "$glueprof" run --nproc 2 --device cuda --preset tiny --steps 1 --db "$out/ddp.sqlite" >"$out/ddp.log" 2>&1
+    code=$?
+    if [ "$code" -ne 0 ] && [ ! -e "$out/ddp.sqlite" ] && grep -q "GPU 1 is wanted" "$out/ddp.log"; then
+      { echo "exit $code:"; cat "$out/ddp.log"; } >"$out/ddp-refusal.txt"
+    else
+      echo "gpu-check: ddp: two ranks on one GPU were not refused as expected (exit $code): see $out/ddp.log" >&2
+      status=1
+    fi
   fi
 fi
 summarize

@@ -66,7 +66,7 @@ int runAb(const AbOptions& o) {
     const std::optional<RankEnvironment> rank = o.trainer.launchedRank();
     AbRequest request;
     request.config = o.trainer.resolve();
-    request.config.worldSize = o.trainer.worldSize(rank);
+    o.trainer.applyRank(rank, request.config);
     request.toggles = o.toggles;
     request.all = o.all;
     request.schedule =
@@ -94,7 +94,7 @@ int runAb(const AbOptions& o) {
         // Before any rank starts: the toggles, 2 trainers per rank on this machine, the directory.
         std::vector<SkippedToggle> skipped;
         chooseToggles(request, skipped);
-        checkTrainingRequest(request.config, o.trainer.db, 2 * o.trainer.nproc);
+        checkTrainingRequest(request.config, o.trainer.db, 2 * o.trainer.nproc, o.trainer.nproc);
         return launchRanks(o.trainer.nproc, o.trainer.db);
     }
     AbOutcome outcome;

@@ -78,13 +78,13 @@ int runAsRank(const RunOptions& o, const TrainConfig& config,
 int runOnce(const RunOptions& o) {
     TrainConfig config = o.trainer.resolve();
     const std::optional<RankEnvironment> rank = o.trainer.launchedRank();
-    config.worldSize = o.trainer.worldSize(rank);
+    o.trainer.applyRank(rank, config);
     std::vector<const Toggle*> toggles;
     for (const std::string& name : o.toggles) toggles.push_back(&resolveToggle(name, config));
     if (rank) return runAsRank(o, config, toggles, *rank);
     if (o.trainer.nproc > 1) {
         // Before any rank starts: N trainers on this machine, and the database's directory.
-        checkTrainingRequest(config, o.trainer.db, o.trainer.nproc);
+        checkTrainingRequest(config, o.trainer.db, o.trainer.nproc, o.trainer.nproc);
         return launchRanks(o.trainer.nproc, o.trainer.db);
     }
     checkTrainingRequest(config, o.trainer.db, 1);  // before the database is created

@@ -48,10 +48,11 @@ struct TrainerOptions {
     // What this rank of a multi-process run needs: the database, --rank-timeout, and notices on
     // the terminal (rank 0's; the others keep quiet).
     RankRunRequest rankRequest(const RankEnvironment& environment) const;
-    // Ranks of the training: WORLD_SIZE under a launcher (`launched`, from launchedRank()), else
-    // --nproc.
-    int worldSize(const std::optional<RankEnvironment>& launched) const {
-        return launched ? launched->worldSize : nproc;
+    // The ranks of the training into `config`: WORLD_SIZE under a launcher (`launched`, from
+    // launchedRank()), else --nproc; a launched rank trains on GPU LOCAL_RANK.
+    void applyRank(const std::optional<RankEnvironment>& launched, TrainConfig& config) const {
+        config.worldSize = launched ? launched->worldSize : nproc;
+        config.cudaDevice = launched ? launched->localRank : 0;
     }
 };
 

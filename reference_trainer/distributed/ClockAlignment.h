@@ -22,6 +22,12 @@ struct RankClock {
     std::string host;
 };
 
+// A rank's clock from its readings and rank 0's, taken as both left the same barriers: the
+// median difference (rank 0's − theirs) as the estimate, the largest deviation from it as the
+// residual; the offset is the estimate, or 0 on rank 0's machine (`sameMachine`: one clock).
+RankClock estimateRankClock(const std::vector<TimestampNs>& rank0Times,
+                            const std::vector<TimestampNs>& theirTimes, bool sameMachine);
+
 // Collective: every rank calls it at the same point. Rank 0 gets one entry per rank (rank order);
 // the others get an empty vector.
 std::vector<RankClock> alignRankClocks(RankGroup& group, int rounds = 9);

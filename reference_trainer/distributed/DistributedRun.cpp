@@ -20,11 +20,6 @@ MergedRanks onRanks(const std::string& device, const RankRunRequest& request,
                     const std::function<void(CaptureSession&, RankGroup&)>& train) {
     const RankEnvironment& environment = request.environment;
     const bool leader = environment.rank == 0;
-    if (device == "cuda") {
-        throw usageError(
-            "--device cuda with several ranks is not available yet (each rank must take the GPU "
-            "LOCAL_RANK and NCCL's waits must block); use --device cpu (Gloo) or one process");
-    }
     RankGroup group(environment, device, request.timeout);
     const std::vector<RankClock> clocks = alignRankClocks(group);
     // `glueprof --nproc` names the launch (and merged what earlier launches left before it

@@ -3,18 +3,19 @@
 #include <fmt/format.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
-#ifdef USE_C10D_NCCL
+#ifdef GLUEPROF_WITH_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
 #include "profiler/core/Error.h"
+#include "reference_trainer/CudaDevice.h"
 
 namespace glueprof {
 
 struct RankGroup::Backend {
     c10::intrusive_ptr<c10d::Store> store;
     c10::intrusive_ptr<c10d::ProcessGroupGloo> gloo;
-#ifdef USE_C10D_NCCL
+#ifdef GLUEPROF_WITH_NCCL
     c10::intrusive_ptr<c10d::ProcessGroupNCCL> nccl;
 #endif
 };
@@ -39,17 +40,21 @@ RankGroup::RankGroup(const RankEnvironment& environment, const std::string& devi
             std::chrono::duration_cast<std::chrono::seconds>(timeout).count(), error.what()));
     }
     if (device == "cuda") {
-#ifdef USE_C10D_NCCL
-        auto options = c10d::ProcessGroupNCCL::Options::create();
-        options->timeout = timeout;
-        m_backend->nccl = c10::make_intrusive<c10d::ProcessGroupNCCL>(m_backend->store, e.rank,
-                                                                      e.worldSize, options);
-        m_backendName = "nccl";
+#ifdef GLUEPROF_WITH_NCCL
+        // One GPU per rank of a machine: this rank's, current before NCCL picks one.
+        std::string why;
+        if (!cudaDeviceAvailable(e.localRank, why)) throw inputError("--device cuda: " + why);
+        useCudaDevice(e.localRank);
+        try {
+            joinNccl(timeout);
+        } catch (const std::exception& error) {
+            throw collectiveError("connecting the ranks (NCCL)", error);
+        }
         return;
 #else
         throw inputError(
-            "--device cuda with several ranks needs NCCL, which this libtorch was built without; "
-            "use --device cpu (Gloo) or a CUDA libtorch (TORCH_DIR)");
+            "--device cuda with several ranks needs NCCL, and this glueprof was built without it "
+            "(a CPU libtorch, or no nccl.h: cmake's GLUEPROF_NCCL_ROOT); use --device cpu (Gloo)");
 #endif
     }
     try {
@@ -58,6 +63,17 @@ RankGroup::RankGroup(const RankEnvironment& environment, const std::string& devi
         throw collectiveError("connecting the ranks (Gloo)", error);
     }
 }
+
+#ifdef GLUEPROF_WITH_NCCL
+void RankGroup::joinNccl(std::chrono::milliseconds timeout) {
+    const RankEnvironment& e = m_environment;
+    m_backendName = "nccl";
+    auto options = c10d::ProcessGroupNCCL::Options::create();
+    options->timeout = timeout;
+    m_backend->nccl =
+        c10::make_intrusive<c10d::ProcessGroupNCCL>(m_backend->store, e.rank, e.worldSize, options);
+}
+#endif
 
 void RankGroup::joinGloo(std::chrono::milliseconds timeout) {
     const RankEnvironment& e = m_environment;
@@ -77,7 +93,7 @@ c10::intrusive_ptr<c10d::Work> RankGroup::allReduceSum(std::vector<torch::Tensor
                                                        std::int64_t& sequence) {
     sequence = m_nextSequence++;
     try {
-#ifdef USE_C10D_NCCL
+#ifdef GLUEPROF_WITH_NCCL
         if (m_backend->nccl) return m_backend->nccl->allreduce(tensors);
 #endif
         return m_backend->gloo->allreduce(tensors);
@@ -95,7 +111,7 @@ void RankGroup::wait(const c10::intrusive_ptr<c10d::Work>& work, const char* wha
 }
 
 void RankGroup::barrier() {
-#ifdef USE_C10D_NCCL
+#ifdef GLUEPROF_WITH_NCCL
     if (m_backend->nccl) {
         wait(m_backend->nccl->barrier(), "a barrier");
         return;

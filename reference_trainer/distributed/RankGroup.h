@@ -50,6 +50,7 @@ class RankGroup {
 
   private:
     void joinGloo(std::chrono::milliseconds timeout);
+    void joinNccl(std::chrono::milliseconds timeout);  // defined where built with NCCL
     // An input error for a collective (or store read) `what` that threw `error`.
     GlueprofError collectiveError(const char* what, const std::exception& error) const;
 

@@ -9,8 +9,8 @@
 
 #include "app/gui/Panel.h"
 #include "profiler/core/ToggleCatalog.h"
+#include "reference_trainer/CudaDevice.h"
 #include "reference_trainer/Presets.h"
-#include "reference_trainer/RecordingChecks.h"
 
 namespace glueprof::gui {
 

@@ -957,6 +957,27 @@ TEST_F(CliTest, AbOverTwoRanksWithABudgetRunsRankZerosStepsOnEveryRank) {
     EXPECT_FALSE(fs::exists(path("rp.sqlite")));
 }
 
+// Several ranks on CUDA are checked before any rank starts or any file exists: here (a CPU-only
+// libtorch) the launcher and a torchrun-style rank both refuse --device cuda with the reason, exit
+// 2, as one-process runs do. (On a GPU machine the same check counts one GPU per rank:
+// gpu-check.sh.)
+TEST_F(CliTest, RanksOnCudaAreRefusedBeforeAnythingStartsWhereThereIsNoGpu) {
+    for (const std::string& environment :
+         {std::string(), std::string("RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 MASTER_PORT=1")}) {
+        const std::string db = path("cuda.sqlite");
+        const Result r = run(std::string(environment.empty() ? "run --nproc 2" : "run") +
+                                 " --device cuda --preset tiny --steps 1 --db " + db,
+                             environment);
+        EXPECT_EQ(r.exitCode, 2) << environment << ": " << r.err;
+        EXPECT_NE(r.err.find("--device cuda: this libtorch has no CUDA or no GPU is visible"),
+                  std::string::npos)
+            << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_EQ(std::distance(fs::directory_iterator(m_dir), fs::directory_iterator()), 2)
+            << "only out.txt and err.txt";
+    }
+}
+
 // A file an earlier multi-process run left unmerged (its launcher was killed) is merged first, on
 // its own: its run is kept and does not mix with the new run's ranks.
 TEST_F(CliTest, ARankFileLeftByAnEarlierRunIsMergedFirstAndKeptApart) {
