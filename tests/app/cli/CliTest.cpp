@@ -942,9 +942,8 @@ TEST_F(CliTest, AbOverTwoRanksComparesDdpOverlapRankByRankWithTheBaselinesLosses
 // every step's loss within 1e-5 relative of the baseline's, on every rank (measured: ~1e-7).
 TEST_F(CliTest, AbOverThreeRanksKeepsDdpOverlapsLossesWithinRoundingOfTheBaselines) {
     const std::string db = path("ddp3.sqlite");
-    Result r =
-        run("ab --nproc 3 --opt ddp_overlap --preset tiny --warmup 1 --steps 2 --repeats 2 --db " +
-            db);
+    Result r = run(
+        "ab --nproc 3 --opt ddp_overlap --preset tiny --warmup 1 --steps 2 --repeats 2 --db " + db);
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const TraceReader reader(db);
     std::map<int, std::map<std::string, std::vector<double>>> losses;  // rank -> arm -> per step
