@@ -17,32 +17,7 @@ if(DEFINED ENV{TORCH_DIR} AND NOT DEFINED Torch_DIR)
 endif()
 find_package(Torch REQUIRED)
 message(STATUS "glueprof: libtorch ${Torch_VERSION} from ${Torch_DIR}")
-
-# NCCL for several ranks on CUDA (c10d's ProcessGroupNCCL): built when this libtorch has it
-# (its targets define USE_C10D_NCCL, as CUDA builds do) and nccl.h and libnccl are found: the
-# CUDA toolkit's, or a wheel's (nvidia-nccl-cu*: GLUEPROF_NCCL_ROOT=site-packages/nvidia/nccl).
-set(GLUEPROF_WITH_NCCL OFF)
-set(_glueprof_torch_definitions "")
-foreach(_target torch torch_cuda torch_cpu)
-  if(TARGET ${_target})
-    get_target_property(_definitions ${_target} INTERFACE_COMPILE_DEFINITIONS)
-    if(_definitions)
-      list(APPEND _glueprof_torch_definitions ${_definitions})
-    endif()
-  endif()
-endforeach()
-if("USE_C10D_NCCL" IN_LIST _glueprof_torch_definitions)
-  set(_nccl_hints ${GLUEPROF_NCCL_ROOT} $ENV{GLUEPROF_NCCL_ROOT} $ENV{CUDA_HOME} /usr/local/cuda)
-  find_path(GLUEPROF_NCCL_INCLUDE_DIR nccl.h HINTS ${_nccl_hints} PATH_SUFFIXES include)
-  find_library(GLUEPROF_NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${_nccl_hints}
-               PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu)
-  if(GLUEPROF_NCCL_INCLUDE_DIR AND GLUEPROF_NCCL_LIBRARY)
-    set(GLUEPROF_WITH_NCCL ON)
-    message(STATUS "glueprof: NCCL (${GLUEPROF_NCCL_INCLUDE_DIR}, ${GLUEPROF_NCCL_LIBRARY}): several ranks on CUDA built")
-  else()
-    message(STATUS "glueprof: libtorch has NCCL but nccl.h or libnccl was not found (set GLUEPROF_NCCL_ROOT): several ranks on CUDA not built")
-  endif()
-endif()
+include(GlueprofNccl)  # GLUEPROF_WITH_NCCL: several ranks on CUDA
 
 # NVTX3 is header-only; it ships with the CUDA toolkit.
 

@@ -1,5 +1,6 @@
 #include "reference_trainer/CaptureSession.h"
 
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <torch/cuda.h>
 
 #include "profiler/torch_ops/OpObserver.h"
@@ -38,11 +39,16 @@ std::unique_ptr<DeviceCapture> startGpuCapture(const std::string& device, HostTr
     env.laneOfThread = [&tracer](RunId run, std::int64_t tid) {
         return tracer.laneForOsThread(run, tid);
     };
-    // Before each step's flush: the step's device work done on every GPU (a pipeline spreads its
-    // workers over them), so its records are complete.
+    // Before each step's flush: the step's device work done on every GPU this process uses (a
+    // pipeline spreads its workers over them; a rank has its own), so its records are complete.
+    // A GPU without a context has no work, and synchronizing it would create one: a rank per GPU
+    // would then hold a context on every GPU.
     env.synchronizeDevice = [] {
         const auto devices = static_cast<std::int64_t>(torch::cuda::device_count());
-        for (std::int64_t d = 0; d < devices; ++d) torch::cuda::synchronize(d);
+        for (std::int64_t d = 0; d < devices; ++d) {
+            if (at::detail::getCUDAHooks().hasPrimaryContext(static_cast<c10::DeviceIndex>(d)))
+                torch::cuda::synchronize(d);
+        }
     };
     std::unique_ptr<DeviceCapture> capture = cupti::startCapture(std::move(env), status);
     if (capture) tracer.setDeviceCapture(capture.get());

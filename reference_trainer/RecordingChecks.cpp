@@ -10,6 +10,7 @@
 #include "profiler/core/OutputPath.h"
 #include "reference_trainer/CudaDevice.h"
 #include "reference_trainer/Presets.h"
+#include "reference_trainer/distributed/RankGroup.h"
 
 namespace glueprof {
 
@@ -47,6 +48,12 @@ const Toggle& resolveToggle(const std::string& name, const TrainConfig& config) 
 void checkTrainingRequest(const TrainConfig& config, const std::string& db, int trainers,
                           int localRanks) {
     checkDevice(config.device, std::max(config.cudaDevice + 1, localRanks));
+    if (std::max(config.worldSize, localRanks) > 1 && !RankGroup::canJoin(config.device)) {
+        throw inputError(
+            "--device cuda with several ranks needs NCCL, and this glueprof was built without it "
+            "(a CPU libtorch, or no matching nccl.h: cmake's GLUEPROF_NCCL_ROOT, docs/gpu.md); use "
+            "--device cpu (Gloo)");
+    }
     checkFitsInMemory(config, trainers);
     requireParentDirectory(db, "create trace database", "--db");
 }

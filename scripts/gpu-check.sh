@@ -146,7 +146,7 @@ def ddp_lines():
         ranks = c.get("ranks") or {}
         def overlap(arm):
             values = (ranks.get(arm) or {}).get("comm_compute_overlap") or []
-            return "/".join("%.2f" % v for v in values) or "-"
+            return "/".join("-" if v is None else "%.2f" % v for v in values) or "-"
         def straggler(arm):
             value = (ranks.get(arm) or {}).get("median_straggler_ms")
             return "-" if value is None else "%.3f" % value
@@ -181,6 +181,7 @@ fi
 # A CUDA libtorch through Python. Python itself says where things are (site-packages, the NVIDIA
 # wheels' packages, the C++ ABI torch was built with): no globbing of install layouts.
 torch_prefix="" py_prefix="" torch_info="" torch_cuda="" torch_abi="" wheel_cupti_inc="" wheel_cupti_lib="" wheel_nccl=""
+torch_nccl_version="" gpu_count=0
 if command -v "$python" >/dev/null 2>&1; then
   torch_info=$("$python" - 2>/dev/null <<'PY'
 import os, site, sys
@@ -199,17 +200,25 @@ def package_dir(*names):
     return "-"
 cupti = package_dir("nvidia.cu13", "nvidia.cuda_cupti")
 nccl = package_dir("nvidia.nccl")
+try:  # the NCCL torch was built with: (2, 27, 3), or 2708 from older torch
+    v = torch.cuda.nccl.version()
+    nccl_version = ".".join(map(str, v)) if isinstance(v, tuple) else "%d.%d.%d" % (v // 1000, v % 1000 // 100, v % 100)
+except Exception:
+    nccl_version = "-"
+gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0  # CUDA_VISIBLE_DEVICES counts
 print("OK", torch.__version__, torch.version.cuda, torch.cuda.is_available(),
       torch.utils.cmake_prefix_path, sys.prefix, int(torch.compiled_with_cxx11_abi()),
-      (cupti + "/include") if cupti != "-" else "-", (cupti + "/lib") if cupti != "-" else "-", nccl)
+      (cupti + "/include") if cupti != "-" else "-", (cupti + "/lib") if cupti != "-" else "-", nccl,
+      nccl_version, gpus)
 PY
 )
 fi
 case "$torch_info" in
   OK*)
-    read -r _ torch_version torch_cuda torch_available torch_prefix py_prefix torch_abi wheel_cupti_inc wheel_cupti_lib wheel_nccl <<<"$torch_info"
+    read -r _ torch_version torch_cuda torch_available torch_prefix py_prefix torch_abi wheel_cupti_inc wheel_cupti_lib wheel_nccl torch_nccl_version gpu_count <<<"$torch_info"
     [ "$wheel_cupti_inc" = "-" ] && wheel_cupti_inc=""
     [ "$wheel_nccl" = "-" ] && wheel_nccl=""
+    [ "$torch_nccl_version" = "-" ] && torch_nccl_version=""
     [ "$wheel_cupti_lib" = "-" ] && wheel_cupti_lib=""
     if [ "$torch_cuda" = "None" ]; then
       need "CUDA libtorch" "torch $torch_version is a CPU build: pip install a CUDA wheel of torch"
@@ -264,9 +273,9 @@ nccl_root=""
 for dir in "${GLUEPROF_NCCL_ROOT:-}" "$wheel_nccl" "${CUDA_HOME:-}" "$toolkit_root"; do
   if [ -n "$dir" ] && [ -f "$dir/include/nccl.h" ]; then nccl_root=$dir; break; fi
 done
-gpu_count=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU' || true)
+if [ "${gpu_count:-0}" -ge 2 ]; then ddp_plan="$gpu_count ranks, one per GPU"; else ddp_plan="one GPU: only the refusal of 2 ranks"; fi
 if [ -n "$nccl_root" ]; then
-  say "NCCL" "$nccl_root ($gpu_count GPU(s): the ddp case runs $gpu_count rank(s))"
+  say "NCCL" "$nccl_root (torch's: ${torch_nccl_version:-unknown}; the ddp case: $ddp_plan)"
 else
   say "NCCL" "not found (no nccl.h in the nvidia-nccl wheel or the toolkit): the ddp case will fail"
 fi
@@ -369,7 +378,8 @@ if ! cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGLUEPROF_GUI=OFF 
       -DGLUEPROF_BUILD_BENCH=OFF -DCMAKE_PREFIX_PATH="$prefixes" -DSQLite3_INCLUDE_DIR="$sqlite_inc" \
       -DUSE_SYSTEM_NVTX=ON -DCUDAToolkit_ROOT="$toolkit_root" "${sqlite_lib_arg[@]}" \
       -DGLUEPROF_CUPTI_INCLUDE_DIR="$cupti_inc" -DCMAKE_CXX_FLAGS="-I$cuda_inc" \
-      ${nccl_root:+-DGLUEPROF_NCCL_ROOT="$nccl_root"} >"$out/configure.log" 2>&1; then
+      ${nccl_root:+-DGLUEPROF_NCCL_ROOT="$nccl_root"} ${torch_nccl_version:+-DGLUEPROF_NCCL_TORCH_VERSION="$torch_nccl_version"} \
+      >"$out/configure.log" 2>&1; then
   echo "gpu-check: configure failed: see $out/configure.log" >&2; exit 1
 fi
 if ! cmake --build "$build" -j "$(nproc)" --target glueprof >"$out/build.log" 2>&1; then
@@ -411,8 +421,8 @@ if selected pipeline; then
 fi
 if selected ddp; then
   echo "gpu-check: data parallelism (ddp_overlap over NCCL)"
-  rm -f "$out/ddp-refusal.txt" "$out/ddp.json"
-  if [ "$gpu_count" -ge 2 ]; then
+  rm -f "$out/ddp-refusal.txt" "$out/ddp.json" "$out/ddp.sqlite" "$out/ddp.sqlite-wal" "$out/ddp.sqlite-shm"
+  if [ "${gpu_count:-0}" -ge 2 ]; then
     # shellcheck disable=SC2086
     if ! timeout "$case_timeout" "$glueprof" ab --nproc "$gpu_count" --device cuda $ddp_opts $schedule --json \
           --db "$out/ddp.sqlite" --report "$out/ddp.md" >"$out/ddp.json" 2>"$out/ddp.log"; then

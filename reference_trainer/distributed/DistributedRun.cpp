@@ -101,6 +101,8 @@ AbOutcome runAbSuiteOnRanks(const AbRequest& request, const RankRunRequest& rank
     const bool leader = rankRequest.environment.rank == 0;
     AbProgress heard = progress;
     if (!leader) heard = AbProgress{};  // the other ranks keep quiet
+    // As in one process (runAbSuite): the arms' losses are compared bit for bit.
+    if (request.config.device == "cuda") makeCudaDeterministic();
     std::vector<ToggleRuns> recorded;
     const MergedRanks merged =
         onRanks(request.config.device, rankRequest, [&](CaptureSession& session, RankGroup& group) {

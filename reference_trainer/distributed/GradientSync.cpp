@@ -138,7 +138,9 @@ void GradientSync::launch(Bucket& bucket) {
     bucket.doneNs->store(0);
     bucket.work = m_group.allReduceSum(tensors, bucket.sequence);
     try {
-        // When the backend says it is done (on its own thread): the all-reduce's true end.
+        // When the backend says it is done: on Gloo (its own thread) the all-reduce's end. NCCL
+        // completes the future once the collective is enqueued on its stream, so there the range
+        // spans the launch and the kernels CUPTI records are the communication.
         std::shared_ptr<std::atomic<TimestampNs>> done = bucket.doneNs;
         bucket.work->getFuture()->addCallback(
             [done](c10::ivalue::Future&) { done->store(Clock::nowNs()); });

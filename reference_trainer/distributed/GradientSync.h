@@ -10,7 +10,8 @@
 //   bucket order on every rank, while backward goes on; the trainer waits for them only before the
 //   optimizer.
 // Each all-reduce is a `comm` range (names::kAllReduce: bytes, its sequence number in the group,
-// the bucket or parameter index) from its start to its completion, on the calling thread's lane;
+// the bucket or parameter index) from its start to its completion as the host sees it (Gloo: the
+// transfer; NCCL: its launch, the transfer being the NCCL kernels), on the calling thread's lane;
 // the time the trainer blocks waiting for an asynchronous one is a wait of category `comm`
 // (names::kWaitAllReduce): exposed communication.
 #include <torch/torch.h>

@@ -50,9 +50,14 @@ std::optional<RankEnvironment> rankEnvironmentFromProcess() {
             "WORLD_SIZE is set but RANK is not; set both (as torchrun does) or neither");
     }
     environment.rank = integerVariable("RANK", rank, 0, environment.worldSize - 1);
-    const char* local = variable("LOCAL_RANK");
-    environment.localRank =
-        local != nullptr ? integerVariable("LOCAL_RANK", local, 0, kMaxWorldSize - 1) : 0;
+    // The rank's GPU on its machine: LOCAL_RANK, else what srun or Open MPI's mpirun set for it
+    // (a wrapper that exports only RANK and WORLD_SIZE would otherwise put every rank on GPU 0).
+    for (const char* name : {"LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK"}) {
+        if (const char* local = variable(name)) {
+            environment.localRank = integerVariable(name, local, 0, kMaxWorldSize - 1);
+            break;
+        }
+    }
     if (const char* addr = variable("MASTER_ADDR")) environment.masterAddr = addr;
     if (const char* port = variable("MASTER_PORT"))
         environment.masterPort = integerVariable("MASTER_PORT", port, 1, 65535);

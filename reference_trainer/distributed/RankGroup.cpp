@@ -1,11 +1,14 @@
 #include "reference_trainer/distributed/RankGroup.h"
 
 #include <fmt/format.h>
+#include <torch/version.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #ifdef GLUEPROF_WITH_NCCL
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
+
+#include <exception>
 
 #include "profiler/core/Error.h"
 #include "reference_trainer/CudaDevice.h"
@@ -53,8 +56,8 @@ RankGroup::RankGroup(const RankEnvironment& environment, const std::string& devi
         return;
 #else
         throw inputError(
-            "--device cuda with several ranks needs NCCL, and this glueprof was built without it "
-            "(a CPU libtorch, or no nccl.h: cmake's GLUEPROF_NCCL_ROOT); use --device cpu (Gloo)");
+            "--device cuda with several ranks needs NCCL, which this glueprof was built without; "
+            "use --device cpu (Gloo)");
 #endif
     }
     try {
@@ -87,7 +90,35 @@ void RankGroup::joinGloo(std::chrono::milliseconds timeout) {
         c10::make_intrusive<c10d::ProcessGroupGloo>(m_backend->store, e.rank, e.worldSize, options);
 }
 
-RankGroup::~RankGroup() = default;
+// Since torch 2.4 a ProcessGroupNCCL destroyed without shutdown() warns and aborts its
+// communicators: shut it down (abort on an error's way out: a peer may be gone).
+#if defined(GLUEPROF_WITH_NCCL) && \
+    (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4))
+#define GLUEPROF_NCCL_SHUTDOWN 1
+#endif
+
+RankGroup::~RankGroup() {
+#ifdef GLUEPROF_NCCL_SHUTDOWN
+    if (!m_backend->nccl) return;
+    try {
+        if (std::uncaught_exceptions() > 0) {
+            m_backend->nccl->abort();
+        } else {
+            m_backend->nccl->shutdown();
+        }
+    } catch (const std::exception&) {
+        // Ending anyway: nothing to tell beyond what the collectives already said.
+    }
+#endif
+}
+
+bool RankGroup::canJoin(const std::string& device) {
+#ifdef GLUEPROF_WITH_NCCL
+    return true;
+#else
+    return device != "cuda";
+#endif
+}
 
 c10::intrusive_ptr<c10d::Work> RankGroup::allReduceSum(std::vector<torch::Tensor>& tensors,
                                                        std::int64_t& sequence) {
@@ -111,13 +142,23 @@ void RankGroup::wait(const c10::intrusive_ptr<c10d::Work>& work, const char* wha
 }
 
 void RankGroup::barrier() {
+    c10::intrusive_ptr<c10d::Work> work;
+    try {
 #ifdef GLUEPROF_WITH_NCCL
-    if (m_backend->nccl) {
-        wait(m_backend->nccl->barrier(), "a barrier");
-        return;
-    }
+        if (m_backend->nccl) {
+            // On this rank's GPU: NCCL would otherwise guess rank % GPUs before any collective
+            // named one, and a communicator on another GPU than the all-reduces' would not pair.
+            // NCCL connects lazily, so its setup errors surface here.
+            c10d::BarrierOptions options;
+            options.device_ids = {static_cast<std::int64_t>(m_environment.localRank)};
+            work = m_backend->nccl->barrier(options);
+        }
 #endif
-    wait(m_backend->gloo->barrier(), "a barrier");
+        if (!work) work = m_backend->gloo->barrier();
+    } catch (const std::exception& error) {
+        throw collectiveError("starting a barrier", error);
+    }
+    wait(work, "a barrier");
 }
 
 void RankGroup::publish(const std::string& key, const std::string& value) {

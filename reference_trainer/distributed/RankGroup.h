@@ -28,6 +28,10 @@ class RankGroup {
     RankGroup(const RankGroup&) = delete;
     RankGroup& operator=(const RankGroup&) = delete;
 
+    // Whether this build can join ranks on `device`: Gloo for cpu always, NCCL for cuda where
+    // built with it (GLUEPROF_WITH_NCCL).
+    static bool canJoin(const std::string& device);
+
     int rank() const { return m_environment.rank; }
     int worldSize() const { return m_environment.worldSize; }
     const std::string& backendName() const { return m_backendName; }

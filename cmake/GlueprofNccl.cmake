@@ -1,0 +1,90 @@
+# NCCL for several ranks on CUDA (c10d's ProcessGroupNCCL, reference_trainer/distributed/RankGroup):
+# GLUEPROF_WITH_NCCL is ON only when
+#   1. this libtorch has NCCL (its targets define USE_C10D_NCCL, as CUDA builds do);
+#   2. nccl.h and libnccl are found: GLUEPROF_NCCL_ROOT (the nvidia-nccl-cu* wheel's
+#      site-packages/nvidia/nccl; searched alone when given), else the CUDA toolkit's;
+#   3. that nccl.h is the NCCL major.minor torch was built with, when GLUEPROF_NCCL_TORCH_VERSION
+#      says which (torch.cuda.nccl.version(); gpu-check.sh passes it): ProcessGroupNCCL's layout
+#      follows NCCL's version macros, so another header would mis-size libtorch's objects;
+#   4. RankGroup.cpp itself compiles with it against this libtorch (a try_compile), so a header or
+#      API that does not fit turns NCCL off instead of breaking the build.
+# Otherwise several ranks on CUDA are refused with the reason (RankGroup::canJoin) and the rest
+# builds as before.
+set(GLUEPROF_WITH_NCCL OFF)
+set(_glueprof_torch_definitions "")
+foreach(_target torch torch_cuda torch_cpu)
+  if(TARGET ${_target})
+    get_target_property(_definitions ${_target} INTERFACE_COMPILE_DEFINITIONS)
+    if(_definitions)
+      list(APPEND _glueprof_torch_definitions ${_definitions})
+    endif()
+  endif()
+endforeach()
+if(NOT "USE_C10D_NCCL" IN_LIST _glueprof_torch_definitions)
+  return()  # a CPU libtorch: Gloo only
+endif()
+
+set(GLUEPROF_NCCL_ROOT "$ENV{GLUEPROF_NCCL_ROOT}" CACHE PATH "NCCL's prefix (include/nccl.h, lib/libnccl.so.2)")
+set(GLUEPROF_NCCL_TORCH_VERSION "" CACHE STRING "NCCL version torch was built with (torch.cuda.nccl.version(), e.g. 2.27.3)")
+if(GLUEPROF_NCCL_ROOT)
+  set(_nccl_search HINTS ${GLUEPROF_NCCL_ROOT} NO_DEFAULT_PATH)
+else()
+  set(_nccl_search HINTS $ENV{CUDA_HOME} ${CUDAToolkit_ROOT} /usr/local/cuda)
+endif()
+find_path(GLUEPROF_NCCL_INCLUDE_DIR nccl.h ${_nccl_search} PATH_SUFFIXES include)
+find_library(GLUEPROF_NCCL_LIBRARY NAMES libnccl.so.2 nccl NAMES_PER_DIR ${_nccl_search}
+             PATH_SUFFIXES lib lib64 lib/x86_64-linux-gnu)
+if(NOT GLUEPROF_NCCL_INCLUDE_DIR OR NOT GLUEPROF_NCCL_LIBRARY)
+  message(STATUS "glueprof: libtorch has NCCL but nccl.h or libnccl was not found (set GLUEPROF_NCCL_ROOT): several ranks on CUDA not built")
+  return()
+endif()
+
+file(STRINGS "${GLUEPROF_NCCL_INCLUDE_DIR}/nccl.h" _nccl_version_lines
+     REGEX "^#define NCCL_(MAJOR|MINOR|PATCH) +[0-9]+")
+set(_nccl_version "")
+foreach(_part MAJOR MINOR PATCH)
+  string(REGEX MATCH "NCCL_${_part} +([0-9]+)" _match "${_nccl_version_lines}")
+  list(APPEND _nccl_version "${CMAKE_MATCH_1}")
+endforeach()
+list(JOIN _nccl_version "." _nccl_version)
+if(GLUEPROF_NCCL_TORCH_VERSION)
+  string(REGEX MATCH "^[0-9]+\\.[0-9]+" _theirs "${GLUEPROF_NCCL_TORCH_VERSION}")
+  string(REGEX MATCH "^[0-9]+\\.[0-9]+" _ours "${_nccl_version}")
+  if(NOT _theirs STREQUAL _ours)
+    message(STATUS "glueprof: nccl.h in ${GLUEPROF_NCCL_INCLUDE_DIR} is NCCL ${_nccl_version} but torch was built with ${GLUEPROF_NCCL_TORCH_VERSION} (point GLUEPROF_NCCL_ROOT at torch's): several ranks on CUDA not built")
+    return()
+  endif()
+endif()
+
+# Probed again only when RankGroup.cpp (or a header of ours it includes), nccl.h, the libtorch or
+# the flags changed: a probe takes 15-30 s.
+set(_probe_source ${PROJECT_SOURCE_DIR}/reference_trainer/distributed/RankGroup.cpp)
+set(_probe_key "${GLUEPROF_NCCL_INCLUDE_DIR} ${_nccl_version} ${Torch_DIR} ${CMAKE_CXX_FLAGS}")
+foreach(_file distributed/RankGroup.cpp distributed/RankGroup.h distributed/RankEnvironment.h
+        CudaDevice.h)
+  file(MD5 ${PROJECT_SOURCE_DIR}/reference_trainer/${_file} _hash)
+  string(APPEND _probe_key " ${_hash}")
+endforeach()
+if(NOT "${_probe_key}" STREQUAL "${GLUEPROF_NCCL_PROBED}")
+  unset(GLUEPROF_NCCL_COMPILES CACHE)
+endif()
+if(NOT DEFINED GLUEPROF_NCCL_COMPILES)
+  set(_previous_type "${CMAKE_TRY_COMPILE_TARGET_TYPE}")
+  set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)  # compile only: the link is the build's
+  try_compile(GLUEPROF_NCCL_COMPILES ${CMAKE_BINARY_DIR}/nccl-probe
+    SOURCES ${_probe_source}
+    CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${PROJECT_SOURCE_DIR};${GLUEPROF_NCCL_INCLUDE_DIR}"
+    COMPILE_DEFINITIONS -DGLUEPROF_WITH_NCCL
+    LINK_LIBRARIES torch fmt::fmt
+    CXX_STANDARD 17
+    OUTPUT_VARIABLE _probe_output)
+  set(CMAKE_TRY_COMPILE_TARGET_TYPE "${_previous_type}")
+  file(WRITE "${CMAKE_BINARY_DIR}/nccl-probe.log" "${_probe_output}")
+endif()
+set(GLUEPROF_NCCL_PROBED "${_probe_key}" CACHE INTERNAL "what the NCCL probe compiled")
+if(NOT GLUEPROF_NCCL_COMPILES)
+  message(STATUS "glueprof: RankGroup.cpp does not compile with NCCL ${_nccl_version} against this libtorch (see ${CMAKE_BINARY_DIR}/nccl-probe.log): several ranks on CUDA not built")
+  return()
+endif()
+set(GLUEPROF_WITH_NCCL ON)
+message(STATUS "glueprof: NCCL ${_nccl_version} (${GLUEPROF_NCCL_INCLUDE_DIR}, ${GLUEPROF_NCCL_LIBRARY}): several ranks on CUDA built")
