@@ -35,14 +35,9 @@ void writeRankFile(const std::string& path, int rank, TimestampNs clockNs) {
         const RunId run = writer.beginRun(info);
         if (group == TraceWriter::kStartsAbGroup) group = run;
         const LaneId lane = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
-        Event e;
-        e.run = run;
-        e.lane = lane;
-        e.kind = EventKind::kRange;
+        Event e = makeEvent(run, lane, EventKind::kRange, writer.intern("all_reduce"), clockNs + 40,
+                            clockNs + 60);
         e.category = Category::kComm;
-        e.name = writer.intern("all_reduce");
-        e.startNs = clockNs + 40;
-        e.endNs = clockNs + 60;
         e.step = 0;
         e.correlation = 1;
         writer.record(e);
