@@ -243,11 +243,15 @@ void blockingAllReduces(const AdvisorInput& in, std::vector<Finding>& findings) 
     if (comm >= in.glue->medianMsPerPart.size()) return;
     const double exposedMs = in.glue->medianMsPerPart[comm];
     const std::optional<StringId> allReduce = trace.findName(names::kAllReduce);
-    if (!allReduce || trace.findName(names::kWaitAllReduce) || exposedMs <= 0.0) return;
+    if (!allReduce || exposedMs <= 0.0) return;
+    // The name alone says nothing: a database's runs share one string table, so a baseline's
+    // model knows the optimized arm's names too. Its events decide.
+    const std::optional<StringId> wait = trace.findName(names::kWaitAllReduce);
     const std::set<std::int32_t> measuredSteps = trace.measuredSteps();
     std::int64_t measured = 0;
     for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
         for (const Event& e : trace.eventsOnLane(lane)) {
+            if (wait && e.name == *wait) return;  // asynchronous all-reduces: ddp_overlap is on
             if (e.name == *allReduce && measuredSteps.count(e.step) > 0) ++measured;
         }
     }

@@ -195,11 +195,13 @@ TEST(AdvisorTest, UnevenPipelineStagesPointToRoundPipe) {
 
 // A rank whose step is 10 ms of math and then 4 blocking all-reduces of 5 ms each: 20 of 30 ms is
 // exposed communication, which ddp_overlap targets. With a wait for an asynchronous all-reduce in
-// the trace (ddp_overlap already on) the rule stays quiet.
+// the trace (ddp_overlap already on) the rule stays quiet. The wait's name alone, without a wait
+// (an A/B database: the optimized arm's names are in the baseline's string table), does not.
 TEST(AdvisorTest, BlockingAllReducesPointToDdpOverlapUnlessTheyAreAlreadyAsynchronous) {
     constexpr TimestampNs kMs = 1000000;
     auto rank = [&](bool asynchronous) {
         TraceModelBuilder b;
+        b.intern("wait_all_reduce");  // as the shared string table of an A/B's database holds it
         const std::size_t lane = b.addLane(LaneKind::kHostThread, "main");
         b.addStep(StepInfo{1, 0, 30 * kMs, false, 1, 0.0, 0});
         b.addEvent(lane, EventKind::kOp, Category::kMath, "aten::mm", 0, 10 * kMs, 1);
