@@ -6,8 +6,10 @@
 #   3. that nccl.h is the NCCL major.minor torch was built with, when GLUEPROF_NCCL_TORCH_VERSION
 #      says which (torch.cuda.nccl.version(); gpu-check.sh passes it): ProcessGroupNCCL's layout
 #      follows NCCL's version macros, so another header would mis-size libtorch's objects;
-#   4. RankGroup.cpp itself compiles with it against this libtorch (a try_compile), so a header or
-#      API that does not fit turns NCCL off instead of breaking the build.
+#   4. RankGroup.cpp itself builds with it against this libtorch: a try_compile links it (with
+#      CudaDevice.cpp and cmake/NcclProbe.cpp's main) against torch, and against libnccl only if
+#      that is needed, so a header, API or symbol that does not fit turns NCCL off instead of
+#      breaking the build.
 # Otherwise several ranks on CUDA are refused with the reason (RankGroup::canJoin) and the rest
 # builds as before.
 set(GLUEPROF_WITH_NCCL OFF)
@@ -26,6 +28,12 @@ endif()
 
 set(GLUEPROF_NCCL_ROOT "$ENV{GLUEPROF_NCCL_ROOT}" CACHE PATH "NCCL's prefix (include/nccl.h, lib/libnccl.so.2)")
 set(GLUEPROF_NCCL_TORCH_VERSION "" CACHE STRING "NCCL version torch was built with (torch.cuda.nccl.version(), e.g. 2.27.3)")
+# Found again when the root changes (find_* keep a cached result otherwise).
+if(NOT "${GLUEPROF_NCCL_ROOT}" STREQUAL "${GLUEPROF_NCCL_SEARCHED_ROOT}")
+  unset(GLUEPROF_NCCL_INCLUDE_DIR CACHE)
+  unset(GLUEPROF_NCCL_LIBRARY CACHE)
+endif()
+set(GLUEPROF_NCCL_SEARCHED_ROOT "${GLUEPROF_NCCL_ROOT}" CACHE INTERNAL "the root the NCCL search used")
 if(GLUEPROF_NCCL_ROOT)
   set(_nccl_search HINTS ${GLUEPROF_NCCL_ROOT} NO_DEFAULT_PATH)
 else()
@@ -56,34 +64,47 @@ if(GLUEPROF_NCCL_TORCH_VERSION)
   endif()
 endif()
 
-# Probed again only when RankGroup.cpp (or a header of ours it includes), nccl.h, the libtorch or
-# the flags changed: a probe takes 15-30 s.
-set(_probe_source ${PROJECT_SOURCE_DIR}/reference_trainer/distributed/RankGroup.cpp)
-set(_probe_key "${GLUEPROF_NCCL_INCLUDE_DIR} ${_nccl_version} ${Torch_DIR} ${CMAKE_CXX_FLAGS}")
-foreach(_file distributed/RankGroup.cpp distributed/RankGroup.h distributed/RankEnvironment.h
-        CudaDevice.h)
-  file(MD5 ${PROJECT_SOURCE_DIR}/reference_trainer/${_file} _hash)
+# Probed again only when a file of the probe, nccl.h, the libtorch, the compiler or the flags
+# changed: a probe takes 15-30 s.
+set(_probe_key "${GLUEPROF_NCCL_INCLUDE_DIR} ${_nccl_version} ${Torch_DIR} ${Torch_VERSION} ${CMAKE_CXX_COMPILER} ${CUDAToolkit_ROOT} ${CMAKE_CXX_FLAGS}")
+set(_probe_files reference_trainer/distributed/RankGroup.cpp reference_trainer/distributed/RankGroup.h
+    reference_trainer/distributed/RankEnvironment.h reference_trainer/CudaDevice.cpp
+    reference_trainer/CudaDevice.h profiler/core/Error.h cmake/NcclProbe.cpp)
+foreach(_file ${_probe_files})
+  file(MD5 ${PROJECT_SOURCE_DIR}/${_file} _hash)
   string(APPEND _probe_key " ${_hash}")
 endforeach()
 if(NOT "${_probe_key}" STREQUAL "${GLUEPROF_NCCL_PROBED}")
-  unset(GLUEPROF_NCCL_COMPILES CACHE)
+  unset(GLUEPROF_NCCL_BUILDS CACHE)
+  unset(GLUEPROF_NCCL_NEEDS_LIBRARY CACHE)
 endif()
-if(NOT DEFINED GLUEPROF_NCCL_COMPILES)
-  set(_previous_type "${CMAKE_TRY_COMPILE_TARGET_TYPE}")
-  set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)  # compile only: the link is the build's
-  try_compile(GLUEPROF_NCCL_COMPILES ${CMAKE_BINARY_DIR}/nccl-probe
-    SOURCES ${_probe_source}
-    CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${PROJECT_SOURCE_DIR};${GLUEPROF_NCCL_INCLUDE_DIR}"
-    COMPILE_DEFINITIONS -DGLUEPROF_WITH_NCCL
-    LINK_LIBRARIES torch fmt::fmt
-    CXX_STANDARD 17
-    OUTPUT_VARIABLE _probe_output)
-  set(CMAKE_TRY_COMPILE_TARGET_TYPE "${_previous_type}")
-  file(WRITE "${CMAKE_BINARY_DIR}/nccl-probe.log" "${_probe_output}")
+if(NOT DEFINED GLUEPROF_NCCL_BUILDS)
+  file(WRITE "${CMAKE_BINARY_DIR}/nccl-probe.log" "")
+  # With torch alone first; with libnccl too only if that is what was missing.
+  foreach(_with_library OFF ON)
+    set(_libraries torch fmt::fmt)
+    if(_with_library)
+      list(APPEND _libraries ${GLUEPROF_NCCL_LIBRARY})
+    endif()
+    try_compile(GLUEPROF_NCCL_BUILDS ${CMAKE_BINARY_DIR}/nccl-probe
+      SOURCES ${PROJECT_SOURCE_DIR}/cmake/NcclProbe.cpp
+              ${PROJECT_SOURCE_DIR}/reference_trainer/distributed/RankGroup.cpp
+              ${PROJECT_SOURCE_DIR}/reference_trainer/CudaDevice.cpp
+      CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${PROJECT_SOURCE_DIR};${GLUEPROF_NCCL_INCLUDE_DIR}"
+      COMPILE_DEFINITIONS -DGLUEPROF_WITH_NCCL
+      LINK_LIBRARIES ${_libraries}
+      CXX_STANDARD 17
+      OUTPUT_VARIABLE _probe_output)
+    file(APPEND "${CMAKE_BINARY_DIR}/nccl-probe.log" "== linked with: ${_libraries}\n${_probe_output}\n")
+    set(GLUEPROF_NCCL_NEEDS_LIBRARY ${_with_library} CACHE INTERNAL "RankGroup.cpp needs libnccl itself")
+    if(GLUEPROF_NCCL_BUILDS)
+      break()
+    endif()
+  endforeach()
 endif()
-set(GLUEPROF_NCCL_PROBED "${_probe_key}" CACHE INTERNAL "what the NCCL probe compiled")
-if(NOT GLUEPROF_NCCL_COMPILES)
-  message(STATUS "glueprof: RankGroup.cpp does not compile with NCCL ${_nccl_version} against this libtorch (see ${CMAKE_BINARY_DIR}/nccl-probe.log): several ranks on CUDA not built")
+set(GLUEPROF_NCCL_PROBED "${_probe_key}" CACHE INTERNAL "what the NCCL probe built")
+if(NOT GLUEPROF_NCCL_BUILDS)
+  message(STATUS "glueprof: RankGroup.cpp does not build with NCCL ${_nccl_version} against this libtorch (see ${CMAKE_BINARY_DIR}/nccl-probe.log): several ranks on CUDA not built")
   return()
 endif()
 set(GLUEPROF_WITH_NCCL ON)

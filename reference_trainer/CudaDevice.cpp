@@ -22,10 +22,16 @@ bool cudaDeviceAvailable(int index, std::string& why) {
     const auto count = static_cast<int>(torch::cuda::device_count());
     if (index >= 0 && index < count) return true;
     why = fmt::format(
-        "GPU {} is wanted (LOCAL_RANK={}: one GPU per rank on a machine) but this process sees "
-        "{} GPU(s); start at most {} rank(s) per machine, or check CUDA_VISIBLE_DEVICES",
-        index, index, count, count);
+        "GPU {} is wanted (a rank's local rank on its machine: one GPU per rank) but this process "
+        "sees {} GPU(s); start at most {} rank(s) per machine, or check CUDA_VISIBLE_DEVICES",
+        index, count, count);
     return false;
+}
+
+int cudaDeviceOfLocalRank(int localRank) {
+    std::string why;
+    if (cudaAvailable(why) && torch::cuda::device_count() == 1) return 0;
+    return localRank;
 }
 
 void useCudaDevice(int index) {

@@ -14,6 +14,11 @@ bool cudaAvailable(std::string& why);
 // Whether GPU `index` exists for this process; `why` names the GPUs it sees and the fix when not.
 bool cudaDeviceAvailable(int index, std::string& why);
 
+// The GPU of a rank with local rank `localRank` on its machine: that one, or GPU 0 when this
+// process sees exactly one (a launcher that gives each task its own GPU, as srun
+// --gpus-per-task=1 does, leaves the local rank pointing past it).
+int cudaDeviceOfLocalRank(int localRank);
+
 // Makes GPU `index` this process's current CUDA device (the GPU must exist).
 void useCudaDevice(int index);
 

@@ -130,6 +130,8 @@ def pipeline_lines():
 lines += pipeline_lines()
 lines.append("")
 lines += ["## Data parallelism: ddp_overlap with NCCL, one rank per GPU", ""]
+if os.path.exists(os.path.join(out, "nccl.txt")):
+    lines += ["NCCL in this build: %s" % open(os.path.join(out, "nccl.txt")).read().strip(), ""]
 def ddp_lines():
     refusal = os.path.join(out, "ddp-refusal.txt")
     if os.path.exists(refusal):
@@ -382,6 +384,11 @@ if ! cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGLUEPROF_GUI=OFF 
       >"$out/configure.log" 2>&1; then
   echo "gpu-check: configure failed: see $out/configure.log" >&2; exit 1
 fi
+# Whether NCCL (several ranks on CUDA) was built, and why not: cmake/GlueprofNccl.cmake's line.
+grep -h 'several ranks on CUDA' "$out/configure.log" | sed 's/^-- //' >"$out/nccl.txt" || true
+[ -s "$out/nccl.txt" ] || echo "glueprof: this libtorch has no NCCL (a CPU build?): several ranks on CUDA not built" >"$out/nccl.txt"
+cp "$build/nccl-probe.log" "$out/" 2>/dev/null || true
+echo "gpu-check: $(cat "$out/nccl.txt")"
 if ! cmake --build "$build" -j "$(nproc)" --target glueprof >"$out/build.log" 2>&1; then
   echo "gpu-check: build failed: see $out/build.log" >&2; exit 1
 fi

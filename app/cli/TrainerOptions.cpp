@@ -7,6 +7,7 @@
 
 #include "app/cli/Progress.h"
 #include "profiler/core/Error.h"
+#include "reference_trainer/CudaDevice.h"
 #include "reference_trainer/Presets.h"
 #include "reference_trainer/data/TextCorpus.h"
 
@@ -164,6 +165,13 @@ std::optional<RankEnvironment> TrainerOptions::launchedRank() const {
             nproc, rank->worldSize));
     }
     return rank;
+}
+
+void TrainerOptions::applyRank(const std::optional<RankEnvironment>& launched,
+                               TrainConfig& config) const {
+    config.worldSize = launched ? launched->worldSize : nproc;
+    config.cudaDevice =
+        launched && config.device == "cuda" ? cudaDeviceOfLocalRank(launched->localRank) : 0;
 }
 
 RankRunRequest TrainerOptions::rankRequest(const RankEnvironment& environment) const {

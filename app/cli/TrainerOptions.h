@@ -49,11 +49,8 @@ struct TrainerOptions {
     // the terminal (rank 0's; the others keep quiet).
     RankRunRequest rankRequest(const RankEnvironment& environment) const;
     // The ranks of the training into `config`: WORLD_SIZE under a launcher (`launched`, from
-    // launchedRank()), else --nproc; a launched rank trains on GPU LOCAL_RANK.
-    void applyRank(const std::optional<RankEnvironment>& launched, TrainConfig& config) const {
-        config.worldSize = launched ? launched->worldSize : nproc;
-        config.cudaDevice = launched ? launched->localRank : 0;
-    }
+    // launchedRank()), else --nproc; a launched rank trains on the GPU of its local rank.
+    void applyRank(const std::optional<RankEnvironment>& launched, TrainConfig& config) const;
 };
 
 // "5,1,1,1" -> {5, 1, 1, 1}: layer counts of a partition; usage error naming `option` otherwise.

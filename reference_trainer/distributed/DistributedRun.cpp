@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceReader.h"
@@ -20,27 +21,31 @@ MergedRanks onRanks(const std::string& device, const RankRunRequest& request,
                     const std::function<void(CaptureSession&, RankGroup&)>& train) {
     const RankEnvironment& environment = request.environment;
     const bool leader = environment.rank == 0;
-    RankGroup group(environment, device, request.timeout);
-    const std::vector<RankClock> clocks = alignRankClocks(group);
+    std::optional<RankGroup> group;
+    group.emplace(environment, device, request.timeout);
+    const std::vector<RankClock> clocks = alignRankClocks(*group);
     // `glueprof --nproc` names the launch (and merged what earlier launches left before it
     // started the ranks); under another launcher rank 0 names it and merges what earlier ones
     // left, before any rank records.
     const std::string launchId = environment.launchId.empty()
-                                     ? group.shareFromLeader("glueprof/launch-id", newLaunchId())
+                                     ? group->shareFromLeader("glueprof/launch-id", newLaunchId())
                                      : environment.launchId;
     if (leader && environment.launchId.empty()) {
         const MergedRanks earlier = mergeLeftoverRankTraces(request.db, launchId);
         for (const std::string& line : leftoverNotices(earlier, request.db))
             if (request.notice) request.notice(line);
     }
-    group.barrier();  // no rank records before those files are gone
+    group->barrier();  // no rank records before those files are gone
     {
         CaptureSession session(rankTracePath(request.db, launchId, environment.rank), device,
                                leader ? request.notice : CaptureSession::Notice{});
-        train(session, group);
+        train(session, *group);
         session.close();
     }
-    group.barrier();  // every rank's file is complete
+    group->barrier();  // every rank's file is complete
+    // Every rank leaves the group here, together (NCCL's shutdown while peers are still in it),
+    // before rank 0's merge, which needs no collective.
+    group.reset();
     if (!leader) return {};
     MergedRanks merged = mergeRankTraces(request.db, launchId, environment.worldSize, clocks);
     for (const std::string& line : unmergedNotices(merged, request.db))

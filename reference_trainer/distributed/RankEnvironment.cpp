@@ -50,9 +50,10 @@ std::optional<RankEnvironment> rankEnvironmentFromProcess() {
             "WORLD_SIZE is set but RANK is not; set both (as torchrun does) or neither");
     }
     environment.rank = integerVariable("RANK", rank, 0, environment.worldSize - 1);
-    // The rank's GPU on its machine: LOCAL_RANK, else what srun or Open MPI's mpirun set for it
+    // The rank's GPU on its machine: LOCAL_RANK, else what Open MPI's mpirun or srun set for it
     // (a wrapper that exports only RANK and WORLD_SIZE would otherwise put every rank on GPU 0).
-    for (const char* name : {"LOCAL_RANK", "SLURM_LOCALID", "OMPI_COMM_WORLD_LOCAL_RANK"}) {
+    // mpirun first: inside a Slurm job its ranks may inherit the job step's SLURM_LOCALID.
+    for (const char* name : {"LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID"}) {
         if (const char* local = variable(name)) {
             environment.localRank = integerVariable(name, local, 0, kMaxWorldSize - 1);
             break;

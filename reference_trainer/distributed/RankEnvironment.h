@@ -12,8 +12,8 @@ namespace glueprof {
 struct RankEnvironment {
     int rank = 0;
     int worldSize = 1;
-    int localRank = 0;  // the GPU of this rank on its machine (cuda:LOCAL_RANK; else SLURM_LOCALID
-                        // or OMPI_COMM_WORLD_LOCAL_RANK; else 0)
+    int localRank = 0;  // the GPU of this rank on its machine (cuda:LOCAL_RANK; else
+                        // OMPI_COMM_WORLD_LOCAL_RANK or SLURM_LOCALID; else 0)
     std::string masterAddr = "127.0.0.1";
     int masterPort = 29500;
     // Names this launch's rank files (GLUEPROF_LAUNCH_ID, set by `glueprof --nproc`); "" under

@@ -5,6 +5,7 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #ifdef GLUEPROF_WITH_NCCL
+#include <torch/csrc/cuda/nccl.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
@@ -45,11 +46,14 @@ RankGroup::RankGroup(const RankEnvironment& environment, const std::string& devi
     if (device == "cuda") {
 #ifdef GLUEPROF_WITH_NCCL
         // One GPU per rank of a machine: this rank's, current before NCCL picks one.
+        m_gpu = cudaDeviceOfLocalRank(e.localRank);
         std::string why;
-        if (!cudaDeviceAvailable(e.localRank, why)) throw inputError("--device cuda: " + why);
-        useCudaDevice(e.localRank);
+        if (!cudaDeviceAvailable(m_gpu, why)) throw inputError("--device cuda: " + why);
+        useCudaDevice(m_gpu);
         try {
             joinNccl(timeout);
+        } catch (const GlueprofError&) {
+            throw;  // says what is wrong already
         } catch (const std::exception& error) {
             throw collectiveError("connecting the ranks (NCCL)", error);
         }
@@ -71,6 +75,18 @@ RankGroup::RankGroup(const RankEnvironment& environment, const std::string& devi
 void RankGroup::joinNccl(std::chrono::milliseconds timeout) {
     const RankEnvironment& e = m_environment;
     m_backendName = "nccl";
+    // ProcessGroupNCCL's objects are laid out after NCCL's version macros: the nccl.h compiled in
+    // here must be the NCCL torch was built with (major << 32 | minor << 16 | patch), or libtorch
+    // would fill objects of another size.
+    const std::uint64_t torchNccl = torch::cuda::nccl::version();
+    const std::uint64_t major = torchNccl >> 32;
+    const std::uint64_t minor = (torchNccl >> 16) & 0xffff;
+    if (major != NCCL_MAJOR || minor != NCCL_MINOR) {
+        throw inputError(fmt::format(
+            "this glueprof was built with NCCL {}.{}'s nccl.h but torch with NCCL {}.{}; rebuild "
+            "with GLUEPROF_NCCL_ROOT at torch's (the nvidia-nccl wheel beside it: docs/gpu.md)",
+            NCCL_MAJOR, NCCL_MINOR, major, minor));
+    }
     auto options = c10d::ProcessGroupNCCL::Options::create();
     options->timeout = timeout;
     m_backend->nccl =
@@ -106,7 +122,7 @@ RankGroup::~RankGroup() {
         } else {
             m_backend->nccl->shutdown();
         }
-    } catch (const std::exception&) {
+    } catch (...) {
         // Ending anyway: nothing to tell beyond what the collectives already said.
     }
 #endif
@@ -150,14 +166,17 @@ void RankGroup::barrier() {
             // named one, and a communicator on another GPU than the all-reduces' would not pair.
             // NCCL connects lazily, so its setup errors surface here.
             c10d::BarrierOptions options;
-            options.device_ids = {static_cast<std::int64_t>(m_environment.localRank)};
+            options.device_ids = {static_cast<std::int64_t>(m_gpu)};
             work = m_backend->nccl->barrier(options);
-        }
+        } else
 #endif
-        if (!work) work = m_backend->gloo->barrier();
+        {
+            work = m_backend->gloo->barrier();
+        }
     } catch (const std::exception& error) {
         throw collectiveError("starting a barrier", error);
     }
+    if (!work) throw inputError("a barrier across the ranks returned no work to wait for");
     wait(work, "a barrier");
 }
 

@@ -63,6 +63,7 @@ class RankGroup {
     std::string m_backendName;
     std::unique_ptr<Backend> m_backend;
     std::int64_t m_nextSequence = 1;
+    int m_gpu = -1;  // on cuda: this rank's GPU
 };
 
 }  // namespace glueprof

@@ -45,15 +45,16 @@ TEST_F(LauncherVariables, TorchrunsVariablesNameTheRankItsGpuAndTheRendezvous) {
     EXPECT_EQ(e.masterPort, 29511);
 }
 
-// Without LOCAL_RANK the GPU comes from srun's or Open MPI's local id; LOCAL_RANK wins over both.
-TEST_F(LauncherVariables, TheLocalRankFallsBackToSrunsThenOpenMpisLocalId) {
+// Without LOCAL_RANK the GPU comes from Open MPI's local rank, then srun's local id (an mpirun
+// inside a Slurm job may inherit the job step's); LOCAL_RANK wins over both.
+TEST_F(LauncherVariables, TheLocalRankFallsBackToOpenMpisThenSrunsLocalId) {
     set("RANK", "5");
     set("WORLD_SIZE", "8");
     EXPECT_EQ(rankEnvironmentFromProcess()->localRank, 0);
-    set("OMPI_COMM_WORLD_LOCAL_RANK", "2");
-    EXPECT_EQ(rankEnvironmentFromProcess()->localRank, 2);
     set("SLURM_LOCALID", "1");
     EXPECT_EQ(rankEnvironmentFromProcess()->localRank, 1);
+    set("OMPI_COMM_WORLD_LOCAL_RANK", "2");
+    EXPECT_EQ(rankEnvironmentFromProcess()->localRank, 2);
     set("LOCAL_RANK", "3");
     EXPECT_EQ(rankEnvironmentFromProcess()->localRank, 3);
 }
