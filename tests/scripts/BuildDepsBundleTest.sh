@@ -58,8 +58,13 @@ for entry in SQLite3_INCLUDE_DIR SQLite3_LIBRARY fmt_DIR nlohmann_json_DIR CLI11
 done
 cmake --build "$work/build" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 libs=$(dirname "$(grep '^SQLite3_LIBRARY:' "$work/build/CMakeCache.txt" | cut -d= -f2-)")
-LD_LIBRARY_PATH="$libs" ldd "$work/build/probe" | grep -q "libfmt.so.9 => $libs/" ||
-  { echo "BuildDepsBundleTest: the probe does not load the bundle's libfmt"; exit 1; }
-LD_LIBRARY_PATH="$libs" "$work/build/probe" | grep -q '"sqlite":"3\.' ||
-  { echo "BuildDepsBundleTest: the probe did not run"; exit 1; }
+# Each output is read whole before grep looks at it: `cmd | grep -q` under pipefail fails whenever
+# grep exits on its match before cmd has written the rest (cmd dies of SIGPIPE), which made this
+# test fail now and then.
+loaded=$(LD_LIBRARY_PATH="$libs" ldd "$work/build/probe")
+grep -q "libfmt.so.9 => $libs/" <<<"$loaded" ||
+  { echo "BuildDepsBundleTest: the probe does not load the bundle's libfmt:"; echo "$loaded"; exit 1; }
+printed=$(LD_LIBRARY_PATH="$libs" "$work/build/probe")
+grep -q '"sqlite":"3\.' <<<"$printed" ||
+  { echo "BuildDepsBundleTest: the probe did not run: $printed"; exit 1; }
 echo "BuildDepsBundleTest: ok ($(ls "$work"/debs/*.deb | wc -l) packages; CMake found each in the prefix)"
