@@ -10,7 +10,7 @@
 #      CudaDevice.cpp and cmake/NcclProbe.cpp's main) against torch, and against libnccl only if
 #      that is needed, so a header, API or symbol that does not fit turns NCCL off instead of
 #      breaking the build.
-# Otherwise several ranks on CUDA are refused with the reason (RankGroup::canJoin) and the rest
+# Otherwise several ranks on CUDA are refused with the reason (RankGroup::whyCannotJoin) and the rest
 # builds as before.
 set(GLUEPROF_WITH_NCCL OFF)
 set(_glueprof_torch_definitions "")

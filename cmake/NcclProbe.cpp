@@ -3,4 +3,4 @@
 // project is built without NCCL instead of failing.
 #include "reference_trainer/distributed/RankGroup.h"
 
-int main() { return glueprof::RankGroup::canJoin("cuda") ? 0 : 1; }
+int main() { return glueprof::RankGroup::whyCannotJoin("cuda").empty() ? 0 : 1; }

@@ -48,11 +48,9 @@ const Toggle& resolveToggle(const std::string& name, const TrainConfig& config) 
 void checkTrainingRequest(const TrainConfig& config, const std::string& db, int trainers,
                           int localRanks) {
     checkDevice(config.device, std::max(config.cudaDevice + 1, localRanks));
-    if (std::max(config.worldSize, localRanks) > 1 && !RankGroup::canJoin(config.device)) {
-        throw inputError(
-            "--device cuda with several ranks needs NCCL, and this glueprof was built without it "
-            "(a CPU libtorch, or no matching nccl.h: cmake's GLUEPROF_NCCL_ROOT, docs/gpu.md); use "
-            "--device cpu (Gloo)");
+    if (std::max(config.worldSize, localRanks) > 1) {
+        const std::string why = RankGroup::whyCannotJoin(config.device);
+        if (!why.empty()) throw inputError(why);
     }
     checkFitsInMemory(config, trainers);
     requireParentDirectory(db, "create trace database", "--db");

@@ -17,12 +17,12 @@ namespace {
 
 // What every rank does around its training: join the group, put the clocks on one timeline, name
 // the launch, record into the rank's own file (`train`), and on rank 0 merge every rank's file.
-MergedRanks onRanks(const std::string& device, const RankRunRequest& request,
+MergedRanks onRanks(const TrainConfig& config, const RankRunRequest& request,
                     const std::function<void(CaptureSession&, RankGroup&)>& train) {
     const RankEnvironment& environment = request.environment;
     const bool leader = environment.rank == 0;
     std::optional<RankGroup> group;
-    group.emplace(environment, device, request.timeout);
+    group.emplace(environment, config.device, config.cudaDevice, request.timeout);
     const std::vector<RankClock> clocks = alignRankClocks(*group);
     // `glueprof --nproc` names the launch (and merged what earlier launches left before it
     // started the ranks); under another launcher rank 0 names it and merges what earlier ones
@@ -37,7 +37,7 @@ MergedRanks onRanks(const std::string& device, const RankRunRequest& request,
     }
     group->barrier();  // no rank records before those files are gone
     {
-        CaptureSession session(rankTracePath(request.db, launchId, environment.rank), device,
+        CaptureSession session(rankTracePath(request.db, launchId, environment.rank), config.device,
                                leader ? request.notice : CaptureSession::Notice{});
         train(session, *group);
         session.close();
@@ -90,7 +90,7 @@ std::vector<ToggleRuns> mergedArms(const std::string& db, const MergedRanks& mer
 MergedRanks runSingleOnRanks(const TrainConfig& config, const std::vector<const Toggle*>& toggles,
                              int warmup, int steps, const RankRunRequest& request) {
     const bool leader = request.environment.rank == 0;
-    return onRanks(config.device, request, [&](CaptureSession& session, RankGroup& group) {
+    return onRanks(config, request, [&](CaptureSession& session, RankGroup& group) {
         runSingle(config, toggles, warmup, steps, session,
                   leader ? request.progress : ProgressCallback{}, &group);
     });
@@ -110,7 +110,7 @@ AbOutcome runAbSuiteOnRanks(const AbRequest& request, const RankRunRequest& rank
     if (request.config.device == "cuda") makeCudaDeterministic();
     std::vector<ToggleRuns> recorded;
     const MergedRanks merged =
-        onRanks(request.config.device, rankRequest, [&](CaptureSession& session, RankGroup& group) {
+        onRanks(request.config, rankRequest, [&](CaptureSession& session, RankGroup& group) {
             recorded = runAbToggles(request, toggles, session, heard, &group);
         });
     if (!leader) return outcome;

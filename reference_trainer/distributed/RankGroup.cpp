@@ -24,7 +24,7 @@ struct RankGroup::Backend {
 #endif
 };
 
-RankGroup::RankGroup(const RankEnvironment& environment, const std::string& device,
+RankGroup::RankGroup(const RankEnvironment& environment, const std::string& device, int cudaDevice,
                      std::chrono::milliseconds timeout)
     : m_environment(environment), m_backend(std::make_unique<Backend>()) {
     const RankEnvironment& e = environment;
@@ -46,11 +46,9 @@ RankGroup::RankGroup(const RankEnvironment& environment, const std::string& devi
     if (device == "cuda") {
 #ifdef GLUEPROF_WITH_NCCL
         // One GPU per rank of a machine: this rank's, current before NCCL picks one.
-        m_gpu = cudaDeviceOfLocalRank(e.localRank);
-        std::string why;
-        if (!cudaDeviceAvailable(m_gpu, why)) throw inputError("--device cuda: " + why);
-        useCudaDevice(m_gpu);
+        m_gpu = cudaDevice;
         try {
+            useCudaDevice(m_gpu);
             joinNccl(timeout);
         } catch (const GlueprofError&) {
             throw;  // says what is wrong already
@@ -59,9 +57,8 @@ RankGroup::RankGroup(const RankEnvironment& environment, const std::string& devi
         }
         return;
 #else
-        throw inputError(
-            "--device cuda with several ranks needs NCCL, which this glueprof was built without; "
-            "use --device cpu (Gloo)");
+        (void)cudaDevice;
+        throw inputError(whyCannotJoin(device));
 #endif
     }
     try {
@@ -128,12 +125,16 @@ RankGroup::~RankGroup() {
 #endif
 }
 
-bool RankGroup::canJoin(const std::string& device) {
-#ifdef GLUEPROF_WITH_NCCL
-    return true;
-#else
-    return device != "cuda";
+std::string RankGroup::whyCannotJoin(const std::string& device) {
+#ifndef GLUEPROF_WITH_NCCL
+    if (device == "cuda") {
+        return "--device cuda with several ranks needs NCCL, and this glueprof was built without "
+               "it (a CPU libtorch, or no matching nccl.h: cmake's GLUEPROF_NCCL_ROOT, "
+               "docs/gpu.md); use --device cpu (Gloo)";
+    }
 #endif
+    (void)device;
+    return "";
 }
 
 c10::intrusive_ptr<c10d::Work> RankGroup::allReduceSum(std::vector<torch::Tensor>& tensors,

@@ -21,16 +21,17 @@ namespace glueprof {
 class RankGroup {
   public:
     // Joins the group (blocks until every rank has joined, or `timeout` passes: then an input
-    // error naming the rendezvous). `device` is "cpu" (Gloo) or "cuda" (NCCL).
-    RankGroup(const RankEnvironment& environment, const std::string& device,
+    // error naming the rendezvous). `device` is "cpu" (Gloo) or "cuda" (NCCL on GPU `cudaDevice`,
+    // made current first; checkTrainingRequest has checked that it exists).
+    RankGroup(const RankEnvironment& environment, const std::string& device, int cudaDevice,
               std::chrono::milliseconds timeout);
     ~RankGroup();
     RankGroup(const RankGroup&) = delete;
     RankGroup& operator=(const RankGroup&) = delete;
 
-    // Whether this build can join ranks on `device`: Gloo for cpu always, NCCL for cuda where
-    // built with it (GLUEPROF_WITH_NCCL).
-    static bool canJoin(const std::string& device);
+    // Why this build cannot join ranks on `device`, or "" when it can: Gloo for cpu always,
+    // NCCL for cuda where built with it (GLUEPROF_WITH_NCCL).
+    static std::string whyCannotJoin(const std::string& device);
 
     int rank() const { return m_environment.rank; }
     int worldSize() const { return m_environment.worldSize; }
@@ -63,7 +64,7 @@ class RankGroup {
     std::string m_backendName;
     std::unique_ptr<Backend> m_backend;
     std::int64_t m_nextSequence = 1;
-    int m_gpu = -1;  // on cuda: this rank's GPU
+    int m_gpu = -1;  // on cuda: this rank's GPU (the NCCL barrier names it)
 };
 
 }  // namespace glueprof

@@ -42,7 +42,7 @@ TEST(DataParallel, DISABLED_RankBody) {
     if (report == nullptr) GTEST_SKIP() << "runs only as a rank of the test below";
     const std::optional<RankEnvironment> environment = rankEnvironmentFromProcess();
     ASSERT_TRUE(environment.has_value());
-    RankGroup group(*environment, "cpu", std::chrono::seconds(60));
+    RankGroup group(*environment, "cpu", 0, std::chrono::seconds(60));
     Trainer trainer(presetConfig("tiny"), nullptr, &group);
     std::ofstream out(report);
     out << weightsHash(trainer);
