@@ -11,8 +11,10 @@ all: build
 bootstrap:
 	./scripts/bootstrap.sh
 
+# libtorch: the torch of scripts/torch-env.sh's environment (PyPI, CUDA 13), unless TORCH_DIR names another.
 configure: bootstrap
-	cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS)
+	python=$$(./scripts/torch-env.sh --python) && \
+	  cmake -S . -B $(BUILD_DIR) -DCMAKE_BUILD_TYPE=Release -DGLUEPROF_PYTHON="$$python" $(CMAKE_ARGS)
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)

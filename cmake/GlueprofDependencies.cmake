@@ -1,8 +1,8 @@
-# Every dependency comes from Debian's archive (scripts/bootstrap.sh) except a CUDA libtorch,
-# which may be given with TORCH_DIR or CMAKE_PREFIX_PATH.
+# Every dependency comes from Debian's archive (scripts/bootstrap.sh) except libtorch: PyPI's torch
+# (scripts/torch-env.sh) or another libtorch >= 2.4 (cmake/GlueprofTorch.cmake), whose fmt headers
+# the project uses.
 find_package(Threads REQUIRED)
 find_package(SQLite3 REQUIRED)
-find_package(fmt REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(CLI11 REQUIRED)
 # glueprof import: zlib (gzip'd traces) and RapidJSON's SAX reader (header-only).
@@ -12,11 +12,7 @@ if(NOT RAPIDJSON_INCLUDE_DIR)
   message(FATAL_ERROR "RapidJSON headers not found: install rapidjson-dev (scripts/bootstrap.sh does)")
 endif()
 
-if(DEFINED ENV{TORCH_DIR} AND NOT DEFINED Torch_DIR)
-  set(Torch_DIR "$ENV{TORCH_DIR}")
-endif()
-find_package(Torch REQUIRED)
-message(STATUS "glueprof: libtorch ${Torch_VERSION} from ${Torch_DIR}")
+include(GlueprofTorch)
 include(GlueprofNccl)  # GLUEPROF_WITH_NCCL: several ranks on CUDA
 
 # NVTX3 is header-only; it ships with the CUDA toolkit.

@@ -7,7 +7,7 @@
 #      says which (torch.cuda.nccl.version(); gpu-check.sh passes it): ProcessGroupNCCL's layout
 #      follows NCCL's version macros, so another header would mis-size libtorch's objects;
 #   4. RankGroup.cpp itself builds with it against this libtorch: a try_compile links it (with
-#      CudaDevice.cpp and cmake/NcclProbe.cpp's main) against torch, and against libnccl only if
+#      CudaDevice.cpp and cmake/nccl-probe's main) against torch, and against libnccl only if
 #      that is needed, so a header, API or symbol that does not fit turns NCCL off instead of
 #      breaking the build.
 # Otherwise several ranks on CUDA are refused with the reason (RankGroup::whyCannotJoin) and the rest
@@ -69,7 +69,8 @@ endif()
 set(_probe_key "${GLUEPROF_NCCL_INCLUDE_DIR} ${_nccl_version} ${Torch_DIR} ${Torch_VERSION} ${CMAKE_CXX_COMPILER} ${CUDAToolkit_ROOT} ${CMAKE_CXX_FLAGS}")
 set(_probe_files reference_trainer/distributed/RankGroup.cpp reference_trainer/distributed/RankGroup.h
     reference_trainer/distributed/RankEnvironment.h reference_trainer/CudaDevice.cpp
-    reference_trainer/CudaDevice.h profiler/core/Error.h cmake/NcclProbe.cpp)
+    reference_trainer/CudaDevice.h profiler/cupti/CudaDriver.cpp profiler/cupti/CudaDriver.h profiler/core/Error.h cmake/nccl-probe/NcclProbe.cpp
+    cmake/nccl-probe/CMakeLists.txt)
 foreach(_file ${_probe_files})
   file(MD5 ${PROJECT_SOURCE_DIR}/${_file} _hash)
   string(APPEND _probe_key " ${_hash}")
@@ -82,18 +83,18 @@ if(NOT DEFINED GLUEPROF_NCCL_BUILDS)
   file(WRITE "${CMAKE_BINARY_DIR}/nccl-probe.log" "")
   # With torch alone first; with libnccl too only if that is what was missing.
   foreach(_with_library OFF ON)
-    set(_libraries torch fmt::fmt)
+    set(_libraries "")
     if(_with_library)
-      list(APPEND _libraries ${GLUEPROF_NCCL_LIBRARY})
+      set(_libraries ${GLUEPROF_NCCL_LIBRARY})
     endif()
     try_compile(GLUEPROF_NCCL_BUILDS ${CMAKE_BINARY_DIR}/nccl-probe
-      SOURCES ${PROJECT_SOURCE_DIR}/cmake/NcclProbe.cpp
-              ${PROJECT_SOURCE_DIR}/reference_trainer/distributed/RankGroup.cpp
-              ${PROJECT_SOURCE_DIR}/reference_trainer/CudaDevice.cpp
-      CMAKE_FLAGS "-DINCLUDE_DIRECTORIES=${PROJECT_SOURCE_DIR};${GLUEPROF_NCCL_INCLUDE_DIR}"
-      COMPILE_DEFINITIONS -DGLUEPROF_WITH_NCCL
-      LINK_LIBRARIES ${_libraries}
-      CXX_STANDARD 17
+      ${PROJECT_SOURCE_DIR}/cmake/nccl-probe glueprof_nccl_probe nccl_probe
+      CMAKE_FLAGS "-DTorch_DIR=${Torch_DIR}" "-DCUDAToolkit_ROOT=${CUDAToolkit_ROOT}"
+                  "-DTORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST}"
+                  "-DGLUEPROF_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
+                  "-DGLUEPROF_NCCL_INCLUDE_DIR=${GLUEPROF_NCCL_INCLUDE_DIR}"
+                  "-DGLUEPROF_PROBE_EXTRA_LIBRARIES=${_libraries}"
+                  "-DCMAKE_BUILD_TYPE=Release" "-DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}"
       OUTPUT_VARIABLE _probe_output)
     file(APPEND "${CMAKE_BINARY_DIR}/nccl-probe.log" "== linked with: ${_libraries}\n${_probe_output}\n")
     set(GLUEPROF_NCCL_NEEDS_LIBRARY ${_with_library} CACHE INTERNAL "RankGroup.cpp needs libnccl itself")

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "reference_trainer/CudaDevice.h"
 #include "reference_trainer/Presets.h"
 #include "reference_trainer/Trainer.h"
 #include "reference_trainer/distributed/RankGroup.h"
@@ -28,8 +29,11 @@ std::string hostName() {
 
 TorchEnvironment torchEnvironment() {
     TorchEnvironment env;
-    env.version = TORCH_VERSION;
-    env.cuda = torch::cuda::is_available();
+    env.cudaBuild = torchCudaVersion();
+    std::string cudaTag = env.cudaBuild;
+    cudaTag.erase(std::remove(cudaTag.begin(), cudaTag.end(), '.'), cudaTag.end());
+    env.version = std::string(TORCH_VERSION) + (cudaTag.empty() ? "+cpu" : "+cu" + cudaTag);
+    env.cuda = cudaAvailable(env.whyNoCuda);
     env.cudaDevices = static_cast<int>(torch::cuda::device_count());
     env.intraOpThreads = at::get_num_threads();
     return env;
@@ -47,11 +51,9 @@ void makeCudaDeterministic() {
     const char* strict = std::getenv("GLUEPROF_CUDA_STRICT_DETERMINISM");
     const bool warnOnly = strict == nullptr || std::string(strict) != "1";
     at::globalContext().setDeterministicAlgorithms(true, warnOnly);
-#if TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 1)
     // Deterministic mode would otherwise fill every uninitialized allocation (a kernel per
     // at::empty) in both arms: cost the A/B does not want to measure.
     at::globalContext().setDeterministicFillUninitializedMemory(false);
-#endif
 }
 
 std::string environmentJson(const TrainConfig& config, const std::string& gpuCapture,

@@ -68,8 +68,11 @@ RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggl
 
 // What the libtorch this process runs on offers (`doctor`, each run's environment).
 struct TorchEnvironment {
-    std::string version;  // TORCH_VERSION
-    bool cuda = false;    // torch::cuda::is_available()
+    std::string version;  // TORCH_VERSION with its build as PyPI writes it: "2.11.0+cu130", "+cpu"
+    std::string cudaBuild;  // the CUDA libtorch was built with ("13.0"), "" when CPU-only
+    bool cuda = false;      // torch::cuda::is_available()
+    std::string
+        whyNoCuda;  // when !cuda: a CPU-only libtorch, or the driver's reason (cudaAvailable)
     int cudaDevices = 0;
     int intraOpThreads = 0;
 };

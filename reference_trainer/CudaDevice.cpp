@@ -1,18 +1,44 @@
 #include "reference_trainer/CudaDevice.h"
 
+#include <ATen/detail/CUDAHooksInterface.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
 #include <torch/torch.h>
 
 #include <fmt/format.h>
 
+#include "profiler/cupti/CudaDriver.h"
+
 namespace glueprof {
+
+std::string torchCudaVersion() {
+    static const std::string version = [] {
+        try {  // a CPU libtorch's hooks throw: there is no ATen_cuda library to ask
+            const long cudart = at::detail::getCUDAHooks().versionCUDART();  // e.g. 13000
+            return cudart > 0 ? fmt::format("{}.{}", cudart / 1000, cudart % 1000 / 10)
+                              : std::string();
+        } catch (const std::exception&) {
+            return std::string();
+        }
+    }();
+    return version;
+}
 
 bool cudaAvailable(std::string& why) {
     static const bool available = torch::cuda::is_available();  // ask the driver once
     if (!available) {
-        why =
-            "this libtorch has no CUDA or no GPU is visible (build against a CUDA libtorch with "
-            "TORCH_DIR)";
+        if (torchCudaVersion().empty()) {
+            why =
+                "this libtorch is CPU-only (build against a CUDA libtorch: make configure does, "
+                "with PyPI's torch)";
+        } else {
+            // The driver's own answer (cuInit / cuDeviceGetCount), not a guess.
+            const std::string& driver = cupti::cudaDriverStatus().reason;
+            why = driver.empty() ? "libtorch " + torchCudaVersion() +
+                                       " sees no GPU though the driver reports one (a driver "
+                                       "older than CUDA " +
+                                       torchCudaVersion() + "?); check nvidia-smi"
+                                 : driver;
+        }
     }
     return available;
 }

@@ -8,7 +8,11 @@
 
 namespace glueprof {
 
-// Whether this libtorch sees a CUDA device (asked once); `why` says what is missing when not.
+// The CUDA this libtorch was built with ("13.0"), or "" for a CPU-only libtorch.
+std::string torchCudaVersion();
+
+// Whether this libtorch sees a CUDA device (asked once); `why` says what is missing when not: a
+// CPU-only libtorch, or the driver's own reason ("no CUDA device: ...", cupti::cudaDriverStatus).
 bool cudaAvailable(std::string& why);
 
 // Whether GPU `index` exists for this process; `why` names the GPUs it sees and the fix when not.

@@ -1,24 +1,25 @@
 #!/usr/bin/env bash
-# Installs glueprof's build and test dependencies from Debian's archive.
-# Idempotent: installs only what is missing and says what it installed.
+# Installs glueprof's build and test dependencies: the system's from Debian's archive, then libtorch
+# from PyPI (scripts/torch-env.sh: torch 2.11.0, a CUDA 13 build, in a virtual environment outside the
+# clone, reused by every clone of this machine). Idempotent: installs only what is missing and says
+# what it installed.
 set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
   clang-format                          # scripts/check-format.sh (CI) and make format
-  libtorch-dev
-  libgloo-dev                           # the Gloo headers of libtorch's c10d (ProcessGroupGloo: --nproc on CPU)
-  libopenblas0-openmp  # an optimized BLAS for libtorch; Debian otherwise falls back to the reference BLAS
+  python3 python3-venv                  # scripts/torch-env.sh: the virtual environment of PyPI's torch
+  libgloo-dev                           # Gloo's headers, which torch's ProcessGroupGloo.hpp includes (--nproc on CPU)
   libsqlite3-dev sqlite3
   libgtest-dev libgmock-dev
   libbenchmark-dev
   nlohmann-json3-dev
   rapidjson-dev zlib1g-dev                # glueprof import: RapidJSON's SAX reader over zlib's gzip stream
   libcli11-dev
-  libfmt-dev
   libimgui-dev libglfw3-dev libstb-dev  # glueprof-gui: Dear ImGui 1.86 with its GLFW/OpenGL 3 backends
   xvfb xauth libgl1-mesa-dri            # the GUI test draws in a virtual X display with Mesa's OpenGL
   fonts-dejavu-core                     # glueprof-gui's default font (assets/fonts/README.md)
+  patchelf                              # the GPU check's test: the CI binary loads without its RUNPATH
 )
 
 missing=()
@@ -28,9 +29,10 @@ for pkg in "${packages[@]}"; do
   fi
 done
 
+here=$(cd "$(dirname "$0")" && pwd)
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "bootstrap: all ${#packages[@]} dependencies already installed"
-  exit 0
+  echo "bootstrap: all ${#packages[@]} Debian packages already installed"
+  exec "$here/torch-env.sh"
 fi
 
 sudo=""
@@ -48,3 +50,4 @@ export DEBIAN_FRONTEND=noninteractive
 $sudo apt-get update -qq
 $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 echo "bootstrap: installed ${missing[*]}"
+exec "$here/torch-env.sh"

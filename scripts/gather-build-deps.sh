@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Gathers the build dependencies a GPU machine without a package archive lacks (SQLite, fmt,
-# nlohmann-json, CLI11, the Gloo headers c10d includes: the -dev packages and the shared libraries they link) from Debian's archive
+# Gathers the build dependencies a GPU machine without a package archive lacks (SQLite, nlohmann-json,
+# CLI11, RapidJSON, zlib, the Gloo headers c10d includes: the -dev packages and the shared library
+# SQLite's links; fmt comes with libtorch) from Debian's archive
 # into deps/debs/ (ignored by git), so the tree can carry them there; scripts/gpu-check.sh unpacks
 # them into a private prefix (scripts/unpack-build-deps.sh), never into /.
 # Run on a machine with Debian's archive (this project's development and CI machines).
@@ -9,16 +10,13 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$repo/deps/debs}
-# The -dev packages, and the runtime library each links (named by the archive: libfmt9 on Debian 12,
-# libfmt10 on 13).
-dev=(libsqlite3-dev libfmt-dev nlohmann-json3-dev libcli11-dev rapidjson-dev zlib1g-dev libgloo-dev)
+# The -dev packages, and the runtime library SQLite's links (named by the archive: libsqlite3-0).
+dev=(libsqlite3-dev nlohmann-json3-dev libcli11-dev rapidjson-dev zlib1g-dev libgloo-dev)
 runtime=()
-for pkg in libsqlite3-dev libfmt-dev; do
-  lib=$(apt-cache depends "$pkg" 2>/dev/null | sed -n 's/^ *Depends: \(lib\(sqlite3-0\|fmt[0-9][0-9]*\)\)$/\1/p' | head -1)
-  [ -n "$lib" ] && runtime+=("$lib")
-done
-if [ ${#runtime[@]} -ne 2 ]; then
-  echo "gather-build-deps: apt-cache does not know libsqlite3-dev/libfmt-dev here: run on a machine with Debian's archive, after apt-get update" >&2
+lib=$(apt-cache depends libsqlite3-dev 2>/dev/null | sed -n 's/^ *Depends: \(libsqlite3-0\)$/\1/p' | head -1)
+[ -n "$lib" ] && runtime+=("$lib")
+if [ ${#runtime[@]} -ne 1 ]; then
+  echo "gather-build-deps: apt-cache does not know libsqlite3-dev here: run on a machine with Debian's archive, after apt-get update" >&2
   exit 2
 fi
 packages=("${dev[@]}" "${runtime[@]}")

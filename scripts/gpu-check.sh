@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # The one script to run on a machine with an NVIDIA GPU and a CUDA libtorch (docs/gpu.md).
-# Configures a headless build against the machine's own CUDA toolkit and libtorch (a Python torch
-# install is found through torch.utils.cmake_prefix_path), runs `glueprof ab --all` on GPU presets
+# Runs the glueprof that CI built (build/release/app/cli/glueprof, carried with the tree, or
+# --binary) against the machine's own torch (a Python torch install, found through
+# scripts/torch_layout.py), or, when that binary is absent or does not load there, configures a
+# headless build against the machine's own CUDA toolkit and torch; runs `glueprof ab --all` on GPU presets
 # sized for a few minutes each, and writes into OUTDIR: doctor.txt, one database, A/B JSON and
 # Markdown report per case, and summary.md (one page).
 #
-# Usage: scripts/gpu-check.sh OUTDIR [--dry-run | --summary-only] [--only=LIST]
-#   --dry-run  check the prerequisites and print the plan, build and run nothing (any machine; exit 0)
+# Usage: scripts/gpu-check.sh OUTDIR [--dry-run | --summary-only] [--only=LIST] [--binary=PATH]
+#   --dry-run  check the prerequisites and print the plan, build and run nothing (any machine; exit 0);
+#              with a binary, this checks that its every dynamic dependency resolves against
+#              PYTHON's torch (a torch 2.11 site-packages layout) and the system
+#   --binary=PATH  the glueprof to run (default: build/release/app/cli/glueprof when present)
 #   --only=LIST  run only these cases (comma-separated: build, qwen3-0.6b, llama-3.2-1b, gpt-oss-moe,
 #              offload-heavy, pipeline, ddp); the build is incremental in OUTDIR/build (every call makes sure
 #              it is there; --only=build does only that), so a GPU session with a per-command time limit
@@ -17,13 +22,14 @@
 # 1 the build or a run failed (its log is in OUTDIR).
 set -uo pipefail
 
-usage() { echo "usage: scripts/gpu-check.sh OUTDIR [--dry-run | --summary-only] [--only=LIST]" >&2; exit 2; }
-out="" dry=0 summary_only=0 only=""
+usage() { echo "usage: scripts/gpu-check.sh OUTDIR [--dry-run | --summary-only] [--only=LIST] [--binary=PATH]" >&2; exit 2; }
+out="" dry=0 summary_only=0 only="" binary=""
 for arg in "$@"; do
   case "$arg" in
     --dry-run) dry=1 ;;
     --summary-only) summary_only=1 ;;
     --only=*) only=${arg#--only=} ;;
+    --binary=*) binary=${arg#--binary=} ;;
     -h|--help) sed -n '2,/^# 1 the build/p' "$0"; exit 0 ;;
     -*) echo "gpu-check: unknown option $arg" >&2; usage ;;
     *) [ -z "$out" ] && out=$arg || usage ;;
@@ -180,147 +186,131 @@ if command -v nvidia-smi >/dev/null 2>&1 && gpus=$(nvidia-smi -L 2>/dev/null) &&
 else
   need "NVIDIA GPU" "nvidia-smi finds no GPU: install the NVIDIA driver on a machine with a GPU"
 fi
-# A CUDA libtorch through Python. Python itself says where things are (site-packages, the NVIDIA
-# wheels' packages, the C++ ABI torch was built with): no globbing of install layouts.
-torch_prefix="" py_prefix="" torch_info="" torch_cuda="" torch_abi="" wheel_cupti_inc="" wheel_cupti_lib="" wheel_nccl=""
-torch_nccl_version="" gpu_count=0
-if command -v "$python" >/dev/null 2>&1; then
-  torch_info=$("$python" - 2>/dev/null <<'PY'
-import os, site, sys
-try:
-    import torch
-except Exception as e:
-    print("ERR no torch: %s" % e); sys.exit(0)
-def package_dir(*names):
-    for name in names:
-        try:
-            module = __import__(name, fromlist=["_"])
-            for path in getattr(module, "__path__", []):
-                return path
-        except Exception:
-            pass
-    return "-"
-cupti = package_dir("nvidia.cu13", "nvidia.cuda_cupti")
-nccl = package_dir("nvidia.nccl")
-try:  # the NCCL torch was built with: (2, 27, 3), or 2708 from older torch
-    v = torch.cuda.nccl.version()
-    nccl_version = ".".join(map(str, v)) if isinstance(v, tuple) else "%d.%d.%d" % (v // 1000, v % 1000 // 100, v % 100)
-except Exception:
-    nccl_version = "-"
-gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0  # CUDA_VISIBLE_DEVICES counts
-print("OK", torch.__version__, torch.version.cuda, torch.cuda.is_available(),
-      torch.utils.cmake_prefix_path, sys.prefix, int(torch.compiled_with_cxx11_abi()),
-      (cupti + "/include") if cupti != "-" else "-", (cupti + "/lib") if cupti != "-" else "-", nccl,
-      nccl_version, gpus)
-PY
-)
-fi
-case "$torch_info" in
-  OK*)
-    read -r _ torch_version torch_cuda torch_available torch_prefix py_prefix torch_abi wheel_cupti_inc wheel_cupti_lib wheel_nccl torch_nccl_version gpu_count <<<"$torch_info"
-    [ "$wheel_cupti_inc" = "-" ] && wheel_cupti_inc=""
-    [ "$wheel_nccl" = "-" ] && wheel_nccl=""
-    [ "$torch_nccl_version" = "-" ] && torch_nccl_version=""
-    [ "$wheel_cupti_lib" = "-" ] && wheel_cupti_lib=""
-    if [ "$torch_cuda" = "None" ]; then
-      need "CUDA libtorch" "torch $torch_version is a CPU build: pip install a CUDA wheel of torch"
-    elif [ "$torch_abi" != "1" ]; then
-      # glueprof links Debian's and the system's C++ libraries (std::string across the boundary).
-      need "CUDA libtorch" "torch $torch_version was built with the pre-C++11 ABI (torch.compiled_with_cxx11_abi() is False): use a cxx11-ABI build (pip wheels from torch 2.6 on, or the 'cxx11 ABI' libtorch zip)"
-    elif [ "$torch_available" != "True" ]; then
-      say "CUDA libtorch" "torch $torch_version (CUDA $torch_cuda), but torch.cuda.is_available() is False"
-      need "GPU for torch" "torch sees no GPU: check the driver (nvidia-smi) and CUDA_VISIBLE_DEVICES"
-    else
-      say "CUDA libtorch" "torch $torch_version (CUDA $torch_cuda, cxx11 ABI) at $torch_prefix"
-    fi ;;
-  *) need "CUDA libtorch" "no Python torch ($python): pip install torch (a CUDA wheel), or set PYTHON=/path/to/python" ;;
-esac
-# nvcc: CMake's FindCUDAToolkit (through torch's config) takes the toolkit of the nvcc it finds; it
-# must be the CUDA major version torch was built with.
-if [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
-  nvcc="$CUDA_HOME/bin/nvcc"  # CUDA_HOME wins over whatever nvcc is on PATH
-else
-  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
-fi
-toolkit_root=""
-if [ -x "$nvcc" ]; then
-  nvcc_version=$("$nvcc" --version | sed -n 's/.*release \([0-9][0-9]*\.[0-9]*\).*/\1/p')
-  toolkit_root=$(cd "$(dirname "$nvcc")/.." && pwd)
-  if [ -n "$torch_cuda" ] && [ "$torch_cuda" != "None" ] && [ "${nvcc_version%%.*}" != "${torch_cuda%%.*}" ]; then
-    need "CUDA toolkit" "nvcc $nvcc_version ($nvcc) but torch was built with CUDA $torch_cuda: install CUDA ${torch_cuda%%.*}.x's toolkit or set CUDA_HOME to it"
+# A CUDA libtorch through Python: scripts/torch_layout.py says where things are (torch's lib folder,
+# the NVIDIA wheels beside it, the NCCL it was built with): no globbing of install layouts.
+torch_version="" torch_cuda="" torch_cxx11_abi="" torch_cmake_prefix="" torch_lib="" torch_nccl_root=""
+torch_nccl_version="" torch_gpus=0 py_prefix=""
+if command -v "$python" >/dev/null 2>&1 && layout=$("$python" "$repo/scripts/torch_layout.py" 2>/dev/null); then
+  while IFS='=' read -r key value; do
+    [ "$value" = "-" ] && value=""
+    printf -v "torch_$key" '%s' "$value"
+  done <<<"$(sed 's/^torch_//' <<<"$layout")"
+  py_prefix=$("$python" -c 'import sys; print(sys.prefix)')
+  if [ -z "$torch_cuda" ]; then
+    need "CUDA libtorch" "torch $torch_version is a CPU build: pip install a CUDA wheel of torch"
+  elif [ "$torch_cxx11_abi" != "1" ]; then
+    # glueprof links the system's C++ libraries (std::string across the boundary).
+    need "CUDA libtorch" "torch $torch_version was built with the pre-C++11 ABI: use a cxx11-ABI build (pip wheels from torch 2.6 on)"
   else
-    say "CUDA toolkit" "nvcc $nvcc_version at $toolkit_root"
+    say "CUDA libtorch" "torch $torch_version (CUDA $torch_cuda) in $torch_lib; $torch_gpus GPU(s) visible to it"
   fi
 else
-  need "CUDA toolkit" "no nvcc: install the CUDA toolkit matching torch's CUDA ($torch_cuda), or set CUDA_HOME"
+  need "CUDA libtorch" "no Python torch ($python): pip install torch (a CUDA wheel), or set PYTHON=/path/to/python"
 fi
-# CUPTI headers: the CUDA toolkit's, or the wheel's Python named (nvidia.cu13 / nvidia.cuda_cupti).
-cupti_inc=""
-for dir in "${CUDA_HOME:-}/include" "${CUDA_HOME:-}/extras/CUPTI/include" "$toolkit_root/include" \
-           "$toolkit_root/extras/CUPTI/include" /usr/local/cuda/include "$wheel_cupti_inc"; do
-  if [ -n "$dir" ] && [ -f "$dir/cupti.h" ]; then cupti_inc=$dir; break; fi
-done
-cuda_inc=""
-for dir in "${CUDA_HOME:-}/include" "$toolkit_root/include" /usr/local/cuda/include "$wheel_cupti_inc"; do
-  if [ -n "$dir" ] && [ -f "$dir/cuda.h" ]; then cuda_inc=$dir; break; fi
-done
-if [ -n "$cupti_inc" ] && [ -n "$cuda_inc" ]; then
-  say "CUPTI headers" "$cupti_inc (cuda.h in $cuda_inc)"
-else
-  need "CUPTI headers" "cupti.h/cuda.h not found: install the CUDA toolkit matching torch's CUDA, or set CUDA_HOME"
-fi
-# NCCL (several ranks on CUDA): the wheel beside torch (nvidia-nccl-cu*), else the toolkit's. Not a
-# prerequisite of the other cases: without it the ddp case fails and says so.
-nccl_root=""
-for dir in "${GLUEPROF_NCCL_ROOT:-}" "$wheel_nccl" "${CUDA_HOME:-}" "$toolkit_root"; do
-  if [ -n "$dir" ] && [ -f "$dir/include/nccl.h" ]; then nccl_root=$dir; break; fi
-done
-if [ "${gpu_count:-0}" -ge 2 ]; then ddp_plan="$gpu_count ranks, one per GPU"; else ddp_plan="one GPU: only the refusal of 2 ranks"; fi
-if [ -n "$nccl_root" ]; then
-  say "NCCL" "$nccl_root (torch's: ${torch_nccl_version:-unknown}; the ddp case: $ddp_plan)"
-else
-  say "NCCL" "not found (no nccl.h in the nvidia-nccl wheel or the toolkit): the ddp case will fail"
-fi
-# The build dependencies gathered where Debian's archive is (scripts/gather-build-deps.sh) and carried
-# with the tree, for GPU machines without a package archive: unpacked into a private prefix (OUTDIR/
-# deps; a temporary one for --dry-run), never into /.
-deps_prefix=""
-if compgen -G "$repo/deps/debs/*.deb" >/dev/null; then
-  if [ "$dry" -eq 1 ]; then deps_root=$(mktemp -d); trap 'rm -rf "$deps_root"' EXIT; else deps_root="$out/deps"; fi
-  # Debian 12's libraries need glibc 2.34 or later (libsqlite3 does).
-  glibc=$(ldd --version 2>/dev/null | head -1 | grep -o '[0-9]*\.[0-9]*$' || echo 0)
-  if [ "$(printf '%s\n2.34\n' "$glibc" | sort -V | head -1)" != "2.34" ]; then
-    need "build deps bundle" "glibc $glibc here; the bundle's Debian 12 libraries need 2.34 or later: install the -dev packages from this machine's own distribution"
-  elif deps_prefix=$("$repo/scripts/unpack-build-deps.sh" "$repo/deps/debs" "$deps_root"); then
-    say "build deps bundle" "$(ls "$repo"/deps/debs/*.deb | wc -l) packages from deps/debs, unpacked in $deps_prefix"
-  else
-    need "build deps bundle" "deps/debs could not be unpacked: gather it again with scripts/gather-build-deps.sh"
-    deps_prefix=""
+
+# The binary: the one CI built (make, on a machine without a GPU) and carried here with the tree,
+# run against this machine's torch through LD_LIBRARY_PATH (it wins over the build's RUNPATH, which
+# names the build machine's torch environment). Its every dynamic dependency must resolve against
+# torch's lib folder and the system; checked on a copy without RUNPATH (patchelf) where that tool
+# exists, so the check cannot lean on the build machine's folders. Otherwise glueprof is built here.
+binary_deps_resolve() {  # BINARY -> 0 when every dependency resolves; prints the unresolved ones
+  local copy loaded
+  copy=$(mktemp -d)/glueprof
+  cp "$1" "$copy"
+  if command -v patchelf >/dev/null 2>&1; then patchelf --remove-rpath "$copy"; fi
+  loaded=$(LD_LIBRARY_PATH="$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$copy" 2>&1)
+  rm -rf "$(dirname "$copy")"
+  if grep -q "not found" <<<"$loaded"; then
+    grep "not found" <<<"$loaded" | sed 's/^[[:space:]]*//' | tr '\n' ';'
+    return 1
   fi
-fi
-# Build tools and the libraries glueprof's headless build needs. Looked for in the unpacked bundle,
-# the system and the Python environment's prefix (conda installs headers there).
-command -v cmake >/dev/null 2>&1 && say "cmake" "$(cmake --version | head -1)" || need "cmake" "apt-get install cmake (or pip install cmake)"
-command -v c++ >/dev/null 2>&1 && say "C++ compiler" "$(c++ --version | head -1)" || need "C++ compiler" "apt-get install g++"
-find_header() {  # NAME PATH-UNDER-INCLUDE
-  for dir in ${deps_prefix:+"$deps_prefix/include"} /usr/include /usr/local/include "$py_prefix/include" ${CONDA_PREFIX:+"$CONDA_PREFIX/include"}; do
-    [ -n "$dir" ] && [ -e "$dir/$2" ] && { echo "$dir"; return 0; }
-  done
-  return 1
+  return 0
 }
-sqlite_inc=$(find_header sqlite sqlite3.h) && say "SQLite headers" "$sqlite_inc" ||
-  need "SQLite headers" "apt-get install libsqlite3-dev, or carry the bundle of scripts/gather-build-deps.sh (or conda install sqlite)"
-find_header fmt fmt/format.h >/dev/null && say "fmt" "$(find_header fmt fmt/format.h)" ||
-  need "fmt" "apt-get install libfmt-dev (or conda install -c conda-forge fmt)"
-find_header json nlohmann/json.hpp >/dev/null && say "nlohmann json" "$(find_header json nlohmann/json.hpp)" ||
-  need "nlohmann json" "apt-get install nlohmann-json3-dev (or conda install -c conda-forge nlohmann_json)"
-find_header cli11 CLI/CLI.hpp >/dev/null && say "CLI11" "$(find_header cli11 CLI/CLI.hpp)" ||
-  need "CLI11" "apt-get install libcli11-dev (or conda install -c conda-forge cli11)"
+mode=build
+if [ -z "$binary" ] && [ -x "$repo/build/release/app/cli/glueprof" ]; then binary="$repo/build/release/app/cli/glueprof"; fi
+if [ -n "$binary" ]; then
+  if [ ! -x "$binary" ]; then
+    need "glueprof binary" "--binary=$binary is not an executable file: carry build/release/app/cli/glueprof, or omit --binary to build here"
+  elif [ -z "$torch_lib" ]; then
+    say "glueprof binary" "$binary: cannot check it without torch; building here instead"
+  elif unresolved=$(binary_deps_resolve "$binary"); then
+    mode=carried
+    say "glueprof binary" "$binary ($(( $(stat -c %s "$binary") / 1048576 )) MiB): every dynamic dependency resolves against torch $torch_version's $torch_lib and the system$(command -v patchelf >/dev/null 2>&1 && echo ' (checked without its RUNPATH)')"
+  else
+    say "glueprof binary" "$binary does not load here ($unresolved): building here instead"
+  fi
+fi
+
+if [ "$mode" = build ]; then
+  # nvcc: CMake's FindCUDAToolkit (through torch's config) takes the toolkit of the nvcc it finds; it
+  # must be the CUDA major version torch was built with.
+  if [ -n "${CUDA_HOME:-}" ] && [ -x "$CUDA_HOME/bin/nvcc" ]; then
+    nvcc="$CUDA_HOME/bin/nvcc"  # CUDA_HOME wins over whatever nvcc is on PATH
+  else
+    nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
+  fi
+  toolkit_root=""
+  if [ -x "$nvcc" ]; then
+    nvcc_version=$("$nvcc" --version | sed -n 's/.*release \([0-9][0-9]*\.[0-9]*\).*/\1/p')
+    toolkit_root=$(cd "$(dirname "$nvcc")/.." && pwd)
+    if [ -n "$torch_cuda" ] && [ "${nvcc_version%%.*}" != "${torch_cuda%%.*}" ]; then
+      need "CUDA toolkit" "nvcc $nvcc_version ($nvcc) but torch was built with CUDA $torch_cuda: install CUDA ${torch_cuda%%.*}.x's toolkit or set CUDA_HOME to it"
+    else
+      say "CUDA toolkit" "nvcc $nvcc_version at $toolkit_root"
+    fi
+  else
+    need "CUDA toolkit" "no nvcc: install the CUDA toolkit matching torch's CUDA ($torch_cuda), or set CUDA_HOME"
+  fi
+  # CUPTI's and NCCL's headers: the wheels beside torch (cmake/GlueprofTorch.cmake finds them through
+  # the same Python), else the toolkit's.
+  [ -n "$torch_nccl_root" ] && say "NCCL" "$torch_nccl_root (torch's: ${torch_nccl_version:-unknown})" ||
+    say "NCCL" "no nvidia-nccl wheel beside torch: the build looks in the toolkit; without nccl.h the ddp case fails"
+  # The build dependencies gathered where Debian's archive is (scripts/gather-build-deps.sh) and
+  # carried with the tree, for GPU machines without a package archive: unpacked into a private
+  # prefix (OUTDIR/deps; a temporary one for --dry-run), never into /.
+  deps_prefix=""
+  if compgen -G "$repo/deps/debs/*.deb" >/dev/null; then
+    if [ "$dry" -eq 1 ]; then deps_root=$(mktemp -d); trap 'rm -rf "$deps_root"' EXIT; else deps_root="$out/deps"; fi
+    # Debian 12's libraries need glibc 2.34 or later (libsqlite3 does).
+    glibc=$(ldd --version 2>/dev/null | head -1 | grep -o '[0-9]*\.[0-9]*$' || echo 0)
+    if [ "$(printf '%s\n2.34\n' "$glibc" | sort -V | head -1)" != "2.34" ]; then
+      need "build deps bundle" "glibc $glibc here; the bundle's Debian 12 libraries need 2.34 or later: install the -dev packages from this machine's own distribution"
+    elif deps_prefix=$("$repo/scripts/unpack-build-deps.sh" "$repo/deps/debs" "$deps_root"); then
+      say "build deps bundle" "$(ls "$repo"/deps/debs/*.deb | wc -l) packages from deps/debs, unpacked in $deps_prefix"
+    else
+      need "build deps bundle" "deps/debs could not be unpacked: gather it again with scripts/gather-build-deps.sh"
+      deps_prefix=""
+    fi
+  fi
+  # Build tools and the libraries glueprof's headless build needs (fmt comes with libtorch). Looked
+  # for in the unpacked bundle, the system and the Python environment's prefix (conda installs
+  # headers there).
+  command -v cmake >/dev/null 2>&1 && say "cmake" "$(cmake --version | head -1)" || need "cmake" "apt-get install cmake (or pip install cmake)"
+  command -v c++ >/dev/null 2>&1 && say "C++ compiler" "$(c++ --version | head -1)" || need "C++ compiler" "apt-get install g++"
+  find_header() {  # NAME PATH-UNDER-INCLUDE
+    for dir in ${deps_prefix:+"$deps_prefix/include"} /usr/include /usr/local/include "$py_prefix/include" ${CONDA_PREFIX:+"$CONDA_PREFIX/include"}; do
+      [ -n "$dir" ] && [ -e "$dir/$2" ] && { echo "$dir"; return 0; }
+    done
+    return 1
+  }
+  sqlite_inc=$(find_header sqlite sqlite3.h) && say "SQLite headers" "$sqlite_inc" ||
+    need "SQLite headers" "apt-get install libsqlite3-dev, or carry the bundle of scripts/gather-build-deps.sh (or conda install sqlite)"
+  find_header json nlohmann/json.hpp >/dev/null && say "nlohmann json" "$(find_header json nlohmann/json.hpp)" ||
+    need "nlohmann json" "apt-get install nlohmann-json3-dev (or conda install -c conda-forge nlohmann_json)"
+  find_header cli11 CLI/CLI.hpp >/dev/null && say "CLI11" "$(find_header cli11 CLI/CLI.hpp)" ||
+    need "CLI11" "apt-get install libcli11-dev (or conda install -c conda-forge cli11)"
+  find_header gloo gloo/context.h >/dev/null && say "Gloo headers" "$(find_header gloo gloo/context.h)" ||
+    need "Gloo headers" "apt-get install libgloo-dev, or carry the bundle of scripts/gather-build-deps.sh"
+fi
 
 build="$out/build"
 echo
 echo "gpu-check: plan"
-echo "  1. configure and build (headless: no GUI, tests or benchmarks) in $build"
+if [ "$mode" = carried ]; then
+  echo "  1. run the carried $binary against this machine's torch (LD_LIBRARY_PATH=$torch_lib)"
+else
+  echo "  1. configure and build (headless: no GUI, tests or benchmarks) in $build"
+fi
 echo "  2. glueprof doctor > $out/doctor.txt"
 n=3
 for c in "${cases[@]}"; do
@@ -334,8 +324,8 @@ if selected pipeline; then
   n=$((n + 1))
 fi
 if selected ddp; then
-  if [ "${gpu_count:-0}" -ge 2 ]; then
-    echo "  $n. data parallelism: glueprof ab --nproc $gpu_count --device cuda $ddp_opts $schedule --db $out/ddp.sqlite"
+  if [ "${torch_gpus:-0}" -ge 2 ]; then
+    echo "  $n. data parallelism: glueprof ab --nproc $torch_gpus --device cuda $ddp_opts $schedule --db $out/ddp.sqlite"
   else
     echo "  $n. data parallelism: one GPU, so only the refusal of glueprof run --nproc 2 --device cuda (NCCL: one GPU per rank)"
   fi
@@ -359,40 +349,45 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 mkdir -p "$out" || { echo "gpu-check: cannot create $out" >&2; exit 2; }
-echo
-echo "gpu-check: building"
-prefixes="${deps_prefix:+$deps_prefix;}$torch_prefix;$py_prefix${CONDA_PREFIX:+;$CONDA_PREFIX}"
-sqlite_lib_arg=()
-if [ -n "$deps_prefix" ] && [ "$sqlite_inc" = "$deps_prefix/include" ]; then
-  bundle_sqlite=$(ls "$deps_prefix"/lib/*/libsqlite3.so 2>/dev/null | head -1)
-  if [ -z "$bundle_sqlite" ]; then
-    echo "gpu-check: the bundle has SQLite's headers but not libsqlite3.so: gather it again with scripts/gather-build-deps.sh" >&2
-    exit 2
+if [ "$mode" = carried ]; then
+  glueprof="$binary"
+  export LD_LIBRARY_PATH="$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # Whether NCCL (several ranks on CUDA) was built into the carried binary: doctor says.
+  "$glueprof" doctor 2>&1 | sed -n 's/^NCCL (ranks on CUDA) *//p' >"$out/nccl.txt"
+else
+  echo
+  echo "gpu-check: building"
+  prefixes="${deps_prefix:+$deps_prefix;}$py_prefix${CONDA_PREFIX:+;$CONDA_PREFIX}"
+  sqlite_lib_arg=()
+  if [ -n "$deps_prefix" ] && [ "$sqlite_inc" = "$deps_prefix/include" ]; then
+    bundle_sqlite=$(ls "$deps_prefix"/lib/*/libsqlite3.so 2>/dev/null | head -1)
+    if [ -z "$bundle_sqlite" ]; then
+      echo "gpu-check: the bundle has SQLite's headers but not libsqlite3.so: gather it again with scripts/gather-build-deps.sh" >&2
+      exit 2
+    fi
+    sqlite_lib_arg=(-DSQLite3_LIBRARY="$bundle_sqlite")
+    # glueprof runs against the bundle's libsqlite3 too; the others are found through the RUNPATH.
+    export LD_LIBRARY_PATH="$(dirname "$bundle_sqlite")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   fi
-  sqlite_lib_arg=(-DSQLite3_LIBRARY="$bundle_sqlite")
-  # glueprof runs against the bundle's shared libraries (libfmt, libsqlite3) too; the others are
-  # found through the build's RPATH.
-  export LD_LIBRARY_PATH="$(dirname "$bundle_sqlite")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # GLUEPROF_PYTHON: libtorch, the NCCL and CUPTI beside it (cmake/GlueprofTorch.cmake).
+  # USE_SYSTEM_NVTX: torch 2.4-2.7's CMake config otherwise looks for CUDA::nvToolsExt, which CUDA 13
+  # no longer ships (NVTX3 is header-only).
+  if ! cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGLUEPROF_GUI=OFF -DGLUEPROF_BUILD_TESTS=OFF \
+        -DGLUEPROF_BUILD_BENCH=OFF -DGLUEPROF_PYTHON="$python" -DCMAKE_PREFIX_PATH="$prefixes" \
+        -DSQLite3_INCLUDE_DIR="$sqlite_inc" -DUSE_SYSTEM_NVTX=ON -DCUDAToolkit_ROOT="$toolkit_root" \
+        "${sqlite_lib_arg[@]}" >"$out/configure.log" 2>&1; then
+    echo "gpu-check: configure failed: see $out/configure.log" >&2; exit 1
+  fi
+  # Whether NCCL (several ranks on CUDA) was built, and why not: cmake/GlueprofNccl.cmake's line.
+  grep -h 'several ranks on CUDA' "$out/configure.log" | sed 's/^-- //' >"$out/nccl.txt" || true
+  [ -s "$out/nccl.txt" ] || echo "glueprof: this libtorch has no NCCL (a CPU build?): several ranks on CUDA not built" >"$out/nccl.txt"
+  cp "$build/nccl-probe.log" "$out/" 2>/dev/null || true
+  if ! cmake --build "$build" -j "$(nproc)" --target glueprof >"$out/build.log" 2>&1; then
+    echo "gpu-check: build failed: see $out/build.log" >&2; exit 1
+  fi
+  glueprof="$build/app/cli/glueprof"
 fi
-# USE_SYSTEM_NVTX: torch 2.4-2.7's CMake config otherwise looks for CUDA::nvToolsExt, which CUDA 13
-# no longer ships (NVTX3 is header-only).
-if ! cmake -S "$repo" -B "$build" -DCMAKE_BUILD_TYPE=Release -DGLUEPROF_GUI=OFF -DGLUEPROF_BUILD_TESTS=OFF \
-      -DGLUEPROF_BUILD_BENCH=OFF -DCMAKE_PREFIX_PATH="$prefixes" -DSQLite3_INCLUDE_DIR="$sqlite_inc" \
-      -DUSE_SYSTEM_NVTX=ON -DCUDAToolkit_ROOT="$toolkit_root" "${sqlite_lib_arg[@]}" \
-      -DGLUEPROF_CUPTI_INCLUDE_DIR="$cupti_inc" -DCMAKE_CXX_FLAGS="-I$cuda_inc" \
-      ${nccl_root:+-DGLUEPROF_NCCL_ROOT="$nccl_root"} ${torch_nccl_version:+-DGLUEPROF_NCCL_TORCH_VERSION="$torch_nccl_version"} \
-      >"$out/configure.log" 2>&1; then
-  echo "gpu-check: configure failed: see $out/configure.log" >&2; exit 1
-fi
-# Whether NCCL (several ranks on CUDA) was built, and why not: cmake/GlueprofNccl.cmake's line.
-grep -h 'several ranks on CUDA' "$out/configure.log" | sed 's/^-- //' >"$out/nccl.txt" || true
-[ -s "$out/nccl.txt" ] || echo "glueprof: this libtorch has no NCCL (a CPU build?): several ranks on CUDA not built" >"$out/nccl.txt"
-cp "$build/nccl-probe.log" "$out/" 2>/dev/null || true
-echo "gpu-check: $(cat "$out/nccl.txt")"
-if ! cmake --build "$build" -j "$(nproc)" --target glueprof >"$out/build.log" 2>&1; then
-  echo "gpu-check: build failed: see $out/build.log" >&2; exit 1
-fi
-glueprof="$build/app/cli/glueprof"
+echo "gpu-check: NCCL: $(cat "$out/nccl.txt")"
 # libcupti: glueprof chooses it itself (an already-loaded one, the wheels beside the loaded CUDA
 # libtorch, the toolkits; docs/gpu.md "Which libcupti"); doctor.txt says which it took.
 "$glueprof" doctor >"$out/doctor.txt" 2>&1
@@ -429,9 +424,9 @@ fi
 if selected ddp; then
   echo "gpu-check: data parallelism (ddp_overlap over NCCL)"
   rm -f "$out/ddp-refusal.txt" "$out/ddp.json" "$out/ddp.sqlite" "$out/ddp.sqlite-wal" "$out/ddp.sqlite-shm"
-  if [ "${gpu_count:-0}" -ge 2 ]; then
+  if [ "${torch_gpus:-0}" -ge 2 ]; then
     # shellcheck disable=SC2086
-    if ! timeout "$case_timeout" "$glueprof" ab --nproc "$gpu_count" --device cuda $ddp_opts $schedule --json \
+    if ! timeout "$case_timeout" "$glueprof" ab --nproc "$torch_gpus" --device cuda $ddp_opts $schedule --json \
           --db "$out/ddp.sqlite" --report "$out/ddp.md" >"$out/ddp.json" 2>"$out/ddp.log"; then
       echo "gpu-check: ddp failed: see $out/ddp.log" >&2
       status=1

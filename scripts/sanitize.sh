@@ -9,7 +9,8 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 build="${1:-build/sanitize}"
 jobs="${JOBS:-2}"
 cd "$here"
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLUEPROF_SANITIZE=ON \
+python=$(./scripts/torch-env.sh --python) || exit 1
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DGLUEPROF_SANITIZE=ON -DGLUEPROF_PYTHON="$python" \
   -DGLUEPROF_BUILD_BENCH=OFF || exit 1
 cmake --build "$build" -j "$jobs" || exit 1
 # Leak checking is LeakSanitizer's default; glueprof-gui alone turns it off in its

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "profiler/cupti/GpuCapture.h"
 #include "profiler/host/ScopedRange.h"
 #include "reference_trainer/AbRunner.h"
+#include "reference_trainer/distributed/NcclStatus.h"
 
 namespace glueprof::cli {
 
@@ -20,16 +22,18 @@ namespace {
 int doctor() {
     std::cout << fmt::format("glueprof trace schema   v{}\n", kTraceSchemaVersion);
     const TorchEnvironment torch = torchEnvironment();
-    std::cout << fmt::format("libtorch                {}\n", torch.version);
-    std::cout << fmt::format("CUDA in libtorch        {}\n",
-                             torch.cuda
-                                 ? fmt::format("yes, {} device(s)", torch.cudaDevices)
-                                 : std::string("no: this libtorch is CPU-only or no "
-                                               "GPU/driver is visible; runs use --device cpu"));
+    std::cout << fmt::format("libtorch                {}{}\n", torch.version,
+                             torch.cudaBuild.empty()
+                                 ? std::string(" (CPU-only)")
+                                 : fmt::format(" (built with CUDA {})", torch.cudaBuild));
+    std::cout << fmt::format("CUDA device             {}\n",
+                             torch.cuda ? fmt::format("yes, {} device(s)", torch.cudaDevices)
+                                        : "none: " + torch.whyNoCuda + "; runs use --device cpu");
     std::cout << fmt::format("intra-op threads        {}\n", torch.intraOpThreads);
     std::cout << fmt::format("NVTX ranges             {}\n",
                              nvtxEnabled() ? "pushed (NVTX3 headers found at build time)"
                                            : "off (no NVTX3 headers at build time)");
+    std::cout << fmt::format("NCCL (ranks on CUDA)    {}\n", ncclStatus());
     // GPU capture: which piece is missing, in the order that matters (CUPTI, driver, a GPU for
     // libtorch).
     const cupti::CaptureStatus probe = cupti::probeCapture();
@@ -37,15 +41,14 @@ int doctor() {
         "CUPTI library           {}\n",
         probe.libraryPath.empty()
             ? "not loaded: " + probe.reason
-            : fmt::format("{} (CUPTI API {}; built with {})", probe.libraryPath,
+            : fmt::format("{} (CUPTI API {}; built with {})",
+                          std::filesystem::path(probe.libraryPath).lexically_normal().string(),
                           probe.runtimeVersion, probe.headerVersion));
     std::string capture;
     if (probe.blocker != cupti::CaptureStatus::Blocker::kNone) {
         capture = "off: " + probe.reason;
     } else if (!torch.cuda) {
-        capture =
-            "off: no GPU visible to this libtorch (a CPU-only build, or no device); runs use "
-            "--device cpu";
+        capture = "off: " + torch.whyNoCuda + "; runs use --device cpu";
     } else {
         capture = "ready: --device cuda runs record kernels, copies, syncs and NVTX with CUPTI";
     }

@@ -162,14 +162,6 @@ CuptiLibrary& CuptiLibrary::operator=(CuptiLibrary&& other) noexcept {
 // closed.
 CuptiLibrary::~CuptiLibrary() = default;
 
-std::string CuptiLibrary::missingDriverReason() {
-    if (dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL) != nullptr)
-        return "";  // kept loaded: CUPTI needs it
-    const char* error = dlerror();
-    return fmt::format("no NVIDIA driver ({}): install the driver to capture GPU activity",
-                       error != nullptr ? error : "libcuda.so.1 not found");
-}
-
 std::string CuptiLibrary::describe(CUptiResult result) const {
     const char* text = nullptr;
     if (m_fn.getResultString != nullptr && m_fn.getResultString(result, &text) == CUPTI_SUCCESS &&

@@ -54,8 +54,6 @@ class CuptiLibrary {
     std::uint32_t version() const { return m_version; }  // cuptiGetVersion
     bool tooOld() const { return m_tooOld; }  // not ok(): every CUPTI found predates CUDA 12.0
     const CuptiFunctions& fn() const { return m_fn; }
-    // Why the NVIDIA driver (libcuda.so.1) cannot be loaded, with what to do; "" when it can.
-    static std::string missingDriverReason();
     // CUPTI's text for a result code ("CUPTI_ERROR_..."), or the number when the library is absent.
     std::string describe(CUptiResult result) const;
 

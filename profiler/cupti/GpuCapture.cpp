@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 
+#include "profiler/cupti/CudaDriver.h"
 #include "profiler/cupti/CuptiLibrary.h"
 #include "profiler/cupti/CuptiSession.h"
 
@@ -32,9 +33,10 @@ CaptureStatus probeCapture() {
         status.reason = std::move(other);
         return status;
     }
-    if (std::string driver = CuptiLibrary::missingDriverReason(); !driver.empty()) {
-        status.blocker = CaptureStatus::Blocker::kNoDriver;
-        status.reason = std::move(driver);
+    if (const CudaDriverStatus& driver = cudaDriverStatus(); !driver.reason.empty()) {
+        status.blocker = driver.driverLoaded ? CaptureStatus::Blocker::kNoDevice
+                                             : CaptureStatus::Blocker::kNoDriver;
+        status.reason = driver.reason;
         return status;
     }
     status.reason = fmt::format(

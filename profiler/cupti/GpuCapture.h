@@ -33,6 +33,7 @@ struct CaptureStatus {
         kNoLibrary,
         kOldLibrary,
         kNoDriver,
+        kNoDevice,  // the driver is there but reports no GPU (cuInit / cuDeviceGetCount)
         kCuptiRefused,
         kBusy,
         kOtherProfiler,  // Nsight Systems or Kineto's daemon owns CUPTI in this process

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include <ATen/ATen.h>
+#include <c10/core/GradMode.h>
+
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
@@ -62,7 +64,7 @@ std::optional<double> measureTracingCostNsPerOp() {
         TraceWriter writer((directory / "scratch.sqlite").string());
         HostTracer tracer(writer);
         tracer.setRun(writer.beginRun(RunInfo{}));
-        const at::AutoGradMode gradients(true);
+        const c10::AutoGradMode gradients(true);
         const Workload workload;
         workload.roundNs();  // warm: the allocator and the autograd engine
         for (int round = 0; round < kRounds; ++round) {

@@ -1,7 +1,6 @@
 #include "reference_trainer/distributed/RankGroup.h"
 
 #include <fmt/format.h>
-#include <torch/version.h>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #ifdef GLUEPROF_WITH_NCCL
@@ -103,15 +102,11 @@ void RankGroup::joinGloo(std::chrono::milliseconds timeout) {
         c10::make_intrusive<c10d::ProcessGroupGloo>(m_backend->store, e.rank, e.worldSize, options);
 }
 
-// Since torch 2.4 a ProcessGroupNCCL destroyed without shutdown() warns and aborts its
-// communicators: shut it down (abort on an error's way out: a peer may be gone).
-#if defined(GLUEPROF_WITH_NCCL) && \
-    (TORCH_VERSION_MAJOR > 2 || (TORCH_VERSION_MAJOR == 2 && TORCH_VERSION_MINOR >= 4))
-#define GLUEPROF_NCCL_SHUTDOWN 1
-#endif
+// A ProcessGroupNCCL destroyed without shutdown() warns and aborts its communicators (torch
+// >= 2.4): shut it down (abort on an error's way out: a peer may be gone).
 
 RankGroup::~RankGroup() {
-#ifdef GLUEPROF_NCCL_SHUTDOWN
+#ifdef GLUEPROF_WITH_NCCL
     if (!m_backend->nccl) return;
     try {
         if (std::uncaught_exceptions() > 0) {

@@ -50,13 +50,10 @@ torch::Tensor AttentionImpl::forward(const torch::Tensor& x, const ForwardContex
     PackedMetadata meta =
         context.packedMetadata->get(context.batch->packing, x.scalar_type(), context.recompute);
     torch::Tensor out;
-#if TORCH_VERSION_MAJOR >= 2
-    // On CUDA with libtorch 2.x, the fused kernel; both arms of an A/B take the same path.
     if (x.is_cuda()) {
+        // On CUDA the fused kernel (SDPA); both arms of an A/B take the same path.
         out = at::scaled_dot_product_attention(q, k, v, meta.mask.to(q.scalar_type()));
-    }
-#endif
-    if (!out.defined()) {  // the manual path: libtorch 1.13, and CPU everywhere
+    } else {  // on CPU the manual path: its ops are what the CPU trace shows
         torch::Tensor scores =
             torch::matmul(q, k.transpose(-2, -1)) / std::sqrt(static_cast<double>(c.headDim));
         out = torch::matmul(torch::softmax(scores + meta.mask, -1), v);  // [1,nh,T,D]

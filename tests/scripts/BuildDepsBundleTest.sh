@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The build-dependency bundle for GPU machines without a package archive: gathered from Debian's
 # archive (scripts/gather-build-deps.sh), unpacked into a private prefix (scripts/unpack-build-deps.sh),
-# then a CMake project that needs what glueprof needs (SQLite, fmt, nlohmann-json, CLI11) is
+# then a CMake project that needs what glueprof needs (SQLite, nlohmann-json, CLI11) is
 # configured with every find re-rooted into that prefix (CMAKE_FIND_ROOT_PATH ... ONLY: the system's
 # copies are invisible to CMake), built, and run against the prefix's shared libraries.
 # Usage: BuildDepsBundleTest.sh REPO WORKDIR. Exit 77 (skipped) when Debian's archive is unreachable.
@@ -23,16 +23,15 @@ cmake_minimum_required(VERSION 3.18)
 project(bundle_probe CXX)
 set(CMAKE_CXX_STANDARD 17)
 find_package(SQLite3 REQUIRED)
-find_package(fmt REQUIRED)
 find_package(nlohmann_json 3 REQUIRED)
 find_package(CLI11 REQUIRED)
 add_executable(probe main.cpp)
-target_link_libraries(probe PRIVATE SQLite::SQLite3 fmt::fmt nlohmann_json::nlohmann_json CLI11::CLI11)
+target_link_libraries(probe PRIVATE SQLite::SQLite3 nlohmann_json::nlohmann_json CLI11::CLI11)
 CMAKE
 cat >"$work/project/main.cpp" <<'CPP'
 #include <sqlite3.h>
 #include <CLI/CLI.hpp>
-#include <fmt/format.h>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 int main(int argc, char** argv) {
     CLI::App app("probe");
@@ -40,7 +39,7 @@ int main(int argc, char** argv) {
     sqlite3* db = nullptr;
     if (sqlite3_open(":memory:", &db) != SQLITE_OK) return 1;
     sqlite3_close(db);
-    fmt::print("{}\n", nlohmann::json{{"sqlite", sqlite3_libversion()}}.dump());
+    std::puts(nlohmann::json{{"sqlite", sqlite3_libversion()}}.dump().c_str());
     return 0;
 }
 CPP
@@ -49,7 +48,7 @@ cmake -S "$work/project" -B "$work/build" -DCMAKE_FIND_ROOT_PATH="$work/prefix" 
   -DCMAKE_FIND_ROOT_PATH_MODE_PACKAGE=ONLY -DCMAKE_FIND_ROOT_PATH_MODE_INCLUDE=ONLY \
   -DCMAKE_FIND_ROOT_PATH_MODE_LIBRARY=ONLY >"$work/configure.log" 2>&1 ||
   { cat "$work/configure.log"; exit 1; }
-for entry in SQLite3_INCLUDE_DIR SQLite3_LIBRARY fmt_DIR nlohmann_json_DIR CLI11_DIR; do
+for entry in SQLite3_INCLUDE_DIR SQLite3_LIBRARY nlohmann_json_DIR CLI11_DIR; do
   value=$(grep "^$entry:" "$work/build/CMakeCache.txt" | cut -d= -f2-)
   case "$value" in
     "$work/prefix/"*) ;;
@@ -62,8 +61,8 @@ libs=$(dirname "$(grep '^SQLite3_LIBRARY:' "$work/build/CMakeCache.txt" | cut -d
 # grep exits on its match before cmd has written the rest (cmd dies of SIGPIPE), which made this
 # test fail now and then.
 loaded=$(LD_LIBRARY_PATH="$libs" ldd "$work/build/probe")
-grep -q "libfmt.so.9 => $libs/" <<<"$loaded" ||
-  { echo "BuildDepsBundleTest: the probe does not load the bundle's libfmt:"; echo "$loaded"; exit 1; }
+grep -q "libsqlite3.so.0 => $libs/" <<<"$loaded" ||
+  { echo "BuildDepsBundleTest: the probe does not load the bundle's libsqlite3:"; echo "$loaded"; exit 1; }
 printed=$(LD_LIBRARY_PATH="$libs" "$work/build/probe")
 grep -q '"sqlite":"3\.' <<<"$printed" ||
   { echo "BuildDepsBundleTest: the probe did not run: $printed"; exit 1; }
