@@ -2,12 +2,13 @@
 # GLUEPROF_WITH_NCCL is ON only when
 #   1. this libtorch has NCCL (its targets define USE_C10D_NCCL, as CUDA builds do);
 #   2. nccl.h and libnccl are found: GLUEPROF_NCCL_ROOT (the nvidia-nccl-cu* wheel's
-#      site-packages/nvidia/nccl; searched alone when given), else the CUDA toolkit's;
+#      site-packages/nvidia/nccl, which cmake/GlueprofTorch.cmake finds beside GLUEPROF_PYTHON's
+#      torch; searched alone when given), else the CUDA toolkit's;
 #   3. that nccl.h is the NCCL major.minor torch was built with, when GLUEPROF_NCCL_TORCH_VERSION
-#      says which (torch.cuda.nccl.version(); gpu-check.sh passes it): ProcessGroupNCCL's layout
+#      says which (torch.cuda.nccl.version(), also from GlueprofTorch.cmake): ProcessGroupNCCL's layout
 #      follows NCCL's version macros, so another header would mis-size libtorch's objects;
 #   4. RankGroup.cpp itself builds with it against this libtorch: a try_compile links it (with
-#      CudaDevice.cpp and cmake/nccl-probe's main) against torch, and against libnccl only if
+#      CudaDevice.cpp, CudaDriver.cpp and cmake/nccl-probe's main) against torch, and against libnccl only if
 #      that is needed, so a header, API or symbol that does not fit turns NCCL off instead of
 #      breaking the build.
 # Otherwise several ranks on CUDA are refused with the reason (RankGroup::whyCannotJoin) and the rest
@@ -26,6 +27,9 @@ if(NOT "USE_C10D_NCCL" IN_LIST _glueprof_torch_definitions)
   return()  # a CPU libtorch: Gloo only
 endif()
 
+# The toolkit torch's config found (CUDAToolkit_BIN_DIR: the nvcc it took): searched for NCCL after
+# the wheel's, and the one the probe builds with.
+get_filename_component(_toolkit_root "${CUDAToolkit_BIN_DIR}/.." ABSOLUTE)
 set(GLUEPROF_NCCL_ROOT "$ENV{GLUEPROF_NCCL_ROOT}" CACHE PATH "NCCL's prefix (include/nccl.h, lib/libnccl.so.2)")
 set(GLUEPROF_NCCL_TORCH_VERSION "" CACHE STRING "NCCL version torch was built with (torch.cuda.nccl.version(), e.g. 2.27.3)")
 # Found again when the root changes (find_* keep a cached result otherwise).
@@ -37,7 +41,7 @@ set(GLUEPROF_NCCL_SEARCHED_ROOT "${GLUEPROF_NCCL_ROOT}" CACHE INTERNAL "the root
 if(GLUEPROF_NCCL_ROOT)
   set(_nccl_search HINTS ${GLUEPROF_NCCL_ROOT} NO_DEFAULT_PATH)
 else()
-  set(_nccl_search HINTS $ENV{CUDA_HOME} ${CUDAToolkit_ROOT} /usr/local/cuda)
+  set(_nccl_search HINTS ${_toolkit_root} /usr/local/cuda)
 endif()
 find_path(GLUEPROF_NCCL_INCLUDE_DIR nccl.h ${_nccl_search} PATH_SUFFIXES include)
 find_library(GLUEPROF_NCCL_LIBRARY NAMES libnccl.so.2 nccl NAMES_PER_DIR ${_nccl_search}
@@ -66,7 +70,7 @@ endif()
 
 # Probed again only when a file of the probe, nccl.h, the libtorch, the compiler or the flags
 # changed: a probe takes 15-30 s.
-set(_probe_key "${GLUEPROF_NCCL_INCLUDE_DIR} ${_nccl_version} ${Torch_DIR} ${Torch_VERSION} ${CMAKE_CXX_COMPILER} ${CUDAToolkit_ROOT} ${CMAKE_CXX_FLAGS}")
+set(_probe_key "${GLUEPROF_NCCL_INCLUDE_DIR} ${_nccl_version} ${Torch_DIR} ${Torch_VERSION} ${CMAKE_CXX_COMPILER} ${_toolkit_root} ${CMAKE_CXX_FLAGS}")
 set(_probe_files reference_trainer/distributed/RankGroup.cpp reference_trainer/distributed/RankGroup.h
     reference_trainer/distributed/RankEnvironment.h reference_trainer/CudaDevice.cpp
     reference_trainer/CudaDevice.h profiler/cupti/CudaDriver.cpp profiler/cupti/CudaDriver.h profiler/core/Error.h cmake/nccl-probe/NcclProbe.cpp
@@ -89,7 +93,7 @@ if(NOT DEFINED GLUEPROF_NCCL_BUILDS)
     endif()
     try_compile(GLUEPROF_NCCL_BUILDS ${CMAKE_BINARY_DIR}/nccl-probe
       ${PROJECT_SOURCE_DIR}/cmake/nccl-probe glueprof_nccl_probe nccl_probe
-      CMAKE_FLAGS "-DTorch_DIR=${Torch_DIR}" "-DCUDAToolkit_ROOT=${CUDAToolkit_ROOT}"
+      CMAKE_FLAGS "-DTorch_DIR=${Torch_DIR}" "-DCUDAToolkit_ROOT=${_toolkit_root}"
                   "-DTORCH_CUDA_ARCH_LIST=${TORCH_CUDA_ARCH_LIST}"
                   "-DGLUEPROF_SOURCE_DIR=${PROJECT_SOURCE_DIR}"
                   "-DGLUEPROF_NCCL_INCLUDE_DIR=${GLUEPROF_NCCL_INCLUDE_DIR}"

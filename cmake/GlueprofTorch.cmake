@@ -7,15 +7,30 @@
 #   GLUEPROF_NCCL_ROOT            the nvidia-nccl wheel beside it (nccl.h, libnccl.so.2)
 #   GLUEPROF_NCCL_TORCH_VERSION   the NCCL it was built with
 #   GLUEPROF_CUPTI_ROOT           the CUDA wheel beside it that holds cupti.h (nvidia/cu13)
-# and GLUEPROF_TORCH_LAYOUT_VERSION / _CUDA for the summary. A CUDA libtorch's config needs the CUDA
-# toolkit of the same major version (nvcc): CUDA_HOME, else /usr/local/cuda.
+# A CUDA libtorch's config needs the CUDA toolkit of the same major version (nvcc): CUDA_HOME's,
+# else FindCUDAToolkit's own search (nvcc on PATH, then /usr/local/cuda), as scripts/gpu-check.sh.
 set(GLUEPROF_PYTHON "" CACHE FILEPATH "python of the torch environment to build against (scripts/torch-env.sh)")
-set(GLUEPROF_CUPTI_ROOT "" CACHE PATH "prefix of cupti.h (include/) to build GPU capture with; default: torch's CUDA wheel, else the toolkit")
-
-if(DEFINED ENV{TORCH_DIR} AND NOT Torch_DIR)
-  set(Torch_DIR "$ENV{TORCH_DIR}")
-endif()
-if(GLUEPROF_PYTHON)
+# Sets cache VARIABLE to what GLUEPROF_PYTHON's torch says, unless the user set it: a value this
+# module set earlier (another environment's) is replaced, one given on the command line is kept.
+macro(_glueprof_from_python variable value type doc)
+  if(NOT ${variable} OR "${${variable}}" STREQUAL "${_GLUEPROF_FROM_PYTHON_${variable}}")
+    set(${variable} "${value}" CACHE ${type} "${doc}" FORCE)
+    set(_GLUEPROF_FROM_PYTHON_${variable} "${value}" CACHE INTERNAL "what GLUEPROF_PYTHON gave ${variable}")
+  endif()
+endmacro()
+if(DEFINED ENV{TORCH_DIR})
+  # The environment's libtorch wins, also in a build folder configured before with GLUEPROF_PYTHON's:
+  # what that torch gave is forgotten (NCCL's and CUPTI's defaults are then the toolkit's).
+  set(Torch_DIR "$ENV{TORCH_DIR}" CACHE PATH "libtorch's CMake config" FORCE)
+  foreach(_variable Torch_DIR GLUEPROF_NCCL_ROOT GLUEPROF_NCCL_TORCH_VERSION GLUEPROF_CUPTI_ROOT)
+    if(DEFINED _GLUEPROF_FROM_PYTHON_${_variable})
+      if(NOT _variable STREQUAL "Torch_DIR" AND "${${_variable}}" STREQUAL "${_GLUEPROF_FROM_PYTHON_${_variable}}")
+        unset(${_variable} CACHE)
+      endif()
+      unset(_GLUEPROF_FROM_PYTHON_${_variable} CACHE)
+    endif()
+  endforeach()
+elseif(GLUEPROF_PYTHON)
   execute_process(COMMAND "${GLUEPROF_PYTHON}" "${PROJECT_SOURCE_DIR}/scripts/torch_layout.py"
     OUTPUT_VARIABLE _layout ERROR_VARIABLE _layout_error RESULT_VARIABLE _layout_result
     OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_STRIP_TRAILING_WHITESPACE)
@@ -28,32 +43,26 @@ if(GLUEPROF_PYTHON)
       set(_torch_${CMAKE_MATCH_1} "${CMAKE_MATCH_2}")
     endif()
   endforeach()
-  set(GLUEPROF_TORCH_LAYOUT_VERSION "${_torch_torch_version}")
   if(NOT _torch_cxx11_abi STREQUAL "1")
     message(FATAL_ERROR "glueprof: torch ${_torch_torch_version} (${GLUEPROF_PYTHON}) was built with the pre-C++11 ABI; glueprof links the system's C++ libraries: use a cxx11-ABI torch (every PyPI wheel from 2.6 on)")
   endif()
-  if(NOT Torch_DIR)
-    set(Torch_DIR "${_torch_cmake_prefix}/Torch")
-    if(NOT GLUEPROF_NCCL_ROOT AND NOT "$ENV{GLUEPROF_NCCL_ROOT}" AND NOT _torch_nccl_root STREQUAL "-")
-      set(GLUEPROF_NCCL_ROOT "${_torch_nccl_root}" CACHE PATH "NCCL's prefix (include/nccl.h, lib/libnccl.so.2)" FORCE)
-    endif()
-    if(NOT GLUEPROF_NCCL_TORCH_VERSION AND NOT _torch_nccl_version STREQUAL "-")
-      set(GLUEPROF_NCCL_TORCH_VERSION "${_torch_nccl_version}" CACHE STRING "NCCL version torch was built with" FORCE)
-    endif()
-    if(NOT GLUEPROF_CUPTI_ROOT AND NOT _torch_cupti_lib STREQUAL "-" AND EXISTS "${_torch_cupti_lib}/../include/cupti.h")
-      get_filename_component(_cupti_root "${_torch_cupti_lib}/.." ABSOLUTE)
-      set(GLUEPROF_CUPTI_ROOT "${_cupti_root}" CACHE PATH "prefix of cupti.h" FORCE)
-    endif()
+  _glueprof_from_python(Torch_DIR "${_torch_cmake_prefix}/Torch" PATH "libtorch's CMake config")
+  if(NOT _torch_nccl_root STREQUAL "-" AND "$ENV{GLUEPROF_NCCL_ROOT}" STREQUAL "")
+    _glueprof_from_python(GLUEPROF_NCCL_ROOT "${_torch_nccl_root}" PATH "NCCL's prefix (include/nccl.h, lib/libnccl.so.2)")
+  endif()
+  if(NOT _torch_nccl_version STREQUAL "-")
+    _glueprof_from_python(GLUEPROF_NCCL_TORCH_VERSION "${_torch_nccl_version}" STRING "NCCL version torch was built with")
+  endif()
+  if(NOT _torch_cupti_lib STREQUAL "-" AND EXISTS "${_torch_cupti_lib}/../include/cupti.h")
+    get_filename_component(_cupti_root "${_torch_cupti_lib}/.." ABSOLUTE)
+    _glueprof_from_python(GLUEPROF_CUPTI_ROOT "${_cupti_root}" PATH "prefix of cupti.h")
   endif()
 endif()
+set(GLUEPROF_CUPTI_ROOT "" CACHE PATH "prefix of cupti.h (include/) to build GPU capture with; default: torch's CUDA wheel, else the toolkit")
 
-# The toolkit torch's CUDA config compiles against: CUDA_HOME's, else /usr/local/cuda's.
-if(NOT CUDAToolkit_ROOT)
-  if(DEFINED ENV{CUDA_HOME} AND EXISTS "$ENV{CUDA_HOME}/bin/nvcc")
-    set(CUDAToolkit_ROOT "$ENV{CUDA_HOME}")
-  elseif(EXISTS /usr/local/cuda/bin/nvcc)
-    set(CUDAToolkit_ROOT /usr/local/cuda)
-  endif()
+# The toolkit torch's CUDA config compiles against: CUDA_HOME's, else FindCUDAToolkit's search.
+if(NOT CUDAToolkit_ROOT AND DEFINED ENV{CUDA_HOME} AND EXISTS "$ENV{CUDA_HOME}/bin/nvcc")
+  set(CUDAToolkit_ROOT "$ENV{CUDA_HOME}")
 endif()
 
 # glueprof compiles no CUDA code, so torch's config need not detect a GPU to pick architectures (its

@@ -71,8 +71,8 @@ struct TorchEnvironment {
     std::string version;  // TORCH_VERSION with its build as PyPI writes it: "2.11.0+cu130", "+cpu"
     std::string cudaBuild;  // the CUDA libtorch was built with ("13.0"), "" when CPU-only
     bool cuda = false;      // torch::cuda::is_available()
-    std::string
-        whyNoCuda;  // when !cuda: a CPU-only libtorch, or the driver's reason (cudaAvailable)
+    // When !cuda: a CPU-only libtorch, or the driver's reason (cudaAvailable).
+    std::string whyNoCuda;
     int cudaDevices = 0;
     int intraOpThreads = 0;
 };

@@ -32,22 +32,20 @@ done
 here=$(cd "$(dirname "$0")" && pwd)
 if [ ${#missing[@]} -eq 0 ]; then
   echo "bootstrap: all ${#packages[@]} Debian packages already installed"
-  exec "$here/torch-env.sh"
-fi
-
-sudo=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then
-    sudo="sudo"
-  else
-    echo "bootstrap: missing packages (${missing[*]}) and not root; run as root or install sudo" >&2
-    exit 2
+else
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null 2>&1; then
+      sudo="sudo"
+    else
+      echo "bootstrap: missing packages (${missing[*]}) and not root; run as root or install sudo" >&2
+      exit 2
+    fi
   fi
+  echo "bootstrap: installing ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  echo "bootstrap: installed ${missing[*]}"
 fi
-
-echo "bootstrap: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
-echo "bootstrap: installed ${missing[*]}"
 exec "$here/torch-env.sh"

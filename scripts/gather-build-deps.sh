@@ -12,14 +12,12 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 dir=${1:-$repo/deps/debs}
 # The -dev packages, and the runtime library SQLite's links (named by the archive: libsqlite3-0).
 dev=(libsqlite3-dev nlohmann-json3-dev libcli11-dev rapidjson-dev zlib1g-dev libgloo-dev)
-runtime=()
-lib=$(apt-cache depends libsqlite3-dev 2>/dev/null | sed -n 's/^ *Depends: \(libsqlite3-0\)$/\1/p' | head -1)
-[ -n "$lib" ] && runtime+=("$lib")
-if [ ${#runtime[@]} -ne 1 ]; then
+runtime=$(apt-cache depends libsqlite3-dev 2>/dev/null | sed -n 's/^ *Depends: \(libsqlite3-0\)$/\1/p' | head -1)
+if [ -z "$runtime" ]; then
   echo "gather-build-deps: apt-cache does not know libsqlite3-dev here: run on a machine with Debian's archive, after apt-get update" >&2
   exit 2
 fi
-packages=("${dev[@]}" "${runtime[@]}")
+packages=("${dev[@]}" "$runtime")
 mkdir -p "$dir"
 rm -f "$dir"/*.deb
 if ! (cd "$dir" && apt-get download "${packages[@]}" >"$dir/download.log" 2>&1); then

@@ -188,19 +188,23 @@ else
 fi
 # A CUDA libtorch through Python: scripts/torch_layout.py says where things are (torch's lib folder,
 # the NVIDIA wheels beside it, the NCCL it was built with): no globbing of install layouts.
-torch_version="" torch_cuda="" torch_cxx11_abi="" torch_cmake_prefix="" torch_lib="" torch_nccl_root=""
-torch_nccl_version="" torch_gpus=0 py_prefix=""
-if command -v "$python" >/dev/null 2>&1 && layout=$("$python" "$repo/scripts/torch_layout.py" 2>/dev/null); then
+# Its lines (key=value) become torch_KEY; those read here: version, cuda, cxx11_abi, lib, nccl_root,
+# nccl_version, sys_prefix, gpus.
+torch_version="" torch_cuda="" torch_cxx11_abi="" torch_lib="" torch_nccl_root="" torch_nccl_version=""
+torch_sys_prefix="" torch_gpus=0
+if command -v "$python" >/dev/null 2>&1 && layout=$("$python" "$repo/scripts/torch_layout.py" --gpus 2>/dev/null); then
   while IFS='=' read -r key value; do
     [ "$value" = "-" ] && value=""
     printf -v "torch_$key" '%s' "$value"
   done <<<"$(sed 's/^torch_//' <<<"$layout")"
-  py_prefix=$("$python" -c 'import sys; print(sys.prefix)')
   if [ -z "$torch_cuda" ]; then
     need "CUDA libtorch" "torch $torch_version is a CPU build: pip install a CUDA wheel of torch"
   elif [ "$torch_cxx11_abi" != "1" ]; then
     # glueprof links the system's C++ libraries (std::string across the boundary).
     need "CUDA libtorch" "torch $torch_version was built with the pre-C++11 ABI: use a cxx11-ABI build (pip wheels from torch 2.6 on)"
+  elif [ "${torch_gpus:-0}" -eq 0 ]; then
+    say "CUDA libtorch" "torch $torch_version (CUDA $torch_cuda) in $torch_lib, but torch.cuda.is_available() is False"
+    need "GPU for torch" "torch sees no GPU: check the driver (nvidia-smi) and CUDA_VISIBLE_DEVICES"
   else
     say "CUDA libtorch" "torch $torch_version (CUDA $torch_cuda) in $torch_lib; $torch_gpus GPU(s) visible to it"
   fi
@@ -211,20 +215,29 @@ fi
 # The binary: the one CI built (make, on a machine without a GPU) and carried here with the tree,
 # run against this machine's torch through LD_LIBRARY_PATH (it wins over the build's RUNPATH, which
 # names the build machine's torch environment). Its every dynamic dependency must resolve against
-# torch's lib folder and the system; checked on a copy without RUNPATH (patchelf) where that tool
-# exists, so the check cannot lean on the build machine's folders. Otherwise glueprof is built here.
-binary_deps_resolve() {  # BINARY -> 0 when every dependency resolves; prints the unresolved ones
-  local copy loaded
-  copy=$(mktemp -d)/glueprof
-  cp "$1" "$copy"
-  if command -v patchelf >/dev/null 2>&1; then patchelf --remove-rpath "$copy"; fi
-  loaded=$(LD_LIBRARY_PATH="$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$copy" 2>&1)
-  rm -rf "$(dirname "$copy")"
+# torch's lib folder and the system, and it must have been built against this torch's version (the
+# C++ ABI of libtorch changes between versions; the loader would not notice). Both are checked on a
+# copy without RUNPATH (patchelf) where that tool exists, so the check cannot lean on the build
+# machine's folders. Otherwise glueprof is built here.
+binary_fits() {  # BINARY -> 0 when it loads against this torch and was built for it; else prints why
+  local dir loaded built status=0
+  dir=$(mktemp -d)
+  cp "$1" "$dir/glueprof"
+  if command -v patchelf >/dev/null 2>&1; then patchelf --remove-rpath "$dir/glueprof"; fi
+  loaded=$(LD_LIBRARY_PATH="$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$dir/glueprof" 2>&1)
   if grep -q "not found" <<<"$loaded"; then
     grep "not found" <<<"$loaded" | sed 's/^[[:space:]]*//' | tr '\n' ';'
-    return 1
+    status=1
+  else
+    built=$(LD_LIBRARY_PATH="$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$dir/glueprof" doctor 2>&1 |
+            sed -n 's/^libtorch  *\([^ ]*\).*/\1/p')
+    if [ "${built%%+*}" != "${torch_version%%+*}" ]; then
+      echo "built against libtorch ${built:-?}, this torch is $torch_version"
+      status=1
+    fi
   fi
-  return 0
+  rm -rf "$dir"
+  return $status
 }
 mode=build
 if [ -z "$binary" ] && [ -x "$repo/build/release/app/cli/glueprof" ]; then binary="$repo/build/release/app/cli/glueprof"; fi
@@ -233,11 +246,11 @@ if [ -n "$binary" ]; then
     need "glueprof binary" "--binary=$binary is not an executable file: carry build/release/app/cli/glueprof, or omit --binary to build here"
   elif [ -z "$torch_lib" ]; then
     say "glueprof binary" "$binary: cannot check it without torch; building here instead"
-  elif unresolved=$(binary_deps_resolve "$binary"); then
+  elif misfit=$(binary_fits "$binary"); then
     mode=carried
-    say "glueprof binary" "$binary ($(( $(stat -c %s "$binary") / 1048576 )) MiB): every dynamic dependency resolves against torch $torch_version's $torch_lib and the system$(command -v patchelf >/dev/null 2>&1 && echo ' (checked without its RUNPATH)')"
+    say "glueprof binary" "$binary ($(( $(stat -c %s "$binary") / 1048576 )) MiB), built against this torch's version: every dynamic dependency resolves against torch $torch_version's $torch_lib and the system$(command -v patchelf >/dev/null 2>&1 && echo ' (checked without its RUNPATH)')"
   else
-    say "glueprof binary" "$binary does not load here ($unresolved): building here instead"
+    say "glueprof binary" "$binary does not fit here ($misfit): building here instead"
   fi
 fi
 
@@ -288,7 +301,7 @@ if [ "$mode" = build ]; then
   command -v cmake >/dev/null 2>&1 && say "cmake" "$(cmake --version | head -1)" || need "cmake" "apt-get install cmake (or pip install cmake)"
   command -v c++ >/dev/null 2>&1 && say "C++ compiler" "$(c++ --version | head -1)" || need "C++ compiler" "apt-get install g++"
   find_header() {  # NAME PATH-UNDER-INCLUDE
-    for dir in ${deps_prefix:+"$deps_prefix/include"} /usr/include /usr/local/include "$py_prefix/include" ${CONDA_PREFIX:+"$CONDA_PREFIX/include"}; do
+    for dir in ${deps_prefix:+"$deps_prefix/include"} /usr/include /usr/local/include "$torch_sys_prefix/include" ${CONDA_PREFIX:+"$CONDA_PREFIX/include"}; do
       [ -n "$dir" ] && [ -e "$dir/$2" ] && { echo "$dir"; return 0; }
     done
     return 1
@@ -352,12 +365,10 @@ mkdir -p "$out" || { echo "gpu-check: cannot create $out" >&2; exit 2; }
 if [ "$mode" = carried ]; then
   glueprof="$binary"
   export LD_LIBRARY_PATH="$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  # Whether NCCL (several ranks on CUDA) was built into the carried binary: doctor says.
-  "$glueprof" doctor 2>&1 | sed -n 's/^NCCL (ranks on CUDA) *//p' >"$out/nccl.txt"
 else
   echo
   echo "gpu-check: building"
-  prefixes="${deps_prefix:+$deps_prefix;}$py_prefix${CONDA_PREFIX:+;$CONDA_PREFIX}"
+  prefixes="${deps_prefix:+$deps_prefix;}$torch_sys_prefix${CONDA_PREFIX:+;$CONDA_PREFIX}"
   sqlite_lib_arg=()
   if [ -n "$deps_prefix" ] && [ "$sqlite_inc" = "$deps_prefix/include" ]; then
     bundle_sqlite=$(ls "$deps_prefix"/lib/*/libsqlite3.so 2>/dev/null | head -1)
@@ -378,20 +389,18 @@ else
         "${sqlite_lib_arg[@]}" >"$out/configure.log" 2>&1; then
     echo "gpu-check: configure failed: see $out/configure.log" >&2; exit 1
   fi
-  # Whether NCCL (several ranks on CUDA) was built, and why not: cmake/GlueprofNccl.cmake's line.
-  grep -h 'several ranks on CUDA' "$out/configure.log" | sed 's/^-- //' >"$out/nccl.txt" || true
-  [ -s "$out/nccl.txt" ] || echo "glueprof: this libtorch has no NCCL (a CPU build?): several ranks on CUDA not built" >"$out/nccl.txt"
   cp "$build/nccl-probe.log" "$out/" 2>/dev/null || true
   if ! cmake --build "$build" -j "$(nproc)" --target glueprof >"$out/build.log" 2>&1; then
     echo "gpu-check: build failed: see $out/build.log" >&2; exit 1
   fi
   glueprof="$build/app/cli/glueprof"
 fi
-echo "gpu-check: NCCL: $(cat "$out/nccl.txt")"
 # libcupti: glueprof chooses it itself (an already-loaded one, the wheels beside the loaded CUDA
-# libtorch, the toolkits; docs/gpu.md "Which libcupti"); doctor.txt says which it took.
+# libtorch, the toolkits; docs/gpu.md "Which libcupti"); doctor.txt says which it took, and whether
+# NCCL (several ranks on CUDA) is built in, and why not (nccl.txt, for the summary).
 "$glueprof" doctor >"$out/doctor.txt" 2>&1
 cat "$out/doctor.txt"
+sed -n 's/^NCCL (ranks on CUDA) *//p' "$out/doctor.txt" >"$out/nccl.txt"
 
 status=0
 for c in "${cases[@]}"; do

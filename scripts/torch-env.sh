@@ -63,5 +63,5 @@ fi
 if [ "$print_python" -eq 1 ]; then
   echo "$env_dir/bin/python"
 else
-  echo "torch-env: $env_dir ($("$env_dir/bin/python" -c 'import torch; print("torch", torch.__version__)' 2>/dev/null))" >&2
+  echo "torch-env: $env_dir (torch $("$env_dir/bin/python" -c 'import importlib.metadata as m; print(m.version("torch"))'))" >&2
 fi

@@ -10,9 +10,11 @@ Prints one `key=value` line each (values are paths, versions or '-' when absent)
                   nvidia/cuda_cupti/lib)
   nccl_root       the nvidia-nccl wheel's folder (include/nccl.h, lib/libnccl.so.2)
   nccl_version    the NCCL torch was built with (torch.cuda.nccl.version())
-  gpus            the GPUs torch sees (0 without a driver or device)
+  sys_prefix      the environment's prefix (sys.prefix; conda keeps headers under it)
+  gpus            with --gpus only: the GPUs torch sees (0 without a driver or device); asking
+                  initializes CUDA, which a build has no use for
 Python names these places, so no install layout is globbed. Used by cmake/GlueprofTorch.cmake and
-scripts/gpu-check.sh; exits 1 with a one-line reason when torch cannot be imported.
+(with --gpus) scripts/gpu-check.sh; exits 1 with a one-line reason when torch cannot be imported.
 """
 import os
 import sys
@@ -57,10 +59,6 @@ try:
         version // 1000, version % 1000 // 100, version % 100)
 except Exception:  # noqa: BLE001 - a CPU build has no NCCL
     nccl_version = "-"
-try:
-    gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
-except Exception:  # noqa: BLE001
-    gpus = 0
 values = {
     "torch_version": torch.__version__,
     "torch_cuda": cuda,
@@ -70,7 +68,12 @@ values = {
     "cupti_lib": cupti,
     "nccl_root": with_file(nccl_root, "include/nccl.h"),
     "nccl_version": nccl_version,
-    "gpus": gpus,
+    "sys_prefix": sys.prefix,
 }
+if "--gpus" in sys.argv[1:]:
+    try:
+        values["gpus"] = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    except Exception:  # noqa: BLE001 - no driver: no GPU
+        values["gpus"] = 0
 for key, value in values.items():
     print("%s=%s" % (key, value))

@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -41,8 +40,7 @@ int doctor() {
         "CUPTI library           {}\n",
         probe.libraryPath.empty()
             ? "not loaded: " + probe.reason
-            : fmt::format("{} (CUPTI API {}; built with {})",
-                          std::filesystem::path(probe.libraryPath).lexically_normal().string(),
+            : fmt::format("{} (CUPTI API {}; built with {})", probe.libraryPath,
                           probe.runtimeVersion, probe.headerVersion));
     std::string capture;
     if (probe.blocker != cupti::CaptureStatus::Blocker::kNone) {

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <vector>
 
 #include "profiler/core/Error.h"
 #include "profiler/core/OutputPath.h"
@@ -251,6 +252,15 @@ int tryReadUserVersion(SqliteDb& db, int* version) {
 
 bool cannotOpenWal(int rc) { return rc == SQLITE_CANTOPEN || rc == SQLITE_READONLY; }
 
+// A damaged file, WHAT being what found it ("SQLite: database disk image is malformed"), and the
+// fix.
+std::string damagedDatabaseMessage(const std::string& path, const std::string& what) {
+    return fmt::format(
+        "'{}' is damaged ({}): it may be truncated or edited; restore it from a copy or "
+        "re-record it",
+        path, what);
+}
+
 // What SQLite said, as the problem and its fix.
 std::string unreadableDatabaseMessage(SqliteDb& db, int rc) {
     const char* said = sqlite3_errmsg(db.handle());
@@ -259,12 +269,8 @@ std::string unreadableDatabaseMessage(SqliteDb& db, int rc) {
             "'{}' is not an SQLite database; pass a glueprof trace or a new path with --db",
             db.path());
     }
-    if (rc == SQLITE_CORRUPT) {
-        return fmt::format(
-            "'{}' is damaged (SQLite: {}): it may be truncated or edited; restore it from a copy "
-            "or re-record it",
-            db.path(), said);
-    }
+    if (rc == SQLITE_CORRUPT)
+        return damagedDatabaseMessage(db.path(), fmt::format("SQLite: {}", said));
     if (cannotOpenWal(rc)) {
         const bool writableDirectory = directoryPermitsWriting(db.path());
         return fmt::format(
@@ -377,28 +383,27 @@ namespace {
 
 // A damaged file (bytes overwritten, a torn copy) is refused before anything is written to it: an
 // index that no longer matches its table makes a writer's inserts fail half way (a string the
-// damaged index cannot find is inserted twice), with the file already changed. quick_check's
-// NOT NULL findings are passed over: SQLite 3.40 (Debian 12's) reports "NULL value in events.kind"
-// for a WITHOUT ROWID table that holds none (seen on a fresh glueprof file), and every row was
-// inserted through NOT NULL columns anyway.
+// damaged index cannot find is inserted twice), with the file already changed. Every table but
+// `events` is checked (quick_check of one table and its indexes): they are small, so the check
+// costs the same on a file of any size, and they hold what the writer reads at open and inserts by
+// key. `events` is left out: it is the bulk of the file, and SQLite 3.40 (Debian 12's) reports
+// false "NULL value in events.kind" findings on that WITHOUT ROWID table.
 void refuseDamaged(SqliteDb& db, const std::string& path) {
-    SqliteStatement check = db.prepare("PRAGMA quick_check(100)");
-    std::string damage;
-    while (check.step()) {
-        std::string finding = check.columnText(0);
-        if (finding == "ok" || finding.rfind("NULL value in ", 0) == 0) continue;
-        // Page-level findings come as "*** in database main ***\nPage 4: ...": one line.
+    std::vector<std::string> tables;
+    SqliteStatement list = db.prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'events' ORDER BY name");
+    while (list.step()) tables.push_back(list.columnText(0));
+    for (const std::string& table : tables) {
+        SqliteStatement check = db.prepare(fmt::format("PRAGMA quick_check(\"{}\")", table));
+        std::string finding = check.step() ? check.columnText(0) : std::string("no answer");
+        if (finding == "ok") continue;
+        // Page-level findings come as "*** in database main ***\nOn tree page 4 ...\n...": the
+        // first one says enough.
         const std::string banner = "*** in database main ***\n";
         if (finding.rfind(banner, 0) == 0) finding.erase(0, banner.size());
-        std::replace(finding.begin(), finding.end(), '\n', ' ');
-        damage = finding;
-        break;
-    }
-    if (!damage.empty()) {
-        throw inputError(fmt::format(
-            "trace database '{}' is damaged (SQLite quick_check: {}); keep it for inspection "
-            "and pass another --db",
-            path, damage));
+        finding = finding.substr(0, finding.find('\n'));
+        throw inputError(damagedDatabaseMessage(
+            path, fmt::format("SQLite quick_check of table {}: {}", table, finding)));
     }
 }
 
@@ -415,13 +420,13 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::stri
     }
     int version = readUserVersion(*db);
     bool empty = db->queryInt("SELECT count(*) FROM sqlite_master") == 0;
+    // Foreign or newer files first (they are not ours to check), then damage, then the v1 upgrade.
+    if (!(version == 0 && empty) && version != 1) refuseForeignVersion(*db, version);
     if (!empty) refuseDamaged(*db, path);
     if (version == 1) {
         const std::string notice = upgradeFromV1(*db, path);
         if (upgradeNotice != nullptr) *upgradeNotice = notice;
-        version = kTraceSchemaVersion;
     }
-    if (!(version == 0 && empty)) refuseForeignVersion(*db, version);
     // A new file gets 16 KiB pages (fewer page splits per event than the default 4 KiB; an
     // existing file keeps its own): part of the ingest rate measured by bench/StoreIngestBench.
     if (empty) db->exec(fmt::format("PRAGMA page_size={}", kNewTracePageBytes));

@@ -1,9 +1,19 @@
-// CaptureStatus::summary, shared by the CUPTI build and the build without CUPTI headers.
+// CaptureStatus::summary and blockWithoutDevice, shared by the CUPTI build and the build without
+// CUPTI headers.
 #include <fmt/format.h>
 
+#include "profiler/cupti/CudaDriver.h"
 #include "profiler/cupti/GpuCapture.h"
 
 namespace glueprof::cupti {
+
+bool CaptureStatus::blockWithoutDevice() {
+    const CudaDriverStatus& driver = cudaDriverStatus();
+    if (driver.reason.empty()) return false;
+    blocker = driver.driverLoaded ? Blocker::kNoDevice : Blocker::kNoDriver;
+    reason = driver.reason;
+    return true;
+}
 
 std::string CaptureStatus::summary() const {
     if (active) {

@@ -10,6 +10,8 @@
 #include <filesystem>
 #include <utility>
 
+#include "profiler/cupti/LoadedLibrary.h"
+
 namespace glueprof::cupti {
 
 namespace {
@@ -31,19 +33,6 @@ bool resolve(void* handle, const char* name, F& slot, std::string& missing) {
     return slot != nullptr;
 }
 
-// The real path of a libcupti this process already loaded under `name`, or "".
-std::string alreadyLoaded(const char* name) {
-    void* handle = dlopen(name, RTLD_LAZY | RTLD_NOLOAD);
-    if (handle == nullptr) return "";
-    link_map* map = nullptr;
-    std::string path;
-    if (dlinfo(handle, RTLD_DI_LINKMAP, &map) == 0 && map != nullptr && map->l_name != nullptr) {
-        path = map->l_name;
-    }
-    dlclose(handle);
-    return path.empty() ? std::string(name) : path;
-}
-
 std::string environmentValue(const char* name) {
     const char* value = std::getenv(name);
     return value != nullptr ? value : "";
@@ -55,7 +44,7 @@ CuptiSources CuptiLibrary::sources() {
     CuptiSources s;
     s.explicitPath = environmentValue("GLUEPROF_CUPTI_PATH");
     for (const char* name : {"libcupti.so.13", "libcupti.so.12"}) {
-        if (std::string path = alreadyLoaded(name); !path.empty()) {
+        if (std::string path = loadedLibraryPath(name); !path.empty()) {
             s.alreadyLoaded.push_back(path);
         }
     }
@@ -121,7 +110,7 @@ CuptiLibrary CuptiLibrary::load() {
             continue;
         }
         lib.m_handle = handle;
-        lib.m_path = path;
+        lib.m_path = std::filesystem::path(path).lexically_normal().string();
         lib.m_origin = candidate.origin;
         lib.m_version = version;
         lib.m_tooOld = false;

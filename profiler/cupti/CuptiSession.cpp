@@ -8,7 +8,6 @@
 #include <cstdlib>
 #include <utility>
 
-#include "profiler/cupti/CudaDriver.h"
 #include "profiler/cupti/CuptiLibrary.h"
 
 namespace glueprof::cupti {
@@ -87,10 +86,7 @@ std::unique_ptr<CuptiSession> CuptiSession::start(CaptureEnvironment env, Captur
     const std::string nvtx =
         nvtxInjectionNote(environment("NVTX_INJECTION64_PATH"), library->path());
     if (!nvtx.empty()) status.notes.push_back(nvtx);
-    if (const CudaDriverStatus& driver = cudaDriverStatus(); !driver.reason.empty()) {
-        status.blocker = driver.driverLoaded ? CaptureStatus::Blocker::kNoDevice
-                                             : CaptureStatus::Blocker::kNoDriver;
-        status.reason = driver.reason;
+    if (status.blockWithoutDevice()) {
         return nullptr;
     }
     if (!env.apiName) {  // runtime and driver calls named by CUPTI itself ("cudaLaunchKernel", ...)

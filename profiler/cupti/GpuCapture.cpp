@@ -5,7 +5,6 @@
 
 #include <cstdlib>
 
-#include "profiler/cupti/CudaDriver.h"
 #include "profiler/cupti/CuptiLibrary.h"
 #include "profiler/cupti/CuptiSession.h"
 
@@ -33,10 +32,7 @@ CaptureStatus probeCapture() {
         status.reason = std::move(other);
         return status;
     }
-    if (const CudaDriverStatus& driver = cudaDriverStatus(); !driver.reason.empty()) {
-        status.blocker = driver.driverLoaded ? CaptureStatus::Blocker::kNoDevice
-                                             : CaptureStatus::Blocker::kNoDriver;
-        status.reason = driver.reason;
+    if (status.blockWithoutDevice()) {
         return status;
     }
     status.reason = fmt::format(

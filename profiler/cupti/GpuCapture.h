@@ -51,6 +51,10 @@ struct CaptureStatus {
     std::vector<std::string> notes;  // kinds this CUPTI does not offer, and similar non-fatal facts
 
     std::string summary() const;  // one line for `doctor` and run headers
+    // When there is no CUDA device (cudaDriverStatus), says so (blocker kNoDriver or kNoDevice, the
+    // driver's reason) and returns true: the one check `doctor`'s probe and a capture's start
+    // share.
+    bool blockWithoutDevice();
 };
 
 // What `doctor` shows without starting a capture: the library, its version and the driver.

@@ -6,9 +6,9 @@ namespace glueprof::cupti {
 
 namespace {
 constexpr const char* kReason =
-    "glueprof was built without CUPTI headers (cupti.h not found under CUDA_HOME or "
-    "/usr/local/cuda): "
-    "install the CUDA toolkit and rebuild";
+    "glueprof was built without CUPTI headers (cupti.h not found beside torch's CUDA wheels, "
+    "under CUDA_HOME or in /usr/local/cuda): build against a CUDA torch, or install the CUDA "
+    "toolkit, and rebuild";
 }  // namespace
 
 CaptureStatus probeCapture() {

@@ -10,7 +10,9 @@ results model). Each HTA figure is set beside glueprof's counterpart, one table 
              share yet, or HTA's own reading): listed with the reason, not a failure;
   DIFFERENT  they differ and no known reason says why: the test fails (exit 1); so does a known
              difference that has become equal (take it out of KNOWN_DIFFERENCES);
-  MISSING    glueprof shows no counterpart in any output yet: listed, never a failure.
+  MISSING    glueprof shows no counterpart in any output yet: listed, not a failure for the groups
+             NOT_YET_SHOWN names (issue 32 puts them in the report); a figure of any other group
+             that goes missing (an output glueprof had dropped) fails the test.
 
 Figures (HTA's functions with HTA's defaults, except the step window below):
   temporal  get_temporal_breakdown: kernel_time (first to last device event), idle, compute and
@@ -47,7 +49,8 @@ device event, where glueprof's breakdown is clipped to the host windows of the s
 
 Usage: hta_parity.py --glueprof PATH_TO_CLI --work DIR
 Exit: 0 every figure glueprof has is equal or a known difference; 1 a figure differs for no known
-reason, a known difference is now equal, or glueprof failed on a fixture;
+reason, a known difference is now equal, a shown group's figure is missing, or glueprof failed on a
+fixture;
 2 setup error (HTA not importable, the CLI missing or not starting), one line on stderr.
 """
 import argparse
@@ -87,6 +90,11 @@ step convention
 units: us (times, exact), count (exact), % (overlap, within HTA's rounding: 0.005)"""
 
 MISSING = "MISSING in glueprof"
+LOST = "MISSING in glueprof, though its group is shown"
+# Computed by glueprof (analyzers/IdleBreakdown, analyzers/LaunchStats) or made only for the ranks of
+# one data-parallel job (comm/compute overlap), but not yet in any output: issue 32. Known already:
+# IdleBreakdown's kernel-wait threshold is 30 ns where HTA's default is 30 us.
+NOT_YET_SHOWN = ("idle", "launch", "overlap")
 KNOWN = "known"
 NOW_EQUAL = "equal, but listed as known: remove it"
 
@@ -256,7 +264,8 @@ def compare(cli, trace_analysis, traces, work):
                     result = NOW_EQUAL if result == "equal" else "%s (%s)" % (KNOWN, known)
                 rows.append((fixture_name(trace), label, shown(value), shown(mine), result))
             else:
-                rows.append((fixture_name(trace), label, shown(value), "-", MISSING))
+                rows.append((fixture_name(trace), label, shown(value), "-",
+                             MISSING if group in NOT_YET_SHOWN else LOST))
     return rows
 
 
@@ -293,11 +302,14 @@ def main():
     for row in [header] + rows:
         print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)).rstrip())
     count = {v: sum(1 for row in rows if row[4].startswith(v))
-             for v in ("equal", KNOWN, "DIFFERENT", MISSING, NOW_EQUAL)}
+             for v in ("equal", KNOWN, "DIFFERENT", MISSING, NOW_EQUAL, LOST)}
+    count[MISSING] -= count[LOST]  # LOST starts with MISSING's text
     print("\n%d equal, %d known differences, %d DIFFERENT, %d %s, %d known but now equal" % (
         count["equal"] - count[NOW_EQUAL], count[KNOWN], count["DIFFERENT"], count[MISSING], MISSING,
         count[NOW_EQUAL]))
-    return 1 if count["DIFFERENT"] or count[NOW_EQUAL] else 0
+    if count[LOST]:
+        print("%d figure(s) %s" % (count[LOST], LOST))
+    return 1 if count["DIFFERENT"] or count[NOW_EQUAL] or count[LOST] else 0
 
 
 if __name__ == "__main__":

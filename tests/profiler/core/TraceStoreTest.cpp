@@ -319,6 +319,44 @@ TEST_F(TraceStoreTest, ATruncatedTraceIsCalledDamagedNotForeign) {
     EXPECT_EQ(error.find("not an SQLite database"), std::string::npos) << error;
 }
 
+// A writer opened on a file whose strings table was overwritten refuses it before writing anything:
+// it used to intern from the damaged table, insert a string twice and fail on UNIQUE with the file
+// already changed (the CLI fuzzer's zeroed-bytes case).
+TEST_F(TraceStoreTest, AWriterRefusesADamagedTableAndLeavesTheFileUntouched) {
+    const std::string db = path("damaged.sqlite");
+    {
+        TraceWriter writer(db);
+        const RunId run = writer.beginRun(RunInfo{});
+        for (int i = 0; i < 300; ++i) writer.intern("name " + std::to_string(i));
+        writer.endRun(run, RunStatus::kComplete);
+        writer.close();
+    }
+    std::int64_t root = 0;
+    std::int64_t pageBytes = 0;
+    {
+        SqliteDb sqlite(db, OpenMode::kReadOnly);
+        root = sqlite.queryInt("SELECT rootpage FROM sqlite_master WHERE name = 'strings'");
+        pageBytes = sqlite.queryInt("PRAGMA page_size");
+    }
+    {  // zero the cell pointers and cells of the strings table's root page (not page 1: no header)
+        ASSERT_GT(root, 1);
+        std::fstream file(db, std::ios::binary | std::ios::in | std::ios::out);
+        file.seekp((root - 1) * pageBytes + 12);
+        const std::string zeros(static_cast<std::size_t>(pageBytes / 2), '\0');
+        file.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+    }
+    const auto bytes = [&db] {
+        std::ifstream in(db, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    const std::string before = bytes();
+    const std::string error = errorOf([&] { TraceWriter writer(db); });
+    EXPECT_NE(error.find("is damaged (SQLite quick_check of table strings: "), std::string::npos)
+        << error;
+    EXPECT_NE(error.find("restore it from a copy or re-record it"), std::string::npos) << error;
+    EXPECT_EQ(bytes(), before);
+}
+
 // Runs F in a child process without root's right to ignore permissions (as nobody when this test
 // runs as root) and returns its exit status: F returns the child's exit code.
 template <typename F>
