@@ -41,12 +41,16 @@ bench: build
 	@if [ -x $(BUILD_DIR)/app/gui/glueprof-gui ]; then bench/gui_frame_time.sh $(BUILD_DIR); fi
 
 # The CLI fuzz harness for longer than the 30 s of `make test` (FUZZ_SEED picks another sequence).
+# FUZZ_CONCURRENT=N: rounds of N processes of mixed commands on one database instead, its integrity
+# and every writer's runs checked after each round.
 FUZZ_SECONDS ?= 600
 FUZZ_SEED ?= $(shell date +%s)
+FUZZ_CONCURRENT ?= 0
 GUI_BINARY = $(BUILD_DIR)/app/gui/glueprof-gui
 fuzz: build
 	$(BUILD_DIR)/tests/glueprof_cli_fuzz --cli $(GLUEPROF) $(if $(wildcard $(GUI_BINARY)),--gui $(GUI_BINARY)) \
-	  --source . --work build/cli-fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
+	  --source . --work build/cli-fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) \
+	  --concurrent $(FUZZ_CONCURRENT)
 
 # The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer (its own build dir).
 sanitize:

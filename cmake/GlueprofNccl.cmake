@@ -74,7 +74,9 @@ set(_probe_key "${GLUEPROF_NCCL_INCLUDE_DIR} ${_nccl_version} ${Torch_DIR} ${Tor
 set(_probe_files reference_trainer/distributed/RankGroup.cpp reference_trainer/distributed/RankGroup.h
     reference_trainer/distributed/RankEnvironment.h reference_trainer/CudaDevice.cpp
     reference_trainer/CudaDevice.h profiler/cupti/CudaDriver.cpp profiler/cupti/CudaDriver.h profiler/core/Error.h cmake/nccl-probe/NcclProbe.cpp
-    cmake/nccl-probe/CMakeLists.txt)
+    reference_trainer/distributed/RendezvousWatchdog.cpp
+    reference_trainer/distributed/RendezvousWatchdog.h profiler/core/Interruption.cpp
+    profiler/core/Interruption.h cmake/nccl-probe/CMakeLists.txt)
 foreach(_file ${_probe_files})
   file(MD5 ${PROJECT_SOURCE_DIR}/${_file} _hash)
   string(APPEND _probe_key " ${_hash}")

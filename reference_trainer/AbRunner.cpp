@@ -169,7 +169,10 @@ class RunsGuard {
 int stepsWithinBudget(double secondsLeft, double stepSeconds, int repeats, int maxSteps) {
     if (stepSeconds <= 0.0 || repeats <= 0) return std::max(1, maxSteps);
     const double fit = secondsLeft / (2.0 * repeats * stepSeconds);
-    return std::clamp(static_cast<int>(fit), 1, std::max(1, maxSteps));
+    const int most = std::max(1, maxSteps);
+    // Clamped as a double: a large budget over a fast step is past int's range (UB to convert).
+    if (!(fit >= 1.0)) return 1;  // NaN too
+    return fit >= most ? most : static_cast<int>(fit);
 }
 
 AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSchedule& schedule,

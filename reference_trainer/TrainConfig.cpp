@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
+
 #include "optimizations/pipeline_schedule/SimulationTrace.h"
 #include "profiler/core/Error.h"
 #include "reference_trainer/PipelineExecutor.h"
@@ -33,10 +35,17 @@ DocLengthDistribution parseDocLengthDistribution(const std::string& text) {
     std::string kind = text.substr(0, colon);
     std::string args = text.substr(colon + 1);
     DocLengthDistribution d;
+    // A whole, finite number: stod alone takes "5abc" as 5 and lets nan and inf through.
+    auto number = [&](const std::string& word) {
+        std::size_t used = 0;
+        const double value = std::stod(word, &used);
+        if (used != word.size() || !std::isfinite(value)) throw fail();
+        return value;
+    };
     try {
         auto comma = args.find(',');
-        d.a = std::stod(args.substr(0, comma));
-        if (comma != std::string::npos) d.b = std::stod(args.substr(comma + 1));
+        d.a = number(args.substr(0, comma));
+        if (comma != std::string::npos) d.b = number(args.substr(comma + 1));
         if (kind == "fixed" && comma == std::string::npos) {
             d.kind = DocLengthDistribution::Kind::kFixed;
         } else if (kind == "uniform" && comma != std::string::npos && d.b >= d.a) {

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "app/cli/Commands.h"
+#include "app/cli/NumberChecks.h"
 #include "app/cli/Progress.h"
 #include "app/cli/RankLauncher.h"
 #include "app/cli/TrainerOptions.h"
@@ -23,6 +24,7 @@
 #include "profiler/core/TraceReader.h"
 #include "reference_trainer/AbSuite.h"
 #include "reference_trainer/RecordingChecks.h"
+#include "reference_trainer/ScheduleBounds.h"
 #include "reference_trainer/distributed/DistributedRun.h"
 
 namespace glueprof::cli {
@@ -145,12 +147,12 @@ void registerAbCommand(CLI::App& app, Action& action) {
     command->add_flag("--all", options->all, "compare every available toggle");
     command->add_option("--repeats", options->repeats, "interleaved blocks per arm")
         ->capture_default_str()
-        ->check(CLI::Range(1, 1000));
+        ->check(CLI::Range(kRepeatsBound.min, kRepeatsBound.max));
     command
         ->add_option("--budget", options->budgetSeconds,
                      "seconds the whole A/B may take: each toggle's measured steps per block are "
                      "chosen from its warm-up step time (at most --steps, at least 1)")
-        ->check(CLI::PositiveNumber);
+        ->check(finitePositive("a positive number of seconds"));
     command->add_flag("--aa", options->aaControl,
                       "A/A control: run the optimized arm without the toggle (the noise floor; "
                       "`check` fails on it)");

@@ -16,6 +16,7 @@
 #include "app/report/Results.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/LossDiagnostics.h"
+#include "profiler/core/OutputPath.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof::cli {
@@ -70,6 +71,9 @@ std::map<std::string, AbComparison> compareAll(const TraceReader& reader,
 }
 
 int check(const CheckOptions& o) {
+    // The outputs are checked before any work: never the database itself.
+    if (!o.junit.empty()) requireOutputBesideDatabase(o.junit, o.db, "--junit");
+    if (o.update) requireOutputBesideDatabase(o.baseline, o.db, "--baseline");
     TraceReader reader(o.db);
     const std::vector<RunSummary> runs = reader.listRuns();
     const std::map<std::string, AbPair> pairs = latestAbPairs(runs);

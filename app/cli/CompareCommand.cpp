@@ -142,7 +142,7 @@ void registerCompareCommand(CLI::App& app, Action& action) {
                         "the mean per measured step");
     command->add_option("--top", options->top, "names listed per group")
         ->capture_default_str()
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::Range(std::size_t{1}, std::size_t{1000000}));
     command->add_flag("--json", options->json, "print JSON");
     command->callback([options, &action] { action = [options] { return compare(*options); }; });
 }

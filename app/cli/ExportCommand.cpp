@@ -13,6 +13,7 @@
 #include "app/report/ChromeTrace.h"
 #include "app/report/CsvExport.h"
 #include "profiler/core/Error.h"
+#include "profiler/core/OutputPath.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof::cli {
@@ -32,6 +33,7 @@ std::string stepsPath(const std::string& out) {
 }
 
 int exportRun(const ExportOptions& o) {
+    requireOutputBesideDatabase(o.out, o.db, "--out");  // before any work
     TraceReader reader(o.db);
     const RunId run = chooseRun(reader, o.run, o.db);
     TraceModel model = reader.loadRun(run);

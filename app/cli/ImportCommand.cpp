@@ -106,7 +106,10 @@ class RankGrouping {
 
 int importTraces(const ImportCliOptions& o) {
     requireParentDirectory(o.db, "write the trace database", "--db");
-    const std::vector<std::string> files = expandTraceInputs(o.inputs);
+    // A directory's entries never include the database written here (a second `import DIR --db
+    // DIR/out.sqlite` would read its own output as a trace).
+    const TraceInputs inputs = expandTraceInputs(o.inputs, o.db);
+    const std::vector<std::string>& files = inputs.files;
     if (o.name.empty() || o.stepPrefix.empty()) {
         throw usageError("--name and --steps need a value (see glueprof import --help)");
     }
@@ -123,6 +126,7 @@ int importTraces(const ImportCliOptions& o) {
         throw usageError(fmt::format(
             "--ab compares two traces, BEFORE AFTER; {} trace file(s) were given", files.size()));
     }
+    for (const std::string& skipped : inputs.skipped) std::cout << printableText(skipped) << "\n";
     ImportOptions options;
     options.stepPrefix = o.stepPrefix;
     options.keepPythonFunctions = !o.noPython;
@@ -135,17 +139,12 @@ int importTraces(const ImportCliOptions& o) {
     std::unique_ptr<TraceWriter> writer;
     std::vector<RunId> ids;
     RankGrouping ranks;
-    std::error_code error;
-    const bool created = !std::filesystem::exists(o.db, error);
-    // A database this import created and could not write one whole run into is removed again.
-    auto removeCreated = [&] {
-        if (!created || !ids.empty()) return;
-        try {
-            if (writer) writer->close();
-        } catch (...) {  // the write failure is the error to report
-        }
+    // The run being written when the import fails is marked failed; a database this import
+    // created and could not write one whole run into is removed again, unless another writer may
+    // have touched it (TraceWriter::abandon).
+    auto abandonWriter = [&] {
+        if (writer) writer->abandon();
         writer.reset();
-        removeTraceDatabase(o.db);
     };
     for (std::size_t i = 0; i < files.size(); ++i) {
         ImportedRun run = o.ab ? std::move(read[i]) : readTrace(files[i], options);
@@ -167,7 +166,7 @@ int importTraces(const ImportCliOptions& o) {
         try {
             id = storeImportedRun(*writer, run, info);
         } catch (...) {
-            removeCreated();
+            abandonWriter();
             throw;
         }
         ids.push_back(id);

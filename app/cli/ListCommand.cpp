@@ -8,6 +8,7 @@
 
 #include "app/cli/Commands.h"
 #include "app/report/ResultsJson.h"
+#include "app/report/StoredRunJson.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof::cli {
@@ -39,7 +40,7 @@ int listRuns(const ListOptions& o) {
                          {"status", r.displayStatus()},
                          {"preset", r.preset},
                          {"device", r.device},
-                         {"toggles", nlohmann::json::parse(r.togglesJson)},
+                         {"toggles", parseStoredRunJson(r, StoredRunColumn::kToggles)},
                          {"identity", toJson(r.identity)},
                          {"steps", r.stepCount},
                          {"started_utc", formatTime(r.startedUnixNs)}});

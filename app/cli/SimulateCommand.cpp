@@ -12,9 +12,11 @@
 #include "analyzers/PipelineBubbles.h"
 #include "analyzers/PipelineReplay.h"
 #include "app/cli/Commands.h"
+#include "app/cli/NumberChecks.h"
 #include "app/cli/Progress.h"
 #include "app/cli/TrainerOptions.h"
 #include "app/report/ResultsJson.h"
+#include "app/report/StoredRunJson.h"
 #include "optimizations/pipeline_schedule/CostFile.h"
 #include "optimizations/pipeline_schedule/Partitioner.h"
 #include "optimizations/pipeline_schedule/PipelineSimulator.h"
@@ -222,8 +224,8 @@ struct Replayed {
 
 Replayed replayRun(const std::string& db, RunId run) {
     const TraceModel model = TraceReader(db).loadRun(run);
-    const nlohmann::json config = nlohmann::json::parse(model.run().configJson, nullptr, false);
-    if (!config.is_object() || !config.contains("pipeline_plan")) {
+    const nlohmann::json config = parseStoredRunJson(model.run(), StoredRunColumn::kConfig);
+    if (!config.contains("pipeline_plan")) {
         throw inputError(fmt::format(
             "run {} in '{}' is not an executed pipeline (no pipeline_plan): record one with "
             "`glueprof ab --opt roundpipe`",
@@ -493,11 +495,11 @@ void registerSimulateCommand(CLI::App& app, Action& action) {
     command
         ->add_option("--hop-ms", o->hopMs,
                      "cost of one hand-off between workers (default: the cost file's)")
-        ->check(CLI::Range(0.0, pipeline::kMaxCostMs));
+        ->check(finiteRange(0.0, pipeline::kMaxCostMs));
     command
         ->add_option("--optimizer-ms", o->optimizerMs,
                      "optimizer step between synchronous iterations")
-        ->check(CLI::Range(0.0, pipeline::kMaxCostMs));
+        ->check(finiteRange(0.0, pipeline::kMaxCostMs));
     command->add_flag("--predict", o->predict,
                       "also predict P = 2..8 for Looped-BFS and RoundPipe with the same costs");
     command->add_option("--db", o->db, "trace database the simulated runs are written to")

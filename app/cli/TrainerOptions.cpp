@@ -5,10 +5,12 @@
 
 #include <fmt/format.h>
 
+#include "app/cli/NumberChecks.h"
 #include "app/cli/Progress.h"
 #include "profiler/core/Error.h"
 #include "reference_trainer/CudaDevice.h"
 #include "reference_trainer/Presets.h"
+#include "reference_trainer/ScheduleBounds.h"
 #include "reference_trainer/data/TextCorpus.h"
 
 namespace glueprof::cli {
@@ -19,10 +21,10 @@ void TrainerOptions::addTo(CLI::App& command) {
     command.add_option("--device", device, "cpu or cuda")->capture_default_str();
     command.add_option("--steps", steps, "measured steps (per block for ab)")
         ->capture_default_str()
-        ->check(CLI::Range(1, 100000));
+        ->check(CLI::Range(kStepsBound.min, kStepsBound.max));
     command.add_option("--warmup", warmup, "warm-up steps, excluded from statistics")
         ->capture_default_str()
-        ->check(CLI::Range(0, 100000));
+        ->check(CLI::Range(kWarmupBound.min, kWarmupBound.max));
     command.add_option("--seq-len", seqLen, "override the preset's tokens per micro-batch")
         ->check(CLI::Range(int64_t{8}, int64_t{1} << 24));
     command.add_option("--layers", layers, "override the preset's layer count")
@@ -36,9 +38,12 @@ void TrainerOptions::addTo(CLI::App& command) {
                     "shrink the preset's width and depth by this factor in (0, 1] (CPU runs of "
                     "the published shapes)")
         ->capture_default_str();
-    command.add_option("--lora-rank", loraRank,
-                       "LoRA rank (0 = full fine-tuning; default: the preset's)");
-    command.add_option("--lora-alpha", loraAlpha, "LoRA alpha (default: the preset's)");
+    command
+        .add_option("--lora-rank", loraRank,
+                    "LoRA rank (0 = full fine-tuning; default: the preset's)")
+        ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 20));
+    command.add_option("--lora-alpha", loraAlpha, "LoRA alpha (default: the preset's)")
+        ->check(finitePositive("a positive number"));
     command.add_flag("--qlora", qlora, "QLoRA: quantize the frozen base weights to NF4");
     command.add_option(
         "--data", data,
@@ -80,7 +85,7 @@ void TrainerOptions::addTo(CLI::App& command) {
     command
         .add_option("--ddp-bucket-mb", ddpBucketMb,
                     "ddp_overlap: gradient bucket size in MiB (DDP's bucket_cap_mb)")
-        ->check(CLI::Range(0.001, 1024.0))
+        ->check(finiteRange(0.001, 1024.0))
         ->capture_default_str();
     command.add_option(
         "--partition", partition,

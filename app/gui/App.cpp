@@ -171,10 +171,13 @@ std::string App::dumpState() const {
         j["dashboard"] = toJson(*report);  // the results model, as `report --format json` writes it
     }
     nlohmann::json errors = nlohmann::json::array();
+    nlohmann::json log = nlohmann::json::array();  // every entry, notices too, oldest first
     for (const LogEntry& e : m_log.entries()) {
         if (e.level == LogEntry::Level::kError) errors.push_back(e.text);
+        log.push_back(e.text);
     }
     j["errors"] = errors;
+    j["log"] = log;
     return jsonText(j);
 }
 

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 
 #include <exception>
+#include <utility>
 
 #include "app/gui/Log.h"
 #include "reference_trainer/AbSuite.h"
 #include "reference_trainer/Presets.h"
+#include "reference_trainer/ScheduleBounds.h"
 
 namespace glueprof::gui {
 
@@ -29,6 +31,16 @@ bool RunController::start(const RunRequest& request) {
     if (request.toggles.empty()) {
         m_log.error("choose at least one toggle to compare");
         return false;
+    }
+    const std::pair<int, const ScheduleBound*> schedule[] = {{request.steps, &kStepsBound},
+                                                             {request.warmup, &kWarmupBound},
+                                                             {request.repeats, &kRepeatsBound}};
+    for (const auto& [value, bound] : schedule) {
+        if (!bound->contains(value)) {
+            m_log.error(fmt::format("a run needs {} to {} {} (as glueprof ab {}), not {}",
+                                    bound->min, bound->max, bound->what, bound->option, value));
+            return false;
+        }
     }
     if (m_thread.joinable()) m_thread.join();
     m_cancel = false;

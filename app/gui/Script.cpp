@@ -2,14 +2,39 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
+#include <vector>
 
 #include "app/gui/App.h"
+#include "reference_trainer/ScheduleBounds.h"
 
 namespace glueprof::gui {
+
+namespace {
+
+// One of `run`'s STEPS WARMUP REPEATS into `value`: a whole number within the bound `glueprof ab`
+// takes for the same flag (ScheduleBounds.h); otherwise what is wrong, for the log.
+std::string scheduleNumber(const std::string& word, const ScheduleBound& bound, int& value) {
+    long long number = 0;
+    const char* end = word.data() + word.size();
+    const auto [stop, status] = std::from_chars(word.data(), end, number);
+    if (status == std::errc::invalid_argument || stop != end) {
+        return fmt::format("run needs a whole number of {}, not '{}'", bound.what, word);
+    }
+    if (status == std::errc::result_out_of_range || !bound.contains(number)) {
+        return fmt::format("run needs {} to {} {} (as glueprof ab {}), not {}", bound.min,
+                           bound.max, bound.what, bound.option, word);
+    }
+    value = static_cast<int>(number);
+    return "";
+}
+
+}  // namespace
 
 Script Script::load(const std::string& path) {
     std::error_code error;
@@ -83,20 +108,31 @@ bool Script::step(App& app) {
         } else if (verb == "run") {
             RunRequest request;
             std::string toggles;
+            std::vector<std::string> numbers;
             words >> request.preset >> toggles;
+            for (std::string word; words >> word;) numbers.push_back(word);
+            if (request.preset.empty() || toggles.empty() || numbers.size() > 3) {
+                bad("run takes PRESET TOGGLE[,TOGGLE...] [STEPS WARMUP REPEATS]");
+                continue;
+            }
             std::istringstream list(toggles);
             std::string toggle;
             while (std::getline(list, toggle, ',')) request.toggles.push_back(toggle);
             request.steps = 2;
             request.warmup = 1;
             request.repeats = 2;
-            words >> request.steps >> request.warmup >> request.repeats;
-            if (request.steps < 1 || request.warmup < 0 || request.repeats < 1) {
-                bad("run needs at least 1 step, 0 or more warm-up steps and at least 1 block");
+            int* const fields[] = {&request.steps, &request.warmup, &request.repeats};
+            const ScheduleBound* const bounds[] = {&kStepsBound, &kWarmupBound, &kRepeatsBound};
+            std::string problem;
+            for (std::size_t i = 0; i < numbers.size() && problem.empty(); ++i) {
+                problem = scheduleNumber(numbers[i], *bounds[i], *fields[i]);
+            }
+            if (!problem.empty()) {
+                bad(problem);
                 continue;
             }
             request.db = app.workspace().path();
-            app.runner().start(request);
+            if (!app.runner().start(request)) failed();  // the runner logged why
         } else if (verb == "wait") {
             m_waiting = true;
             return true;

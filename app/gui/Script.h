@@ -6,11 +6,14 @@
 //   align STEP                align the timeline at a step
 //   highlight NAME            outline NAME's events in the timeline (as a click in the step diff)
 //   run PRESET TOGGLE[,TOGGLE...] [STEPS WARMUP REPEATS]   start an A/B into the open database
+//                             (default 2 1 2; each within `glueprof ab`'s bounds of --steps,
+//                             --warmup and --repeats: reference_trainer/ScheduleBounds.h)
 //   wait                      wait until the run and the analysis are done
 // '#' starts a comment. A bad line (unknown action, a run id or step that is no number, a panel
-// that does not exist, a run of no steps, an `open` that failed) is an error in the log, and the
-// script goes on; a headless run (--frames) stops at its first bad line, and with a bad line, a
-// missing script or a database that did not open exits 2.
+// that does not exist, a run number that is no whole number or out of its bounds, a run that
+// could not start, an `open` that failed) is an error in the log, and the script goes on; a
+// headless run (--frames) stops at its first bad line, and with a bad line, a missing script or a
+// database that did not open exits 2.
 #include <string>
 #include <vector>
 

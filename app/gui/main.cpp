@@ -26,6 +26,9 @@
 #include "app/gui/App.h"
 #include "app/gui/Fonts.h"
 #include "app/gui/Script.h"
+#include "app/gui/SettingsStore.h"
+#include "app/report/AtomicFile.h"
+#include "profiler/core/Error.h"
 
 #if defined(GLUEPROF_SANITIZE)
 // make sanitize: the GL stack under Xvfb (Mesa, GLX) leaves two 56-byte blocks at every exit,
@@ -51,28 +54,22 @@ void onGlfwError(int code, const char* text) {
     }
 }
 
-std::filesystem::path configDir() {
-    const char* xdg = std::getenv("XDG_CONFIG_HOME");
-    const char* home = std::getenv("HOME");
-    std::filesystem::path base =
-        xdg != nullptr ? xdg : (home != nullptr ? std::filesystem::path(home) / ".config" : ".");
-    return base / "glueprof";
-}
-
-std::string slurp(const std::filesystem::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
-bool writeScreenshot(const std::string& path, int width, int height) {
+// The frame as PNG bytes, written like every output file (writeFileAtomically: never over the
+// database, never half-written). Throws GlueprofError.
+void writeScreenshot(const std::string& path, int width, int height) {
     std::vector<unsigned char> pixels(static_cast<std::size_t>(width) *
                                       static_cast<std::size_t>(height) * 4);
     glPixelStorei(GL_PACK_ALIGNMENT, 1);
     glReadPixels(0, 0, width, height, GL_RGBA, GL_UNSIGNED_BYTE, pixels.data());
     stbi_flip_vertically_on_write(1);
-    return stbi_write_png(path.c_str(), width, height, 4, pixels.data(), width * 4) != 0;
+    std::string png;
+    const auto append = [](void* context, void* data, int size) {
+        static_cast<std::string*>(context)->append(static_cast<const char*>(data),
+                                                   static_cast<std::size_t>(size));
+    };
+    if (stbi_write_png_to_func(append, &png, width, height, 4, pixels.data(), width * 4) == 0)
+        throw glueprof::inputError("cannot encode the screenshot " + path + " as PNG");
+    glueprof::writeFileAtomically(path, png);
 }
 
 }  // namespace
@@ -87,14 +84,26 @@ int main(int argc, char** argv) {
     int width = 1600;
     int height = 1000;
     cli.add_option("--db", db, "trace database to open");
-    cli.add_option("--frames", frames, "render this many frames, then exit (0 = run until closed)");
+    cli.add_option("--frames", frames, "render this many frames, then exit (0 = run until closed)")
+        ->check(CLI::Range(0, 100000000));
     cli.add_option("--screenshot", screenshot, "save the last frame as PNG");
     cli.add_option("--dump-state", dumpState,
                    "write JSON of what is shown (panels, selection, dashboard numbers)");
     cli.add_option("--script", scriptPath,
                    "run these actions (open, select, show, align, run, wait) before the frames");
-    cli.add_option("--size", width, "window width")->capture_default_str();
-    CLI11_PARSE(cli, argc, argv);
+    cli.add_option("--size", width, "window width")
+        ->capture_default_str()
+        ->check(CLI::Range(64, 16384));
+    try {
+        cli.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return cli.exit(e);
+    } catch (const CLI::ParseError& e) {
+        // One line and the usage exit code, as `glueprof` does (docs/cli.md): CLI11's own exit()
+        // returns its internal codes (104 for a value that does not convert).
+        std::fprintf(stderr, "glueprof-gui: %s (see glueprof-gui --help)\n", e.what());
+        return static_cast<int>(glueprof::ExitCode::kUsage);
+    }
 
     glfwSetErrorCallback(&onGlfwError);
     if (glfwInit() == 0) {
@@ -117,11 +126,15 @@ int main(int argc, char** argv) {
 
     IMGUI_CHECKVERSION();
     ImGui::CreateContext();
-    const std::filesystem::path config = configDir();
-    std::filesystem::create_directories(config);
-    const std::string iniPath = (config / "imgui.ini").string();
-    ImGui::GetIO().IniFilename =
-        frames > 0 ? nullptr : iniPath.c_str();  // tests start from the default layout
+    // An unwritable settings directory is no reason to stop: run without saving (said in the log).
+    const glueprof::gui::SettingsStore settings = glueprof::gui::SettingsStore::fromEnvironment();
+    const std::string iniPath = settings.iniPath();
+    // Tests (--frames) start from the default layout; without a writable directory ImGui only
+    // reads the saved one.
+    ImGui::GetIO().IniFilename = frames == 0 && settings.writable() ? iniPath.c_str() : nullptr;
+    std::error_code iniError;
+    if (frames == 0 && !settings.writable() && std::filesystem::is_regular_file(iniPath, iniError))
+        ImGui::LoadIniSettingsFromDisk(iniPath.c_str());
     float xscale = 1.0F;
     float yscale = 1.0F;
     glfwGetWindowContentScale(window, &xscale, &yscale);  // high-DPI: scale fonts and sizes
@@ -130,11 +143,12 @@ int main(int argc, char** argv) {
     ImGui_ImplGlfw_InitForOpenGL(window, true);
     ImGui_ImplOpenGL3_Init("#version 330");
 
-    glueprof::gui::ViewState view =
-        frames > 0 ? glueprof::gui::ViewState{}
-                   : glueprof::gui::ViewState::fromJson(slurp(config / "view.json"));
+    glueprof::gui::ViewState view = frames > 0
+                                        ? glueprof::gui::ViewState{}
+                                        : glueprof::gui::ViewState::fromJson(settings.loadView());
     glueprof::gui::App app(view);
     g_glfwErrorLog = &app.log();
+    if (!settings.writable()) app.log().info(settings.problem());
     app.setFontPath(glueprof::gui::loadDefaultFont(std::round(15.0F * xscale),
                                                    app.log()));  // rasterized at the DPI scale
     if (!db.empty()) {
@@ -194,11 +208,13 @@ int main(int argc, char** argv) {
                 .count());
         if (!scripting) ++frame;
         if (frames > 0 && frame >= frames) {
-            if (!screenshot.empty() && !writeScreenshot(screenshot, fbWidth, fbHeight)) {
-                std::fprintf(stderr,
-                             "glueprof-gui: cannot write the screenshot %s: check the directory\n",
-                             screenshot.c_str());
-                exitCode = 2;
+            if (!screenshot.empty()) {
+                try {
+                    writeScreenshot(screenshot, fbWidth, fbHeight);
+                } catch (const glueprof::GlueprofError& e) {
+                    std::fprintf(stderr, "glueprof-gui: --screenshot: %s\n", e.what());
+                    exitCode = static_cast<int>(e.code());
+                }
             }
             glfwSwapBuffers(window);
             break;
@@ -206,8 +222,12 @@ int main(int argc, char** argv) {
         glfwSwapBuffers(window);
     }
     if (!dumpState.empty()) {
-        std::ofstream out(dumpState);
-        out << app.dumpState() << "\n";
+        try {
+            glueprof::writeFileAtomically(dumpState, app.dumpState() + "\n");
+        } catch (const glueprof::GlueprofError& e) {
+            std::fprintf(stderr, "glueprof-gui: --dump-state: %s\n", e.what());
+            exitCode = static_cast<int>(e.code());
+        }
     }
     // Headless runs are scripts and tests: any error logged (a bad script line, an A/B that
     // failed, a database that did not open) is a failure there (exit 2, the first error on
@@ -221,9 +241,9 @@ int main(int argc, char** argv) {
             }
         }
     }
-    if (frames == 0) {
-        std::ofstream out(config / "view.json");
-        out << app.view().toJson() << "\n";
+    if (frames == 0 && settings.writable() && !settings.saveView(app.view().toJson())) {
+        std::fprintf(stderr, "glueprof-gui: cannot save the view state in %s\n",
+                     settings.dir().string().c_str());
     }
     g_glfwErrorLog = nullptr;  // the app's log ends with it
     ImGui_ImplOpenGL3_Shutdown();

@@ -5,6 +5,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <string>
+#include <vector>
+
 #include "app/report/Escape.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/TargetMetric.h"
@@ -33,6 +36,100 @@ double number(const nlohmann::json& j, const std::string& path, const std::strin
 
 namespace {
 
+// Where a baseline that is not JSON goes wrong: a second, SAX pass keeps the path of keys down to
+// the value being read, so the message names the field ("toggles.t.min_speedup.forward_ms") and
+// why, e.g. a NaN (JSON has none) or 1e309 (beyond a double), not only "not a JSON object".
+class FieldOfParseError : public nlohmann::json::json_sax_t {
+  public:
+    std::string field() const {
+        std::string text;
+        for (const Level& level : m_levels) {
+            if (level.array) {
+                text += "[" + std::to_string(level.index) + "]";
+            } else if (!level.key.empty()) {
+                text += (text.empty() ? "" : ".") + level.key;
+            }
+        }
+        return text;
+    }
+    std::string why() const { return m_why; }
+
+    bool null() override { return value(); }
+    bool boolean(bool) override { return value(); }
+    bool number_integer(number_integer_t) override { return value(); }
+    bool number_unsigned(number_unsigned_t) override { return value(); }
+    bool number_float(number_float_t, const string_t&) override { return value(); }
+    bool string(string_t&) override { return value(); }
+    bool binary(binary_t&) override { return value(); }
+    bool start_object(std::size_t) override {
+        m_levels.push_back(Level{});
+        return true;
+    }
+    bool key(string_t& name) override {
+        m_levels.back().key = name;
+        return true;
+    }
+    bool end_object() override { return end(); }
+    bool start_array(std::size_t) override {
+        Level array;
+        array.array = true;
+        m_levels.push_back(array);
+        return true;
+    }
+    bool end_array() override { return end(); }
+    bool parse_error(std::size_t position, const std::string& lastToken,
+                     const nlohmann::json::exception& error) override {
+        const std::string token = lastToken.substr(0, 40);  // control bytes come escaped
+        // The value being read: the token's last word (it may hold the key and colon before it).
+        const std::size_t wordStart = token.find_last_of(" \t\n:,[{");
+        const std::string word =
+            wordStart == std::string::npos ? token : token.substr(wordStart + 1);
+        const auto startsWith = [&](const char* prefix) { return word.rfind(prefix, 0) == 0; };
+        if (error.id == 406) {  // out_of_range: a number beyond a double
+            m_why = fmt::format(
+                "{} is beyond the range of a number (about 1.8e308): write a finite number", token);
+        } else if (startsWith("N") || startsWith("na") || startsWith("I") || startsWith("i") ||
+                   startsWith("-I") || startsWith("-i")) {
+            m_why = "not a JSON number (JSON has no NaN or Infinity): write a finite number";
+        } else if (token.empty()) {
+            m_why = "not JSON (empty, or cut short)";
+        } else {
+            m_why = fmt::format("not JSON at byte {} (after '{}')", position, token);
+        }
+        return false;
+    }
+
+  private:
+    struct Level {
+        bool array = false;
+        std::size_t index = 0;  // of the next element, in an array
+        std::string key;        // of the value being read, in an object
+    };
+    bool value() {
+        if (!m_levels.empty() && m_levels.back().array) ++m_levels.back().index;
+        return true;
+    }
+    bool end() {
+        m_levels.pop_back();
+        return value();  // the object or array just closed is a value of its parent
+    }
+    std::vector<Level> m_levels;
+    std::string m_why;
+};
+
+// The field and the reason a baseline that is not JSON fails at.
+std::string whyNotJson(const std::string& text) {
+    FieldOfParseError where;
+    static_cast<void>(nlohmann::json::sax_parse(text, &where));
+    const std::string field = where.field();
+    const std::string why = where.why().empty() ? "not JSON" : where.why();
+    return field.empty() ? why : field + ": " + why;
+}
+
+}  // namespace
+
+namespace {
+
 // "mask_builds_per_step": a counter of TraceNames.h, per step, as comparisons name them.
 bool isGateCounter(const std::string& name) {
     const std::string suffix = "_per_step";
@@ -50,7 +147,8 @@ bool isGateCounter(const std::string& name) {
 
 GateBaseline parseGateBaseline(const std::string& text, const std::string& path) {
     nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) malformed(path, "not a JSON object");
+    if (j.is_discarded()) malformed(path, whyNotJson(text));
+    if (!j.is_object()) malformed(path, "not a JSON object");
     if (!j.contains("format") || j["format"] != kFormat)
         malformed(path, fmt::format("\"format\" must be \"{}\"", kFormat));
     if (!j.contains("preset") || !j["preset"].is_string())

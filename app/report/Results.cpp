@@ -9,6 +9,7 @@
 #include <set>
 
 #include "app/report/AbPairs.h"
+#include "app/report/StoredRunJson.h"
 #include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceNames.h"
 #include "profiler/core/TraceReader.h"
@@ -17,10 +18,9 @@ namespace glueprof {
 
 namespace {
 
-// The run's environment JSON, parsed once; an empty object when it is not one.
+// The run's environment JSON, parsed once; an input error naming the run when it is damaged.
 nlohmann::json environmentOf(const RunSummary& run) {
-    nlohmann::json env = nlohmann::json::parse(run.environmentJson, nullptr, false);
-    return env.is_object() ? env : nlohmann::json::object();
+    return parseStoredRunJson(run, StoredRunColumn::kEnvironment);
 }
 
 // The run's GPU capture line ("" for runs recorded before it was stored).

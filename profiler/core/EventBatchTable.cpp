@@ -31,6 +31,18 @@ void skipEmptyChunks(Cursor& c) {
     }
 }
 
+// Stands for a writer's id that was never stored: the batch fails rather than store an id that
+// would point at another writer's row.
+constexpr std::int64_t kUnstoredId = -1;
+
+// ID through TABLE (the writer's own id -> the stored one); 0 (none) stays 0.
+std::int64_t storedId(std::int64_t id, const std::vector<std::int64_t>* table) {
+    if (table == nullptr || id == 0) return id;
+    if (id < 0 || static_cast<std::size_t>(id) >= table->size()) return kUnstoredId;
+    const std::int64_t stored = (*table)[static_cast<std::size_t>(id)];
+    return stored > 0 ? stored : kUnstoredId;
+}
+
 // The value of column `column` (the events table's order) of the cursor's row.
 std::int64_t columnValue(const Cursor& c, int column) {
     const Event& e = c.contents->chunks[c.chunk][c.offset];
@@ -38,13 +50,13 @@ std::int64_t columnValue(const Cursor& c, int column) {
         case 0:
             return e.run;
         case 1:
-            return e.lane;
+            return storedId(e.lane, c.contents->storedLanes);
         case 2:
             return static_cast<std::int64_t>(e.kind);
         case 3:
             return static_cast<std::int64_t>(e.category);
         case 4:
-            return e.name;
+            return storedId(e.name, c.contents->storedNames);
         case 5:
             return e.startNs;
         case 6:
@@ -128,7 +140,15 @@ int eof(sqlite3_vtab_cursor* cursor) {
 }
 
 int column(sqlite3_vtab_cursor* cursor, sqlite3_context* context, int index) {
-    sqlite3_result_int64(context, columnValue(*reinterpret_cast<Cursor*>(cursor), index));
+    const std::int64_t value = columnValue(*reinterpret_cast<Cursor*>(cursor), index);
+    if ((index == 1 || index == 4) && value == kUnstoredId) {
+        sqlite3_result_error(context,
+                             "an event names a lane or name its writer never stored (a bug in "
+                             "glueprof: please report it)",
+                             -1);
+        return SQLITE_ERROR;
+    }
+    sqlite3_result_int64(context, value);
     return SQLITE_OK;
 }
 
@@ -166,8 +186,9 @@ EventBatchTable::EventBatchTable(sqlite3* db) : m_contents(new Contents{}) {
 }
 
 void EventBatchTable::expose(const std::vector<Event>* chunks, std::size_t count,
-                             std::int64_t firstSeq) {
-    *m_contents = Contents{chunks, count, firstSeq};
+                             std::int64_t firstSeq, const std::vector<std::int64_t>* storedLanes,
+                             const std::vector<std::int64_t>* storedNames) {
+    *m_contents = Contents{chunks, count, firstSeq, storedLanes, storedNames};
 }
 
 }  // namespace glueprof

@@ -20,15 +20,21 @@ class EventBatchTable {
     explicit EventBatchTable(sqlite3* db);
 
     // What the table holds for the next statement that reads it: the events of chunks[0, count)
-    // in order, whose `seq` column counts from firstSeq. They must stay in place until that
-    // statement is done.
-    void expose(const std::vector<Event>* chunks, std::size_t count, std::int64_t firstSeq);
-    void clear() { expose(nullptr, 0, 0); }
+    // in order, whose `seq` column counts from firstSeq, with each event's lane and name id read
+    // through storedLanes / storedNames (the writer's own id -> the stored one; 0 stays 0, and an
+    // id the table does not map fails the statement). They must stay in place until that statement
+    // is done.
+    void expose(const std::vector<Event>* chunks, std::size_t count, std::int64_t firstSeq,
+                const std::vector<std::int64_t>* storedLanes,
+                const std::vector<std::int64_t>* storedNames);
+    void clear() { expose(nullptr, 0, 0, nullptr, nullptr); }
 
     struct Contents {
         const std::vector<Event>* chunks = nullptr;
         std::size_t chunkCount = 0;
         std::int64_t firstSeq = 0;
+        const std::vector<std::int64_t>* storedLanes = nullptr;
+        const std::vector<std::int64_t>* storedNames = nullptr;
     };
 
   private:

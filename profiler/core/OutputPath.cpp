@@ -8,6 +8,7 @@
 #include <filesystem>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/OpenedDatabases.h"
 
 namespace glueprof {
 
@@ -20,8 +21,25 @@ bool directoryPermitsWriting(const std::string& path) {
     return ::access(directoryOf(path).c_str(), W_OK) == 0;
 }
 
+void requireRegularFileOrNone(const std::string& path, const std::string& what,
+                              const std::string& fix) {
+    std::error_code ec;
+    const auto status = std::filesystem::status(path, ec);
+    if (ec || !std::filesystem::exists(status) || std::filesystem::is_regular_file(status) ||
+        std::filesystem::is_directory(status))
+        return;
+    const char* kind =
+        std::filesystem::is_fifo(status) ? "a FIFO"
+        : std::filesystem::is_character_file(status) || std::filesystem::is_block_file(status)
+            ? "a device"
+        : std::filesystem::is_socket(status) ? "a socket"
+                                             : "a special file";
+    throw inputError(fmt::format("{} '{}' is {}, not a regular file; {}", what, path, kind, fix));
+}
+
 void requireParentDirectory(const std::string& path, const std::string& what,
                             const std::string& option) {
+    requireRegularFileOrNone(path, option, "pass a file path with " + option);
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
     std::error_code ec;
     if (!parent.empty() && !std::filesystem::is_directory(parent, ec)) {
@@ -51,20 +69,14 @@ void requireParentDirectory(const std::string& path, const std::string& what,
 
 void requireOutputBesideDatabase(const std::string& path, const std::string& db,
                                  const std::string& option) {
-    namespace fs = std::filesystem;
     std::error_code ec;
-    if (fs::is_directory(path, ec)) {
+    if (std::filesystem::is_directory(path, ec)) {
         throw inputError(fmt::format("{} '{}' is a directory; pass a file name", option, path));
     }
-    const fs::path out = fs::weakly_canonical(path, ec);
-    for (const char* suffix : {"", "-wal", "-shm"}) {
-        if (!ec && out == fs::weakly_canonical(db + suffix, ec)) {
-            throw inputError(fmt::format(
-                "{} '{}' is the trace database '{}' itself; writing there would destroy it: pass "
-                "another {}",
-                option, path, db, option));
-        }
-    }
+    // Checked now, before the work, with the database the command is about to open; every output
+    // is checked again when written (writeFileAtomically).
+    noteOpenedDatabase(db);
+    refuseOutputOntoDatabase(path, option);
 }
 
 }  // namespace glueprof

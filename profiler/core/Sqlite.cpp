@@ -5,20 +5,37 @@
 #include <utility>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/OpenedDatabases.h"
 
 namespace glueprof {
 
-void throwSqliteError(sqlite3* db, int rc, const char* call, const char* file, int line) {
-    const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+namespace {
+
+// "trace database 'PATH': MESSAGE (SQLite error RC); FIX".
+std::string sqliteErrorMessage(sqlite3* db, int rc, const std::string& message) {
+    const char* file = db != nullptr ? sqlite3_db_filename(db, "main") : nullptr;
+    const std::string where = file != nullptr && *file != '\0'
+                                  ? fmt::format("trace database '{}'", file)
+                                  : std::string("trace database");
     const int primary = rc & 0xFF;
-    const char* fix = primary == SQLITE_FULL ? "; free disk space or pass another --db"
-                      : primary == SQLITE_READONLY
-                          ? "; the database is read-only: pass another --db"
-                      : primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB
-                          ? "; the file is damaged: restore or re-create it"
-                          : "";
-    throw inputError(
-        fmt::format("SQLite error {} ({}) in {} at {}:{}{}", rc, message, call, file, line, fix));
+    const char* fix =
+        primary == SQLITE_FULL       ? "; free disk space or pass another --db"
+        : primary == SQLITE_READONLY ? "; the database is read-only: pass another --db"
+        : primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB
+            ? "; the file is damaged: restore or re-create it"
+        : primary == SQLITE_BUSY || primary == SQLITE_LOCKED
+            ? "; another process held its write lock too long: retry, or pass another --db"
+        : primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN
+            ? "; check the file, its directory and the disk, or pass another --db"
+            : "";
+    return fmt::format("{}: {} (SQLite error {}){}", where, message, rc, fix);
+}
+
+}  // namespace
+
+void throwSqliteError(sqlite3* db, int rc) {
+    const char* message = db != nullptr ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
+    throw inputError(sqliteErrorMessage(db, rc, message));
 }
 
 SqliteStatement::SqliteStatement(sqlite3* db, const std::string& sql) : m_db(db) {
@@ -49,7 +66,7 @@ bool SqliteStatement::step() {
     int rc = sqlite3_step(m_stmt);
     if (rc == SQLITE_ROW) return true;
     if (rc == SQLITE_DONE) return false;
-    throwSqliteError(m_db, rc, "sqlite3_step", __FILE__, __LINE__);
+    throwSqliteError(m_db, rc);
 }
 
 void SqliteStatement::reset() {
@@ -108,6 +125,7 @@ SqliteDb::SqliteDb(const std::string& path, OpenMode mode) : m_path(path) {
                         path, message));
     }
     sqlite3_busy_timeout(m_db, 5000);
+    noteOpenedDatabase(path);  // no output file may be written over it (OpenedDatabases.h)
 }
 
 SqliteDb::~SqliteDb() { sqlite3_close(m_db); }
@@ -118,8 +136,7 @@ void SqliteDb::exec(const std::string& sql) {
     if (rc != SQLITE_OK) {
         std::string message = error != nullptr ? error : sqlite3_errstr(rc);
         sqlite3_free(error);
-        throw inputError(fmt::format("SQLite error {} ({}) in '{}' on '{}'", rc, message,
-                                     sql.substr(0, 60), m_path));
+        throw inputError(sqliteErrorMessage(m_db, rc, message));
     }
 }
 

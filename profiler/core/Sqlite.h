@@ -10,17 +10,18 @@ namespace glueprof {
 
 class SqliteDb;
 
-// Throws a GlueprofError (exit code kInput) naming the failed call and SQLite's message.
-[[noreturn]] void throwSqliteError(sqlite3* db, int rc, const char* call, const char* file,
-                                   int line);
+// Throws a GlueprofError (exit code kInput) that speaks of the user's file: the database's path,
+// SQLite's own message and code, and the fix where one is known (a full disk, a read-only or
+// damaged file, a lock another process held past the busy timeout). Never glueprof's source.
+[[noreturn]] void throwSqliteError(sqlite3* db, int rc);
 
-#define GLUEPROF_SQLITE_CHECK(db, expr)                                                \
-    do {                                                                               \
-        int glueprof_rc_ = (expr);                                                     \
-        if (glueprof_rc_ != SQLITE_OK && glueprof_rc_ != SQLITE_DONE &&                \
-            glueprof_rc_ != SQLITE_ROW) {                                              \
-            ::glueprof::throwSqliteError(db, glueprof_rc_, #expr, __FILE__, __LINE__); \
-        }                                                                              \
+#define GLUEPROF_SQLITE_CHECK(db, expr)                                 \
+    do {                                                                \
+        int glueprof_rc_ = (expr);                                      \
+        if (glueprof_rc_ != SQLITE_OK && glueprof_rc_ != SQLITE_DONE && \
+            glueprof_rc_ != SQLITE_ROW) {                               \
+            ::glueprof::throwSqliteError(db, glueprof_rc_);             \
+        }                                                               \
     } while (0)
 
 class SqliteStatement {

@@ -125,17 +125,21 @@ CREATE VIEW IF NOT EXISTS NVTX_EVENTS AS
   WHERE e.kind = 0;
 )SQL";
 
+// Ids are SQLite's own (rowids allocated inside the inserting transaction), so any number of
+// writers, in any number of processes, can add runs, names and lanes to one file.
 const char* const kInsertRun =
-    "INSERT INTO runs (id, label, status, preset, device, config_json, toggles_json, "
+    "INSERT INTO runs (label, status, preset, device, config_json, toggles_json, "
     "environment_json, host, started_unix_ns, kind, ab_group, arm, toggle, schedule, rank, "
-    "world_size) VALUES (?1, ?2, 'running', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
-    "?15, ?16)";
+    "world_size) VALUES (?1, 'running', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, "
+    "?15)";
+const char* const kSetRunOwnAbGroup = "UPDATE runs SET ab_group = id WHERE id = ?1";
 const char* const kUpdateRunStatus =
     "UPDATE runs SET status = ?2, ended_unix_ns = ?3 WHERE id = ?1";
-const char* const kInsertString = "INSERT INTO strings (id, value) VALUES (?1, ?2)";
+const char* const kInsertString =
+    "INSERT INTO strings (value) VALUES (?1) ON CONFLICT (value) DO NOTHING";
+const char* const kSelectStringId = "SELECT id FROM strings WHERE value = ?1";
 const char* const kInsertLane =
-    "INSERT INTO lanes (id, run_id, kind, name, device, thread_or_stream) "
-    "VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+    "INSERT INTO lanes (run_id, kind, name, device, thread_or_stream) VALUES (?1, ?2, ?3, ?4, ?5)";
 #define GLUEPROF_EVENT_COLUMNS                                                              \
     "run_id, lane_id, kind, category, name_id, start_ns, end_ns, step, layer, microbatch, " \
     "correlation, bytes, src_kind, dst_kind, flags, seq"
@@ -211,9 +215,6 @@ std::string selectRuns(int schemaVersion, const std::string& where) {
     return kRunColumns + identity + (where.empty() ? "" : " WHERE " + where) + " ORDER BY r.id";
 }
 
-const char* const kSelectMaxRunId = "SELECT coalesce(max(id), 0) FROM runs";
-const char* const kSelectMaxLaneId = "SELECT coalesce(max(id), 0) FROM lanes";
-const char* const kSelectMaxEventSeq = "SELECT coalesce(max(seq), 0) FROM events";
 const char* const kSelectStrings = "SELECT id, value FROM strings";
 const char* const kSelectLanes =
     "SELECT id, kind, name, device, thread_or_stream FROM lanes WHERE run_id = ?1 ORDER BY id";
@@ -377,6 +378,7 @@ std::string upgradeFromV1(SqliteDb& db, const std::string& path) {
 
 namespace {
 constexpr int kNewTracePageBytes = 16384;
+constexpr int kWriterBusyTimeoutMs = 60000;
 }  // namespace
 
 namespace {
@@ -409,9 +411,13 @@ void refuseDamaged(SqliteDb& db, const std::string& path) {
 
 }  // namespace
 
-std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::string* upgradeNotice) {
+std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::string* upgradeNotice,
+                                              bool* createdSchema) {
     requireParentDirectory(path, "create trace database", "--db");
     auto db = std::make_unique<SqliteDb>(path, OpenMode::kReadWriteCreate);
+    // Writers of other processes hold the write lock one batch at a time (an import's largest is
+    // about a second): a writer waits its turn rather than fail.
+    sqlite3_busy_timeout(db->handle(), kWriterBusyTimeoutMs);
     if (sqlite3_db_readonly(db->handle(), "main") == 1) {
         throw inputError(
             fmt::format("trace database '{}' is not writable; fix its permissions or "
@@ -437,8 +443,11 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::stri
     db->exec(fmt::format("PRAGMA wal_autocheckpoint={}",
                          (64 << 20) / std::max<std::int64_t>(pageBytes, 512)));
     db->exec("PRAGMA cache_size=-65536");
+    if (createdSchema != nullptr) *createdSchema = empty;
     if (empty) {
-        db->exec("BEGIN");
+        // IMMEDIATE: the write lock first, so two writers creating one file take turns (the
+        // second finds the tables there) instead of failing on a snapshot the first made stale.
+        db->exec("BEGIN IMMEDIATE");
         db->exec(sql::kCreateSchema);
         db->exec(fmt::format("PRAGMA user_version={}", kTraceSchemaVersion));
         db->exec("COMMIT");
@@ -473,12 +482,13 @@ std::unique_ptr<SqliteDb> openTraceForReading(const std::string& path) {
         throw inputError(fmt::format(
             "trace database '{}' is a directory; pass the trace file inside it with --db", path));
     }
-    if (!std::filesystem::is_regular_file(path, ec)) {
+    if (!std::filesystem::exists(path, ec)) {
         throw inputError(
             fmt::format("trace database '{}' does not exist; record one with "
                         "`glueprof ab` or pass an existing --db",
                         path));
     }
+    requireRegularFileOrNone(path, "trace database", "pass a file path with --db");
     // Where it may, a reader opens read-write and then allows itself queries only: closing as the
     // last connection, it then removes the -wal and -shm files SQLite keeps beside a database in
     // WAL mode, which a read-only connection leaves behind.

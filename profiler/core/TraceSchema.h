@@ -15,8 +15,10 @@ constexpr int kTraceSchemaVersion = 2;
 namespace sql {
 extern const char* const kCreateSchema;
 extern const char* const kInsertRun;
+extern const char* const kSetRunOwnAbGroup;  // ?1 run: the run starts an A/B group of its own id
 extern const char* const kUpdateRunStatus;
-extern const char* const kInsertString;
+extern const char* const kInsertString;    // ?1 value; nothing when another writer stored it first
+extern const char* const kSelectStringId;  // ?1 value
 extern const char* const kInsertLane;
 // Events go in through the writer's virtual table (EventBatchTable): its name, its declaration
 // (the events table's columns, in order) and the INSERT that copies it into `events`.
@@ -29,9 +31,6 @@ extern const char* const kInsertCounter;
 extern const char* const kInsertDiagnostic;
 
 // Readers: every SELECT of the store.
-extern const char* const kSelectMaxRunId;
-extern const char* const kSelectMaxLaneId;
-extern const char* const kSelectMaxEventSeq;
 extern const char* const kSelectStrings;      // id, value
 extern const char* const kSelectLanes;        // ?1 run: id, kind, name, device, thread_or_stream
 extern const char* const kSelectEvents;       // ?1 run: lane_id ... flags (TraceReader's order)
@@ -51,8 +50,11 @@ extern const char* const kUpgradeV1;
 // copied to FILE.v1.bak and upgraded in place; `upgradeNotice` then receives a line saying so.
 // Throws GlueprofError(kInput) for a file that is not SQLite, an SQLite file that is not a
 // glueprof trace, or a trace of another schema version.
+// `createdSchema` receives whether the file was new (no tables: this call created them).
+// A path that exists and is not a regular file (a device, a FIFO) is refused.
 std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path,
-                                              std::string* upgradeNotice = nullptr);
+                                              std::string* upgradeNotice = nullptr,
+                                              bool* createdSchema = nullptr);
 
 // Opens an existing trace database read-only, with the same refusals; a v1 trace is read as it
 // is (nothing is written to it).

@@ -1,13 +1,16 @@
 #include "profiler/core/TraceWriter.h"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
 #include <optional>
+#include <stdexcept>
 #include <utility>
 
 #include "profiler/core/Error.h"
@@ -47,15 +50,17 @@ class TraceWriter::Statements {
   public:
     explicit Statements(SqliteDb& db)
         : run(db.prepare(sql::kInsertRun)),
+          ownAbGroup(db.prepare(sql::kSetRunOwnAbGroup)),
           status(db.prepare(sql::kUpdateRunStatus)),
           string(db.prepare(sql::kInsertString)),
+          stringId(db.prepare(sql::kSelectStringId)),
           lane(db.prepare(sql::kInsertLane)),
           eventBatch(db.handle()),
           insertEvents(db.prepare(sql::kInsertEventsFromBatch)),
           step(db.prepare(sql::kInsertStep)),
           counter(db.prepare(sql::kInsertCounter)),
           diagnostic(db.prepare(sql::kInsertDiagnostic)) {}
-    SqliteStatement run, status, string, lane;
+    SqliteStatement run, ownAbGroup, status, string, stringId, lane;
     EventBatchTable eventBatch;  // a batch's events, read by insertEvents in one statement
     SqliteStatement insertEvents;
     SqliteStatement step, counter, diagnostic;
@@ -83,12 +88,11 @@ void bindIdentity(SqliteStatement& st, int first, const RunIdentity& id) {
 }  // namespace
 
 bool TraceWriter::Batch::empty() const {
-    return runs.empty() && strings.empty() && lanes.empty() && eventChunks.empty() &&
-           steps.empty() && counters.empty() && diagnostics.empty() && statuses.empty();
+    return strings.empty() && lanes.empty() && eventChunks.empty() && steps.empty() &&
+           counters.empty() && diagnostics.empty() && statuses.empty();
 }
 
 void TraceWriter::Batch::clear() {
-    runs.clear();
     strings.clear();
     lanes.clear();
     eventChunks.clear();
@@ -102,9 +106,9 @@ void TraceWriter::Batch::clear() {
 TraceWriter::TraceWriter(const std::string& path, WriterOptions options)
     : m_path(path),
       m_options(options),
-      m_db(openTraceForWriting(path, &m_upgradeNotice)),
+      m_directoryLock(path),
+      m_db(openTraceForWriting(path, &m_upgradeNotice, &m_createdFile)),
       m_instance(g_nextWriterInstance.fetch_add(1)) {
-    loadExistingIds();
     m_statements = std::make_unique<Statements>(*m_db);
     m_thread = std::thread([this] { drainLoop(); });
 }
@@ -117,30 +121,61 @@ TraceWriter::~TraceWriter() {
     }
 }
 
-void TraceWriter::loadExistingIds() {
-    m_nextRun = m_db->queryInt(sql::kSelectMaxRunId) + 1;
-    m_nextLane = m_db->queryInt(sql::kSelectMaxLaneId) + 1;
-    m_nextEventSeq = m_db->queryInt(sql::kSelectMaxEventSeq) + 1;
-    SqliteStatement strings = m_db->prepare(sql::kSelectStrings);
-    while (strings.step()) {
-        StringId id = strings.columnInt(0);
-        m_strings.emplace(strings.columnText(1), id);
-        if (id >= m_nextString) m_nextString = id + 1;
-    }
+namespace {
+// Undoes an open transaction when a statement in it throws (the error is the one to report).
+void rollbackQuietly(SqliteDb& db) {
+    sqlite3_exec(db.handle(), "ROLLBACK", nullptr, nullptr, nullptr);
 }
+}  // namespace
 
 RunId TraceWriter::beginRun(const RunInfo& info) {
-    RunId id = m_nextRun++;
-    RunRow row{id, info, unixNowNs()};
-    if (row.info.identity.abGroup == kStartsAbGroup) row.info.identity.abGroup = id;
-    std::lock_guard<std::mutex> lock(m_queueMutex);
-    m_pending.runs.push_back(std::move(row));
-    m_urgent = true;
-    m_wakeDrain.notify_one();
+    RunInfo stored = info;
+    const bool startsGroup = stored.identity.abGroup == kStartsAbGroup;
+    if (startsGroup) stored.identity.abGroup = 0;
+    RunId id = 0;
+    {
+        std::lock_guard<std::mutex> lock(m_dbMutex);
+        if (!m_db) throw std::logic_error("TraceWriter::beginRun after close");
+        Statements& s = *m_statements;
+        m_db->exec("BEGIN IMMEDIATE");
+        try {
+            s.run.bind(1, stored.label);
+            s.run.bind(2, stored.preset);
+            s.run.bind(3, stored.device);
+            s.run.bind(4, stored.configJson);
+            s.run.bind(5, stored.togglesJson);
+            s.run.bind(6, stored.environmentJson);
+            s.run.bind(7, stored.host);
+            s.run.bind(8, unixNowNs());
+            bindIdentity(s.run, 9, stored.identity);
+            s.run.step();
+            s.run.reset();
+            id = sqlite3_last_insert_rowid(m_db->handle());
+            if (startsGroup) {
+                s.ownAbGroup.bind(1, id);
+                s.ownAbGroup.step();
+                s.ownAbGroup.reset();
+            }
+            m_db->exec("COMMIT");
+        } catch (...) {
+            s.run.reset();
+            s.ownAbGroup.reset();
+            rollbackQuietly(*m_db);
+            throw;
+        }
+    }
+    std::lock_guard<std::mutex> lock(m_runsMutex);
+    m_openRuns.push_back(id);
+    m_begunRuns.push_back(id);
     return id;
 }
 
 void TraceWriter::endRun(RunId run, RunStatus status) {
+    {
+        std::lock_guard<std::mutex> lock(m_runsMutex);
+        m_openRuns.erase(std::remove(m_openRuns.begin(), m_openRuns.end(), run), m_openRuns.end());
+        if (status == RunStatus::kComplete) m_completedRuns.push_back(run);
+    }
     collectThreadBuffers();  // the run's events before its status (and its drop count)
     std::lock_guard<std::mutex> lock(m_queueMutex);
     auto dropped = m_droppedByRun.find(run);
@@ -313,7 +348,11 @@ void TraceWriter::close() {
         m_wakeDrain.notify_one();
     }
     if (m_thread.joinable()) m_thread.join();
+    std::lock_guard<std::mutex> dbLock(m_dbMutex);
     m_statements.reset();
+    // Best effort, without waiting: a reader's open snapshot must not hold this writer's close, and
+    // with it every other writer's batches, for the busy timeout.
+    if (m_db) sqlite3_busy_timeout(m_db->handle(), 0);
     // Move what the WAL holds into the main file and empty it, so the database file alone is
     // complete whenever no writer runs (a copy of runs.sqlite is a whole database). Best effort:
     // a reader still holding a snapshot leaves part of it for the next writer's close.
@@ -322,6 +361,58 @@ void TraceWriter::close() {
                                   nullptr);
     m_db.reset();
     rethrowWriterFailure();
+}
+
+namespace {
+// A database reachable under one name only: not a symlink, one hard link. A file with other names
+// may be open by a writer of another directory, whose lock the remover cannot see.
+bool hasOneName(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1;
+}
+}  // namespace
+
+bool TraceWriter::abandon() {
+    std::vector<RunId> open;
+    std::vector<RunId> unfinished;  // begun by this writer and not ended complete
+    {
+        std::lock_guard<std::mutex> lock(m_runsMutex);
+        open = m_openRuns;
+        for (RunId run : m_begunRuns) {
+            if (std::find(m_completedRuns.begin(), m_completedRuns.end(), run) ==
+                m_completedRuns.end())
+                unfinished.push_back(run);
+        }
+    }
+    try {
+        for (RunId run : open) endRun(run, RunStatus::kFailed);
+        close();
+    } catch (...) {  // NOTE(writer): the failure that made the caller abandon is the one to report
+    }
+    bool removed = false;
+    try {
+        if (m_createdFile && hasOneName(m_path) && m_directoryLock.tryExclusive()) {
+            // No other writer has a database of this directory open, nor can open one until the
+            // lock goes: what the file holds now is all it will ever hold.
+            bool onlyUnfinished = true;
+            {
+                SqliteDb db(m_path, OpenMode::kReadWrite);  // reads only; the last to close
+                SqliteStatement runs = db.prepare("SELECT id FROM runs");
+                while (runs.step()) {
+                    if (std::find(unfinished.begin(), unfinished.end(), runs.columnInt(0)) ==
+                        unfinished.end())
+                        onlyUnfinished = false;
+                }
+            }
+            if (onlyUnfinished) {
+                removeTraceDatabase(m_path);
+                removed = true;
+            }
+        }
+    } catch (...) {  // NOTE(writer): a file that cannot be read back is left as it is
+    }
+    m_directoryLock.release();
+    return removed;
 }
 
 WriterStats TraceWriter::stats() const {
@@ -410,42 +501,56 @@ std::int64_t threadCpuNs() {
 }
 }  // namespace
 
+void TraceWriter::storeStrings(const std::vector<StringRow>& rows) {
+    Statements& s = *m_statements;
+    for (const StringRow& row : rows) {
+        s.string.bind(1, row.value);
+        s.string.step();
+        s.string.reset();
+        s.stringId.bind(1, row.value);
+        const StringId stored = s.stringId.step() ? s.stringId.columnInt(0) : 0;
+        s.stringId.reset();
+        if (m_storedStrings.size() <= static_cast<std::size_t>(row.id))
+            m_storedStrings.resize(static_cast<std::size_t>(row.id) + 1, 0);
+        m_storedStrings[static_cast<std::size_t>(row.id)] = stored;
+    }
+}
+
+void TraceWriter::storeLanes(const std::vector<LaneRow>& rows) {
+    Statements& s = *m_statements;
+    for (const LaneRow& row : rows) {
+        s.lane.bind(1, row.run);
+        s.lane.bind(2, static_cast<std::int64_t>(row.kind));
+        s.lane.bind(3, row.name);
+        s.lane.bind(4, row.device);
+        s.lane.bind(5, row.threadOrStream);
+        s.lane.step();
+        s.lane.reset();
+        if (m_storedLanes.size() <= static_cast<std::size_t>(row.id))
+            m_storedLanes.resize(static_cast<std::size_t>(row.id) + 1, 0);
+        m_storedLanes[static_cast<std::size_t>(row.id)] = sqlite3_last_insert_rowid(m_db->handle());
+    }
+}
+
 void TraceWriter::writeBatch(Batch& batch) {
     const std::int64_t cpuAtStart = threadCpuNs();
     Statements& s = *m_statements;
-    m_db->exec("BEGIN");
-    for (const RunRow& row : batch.runs) {
-        s.run.bind(1, row.id);
-        s.run.bind(2, row.info.label);
-        s.run.bind(3, row.info.preset);
-        s.run.bind(4, row.info.device);
-        s.run.bind(5, row.info.configJson);
-        s.run.bind(6, row.info.togglesJson);
-        s.run.bind(7, row.info.environmentJson);
-        s.run.bind(8, row.info.host);
-        s.run.bind(9, row.startedUnixNs);
-        bindIdentity(s.run, 10, row.info.identity);
-        s.run.step();
-        s.run.reset();
-    }
-    for (const StringRow& row : batch.strings) {
-        s.string.bind(1, row.id);
-        s.string.bind(2, row.value);
-        s.string.step();
-        s.string.reset();
-    }
-    for (const LaneRow& row : batch.lanes) {
-        s.lane.bind(1, row.id);
-        s.lane.bind(2, row.run);
-        s.lane.bind(3, static_cast<std::int64_t>(row.kind));
-        s.lane.bind(4, row.name);
-        s.lane.bind(5, row.device);
-        s.lane.bind(6, row.threadOrStream);
-        s.lane.step();
-        s.lane.reset();
-    }
+    std::lock_guard<std::mutex> dbLock(m_dbMutex);
+    // IMMEDIATE: the write lock before the first read, so a batch waits for another process's
+    // batch instead of failing on a snapshot that batch made stale.
+    m_db->exec("BEGIN IMMEDIATE");
+    struct RollbackOnThrow {
+        SqliteDb& db;
+        bool committed = false;
+        ~RollbackOnThrow() {
+            if (!committed) rollbackQuietly(db);
+        }
+    } transaction{*m_db};
+    storeStrings(batch.strings);
+    storeLanes(batch.lanes);
     if (batch.eventCount > 0) {
-        s.eventBatch.expose(batch.eventChunks.data(), batch.eventChunks.size(), m_nextEventSeq);
+        s.eventBatch.expose(batch.eventChunks.data(), batch.eventChunks.size(), m_nextEventSeq,
+                            &m_storedLanes, &m_storedStrings);
         struct Unexpose {  // the table never points at a batch that is gone, even on a throw
             Statements& s;
             ~Unexpose() {
@@ -492,6 +597,7 @@ void TraceWriter::writeBatch(Batch& batch) {
         s.status.reset();
     }
     m_db->exec("COMMIT");
+    transaction.committed = true;
     std::lock_guard<std::mutex> lock(m_queueMutex);
     m_stats.eventsWritten += static_cast<std::int64_t>(batch.eventCount);
     ++m_stats.transactions;

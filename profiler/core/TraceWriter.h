@@ -1,9 +1,15 @@
 #pragma once
 // TraceWriter: takes events from any thread, each into its own buffer, into a queue that a
-// background thread (at a lower priority) drains into SQLite with prepared, batched inserts. The
-// producing thread never waits on SQLite; every drain is one transaction, and a step record first
-// moves every thread's buffered events into the queue and then wakes the drain, so a run killed at
-// any moment keeps every step whose record was written, with all the events recorded before it.
+// background thread (at a lower priority) drains into SQLite with prepared, batched inserts. A
+// recording thread never waits on SQLite (beginRun does, for the write lock); every drain is one
+// transaction, and a step record first moves every thread's buffered events into the queue and then
+// wakes the drain, so a run killed at any moment keeps every step whose record was written, with
+// all the events recorded before it.
+//
+// Any number of writers, in any number of processes, may write one file at once. Every id is
+// SQLite's own, allocated inside the transaction that inserts the row: a run's when beginRun
+// returns (its row is committed then), a name's and a lane's when the batch that first uses them is
+// written. Until then a name or lane has a writer-local id, which the batch maps to the stored one.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -18,6 +24,7 @@
 
 #include "profiler/core/Event.h"
 #include "profiler/core/RunIdentity.h"
+#include "profiler/core/WriterDirectoryLock.h"
 
 namespace glueprof {
 
@@ -84,10 +91,13 @@ class TraceWriter {
 
     // RunInfo::identity.abGroup = kStartsAbGroup: the run starts an A/B group named by its own id.
     static constexpr RunId kStartsAbGroup = -1;
+    // Stores the run's row (status running) and returns its id. Waits for the write lock.
     RunId beginRun(const RunInfo& info);
     void endRun(RunId run, RunStatus status);
 
-    StringId intern(std::string_view text);  // thread-safe; the same text gives the same id
+    // Thread-safe; the same text gives the same id. Ids of intern and addLane are this writer's
+    // own: they go into the events this writer records, never into another writer or a reader.
+    StringId intern(std::string_view text);
     LaneId addLane(RunId run, LaneKind kind, const std::string& name, std::int64_t device,
                    std::int64_t threadOrStream);
 
@@ -103,6 +113,12 @@ class TraceWriter {
     void flush();
     // Flushes, stops the background thread and closes the database. Idempotent.
     void close();
+    // Closes after a failure: the runs this writer began and did not end are marked failed, and
+    // the database file (with its -wal and -shm) is removed when this writer created it, it holds
+    // no run but this writer's runs that did not end complete, it has one name (no symlink, no
+    // other hard link), and no other writer has a database of its directory open (the exclusive
+    // WriterDirectoryLock). Returns whether the file was removed. Never throws.
+    bool abandon();
 
     WriterStats stats() const;
     const std::string& path() const { return m_path; }
@@ -110,11 +126,6 @@ class TraceWriter {
     const std::string& upgradeNotice() const { return m_upgradeNotice; }
 
   private:
-    struct RunRow {
-        RunId id;
-        RunInfo info;
-        std::int64_t startedUnixNs;
-    };
     struct RunStatusRow {
         RunId id;
         RunStatus status;
@@ -133,7 +144,6 @@ class TraceWriter {
         std::int64_t threadOrStream;
     };
     struct Batch {
-        std::vector<RunRow> runs;
         std::vector<StringRow> strings;
         std::vector<LaneRow> lanes;
         // Events in the order recorded per thread: whole thread buffers, handed over without a
@@ -168,21 +178,35 @@ class TraceWriter {
 
     void drainLoop();
     void writeBatch(Batch& batch);
-    void loadExistingIds();
+    // The stored id of a writer-local string or lane id (the drain thread, inside a batch).
+    void storeStrings(const std::vector<StringRow>& rows);
+    void storeLanes(const std::vector<LaneRow>& rows);
     void rethrowWriterFailure();
 
     std::string m_path;
     std::string m_upgradeNotice;
     WriterOptions m_options;
+    WriterDirectoryLock m_directoryLock;  // before the database opens, after it closes
+    bool m_createdFile = false;           // the file had no tables when this writer opened it
+    // The connection: the drain thread's batches and beginRun's insert take turns on it.
+    std::mutex m_dbMutex;
     std::unique_ptr<SqliteDb> m_db;
     std::unique_ptr<Statements> m_statements;
 
     std::mutex m_internMutex;
-    std::unordered_map<std::string, StringId> m_strings;
+    std::unordered_map<std::string, StringId> m_strings;  // text -> writer-local id
     StringId m_nextString = 1;
-    std::atomic<RunId> m_nextRun{1};
-    std::atomic<LaneId> m_nextLane{1};
-    std::int64_t m_nextEventSeq = 1;  // the events key's tie-breaker; used by the drain thread only
+    std::atomic<LaneId> m_nextLane{1};  // writer-local
+    // Writer-local id -> stored id (0: not stored yet); the drain thread's only.
+    std::vector<StringId> m_storedStrings{0};
+    std::vector<LaneId> m_storedLanes{0};
+    // The events key's tie-breaker. A lane belongs to one writer, so counting from 1 in each is
+    // unique per (run, lane, start); used by the drain thread only.
+    std::int64_t m_nextEventSeq = 1;
+    std::mutex m_runsMutex;
+    std::vector<RunId> m_openRuns;       // begun and not ended, for abandon()
+    std::vector<RunId> m_begunRuns;      // every run this writer began, for abandon()
+    std::vector<RunId> m_completedRuns;  // those it ended complete
 
     const std::uint64_t m_instance;  // tells apart writers that reuse an address
     std::mutex m_buffersMutex;

@@ -38,6 +38,8 @@ class CompressedInput {
     // a CRC or data error); "" when the file read cleanly.
     const std::string& failure() const { return m_failure; }
     bool gzipped() const { return m_gzipped; }
+    // Whether the data really ended here: Peek() gives '\0' at the end and at a NUL byte alike.
+    bool atEnd() const { return m_eof && m_current == m_last; }
 
   private:
     void advance() {

@@ -7,11 +7,14 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdlib>
 #include <limits>
 #include <map>
+#include <new>
 #include <unordered_map>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/TextEncoding.h"
 #include "profiler/core/TraceNames.h"
 #include "profiler/import/CompressedInput.h"
 
@@ -114,6 +117,54 @@ std::int64_t collectiveId(std::string_view processGroup, std::int64_t sequence) 
     return (group << 40) | sequence;
 }
 
+// How long the JSON string, key or number being read may be, shared by the handler (which knows
+// what the next value is) and the reader's stack (which holds it whole before the handler sees
+// it): kMaxTraceNameBytes for the value of a field glueprof reads, kMaxJsonTokenBytes otherwise.
+struct TokenBound {
+    std::size_t bytes = kMaxJsonTokenBytes;
+    std::string head;  // the first bytes of a token the stack refused, for the message
+};
+constexpr std::size_t kShownBytes = 32;  // of a refused token, quoted in the message
+
+struct OverlongToken {};  // thrown by BoundedStackAllocator, caught around Reader::Parse
+
+// RapidJSON's StackAllocator concept (CrtAllocator's, plus a bound). The reader's stack holds
+// one token at a time and takes it a byte at a time, so it is full when it grows: a stack that
+// already holds more than the bound is refused instead of grown by half again. The refusal
+// unwinds through the reader, which holds nothing but that stack (freed by its destructor). The
+// bound is only what keeps memory small: the handler checks each token's exact length.
+class BoundedStackAllocator {
+  public:
+    static const bool kNeedFree = true;
+    BoundedStackAllocator() = default;  // RapidJSON's fallback when none is given (unbounded)
+    explicit BoundedStackAllocator(TokenBound* bound) : m_bound(bound) {}
+    void* Malloc(std::size_t size) {
+        if (size == 0) return nullptr;
+        void* block = std::malloc(size);
+        if (block == nullptr) throw std::bad_alloc();
+        return block;
+    }
+    void* Realloc(void* original, std::size_t originalSize, std::size_t newSize) {
+        if (newSize == 0) {
+            std::free(original);
+            return nullptr;
+        }
+        if (m_bound != nullptr && original != nullptr && newSize > originalSize &&
+            originalSize > m_bound->bytes) {
+            m_bound->head.assign(static_cast<const char*>(original),
+                                 std::min(originalSize, kShownBytes));
+            throw OverlongToken{};
+        }
+        void* block = std::realloc(original, newSize);
+        if (block == nullptr) throw std::bad_alloc();
+        return block;
+    }
+    static void Free(void* block) { std::free(block); }
+
+  private:
+    TokenBound* m_bound = nullptr;
+};
+
 // One traceEvents element's fields, reused from event to event (strings keep their capacity).
 struct RawEvent {
     std::string ph, cat, name, pid, tid, id, syncKind, argName, category, src, dst;
@@ -156,8 +207,9 @@ struct PendingEvent {
 
 class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, KinetoHandler> {
   public:
-    KinetoHandler(const std::string& path, CompressedInput& input, TraceAssembly& assembly)
-        : m_path(path), m_input(input), m_assembly(assembly) {}
+    KinetoHandler(const std::string& path, CompressedInput& input, TraceAssembly& assembly,
+                  TokenBound& bound)
+        : m_path(path), m_input(input), m_assembly(assembly), m_bound(bound) {}
 
     // Scalars. With kParseNumbersAsStringsFlag every number arrives as RawNumber.
     bool Null() { return scalar(Scalar::kNull, {}); }
@@ -169,11 +221,15 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
         return scalar(Scalar::kString, {s, n});
     }
     bool Key(const char* s, rapidjson::SizeType n, bool) {
+        if (n > m_bound.bytes) return overlong({s, n}, "key");
         m_key.assign(s, n);
         const Ctx where = m_stack.empty() ? Ctx::kIgnore : m_stack.back();
         m_field = where == Ctx::kEvent  ? eventFieldOf(m_key)
                   : where == Ctx::kArgs ? argFieldOf(m_key)
                                         : Field::kOther;
+        // The value to come is a name or field glueprof keeps, or something it passes over.
+        m_bound.bytes = m_field != Field::kOther || where == Ctx::kDevice ? kMaxTraceNameBytes
+                                                                          : kMaxJsonTokenBytes;
         return true;
     }
     bool StartObject();
@@ -191,6 +247,11 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
     };
     FileFacts finishFile();
     const std::string& error() const { return m_error; }
+    // The message for the token the reader's stack refused (BoundedStackAllocator).
+    const std::string& refusedToken() {
+        overlong(m_bound.head, "string or number");
+        return m_error;
+    }
     bool sawEvents() const { return m_sawEvents; }
     std::optional<TimestampNs> baseTime() const { return m_baseTime; }
     bool glueprofExport() const { return m_glueprofExport; }
@@ -291,12 +352,34 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
         return fail(fmt::format("JSON nested deeper than {} levels; not a trace", kMaxDepth));
     }
     bool fail(const std::string& what) {
-        m_error = fmt::format("'{}': byte {}: {}", m_path, m_input.Tell(), what);
+        m_error =
+            fmt::format("'{}': byte {}: {}; the trace is malformed", m_path, m_input.Tell(), what);
+        return false;
+    }
+    // A token longer than the bound it was read under: a name or field glueprof reads, or any
+    // other string, key or number (`what`). `text` may be only its first bytes.
+    bool overlong(std::string_view text, const char* what) {
+        const std::string shown = printableText(text.substr(0, kShownBytes));
+        const std::string problem =
+            m_bound.bytes == kMaxTraceNameBytes
+                ? fmt::format(
+                      "{} ('{}...') is longer than {} KiB, the most glueprof reads of a "
+                      "name or other field; shorten or drop that event and import again",
+                      keyPath(), shown, kMaxTraceNameBytes >> 10)
+                : fmt::format(
+                      "a JSON {} ('{}...'){} is longer than {} MiB, more than any trace "
+                      "holds; the file is damaged or not a trace",
+                      what, shown, inEvent() ? " in " + where() : std::string(),
+                      kMaxJsonTokenBytes >> 20);
+        m_error = fmt::format("'{}': byte {}: {}", m_path, m_input.Tell(), problem);
         return false;
     }
     bool number(Scalar kind, std::string_view text, std::int64_t& out);
     bool micros(Scalar kind, std::string_view text, std::optional<TimestampNs>& out);
     std::string where() const { return fmt::format("traceEvents[{}]", m_eventIndex); }
+    bool inEvent() const {
+        return std::find(m_stack.begin(), m_stack.end(), Ctx::kEvent) != m_stack.end();
+    }
     // The JSON path of the current key, for messages: traceEvents[3].args.bytes,
     // distributedInfo.rank.
     std::string keyPath() const {
@@ -346,6 +429,7 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
     std::string m_path;
     CompressedInput& m_input;
     TraceAssembly& m_assembly;
+    TokenBound& m_bound;
     std::vector<Ctx> m_stack;
     std::string m_key;
     Field m_field = Field::kOther;
@@ -377,6 +461,7 @@ class KinetoHandler : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Kin
 };
 
 bool KinetoHandler::StartObject() {
+    m_bound.bytes = kMaxJsonTokenBytes;  // a key comes next
     if (m_stack.size() >= kMaxDepth) return tooDeep();
     Ctx next = Ctx::kIgnore;
     if (m_stack.empty()) {
@@ -421,6 +506,7 @@ bool KinetoHandler::EndObject(rapidjson::SizeType) {
 }
 
 bool KinetoHandler::StartArray() {
+    m_bound.bytes = kMaxJsonTokenBytes;  // elements are read under the bound of no field
     if (m_stack.size() >= kMaxDepth) return tooDeep();
     Ctx next = Ctx::kIgnore;
     if (m_stack.empty()) {
@@ -466,6 +552,8 @@ bool KinetoHandler::micros(Scalar kind, std::string_view text, std::optional<Tim
 }
 
 bool KinetoHandler::scalar(Scalar kind, std::string_view text) {
+    if (text.size() > m_bound.bytes) return overlong(text, "string or number");
+    m_bound.bytes = kMaxJsonTokenBytes;  // a key or an array element comes next
     switch (m_stack.empty() ? Ctx::kIgnore : m_stack.back()) {
         case Ctx::kTop:
             if (m_key == "traceEvents")
@@ -917,26 +1005,43 @@ std::optional<TimestampNs> microsToNanos(std::string_view text) {
 ImportedRun readKinetoTrace(const std::string& path, const ImportOptions& options) {
     CompressedInput input(path);
     TraceAssembly assembly(options);
-    KinetoHandler handler(path, input, assembly);
+    TokenBound bound;
+    KinetoHandler handler(path, input, assembly, bound);
     // A UTF-8 byte order mark before the JSON (some editors write one) is no part of it.
     if (input.Peek() == '\xEF') {
         input.Take();
         if (input.Peek() == '\xBB') input.Take();
         if (input.Peek() == '\xBF') input.Take();
     }
-    rapidjson::Reader reader;
-    // The recursive parser (faster than the iterative one); the handler bounds its depth.
+    BoundedStackAllocator stackAllocator(&bound);
+    rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, BoundedStackAllocator> reader(
+        &stackAllocator);
+    // The recursive parser (faster than the iterative one); the handler bounds its depth, and
+    // the stack allocator the length of what the parser holds before the handler sees it.
     constexpr unsigned kFlags =
         rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseNanAndInfFlag;
-    const rapidjson::ParseResult ok = reader.Parse<kFlags>(input, handler);
+    rapidjson::ParseResult ok;
+    try {
+        ok = reader.Parse<kFlags>(input, handler);
+    } catch (const OverlongToken&) {
+        throw inputError(handler.refusedToken());
+    }
     if (!input.failure().empty()) {
         throw inputError(
             fmt::format("'{}': {} after {} bytes of JSON; copy or export the trace "
                         "again",
                         path, input.failure(), input.Tell()));
     }
-    if (!handler.error().empty()) throw inputError(handler.error() + "; the trace is malformed");
+    if (!handler.error().empty()) throw inputError(handler.error());
     if (!ok) {
+        // RapidJSON takes a NUL byte for the end of the input: one before the real end is binary
+        // data (20 MiB of zeros in a gzip is not an empty trace).
+        if (!input.atEnd() && input.Peek() == '\0') {
+            throw inputError(fmt::format(
+                "'{}': not JSON: byte {}{} is a NUL byte (binary data, not text); pass a "
+                "Kineto/Chrome JSON trace",
+                path, input.Tell(), input.gzipped() ? " of the decompressed data" : ""));
+        }
         if (input.Tell() == 0 && ok.Code() == rapidjson::kParseErrorDocumentEmpty) {
             throw inputError(fmt::format("'{}' is empty; pass a trace file", path));
         }

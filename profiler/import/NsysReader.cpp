@@ -109,10 +109,31 @@ class Table {
         m_selected.push_back(quoted(name));
         return static_cast<int>(m_selected.size()) - 1;
     }
+    // column(), for a column read as an integer: damaged() says when a row holds something else
+    // there.
+    int integerColumn(const std::string& name) {
+        const int index = column(name);
+        if (index >= 0) m_integers.push_back(quoted(name));
+        return index;
+    }
     SqliteStatement select() const {
         std::string list = m_selected.empty() ? "NULL" : m_selected.front();
         for (std::size_t i = 1; i < m_selected.size(); ++i) list += ", " + m_selected[i];
+        // An INTEGER column keeps what SQLite cannot convert ('abc', x'00ff', 1e300), which
+        // sqlite3_column_int64 then reads as 0 or clamps: one more column flags such a row.
+        if (!m_integers.empty()) {
+            std::string wrong;
+            for (const std::string& quotedName : m_integers) {
+                wrong += fmt::format("{}typeof({}) NOT IN ('integer', 'null')",
+                                     wrong.empty() ? "" : " OR ", quotedName);
+            }
+            list += ", (" + wrong + ")";
+        }
         return m_db.prepare(fmt::format("SELECT {} FROM {}", list, quoted(m_name)));
+    }
+    // Whether a row of select() holds text, a blob or a real in a column read as an integer.
+    bool damaged(const SqliteStatement& row) const {
+        return !m_integers.empty() && row.columnInt(static_cast<int>(m_selected.size())) != 0;
     }
 
   private:
@@ -120,6 +141,7 @@ class Table {
     std::string m_name;
     std::set<std::string> m_columns;
     std::vector<std::string> m_selected;
+    std::vector<std::string> m_integers;  // the selected columns read as integers, quoted
 };
 
 // One of the file's ENUM_* tables by id; nullopt when the file has none (older exports).
@@ -246,6 +268,7 @@ class NsysReader {
     void loadEventStreams();
     std::size_t hostLaneOf(std::optional<std::int64_t> globalTid);
     std::optional<Span> spanOf(const SqliteStatement& row, int start, int end, const char* what);
+    bool skipDamaged(const Table& table, const SqliteStatement& row, const char* what);
     const std::string& stringAt(const SqliteStatement& row, int column) const;
 
     std::string m_path;
@@ -317,14 +340,15 @@ void NsysReader::loadStrings() {
 void NsysReader::readRuntime() {
     Table table(m_db, "CUPTI_ACTIVITY_KIND_RUNTIME");
     if (!table.exists()) return;
-    const int start = table.column("start");
-    const int end = table.column("end");
-    const int globalTid = table.column("globalTid");
-    const int correlation = table.column("correlationId");
-    const int nameId = table.column("nameId");
+    const int start = table.integerColumn("start");
+    const int end = table.integerColumn("end");
+    const int globalTid = table.integerColumn("globalTid");
+    const int correlation = table.integerColumn("correlationId");
+    const int nameId = table.integerColumn("nameId");
     SqliteStatement row = table.select();
     while (row.step()) {
         m_assembly.countRead(table.name());
+        if (skipDamaged(table, row, "CUDA API call")) continue;
         const auto span = spanOf(row, start, end, "CUDA API call");
         if (!span) continue;
         std::string name = withoutVersionSuffix(stringAt(row, nameId));
@@ -340,11 +364,12 @@ void NsysReader::readKernels() {
     Table table(m_db, "CUPTI_ACTIVITY_KIND_KERNEL");
     if (!table.exists()) return;
     const GpuColumns c = gpuColumns(table);
-    const int demangled = table.column("demangledName");
-    const int shortName = table.column("shortName");
+    const int demangled = table.integerColumn("demangledName");
+    const int shortName = table.integerColumn("shortName");
     SqliteStatement row = table.select();
     while (row.step()) {
         m_assembly.countRead(table.name());
+        if (skipDamaged(table, row, "kernel")) continue;
         const auto span = spanOf(row, c.start, c.end, "kernel");
         if (!span) continue;
         std::string name = stringAt(row, demangled);
@@ -360,13 +385,14 @@ void NsysReader::readMemcpys() {
     Table table(m_db, "CUPTI_ACTIVITY_KIND_MEMCPY");
     if (!table.exists()) return;
     const GpuColumns c = gpuColumns(table);
-    const int bytes = table.column("bytes");
-    const int copyKind = table.column("copyKind");
-    const int srcKind = table.column("srcKind");
-    const int dstKind = table.column("dstKind");
+    const int bytes = table.integerColumn("bytes");
+    const int copyKind = table.integerColumn("copyKind");
+    const int srcKind = table.integerColumn("srcKind");
+    const int dstKind = table.integerColumn("dstKind");
     SqliteStatement row = table.select();
     while (row.step()) {
         m_assembly.countRead(table.name());
+        if (skipDamaged(table, row, "memcpy")) continue;
         const auto span = spanOf(row, c.start, c.end, "memcpy");
         if (!span) continue;
         const std::string name =
@@ -386,10 +412,11 @@ void NsysReader::readMemsets() {
     Table table(m_db, "CUPTI_ACTIVITY_KIND_MEMSET");
     if (!table.exists()) return;
     const GpuColumns c = gpuColumns(table);
-    const int bytes = table.column("bytes");
+    const int bytes = table.integerColumn("bytes");
     SqliteStatement row = table.select();
     while (row.step()) {
         m_assembly.countRead(table.name());
+        if (skipDamaged(table, row, "memset")) continue;
         const auto span = spanOf(row, c.start, c.end, "memset");
         if (!span) continue;
         Event& e = m_assembly.add(streamLaneOf(row, c), EventKind::kMemset, Category::kNone,
@@ -403,12 +430,13 @@ void NsysReader::readSyncs() {
     Table table(m_db, "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION");
     if (!table.exists()) return;
     const GpuColumns c = gpuColumns(table);
-    const int syncType = table.column("syncType");
-    const int deprecatedSyncType = table.column("deprecatedSyncType");
-    const int eventId = table.column("eventId");
+    const int syncType = table.integerColumn("syncType");
+    const int deprecatedSyncType = table.integerColumn("deprecatedSyncType");
+    const int eventId = table.integerColumn("eventId");
     SqliteStatement row = table.select();
     while (row.step()) {
         m_assembly.countRead(table.name());
+        if (skipDamaged(table, row, "synchronization")) continue;
         const auto span = spanOf(row, c.start, c.end, "synchronization");
         if (!span) continue;
         // Newer schemas keep the value re-exported older reports had in deprecatedSyncType;
@@ -444,10 +472,11 @@ void NsysReader::readCudaEvents() {
     Table table(m_db, "CUPTI_ACTIVITY_KIND_CUDA_EVENT");
     if (!table.exists()) return;
     const GpuColumns c = gpuColumns(table);  // start/end only in schemas without `timestamp`
-    const int timestamp = table.column("timestamp");
+    const int timestamp = table.integerColumn("timestamp");
     SqliteStatement row = table.select();
     while (row.step()) {
         m_assembly.countRead(table.name());
+        if (skipDamaged(table, row, "CUDA event record")) continue;
         // `timestamp` is the device-side completion time, 0 when Nsight did not collect it; the
         // cudaEventRecord call's start is then the best placement there is.
         std::optional<TimestampNs> at = intAt(row, timestamp);
@@ -472,16 +501,17 @@ void NsysReader::readCudaEvents() {
 void NsysReader::readNvtx() {
     Table table(m_db, "NVTX_EVENTS");
     if (!table.exists()) return;
-    const int start = table.column("start");
-    const int end = table.column("end");
-    const int eventType = table.column("eventType");
+    const int start = table.integerColumn("start");
+    const int end = table.integerColumn("end");
+    const int eventType = table.integerColumn("eventType");
     const int text = table.column("text");
-    const int textId = table.column("textId");
-    const int globalTid = table.column("globalTid");
+    const int textId = table.integerColumn("textId");
+    const int globalTid = table.integerColumn("globalTid");
     const EnumTable types = readEnum(m_db, "ENUM_NSYS_EVENT_TYPE");
     SqliteStatement row = table.select();
     while (row.step()) {
         m_assembly.countRead(table.name());
+        if (skipDamaged(table, row, "NVTX record")) continue;
         const std::int64_t type = intAt(row, eventType).value_or(-1);
         const bool range = type == kNvtxPushPopRange || type == kNvtxStartEndRange;
         if (!range && type != kNvtxMark) {
@@ -601,8 +631,9 @@ std::int64_t NsysReader::startedUnixNs() {
 }
 
 NsysReader::GpuColumns NsysReader::gpuColumns(Table& table) {
-    return {table.column("start"),    table.column("end"),           table.column("deviceId"),
-            table.column("streamId"), table.column("correlationId"), table.column("globalPid")};
+    return {table.integerColumn("start"),         table.integerColumn("end"),
+            table.integerColumn("deviceId"),      table.integerColumn("streamId"),
+            table.integerColumn("correlationId"), table.integerColumn("globalPid")};
 }
 
 std::size_t NsysReader::streamLaneOf(const SqliteStatement& row, const GpuColumns& c) {
@@ -633,12 +664,13 @@ void NsysReader::decideProcessScope() {
 
 void NsysReader::loadEventStreams() {
     Table table(m_db, "CUPTI_ACTIVITY_KIND_CUDA_EVENT");
-    const int eventId = table.column("eventId");
-    const int stream = table.column("streamId");
-    const int globalPid = table.column("globalPid");
+    const int eventId = table.integerColumn("eventId");
+    const int stream = table.integerColumn("streamId");
+    const int globalPid = table.integerColumn("globalPid");
     if (eventId < 0 || stream < 0) return;
     SqliteStatement row = table.select();
     while (row.step()) {
+        if (table.damaged(row)) continue;  // counted where readCudaEvents skips the row
         if (auto id = intAt(row, eventId))
             m_eventStreams[{processOf(intAt(row, globalPid)), *id}] = streamOf(intAt(row, stream));
     }
@@ -655,6 +687,15 @@ std::size_t NsysReader::hostLaneOf(std::optional<std::int64_t> globalTid) {
     const std::size_t lane = m_assembly.hostLane(std::to_string(pid), tid);
     m_hostLanes.emplace(key, lane);
     return lane;
+}
+
+// A row whose start, end, id or kind is text, a blob or a real is skipped as one without start or
+// end is: read as 0 or INT64_MAX it would be an event at time 0 or forever, named [Unknown].
+bool NsysReader::skipDamaged(const Table& table, const SqliteStatement& row, const char* what) {
+    if (!table.damaged(row)) return false;
+    m_assembly.skip(
+        fmt::format("{} with a value that is not an integer (text, blob or real)", what));
+    return true;
 }
 
 std::optional<Span> NsysReader::spanOf(const SqliteStatement& row, int start, int end,

@@ -28,6 +28,89 @@ bool isTraceFileName(const std::string& name) {
     return endsWith(".json") || endsWith(".json.gz") || endsWith(".sqlite");
 }
 
+// The files SQLite and the schema upgrade keep beside a database FILE: FILE-wal, FILE-shm,
+// FILE-journal, FILE.v1.bak, FILE.v1-N.bak (TraceSchema). None ends as a trace's name does today;
+// this keeps them out of a directory's traces whatever that filter becomes.
+bool isCompanionName(const std::string& name, const std::string& database) {
+    if (name.size() <= database.size() || name.compare(0, database.size(), database) != 0)
+        return false;
+    const std::string rest = name.substr(database.size());
+    if (rest == "-wal" || rest == "-shm" || rest == "-journal") return true;
+    return rest.size() >= 7 && rest.compare(0, 3, ".v1") == 0 &&
+           rest.compare(rest.size() - 4, 4, ".bak") == 0;
+}
+
+// Whether `entry`, listed in `directory`, is the import's own output: the database (compared by
+// device and inode, so another spelling of its path or a link to it is it too) or a companion.
+bool isOutputFile(const fs::path& directory, const fs::path& entry, const std::string& outputDb) {
+    if (outputDb.empty()) return false;
+    std::error_code error;  // a file that does not exist (yet) is not the entry
+    if (fs::equivalent(entry, outputDb, error)) return true;
+    const fs::path db(outputDb);
+    if (!isCompanionName(entry.filename().string(), db.filename().string())) return false;
+    return fs::equivalent(directory, db.has_parent_path() ? db.parent_path() : fs::path("."),
+                          error);
+}
+
+const char* const kLoopingLink = "a symbolic link that loops (it never reaches a file)";
+
+// A directory's trace files, sorted by name; entries named as traces but with no file behind them
+// go to `skipped`.
+std::vector<std::string> traceFilesIn(const std::string& directory, const std::string& outputDb,
+                                      std::vector<std::string>& skipped) {
+    std::vector<std::string> inside;
+    std::vector<std::string> passedOver;
+    std::size_t outputs = 0;
+    std::error_code error;
+    // Every call here takes an error_code: a link that loops makes the throwing forms throw
+    // filesystem_error ("Too many levels of symbolic links"), which is no message for a user.
+    fs::directory_iterator entries(directory, error);
+    for (; !error && entries != fs::directory_iterator(); entries.increment(error)) {
+        const fs::path& entry = entries->path();
+        if (!isTraceFileName(entry.filename().string())) continue;
+        if (isOutputFile(directory, entry, outputDb)) {
+            ++outputs;
+            continue;
+        }
+        std::error_code statusError;
+        const fs::file_status status = fs::status(entry, statusError);  // follows links
+        if (status.type() == fs::file_type::not_found ||
+            statusError == std::errc::too_many_symbolic_link_levels) {
+            std::error_code linkError;
+            if (!fs::is_symlink(fs::symlink_status(entry, linkError))) continue;  // gone meanwhile
+            passedOver.push_back(fmt::format("skipped '{}': {}", entry.string(),
+                                             status.type() == fs::file_type::not_found
+                                                 ? "a symbolic link to a missing file"
+                                                 : kLoopingLink));
+            continue;
+        }
+        if (statusError) {
+            throw inputError(fmt::format("cannot examine '{}': {}; check its permissions",
+                                         entry.string(), statusError.message()));
+        }
+        if (fs::is_regular_file(status)) inside.push_back(entry.string());
+    }
+    if (error) {
+        throw inputError(fmt::format("cannot list directory '{}': {}; check its permissions",
+                                     directory, error.message()));
+    }
+    if (inside.empty()) {
+        std::string only;
+        if (outputs > 0) only = "the output database";
+        if (!passedOver.empty()) {
+            only += fmt::format("{}{} symbolic link(s) to no file", only.empty() ? "" : " and ",
+                                passedOver.size());
+        }
+        throw inputError(
+            fmt::format("directory '{}' holds no trace files (*.json, *.json.gz, *.sqlite){}",
+                        directory, only.empty() ? "" : ", only " + only));
+    }
+    std::sort(inside.begin(), inside.end());
+    std::sort(passedOver.begin(), passedOver.end());
+    skipped.insert(skipped.end(), passedOver.begin(), passedOver.end());
+    return inside;
+}
+
 }  // namespace
 
 const char* toString(TraceFormat format) {
@@ -78,30 +161,17 @@ TraceFormat detectTraceFormat(const std::string& path) {
         path));
 }
 
-std::vector<std::string> expandTraceInputs(const std::vector<std::string>& paths) {
-    std::vector<std::string> files;
+TraceInputs expandTraceInputs(const std::vector<std::string>& paths, const std::string& outputDb) {
+    TraceInputs inputs;
     for (const std::string& path : paths) {
         std::error_code error;
         if (fs::is_directory(path, error)) {
-            std::vector<std::string> inside;
-            fs::directory_iterator entries(path, error);
-            if (error) {
-                throw inputError(
-                    fmt::format("cannot list directory '{}': {}; check its permissions", path,
-                                error.message()));
-            }
-            for (const auto& entry : entries) {
-                if (entry.is_regular_file() && isTraceFileName(entry.path().filename().string()))
-                    inside.push_back(entry.path().string());
-            }
-            if (inside.empty()) {
-                throw inputError(fmt::format(
-                    "directory '{}' holds no trace files (*.json, *.json.gz, *.sqlite)", path));
-            }
-            std::sort(inside.begin(), inside.end());
-            files.insert(files.end(), inside.begin(), inside.end());
+            const std::vector<std::string> inside = traceFilesIn(path, outputDb, inputs.skipped);
+            inputs.files.insert(inputs.files.end(), inside.begin(), inside.end());
         } else if (fs::exists(path, error)) {
-            files.push_back(path);
+            inputs.files.push_back(path);
+        } else if (error == std::errc::too_many_symbolic_link_levels) {
+            throw inputError(fmt::format("'{}' is {}; point it at a trace", path, kLoopingLink));
         } else if (error) {
             throw inputError(fmt::format("cannot read '{}': {}; check the path and its permissions",
                                          path, error.message()));
@@ -109,7 +179,7 @@ std::vector<std::string> expandTraceInputs(const std::vector<std::string>& paths
             throw inputError(fmt::format("'{}' does not exist; check the path", path));
         }
     }
-    return files;
+    return inputs;
 }
 
 ImportedRun readTrace(const std::string& path, const ImportOptions& options) {

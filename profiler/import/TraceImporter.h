@@ -17,10 +17,21 @@ const char* toString(TraceFormat format);
 // database, another SQLite file, other data) is an input error that says what it is instead.
 TraceFormat detectTraceFormat(const std::string& path);
 
+struct TraceInputs {
+    std::vector<std::string> files;
+    // What a directory held under a trace's name but no file to read, each a line naming the
+    // entry and why: a symbolic link that loops or whose target is missing.
+    std::vector<std::string> skipped;
+};
+
 // Files to import: each path as given, a directory as its trace files (*.json, *.json.gz,
-// *.pt.trace.json, *.sqlite; sorted by name: one per rank). An input error for a missing path or
-// a directory without traces.
-std::vector<std::string> expandTraceInputs(const std::vector<std::string>& paths);
+// *.pt.trace.json, *.sqlite; sorted by name: one per rank). A directory's entries never include
+// `outputDb` (the same file, by device and inode, or a link to it) nor the files SQLite and the
+// schema upgrade keep beside it (-wal, -shm, -journal, .v1.bak): a second `import DIR --db
+// DIR/out.sqlite` reads the traces again, not its own output. An input error for a missing path,
+// an entry that cannot be examined (permissions) or a directory without traces.
+TraceInputs expandTraceInputs(const std::vector<std::string>& paths,
+                              const std::string& outputDb = "");
 
 // Reads one file with the reader its content asks for.
 ImportedRun readTrace(const std::string& path, const ImportOptions& options);

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string_view>
+#include <vector>
 
 #include "profiler/core/Error.h"
 #include "profiler/core/TextEncoding.h"
@@ -61,20 +63,48 @@ std::vector<std::string> jsonlTexts(const std::string& text, const std::string& 
 
 }  // namespace
 
-TextCorpus TextCorpus::load(const std::string& path) {
+namespace {
+
+// The file's bytes, read a MiB at a time and checked as they come: a device or a binary file is
+// refused at its first byte that is not UTF-8, and nothing past kMaxCorpusBytes is held.
+std::string readUtf8Text(const std::string& path) {
     std::ifstream file(path, std::ios::binary);
     if (!file) {
         throw inputError(fmt::format("--data {}: cannot open the file; check the path", path));
     }
-    std::ostringstream content;
-    content << file.rdbuf();
-    const std::string text = content.str();
-    const std::int64_t bad = firstInvalidUtf8(text);
-    if (bad >= 0) {
-        throw inputError(fmt::format(
-            "--data {}: not UTF-8 text (invalid byte at offset {}); give UTF-8 text or JSONL", path,
-            bad));
+    std::string text;
+    std::size_t checked = 0;  // text[0, checked) is whole, valid UTF-8
+    std::vector<char> chunk(1 << 20);
+    for (;;) {
+        file.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+        const std::size_t got = static_cast<std::size_t>(file.gcount());
+        const bool atEnd = got == 0;
+        if (text.size() + got > TextCorpus::kMaxBytes) {
+            throw inputError(fmt::format(
+                "--data {}: larger than {} MiB, the most a corpus may hold; give a smaller file",
+                path, TextCorpus::kMaxBytes >> 20));
+        }
+        text.append(chunk.data(), got);
+        const std::int64_t bad = firstInvalidUtf8(std::string_view(text).substr(checked));
+        // A character cut by the chunk's end is completed by the next chunk.
+        const bool cutCharacter =
+            bad >= 0 && !atEnd && text.size() - (checked + static_cast<std::size_t>(bad)) < 4 &&
+            utf8SequenceLength(text, checked + static_cast<std::size_t>(bad)) == 0 &&
+            static_cast<unsigned char>(text[checked + static_cast<std::size_t>(bad)]) >= 0xC0;
+        if (bad >= 0 && !cutCharacter) {
+            throw inputError(fmt::format(
+                "--data {}: not UTF-8 text (invalid byte at offset {}); give UTF-8 text or JSONL",
+                path, checked + static_cast<std::size_t>(bad)));
+        }
+        checked = bad >= 0 ? checked + static_cast<std::size_t>(bad) : text.size();
+        if (atEnd) return text;
     }
+}
+
+}  // namespace
+
+TextCorpus TextCorpus::load(const std::string& path) {
+    const std::string text = readUtf8Text(path);
     TextCorpus corpus;
     corpus.m_documents = endsWith(path, ".jsonl") || endsWith(path, ".json")
                              ? jsonlTexts(text, path)

@@ -1,5 +1,7 @@
 #include "reference_trainer/distributed/DistributedRun.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -10,10 +12,23 @@
 #include "reference_trainer/RecordingChecks.h"
 #include "reference_trainer/distributed/ClockAlignment.h"
 #include "reference_trainer/distributed/RankGroup.h"
+#include "reference_trainer/distributed/RendezvousWatchdog.h"
 
 namespace glueprof {
 
 namespace {
+
+// Runs WAIT (a collective: every rank must come) so that SIGINT/SIGTERM end the process at once
+// (libtorch's waits cannot be interrupted); the collective's own --rank-timeout ends a wait for a
+// rank that never comes.
+template <typename Wait>
+auto signalsEndTheWait(const RankEnvironment& environment, const char* what, Wait&& wait) {
+    const RendezvousWatchdog watchdog(
+        fmt::format("glueprof (rank {} of {}): ", environment.rank, environment.worldSize),
+        fmt::format("waiting for the other ranks ({})", what), "", "",
+        RendezvousWatchdog::kNoDeadline);
+    return wait();
+}
 
 // What every rank does around its training: join the group, put the clocks on one timeline, name
 // the launch, record into the rank's own file (`train`), and on rank 0 merge every rank's file.
@@ -23,26 +38,36 @@ MergedRanks onRanks(const TrainConfig& config, const RankRunRequest& request,
     const bool leader = environment.rank == 0;
     std::optional<RankGroup> group;
     group.emplace(environment, config.device, config.cudaDevice, request.timeout);
-    const std::vector<RankClock> clocks = alignRankClocks(*group);
+    const std::vector<RankClock> clocks = signalsEndTheWait(
+        environment, "aligning the ranks' clocks", [&] { return alignRankClocks(*group); });
     // `glueprof --nproc` names the launch (and merged what earlier launches left before it
     // started the ranks); under another launcher rank 0 names it and merges what earlier ones
     // left, before any rank records.
-    const std::string launchId = environment.launchId.empty()
-                                     ? group->shareFromLeader("glueprof/launch-id", newLaunchId())
-                                     : environment.launchId;
+    const std::string launchId =
+        environment.launchId.empty()
+            ? signalsEndTheWait(
+                  environment, "sharing the launch id",
+                  [&] { return group->shareFromLeader("glueprof/launch-id", newLaunchId()); })
+            : environment.launchId;
     if (leader && environment.launchId.empty()) {
         const MergedRanks earlier = mergeLeftoverRankTraces(request.db, launchId);
         for (const std::string& line : leftoverNotices(earlier, request.db))
             if (request.notice) request.notice(line);
     }
-    group->barrier();  // no rank records before those files are gone
+    signalsEndTheWait(environment, "the barrier before recording", [&] {
+        group->barrier();  // no rank records before those files are gone
+        return 0;
+    });
     {
         CaptureSession session(rankTracePath(request.db, launchId, environment.rank), config.device,
                                leader ? request.notice : CaptureSession::Notice{});
         train(session, *group);
         session.close();
     }
-    group->barrier();  // every rank's file is complete
+    signalsEndTheWait(environment, "the barrier after recording", [&] {
+        group->barrier();  // every rank's file is complete
+        return 0;
+    });
     // Every rank leaves the group here, together (NCCL's shutdown while peers are still in it),
     // before rank 0's merge, which needs no collective.
     group.reset();

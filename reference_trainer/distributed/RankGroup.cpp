@@ -9,11 +9,18 @@
 #endif
 
 #include <exception>
+#include <optional>
 
 #include "profiler/core/Error.h"
 #include "reference_trainer/CudaDevice.h"
+#include "reference_trainer/distributed/RendezvousWatchdog.h"
 
 namespace glueprof {
+
+namespace {
+// libtorch's messages carry a C++ backtrace after their first line.
+std::string firstLine(const std::string& message) { return message.substr(0, message.find('\n')); }
+}  // namespace
 
 struct RankGroup::Backend {
     c10::intrusive_ptr<c10d::Store> store;
@@ -27,6 +34,19 @@ RankGroup::RankGroup(const RankEnvironment& environment, const std::string& devi
                      std::chrono::milliseconds timeout)
     : m_environment(environment), m_backend(std::make_unique<Backend>()) {
     const RankEnvironment& e = environment;
+    const std::string prefix = fmt::format("glueprof (rank {} of {}): ", e.rank, e.worldSize);
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout).count();
+    const std::string rendezvous = fmt::format("{}:{}", e.masterAddr, e.masterPort);
+    // libtorch's own timeout comes first where it works; the watchdog ends what it cannot.
+    const auto watchdogDeadline = timeout + std::chrono::seconds(5);
+    std::optional<RendezvousWatchdog> watchdog;
+    watchdog.emplace(prefix, "joining the ranks: nothing was recorded",
+                     fmt::format("could not join the rendezvous at {} within {} s (nothing there "
+                                 "answered as a c10d store)",
+                                 rendezvous, seconds),
+                     "check MASTER_ADDR/MASTER_PORT name rank 0's port and that every rank was "
+                     "started, or raise --rank-timeout",
+                     watchdogDeadline);
     try {
         c10d::TCPStoreOptions options;
         options.port = static_cast<std::uint16_t>(e.masterPort);
@@ -36,12 +56,20 @@ RankGroup::RankGroup(const RankEnvironment& environment, const std::string& devi
         options.timeout = timeout;
         m_backend->store = c10::make_intrusive<c10d::TCPStore>(e.masterAddr, options);
     } catch (const std::exception& error) {
+        watchdog.reset();
         throw inputError(fmt::format(
             "rank {} of {} could not join the rendezvous at {}:{} within {} s ({}); check "
             "MASTER_ADDR/MASTER_PORT and that every rank was started",
-            e.rank, e.worldSize, e.masterAddr, e.masterPort,
-            std::chrono::duration_cast<std::chrono::seconds>(timeout).count(), error.what()));
+            e.rank, e.worldSize, e.masterAddr, e.masterPort, seconds, firstLine(error.what())));
     }
+    watchdog.reset();
+    // Joining the backend talks through the store, within the same timeout.
+    watchdog.emplace(
+        prefix, "joining the ranks: nothing was recorded",
+        fmt::format("the ranks did not connect within {} s of meeting at {}", seconds, rendezvous),
+        "check that every rank was started with the same WORLD_SIZE and can reach "
+        "the others, or raise --rank-timeout",
+        watchdogDeadline);
     if (device == "cuda") {
 #ifdef GLUEPROF_WITH_NCCL
         // One GPU per rank of a machine: this rank's, current before NCCL picks one.
@@ -204,7 +232,7 @@ GlueprofError RankGroup::collectiveError(const char* what, const std::exception&
     return inputError(fmt::format(
         "{} across the {} ranks failed ({}: {}): another rank ended or was killed (its own "
         "message says why), or it took longer than --rank-timeout",
-        what, worldSize(), m_backendName, message.substr(0, message.find('\n'))));
+        what, worldSize(), m_backendName, firstLine(message)));
 }
 
 }  // namespace glueprof

@@ -8,9 +8,15 @@
 //     and no sanitizer report;
 //   - on failure, the working directory is byte for byte as before: no new file, nothing changed.
 // Case N is made from --seed and N alone, so `--seed S --case N` reruns one finding; a finding's
-// inputs are kept in WORK/findings/case-N with the command line. Usage:
+// inputs are kept in WORK/findings/case-N with the command line.
+// With --concurrent N, each round instead starts N processes of mixed commands at once on one
+// database (writers: ab, run, import of a Kineto and an Nsight trace, simulate; readers: list,
+// report, export, check) and then checks the database: every process ended by itself with its
+// expected exit code, the file passes SQLite's integrity check, every writer's runs are there and
+// complete, every event's lane and name resolve within its own run, and no temporary is left.
+// Usage:
 //   glueprof_cli_fuzz --cli PATH [--gui PATH] --source DIR --work DIR [--seconds 30] [--seed 1]
-//                     [--case N] [--verbose]
+//                     [--case N] [--concurrent N] [--verbose]
 // Exit 0 when every case kept the promise, 1 with the findings listed, 2 for a usage error.
 #include <fcntl.h>
 #include <signal.h>
@@ -47,6 +53,7 @@ struct Options {
     double seconds = 30.0;
     std::uint64_t seed = 1;
     long long onlyCase = -1;
+    int concurrent = 0;  // > 0: rounds of that many processes on one database
     bool verbose = false;
 };
 
@@ -592,6 +599,214 @@ Seeds makeSeeds(const Options& o) {
     return s;
 }
 
+// ---- concurrency --------------------------------------------------------------------------------
+
+// The first column of the first row of SQL on DB, or -1 when it cannot be read.
+long long queryOne(const fs::path& db, const std::string& sql) {
+    sqlite3* handle = nullptr;
+    long long value = -1;
+    if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+        sqlite3_stmt* st = nullptr;
+        if (sqlite3_prepare_v2(handle, sql.c_str(), -1, &st, nullptr) == SQLITE_OK &&
+            sqlite3_step(st) == SQLITE_ROW)
+            value = sqlite3_column_int64(st, 0);
+        sqlite3_finalize(st);
+    }
+    sqlite3_close(handle);
+    return value;
+}
+
+// SQLite's integrity check: its first finding, or "ok". SQLite 3.40 (Debian 12's) reports "NULL
+// value in events.COLUMN" on the WITHOUT ROWID events table where no value is NULL: such a finding
+// counts only when a query finds the NULL.
+std::string integrityOf(const fs::path& db) {
+    sqlite3* handle = nullptr;
+    if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+        sqlite3_close(handle);
+        return "cannot open";
+    }
+    std::vector<std::string> findings;
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(handle, "PRAGMA integrity_check", -1, &st, nullptr) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW)
+            findings.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(handle);
+    const std::string falseFinding = "NULL value in events.";
+    for (const std::string& finding : findings) {
+        if (finding == "ok") return finding;
+        const std::string column =
+            finding.rfind(falseFinding, 0) == 0 ? finding.substr(falseFinding.size()) : "";
+        if (!column.empty() &&
+            column.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos &&
+            queryOne(db, "SELECT count(*) FROM events WHERE " + column + " IS NULL") == 0)
+            continue;
+        return finding;
+    }
+    return findings.empty() ? "no answer" : "ok";
+}
+
+struct ConcurrentCommand {
+    std::string kind;
+    std::vector<std::string> argv;  // run in the round's directory, on shared.sqlite
+    long long runsAdded = 0;        // measured once on an empty database
+    std::vector<int> exits = {0};
+};
+
+// The mixed commands of a round, each with the number of runs it adds (measured here, once).
+std::vector<ConcurrentCommand> concurrentCommands(const Options& o, const Seeds& s) {
+    std::vector<ConcurrentCommand> commands = {
+        {"ab",
+         {o.cli, "ab", "--preset", "tiny", "--opt", "packed_cache", "--steps", "1", "--warmup", "1",
+          "--repeats", "1", "--db", "shared.sqlite"}},
+        {"run",
+         {o.cli, "run", "--preset", "tiny", "--steps", "1", "--warmup", "0", "--db",
+          "shared.sqlite"}},
+        {"import-kineto", {o.cli, "import", s.kineto.string(), "--db", "shared.sqlite"}},
+        {"import-nsys", {o.cli, "import", s.nsys.string(), "--db", "shared.sqlite"}},
+        {"simulate", {o.cli, "simulate", "--costs", s.costs.string(), "--db", "shared.sqlite"}},
+        {"list", {o.cli, "list", "--db", "shared.sqlite"}},
+        {"report",
+         {o.cli, "report", "--db", "shared.sqlite", "--format", "md", "--out", "report.md"}},
+        {"export", {o.cli, "export", "--db", "shared.sqlite", "--run", "1", "--out", "run1.json"}},
+        {"check",
+         {o.cli, "check", "--db", "shared.sqlite", "--baseline", s.baseline.string()},
+         0,
+         {0, 3}},
+    };
+    const fs::path dir = fs::path(o.work) / "calibration";
+    for (ConcurrentCommand& c : commands) {
+        if (c.kind == "list" || c.kind == "report" || c.kind == "export" || c.kind == "check")
+            continue;  // readers add nothing
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        const Outcome out = runIn(dir, c.argv, 300);
+        if (out.exitCode != 0)
+            throw std::runtime_error("calibrating " + c.kind + " failed: " + out.err);
+        c.runsAdded = queryOne(dir / "shared.sqlite", "SELECT count(*) FROM runs");
+    }
+    fs::remove_all(dir);
+    return commands;
+}
+
+// What is wrong with the round's database and processes, "" when nothing.
+std::string judgeRound(const fs::path& dir, long long runsBefore, long long runsAdded,
+                       const std::vector<const ConcurrentCommand*>& ran,
+                       const std::vector<Outcome>& outcomes) {
+    for (std::size_t i = 0; i < ran.size(); ++i) {
+        const Outcome& out = outcomes[i];
+        const std::vector<int>& ok = ran[i]->exits;
+        if (out.timedOut) return ran[i]->kind + " did not end by itself";
+        if (out.signal != 0) return ran[i]->kind + " died of signal " + std::to_string(out.signal);
+        if (std::find(ok.begin(), ok.end(), out.exitCode) == ok.end())
+            return ran[i]->kind + " exited " + std::to_string(out.exitCode) + ": " + out.err;
+        if (out.err.find("internal error") != std::string::npos)
+            return ran[i]->kind + ": " + out.err;
+    }
+    const fs::path db = dir / "shared.sqlite";
+    const std::string integrity = integrityOf(db);
+    if (integrity != "ok") return "integrity check: " + integrity;
+    const long long runs = queryOne(db, "SELECT count(*) FROM runs");
+    if (runs != runsBefore + runsAdded)
+        return "runs " + std::to_string(runs) + ", expected " +
+               std::to_string(runsBefore + runsAdded);
+    if (queryOne(db, "SELECT count(*) FROM runs WHERE status <> 'complete'") != 0)
+        return "a run is not complete";
+    if (queryOne(db,
+                 "SELECT count(*) FROM events e LEFT JOIN lanes l ON l.id = e.lane_id "
+                 "WHERE l.id IS NULL OR l.run_id <> e.run_id") != 0)
+        return "an event's lane is missing or belongs to another run";
+    if (queryOne(db,
+                 "SELECT count(*) FROM events e LEFT JOIN strings s ON s.id = e.name_id "
+                 "WHERE s.id IS NULL") != 0)
+        return "an event's name is missing";
+    if (queryOne(db, "SELECT count(*) - count(DISTINCT value) FROM strings") != 0)
+        return "a name is stored twice";
+    for (const auto& entry : fs::directory_iterator(dir)) {
+        if (entry.path().filename().string().find(".glueprof-") != std::string::npos)
+            return "a temporary was left: " + entry.path().filename().string();
+    }
+    return "";
+}
+
+int runConcurrentRounds(const Options& o, const Seeds& seeds, double seedSeconds) {
+    std::vector<ConcurrentCommand> commands;
+    try {
+        commands = concurrentCommands(o, seeds);
+    } catch (const std::exception& e) {
+        std::cerr << "cli-fuzz: " << e.what() << "\n";
+        return 2;
+    }
+    const auto loopStart = Clock::now();
+    std::vector<std::string> findings;
+    std::map<std::string, int> byKind;
+    long long round = 0;
+    for (;; ++round) {
+        if (std::chrono::duration<double>(Clock::now() - loopStart).count() >= o.seconds) break;
+        Rng rng(o.seed * 1000003ULL + static_cast<std::uint64_t>(round));
+        const fs::path dir = fs::path(o.work) / "rounds" / ("round-" + std::to_string(round));
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        fs::copy_file(seeds.trace, dir / "shared.sqlite");
+        const long long runsBefore = queryOne(dir / "shared.sqlite", "SELECT count(*) FROM runs");
+        std::vector<const ConcurrentCommand*> ran;
+        long long runsAdded = 0;
+        for (int i = 0; i < o.concurrent; ++i) {
+            ran.push_back(&commands[below(rng, commands.size())]);
+            runsAdded += ran.back()->runsAdded;
+            ++byKind[ran.back()->kind];
+        }
+        // Each process in its own subdirectory (its outputs apart), on the round's one database.
+        std::vector<Outcome> outcomes(ran.size());
+        std::vector<std::thread> threads;
+        for (std::size_t i = 0; i < ran.size(); ++i) {
+            const fs::path own = dir / ("p" + std::to_string(i));
+            fs::create_directories(own);
+            std::vector<std::string> argv = ran[i]->argv;
+            for (std::string& a : argv)
+                if (a == "shared.sqlite") a = "../shared.sqlite";
+            threads.emplace_back(
+                [&outcomes, i, own, argv] { outcomes[i] = runIn(own, argv, 600); });
+        }
+        for (std::thread& t : threads) t.join();
+        std::string problem = judgeRound(dir, runsBefore, runsAdded, ran, outcomes);
+        for (std::size_t i = 0; i < ran.size() && problem.empty(); ++i) {
+            for (const auto& entry : fs::directory_iterator(dir / ("p" + std::to_string(i)))) {
+                if (entry.path().filename().string().find(".glueprof-") != std::string::npos)
+                    problem = "a temporary was left: " + entry.path().string();
+            }
+        }
+        std::string kinds;
+        for (const ConcurrentCommand* c : ran) kinds += (kinds.empty() ? "" : " ") + c->kind;
+        if (o.verbose || !problem.empty()) {
+            std::cout << "round " << round << " [" << kinds << "]"
+                      << (problem.empty() ? " ok" : "\n  FINDING: " + problem) << "\n";
+        }
+        if (!problem.empty()) {
+            const fs::path keep =
+                fs::path(o.work) / "findings" / ("round-" + std::to_string(round));
+            fs::remove_all(keep);
+            fs::create_directories(keep.parent_path());
+            fs::rename(dir, keep);
+            findings.push_back("round " + std::to_string(round) + " [" + kinds + "]: " + problem);
+        } else {
+            fs::remove_all(dir);
+        }
+    }
+    std::string kinds;
+    for (const auto& [kind, count] : byKind)
+        kinds += (kinds.empty() ? "" : ", ") + kind + " " + std::to_string(count);
+    std::printf(
+        "cli-fuzz: seed %llu: %lld rounds of %d processes on one database in %.1f s (seeds "
+        "%.1f s) [%s]; %zu findings\n",
+        static_cast<unsigned long long>(o.seed), round, o.concurrent,
+        std::chrono::duration<double>(Clock::now() - loopStart).count(), seedSeconds, kinds.c_str(),
+        findings.size());
+    for (const std::string& f : findings) std::printf("  %s\n", f.c_str());
+    return findings.empty() ? 0 : 1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -619,6 +834,8 @@ int main(int argc, char** argv) {
             o.seed = std::stoull(value());
         else if (a == "--case")
             o.onlyCase = std::stoll(value());
+        else if (a == "--concurrent")
+            o.concurrent = std::stoi(value());
         else if (a == "--verbose")
             o.verbose = true;
         else {
@@ -648,6 +865,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     const double seedSeconds = std::chrono::duration<double>(Clock::now() - started).count();
+    if (o.concurrent > 0) return runConcurrentRounds(o, seeds, seedSeconds);
 
     std::map<std::string, int> byKind;
     std::map<int, int> byExit;

@@ -25,6 +25,7 @@
 #include "profiler/core/Sqlite.h"
 #include "profiler/core/TimingMetric.h"
 #include "profiler/core/TraceReader.h"
+#include "tests/app/cli/CliHarness.h"
 
 #include "tests/profiler/import/ImportFixtures.h"
 
@@ -40,46 +41,9 @@ constexpr const char* kNoCudaRefusal = "--device cuda: this libtorch is CPU-only
 
 namespace fs = std::filesystem;
 
-struct Result {
-    int exitCode = -1;
-    std::string out;
-    std::string err;
-};
+using Result = testing::CliResult;
 
-class CliTest : public ::testing::Test {
-  protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() /
-                (std::string("glueprof-cli-") +
-                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-
-    std::string path(const std::string& name) const { return (m_dir / name).string(); }
-
-    Result run(const std::string& args, const std::string& environment = "") const {
-        std::string command = environment + (environment.empty() ? "" : " ") +
-                              std::string(GLUEPROF_CLI) + " " + args + " >" + path("out.txt") +
-                              " 2>" + path("err.txt");
-        int status = std::system(command.c_str());
-        Result r;
-        r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        r.out = slurp(path("out.txt"));
-        r.err = slurp(path("err.txt"));
-        return r;
-    }
-
-    static std::string slurp(const std::string& file) {
-        std::ifstream in(file);
-        std::stringstream s;
-        s << in.rdbuf();
-        return s.str();
-    }
-
-    fs::path m_dir;
-};
+class CliTest : public testing::CliHarness {};
 
 const nlohmann::json& counterNamed(const nlohmann::json& comparison, const std::string& name) {
     for (const auto& c : comparison["counters"]) {
@@ -589,7 +553,7 @@ TEST_F(CliTest, GuiHeadlessExitsTwoOnABadScriptLineOrDatabase) {
         {"select abc def", "select needs run ids"},
         {"align x", "align needs a step number"},
         {"show NoSuchPanel", "no panel named 'NoSuchPanel'"},
-        {"run tiny packed_cache 0 1 1", "run needs at least 1 step"},
+        {"run tiny packed_cache 0 1 1", "run needs 1 to 100000 measured steps per block"},
         {"frobnicate", "unknown action 'frobnicate'"}};
     for (const auto& [line, message] : bad) {
         std::ofstream(path("bad.script")) << line << "\n";
@@ -981,7 +945,8 @@ TEST_F(CliTest, AbOverThreeRanksKeepsDdpOverlapsLossesWithinRoundingOfTheBaselin
         EXPECT_EQ(summary.identity.worldSize.value_or(0), 3);
         std::vector<double>& mine =
             losses[summary.identity.rank.value_or(-1)][toString(summary.identity.arm)];
-        for (const StepInfo& s : reader.loadRun(summary.id).steps()) mine.push_back(s.loss);
+        const TraceModel model = reader.loadRun(summary.id);  // the steps live as long as it
+        for (const StepInfo& s : model.steps()) mine.push_back(s.loss);
     }
     ASSERT_EQ(losses.size(), 3u);
     for (const auto& [rank, arms] : losses) {
@@ -1449,6 +1414,248 @@ TEST_F(CliTest, ForeignBytesInATraceKeepEveryJsonOutputValid) {
         EXPECT_EQ(r.exitCode, 0) << command << ": " << r.err;
     }
     EXPECT_NO_THROW(nlohmann::json::parse(run(fmt::format("list --db {} --json", db)).out));
+}
+
+// Issue 28, items 18 and 19: `--budget 0` printed a 392-character message with a 309-digit bound,
+// and NaN, a negative LoRA rank or alpha were accepted (NaN passes every range: each comparison
+// with it is false). Now each is refused at once, exit 1, in one short line naming the option.
+TEST_F(CliTest, NumberOptionsRefuseNanInfinityAndNonPositiveValuesNamingTheOption) {
+    const std::string db = path("n.sqlite");
+    const std::string ab = "ab --preset tiny --opt packed_cache --steps 1 --warmup 1 --repeats 1 ";
+    const std::string runTiny = "run --preset tiny --steps 1 --warmup 1 ";
+    const std::vector<std::pair<std::string, std::string>> refused = {
+        {ab + "--budget 0", "--budget: 0 is not a positive number of seconds"},
+        {ab + "--budget -5", "--budget: -5 is not a positive number of seconds"},
+        {ab + "--budget nan", "--budget: nan is not a positive number of seconds"},
+        {ab + "--budget inf", "--budget: inf is not a positive number of seconds"},
+        {ab + "--budget 1e999", "--budget: 1e999 is not a positive number of seconds"},
+        {runTiny + "--lora-rank -1", "--lora-rank"},
+        {runTiny + "--lora-alpha -3", "--lora-alpha: -3 is not a positive number"},
+        {runTiny + "--lora-alpha nan", "--lora-alpha: nan is not a positive number"},
+        {runTiny + "--ddp-bucket-mb nan", "--ddp-bucket-mb: nan is not a number from 0.001"},
+        {runTiny + "--doc-lengths fixed:nan", "--doc-lengths"},
+        {runTiny + "--doc-lengths lognormal:inf,0.5", "--doc-lengths"},
+        {"simulate --hop-ms nan", "--hop-ms: nan is not a number from 0 to 1000000"},
+        {"simulate --optimizer-ms -inf", "--optimizer-ms"},
+        {"compare --runs 1,2 --top 0", "--top"}};
+    for (const auto& [args, message] : refused) {
+        Result r = run(args + " --db " + db);
+        EXPECT_EQ(r.exitCode, 1) << args << ": " << r.err;
+        EXPECT_NE(r.err.find(message), std::string::npos) << args << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+        EXPECT_LT(r.err.size(), 200u) << args << ": " << r.err;
+    }
+    EXPECT_FALSE(fs::exists(db));
+}
+
+// Issue 28, item 12: a run's JSON column edited into something that is not JSON gave
+// `internal error: [json.exception.parse_error.101]`. Every reader of config_json, toggles_json and
+// environment_json now says which run and column are damaged and what to do, exit 2.
+TEST_F(CliTest, ADamagedStoredRunConfigurationNamesTheRunTheColumnAndTheFix) {
+    const std::string db = path("d.sqlite");
+    ASSERT_EQ(run("ab --preset tiny --opt packed_cache --steps 1 --warmup 1 --repeats 1 --db " + db)
+                  .exitCode,
+              0);
+    auto edit = [&](const std::string& sql) {
+        SqliteDb handle(db, OpenMode::kReadWriteCreate);
+        handle.exec(sql);
+    };
+    auto expectDamaged = [&](const std::string& args, const std::string& column, int runId) {
+        Result r = run(args);
+        EXPECT_EQ(r.exitCode, 2) << args << ": " << r.err;
+        EXPECT_EQ(r.err.find("internal error"), std::string::npos) << args << ": " << r.err;
+        EXPECT_NE(r.err.find(fmt::format("run {}'s stored configuration is damaged: runs.{}", runId,
+                                         column)),
+                  std::string::npos)
+            << args << ": " << r.err;
+        EXPECT_NE(r.err.find("record the run again"), std::string::npos) << args << ": " << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    };
+    edit("UPDATE runs SET toggles_json = '[1,2' WHERE id = 1");
+    expectDamaged("list --json --db " + db, "toggles_json", 1);
+    EXPECT_EQ(run("list --db " + db).exitCode, 0);  // the table shows no toggles
+    edit("UPDATE runs SET toggles_json = '[]', environment_json = '{' WHERE id = 1");
+    expectDamaged("report --format json --db " + db + " --out " + path("r.json"),
+                  "environment_json", 1);
+    EXPECT_FALSE(fs::exists(path("r.json")));
+    edit("UPDATE runs SET environment_json = '[]' WHERE id = 1");  // JSON, of the wrong kind
+    expectDamaged("report --format md --db " + db + " --out " + path("r.md"), "environment_json",
+                  1);
+    edit("UPDATE runs SET environment_json = '{}', config_json = 'x' WHERE id = 2");
+    expectDamaged("simulate --replay 2 --db " + db, "config_json", 2);
+}
+
+// Issue 28, item 20: a baseline floor of NaN (not JSON) or 1e309 (beyond a double) was reported as
+// "not a JSON object". Now the message names the field and why.
+TEST_F(CliTest, ABaselineThatIsNotJsonNamesTheFieldAndWhy) {
+    const std::string db = path("b.sqlite");
+    ASSERT_EQ(run("ab --preset tiny --opt packed_cache --steps 1 --warmup 1 --repeats 1 --db " + db)
+                  .exitCode,
+              0);
+    const std::string head =
+        R"({"format": "glueprof-baseline-1", "preset": "tiny", "device": "cpu", )"
+        R"("toggles": {"packed_cache": {)";
+    const std::vector<std::pair<std::string, std::vector<std::string>>> cases = {
+        {R"("min_speedup": {"forward_ms": NaN}}}})",
+         {"toggles.packed_cache.min_speedup.forward_ms: not a JSON number", "NaN"}},
+        {R"("min_speedup": {"forward_ms": -Infinity}}}})",
+         {"toggles.packed_cache.min_speedup.forward_ms: not a JSON number", "Infinity"}},
+        {R"("min_speedup": {"forward_ms": 1e309}}}})",
+         {"toggles.packed_cache.min_speedup.forward_ms: 1e309 is beyond the range of a number"}},
+        {R"("counters": {"mask_builds_per_step": {"baseline": 8, "optimized": -1e400}}}}})",
+         {"toggles.packed_cache.counters.mask_builds_per_step.optimized: -1e400 is beyond"}}};
+    for (const auto& [tail, messages] : cases) {
+        std::ofstream(path("baseline.json")) << head << tail;
+        Result r = run("check --db " + db + " --baseline " + path("baseline.json"));
+        EXPECT_EQ(r.exitCode, 2) << tail << ": " << r.err;
+        EXPECT_EQ(r.err.find("not a JSON object"), std::string::npos) << tail << ": " << r.err;
+        for (const std::string& message : messages) {
+            EXPECT_NE(r.err.find(message), std::string::npos) << tail << ": " << r.err;
+        }
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << tail << ": " << r.err;
+    }
+}
+
+#ifdef GLUEPROF_GUI_BINARY
+// Issue 28, item 22: a bad option value (`--size 1600x1000`) ended the GUI with CLI11's internal
+// exit code 104. Now: CLI11's one line, prefixed, and the usage exit code, as `glueprof`'s.
+TEST_F(CliTest, GuiRefusesABadOptionValueInOneLineWithTheUsageExitCode) {
+    const std::vector<std::pair<std::string, std::string>> refused = {
+        {"--size 1600x1000", "--size"},
+        {"--size 0", "--size"},
+        {"--frames -1", "--frames"},
+        {"--frames three", "--frames"},
+        {"--no-such-flag", "--no-such-flag"}};
+    for (const auto& [args, option] : refused) {
+        const std::string command = std::string(GLUEPROF_GUI_BINARY) + " " + args + " >" +
+                                    path("g.out") + " 2>" + path("g.err");
+        const int status = std::system(command.c_str());
+        const std::string err = slurp(path("g.err"));
+        EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 1) << args << ": " << err;
+        EXPECT_EQ(err.rfind("glueprof-gui: ", 0), 0u) << args << ": " << err;
+        EXPECT_NE(err.find(option), std::string::npos) << args << ": " << err;
+        EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << args << ": " << err;
+    }
+}
+
+// Issue 28, item 5: a config directory that cannot be created or written (XDG_CONFIG_HOME a plain
+// file, or read-only) aborted the GUI (exit 134, filesystem_error). Now it starts, saves no
+// settings and says so once in its log.
+TEST_F(CliTest, GuiStartsWithoutSavingSettingsWhereTheConfigDirectoryIsNotWritable) {
+    const std::string db = path("s.sqlite");
+    ASSERT_EQ(run("ab --preset tiny --opt packed_cache --steps 1 --warmup 1 --repeats 1 --db " + db)
+                  .exitCode,
+              0);
+    std::ofstream(path("plain-file")) << "not a directory";
+    std::vector<std::string> configHomes = {path("plain-file")};
+    fs::create_directories(path("read-only"));
+    fs::permissions(path("read-only"), fs::perms::owner_read | fs::perms::owner_exec);
+    if (::geteuid() != 0) configHomes.push_back(path("read-only"));  // root writes there anyway
+    for (const std::string& home : configHomes) {
+        fs::remove(path("state.json"));
+        const std::string command =
+            "XDG_CONFIG_HOME=" + home + " xvfb-run -a -s '-screen 0 800x600x24' " +
+            std::string(GLUEPROF_GUI_BINARY) + " --db " + db + " --frames 3 --dump-state " +
+            path("state.json") + " >" + path("g.out") + " 2>&1";
+        const int status = std::system(command.c_str());
+        ASSERT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0)
+            << home << ": " << slurp(path("g.out"));
+        const nlohmann::json state = nlohmann::json::parse(slurp(path("state.json")));
+        EXPECT_TRUE(state["errors"].empty()) << state["errors"];
+        int said = 0;
+        for (const auto& line : state["log"]) {
+            said += line.get<std::string>().find("will not be saved") != std::string::npos ? 1 : 0;
+        }
+        EXPECT_EQ(said, 1) << home << ": " << state["log"];
+    }
+    fs::permissions(path("read-only"), fs::perms::owner_all);  // so TearDown can remove it
+}
+
+// Issue 28, item 21: the GUI script's `run tiny packed_cache 999999999 0 1` started although
+// `glueprof ab` caps --steps at 100000. Both now take their bounds from ScheduleBounds.h: the
+// script refuses what the CLI refuses, and nothing is written to the database.
+TEST_F(CliTest, GuiScriptRunTakesTheCliBoundsOfStepsWarmupAndRepeats) {
+    const std::string db = path("r.sqlite");
+    ASSERT_EQ(run("ab --preset tiny --opt packed_cache --steps 1 --warmup 1 --repeats 1 --db " + db)
+                  .exitCode,
+              0);
+    const std::vector<std::pair<std::string, std::string>> cli = {{"--steps 100001", "--steps"},
+                                                                  {"--warmup 100001", "--warmup"},
+                                                                  {"--repeats 1001", "--repeats"}};
+    for (const auto& [args, option] : cli) {
+        Result r = run("ab --preset tiny --opt packed_cache " + args + " --db " + db);
+        EXPECT_EQ(r.exitCode, 1) << args << ": " << r.err;
+        EXPECT_NE(r.err.find(option), std::string::npos) << args << ": " << r.err;
+    }
+    const std::vector<std::pair<std::string, std::string>> script = {
+        {"run tiny packed_cache 999999999 0 1",
+         "run needs 1 to 100000 measured steps per block (as glueprof ab --steps), not 999999999"},
+        {"run tiny packed_cache 2 100001 1",
+         "run needs 0 to 100000 warm-up steps per arm (as glueprof ab --warmup), not 100001"},
+        {"run tiny packed_cache 2 1 1001",
+         "run needs 1 to 1000 blocks per arm (as glueprof ab --repeats), not 1001"},
+        {"run tiny packed_cache 99999999999999999999 1 1", "not 99999999999999999999"},
+        {"run tiny packed_cache 2 x 1",
+         "run needs a whole number of warm-up steps per arm, not 'x'"},
+        {"run tiny packed_cache 2 1 1 9", "run takes PRESET TOGGLE[,TOGGLE...]"},
+        {"run tiny", "run takes PRESET TOGGLE[,TOGGLE...]"}};
+    for (const auto& [line, message] : script) {
+        std::ofstream(path("bounds.script")) << line << "\n";
+        const std::string command = "xvfb-run -a -s '-screen 0 800x600x24' " +
+                                    std::string(GLUEPROF_GUI_BINARY) + " --frames 3 --db " + db +
+                                    " --script " + path("bounds.script") + " >" + path("g.out") +
+                                    " 2>" + path("g.err");
+        const int status = std::system(command.c_str());
+        const std::string err = slurp(path("g.err"));
+        EXPECT_EQ(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 2) << line << ": " << err;
+        EXPECT_NE(err.find(message), std::string::npos) << line << ": " << err;
+    }
+    EXPECT_EQ(nlohmann::json::parse(run("list --json --db " + db).out).size(), 2u);  // none added
+}
+#endif
+
+// Issue 28, item 11: a directory of traces with a symbolic link that loops ended the import with
+// "internal error: filesystem error ... Too many levels of symbolic links". The link holds no
+// trace: it is passed over in a line naming it, and the directory's traces are imported.
+TEST_F(CliTest, ADirectoryWithASymbolicLinkLoopImportsItsTracesAndNamesTheLoop) {
+    fs::create_directories(path("td"));
+    std::ofstream(path("td/rank0.json"))
+        << R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, )"
+           R"("tid": 1, "ts": 1, "dur": 1}]})";
+    fs::create_symlink("loop.json", path("td/loop.json"));
+    const std::string db = path("loop.sqlite");
+    Result r = run(fmt::format("import {} --db {}", path("td"), db));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(
+        r.out.find(fmt::format("skipped '{}': a symbolic link that loops", path("td/loop.json"))),
+        std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("imported run 1 from"), std::string::npos) << r.out;
+    EXPECT_EQ(r.err.find("internal error"), std::string::npos) << r.err;
+    // The loop given by name: one line, exit 2.
+    Result named = run(fmt::format("import {} --db {}", path("td/loop.json"), db));
+    EXPECT_EQ(named.exitCode, 2) << named.err;
+    EXPECT_EQ(std::count(named.err.begin(), named.err.end(), '\n'), 1) << named.err;
+    EXPECT_NE(named.err.find("is a symbolic link that loops"), std::string::npos) << named.err;
+}
+
+// Issue 28, item 17: `import td --db td/out.sqlite` a second time read its own output database as
+// a trace and exited 2 ("is a glueprof trace database"). The output is no trace of its directory.
+TEST_F(CliTest, ImportingADirectoryTwiceIntoADatabaseInsideItReadsOnlyTheTraces) {
+    fs::create_directories(path("td"));
+    for (int rank : {0, 1}) {
+        std::ofstream(path(fmt::format("td/rank{}.json", rank)))
+            << R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, )"
+               R"("tid": 1, "ts": 1, "dur": 1}]})";
+    }
+    const std::string db = path("td/out.sqlite");
+    for (int pass = 1; pass <= 2; ++pass) {
+        Result r = run(fmt::format("import {} --db {}", path("td"), db));
+        ASSERT_EQ(r.exitCode, 0) << "import " << pass << ": " << r.err;
+        EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '\n'), 2) << r.out;  // one per trace
+        EXPECT_EQ(r.out.find("out.sqlite"), std::string::npos) << r.out;
+    }
+    EXPECT_EQ(TraceReader(db).listRuns().size(), 4u);
 }
 
 }  // namespace

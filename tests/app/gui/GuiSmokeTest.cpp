@@ -15,7 +15,10 @@
 
 #include "app/gui/App.h"
 #include "app/gui/Fonts.h"
+#include "app/gui/Script.h"
+#include "app/gui/SettingsStore.h"
 #include "profiler/core/TraceWriter.h"
+#include "reference_trainer/ScheduleBounds.h"
 
 namespace glueprof::gui {
 namespace {
@@ -315,6 +318,45 @@ TEST(ViewStateTest, RoundTripsAndToleratesGarbage) {
     EXPECT_EQ(back.pathField, v.pathField);
     EXPECT_EQ(back.recentDatabases, v.recentDatabases);
     EXPECT_TRUE(ViewState::fromJson("{not json").recentDatabases.empty());
+}
+
+// Issue 28, item 5: a settings directory that cannot be created (a plain file in the way) is no
+// reason to stop: nothing is saved, the reason is one line, and nothing throws.
+TEST_F(GuiSmokeTest, SettingsInAPlaceThatCannotBeWrittenAreNotSavedAndSayWhy) {
+    std::ofstream(m_dir / "plain-file") << "not a directory";
+    const SettingsStore blocked(m_dir / "plain-file" / "glueprof");
+    EXPECT_FALSE(blocked.writable());
+    EXPECT_NE(blocked.problem().find("will not be saved"), std::string::npos) << blocked.problem();
+    EXPECT_NE(blocked.problem().find("plain-file"), std::string::npos) << blocked.problem();
+    EXPECT_EQ(blocked.problem().find('\n'), std::string::npos);
+    EXPECT_FALSE(blocked.saveView("{}"));
+    EXPECT_EQ(blocked.loadView(), "");
+
+    const SettingsStore usable(m_dir / "config" / "glueprof");  // created on the way
+    ASSERT_TRUE(usable.writable()) << usable.problem();
+    EXPECT_TRUE(usable.saveView(ViewState{}.toJson()));
+    EXPECT_EQ(usable.loadView(), ViewState{}.toJson() + "\n");
+    EXPECT_EQ(usable.iniPath(), (m_dir / "config" / "glueprof" / "imgui.ini").string());
+}
+
+// Issue 28, item 21: the script's `run` takes the CLI's bounds (ScheduleBounds.h); a line outside
+// them is a bad line and starts nothing.
+TEST_F(GuiSmokeTest, AScriptRunOutsideTheCliBoundsIsABadLineAndStartsNothing) {
+    HeadlessImgui imgui;
+    App app;
+    for (const char* line : {"run tiny packed_cache 999999999 0 1", "run tiny packed_cache 1 -1 1",
+                             "run tiny packed_cache 1 1 1001", "run tiny packed_cache 1 1x 1"}) {
+        Script script({line});
+        script.stopAtFirstError();
+        EXPECT_FALSE(script.step(app)) << line;
+        EXPECT_EQ(script.errors(), 1u) << line;
+        EXPECT_FALSE(app.runner().running()) << line;
+    }
+    RunRequest tooMany;
+    tooMany.toggles = {"packed_cache"};
+    tooMany.steps = kStepsBound.max + 1;
+    EXPECT_FALSE(app.runner().start(tooMany));  // the panel's way in is bounded too
+    EXPECT_FALSE(app.runner().running());
 }
 
 }  // namespace

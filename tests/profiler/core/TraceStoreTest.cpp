@@ -222,10 +222,16 @@ TEST_F(TraceStoreTest, SecondWriterAppendsRunsWithFreshIdsAndSharedStrings) {
         TraceWriter writer(db);
         RunId run = writer.beginRun(RunInfo{});
         EXPECT_EQ(run, i + 1);
-        EXPECT_EQ(writer.intern("forward"), 1);  // the same id in both sessions
+        const LaneId lane = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
+        writer.record(makeEvent(run, lane, EventKind::kOp, writer.intern("forward"), 0, 1));
         writer.endRun(run, RunStatus::kComplete);
     }
     EXPECT_EQ(TraceReader(db).listRuns().size(), 2u);
+    // The second writer found the name the first stored: one row, used by both runs' events.
+    SqliteDb sqlite(db, OpenMode::kReadOnly);
+    EXPECT_EQ(sqlite.queryInt("SELECT count(*) FROM strings WHERE value = 'forward'"), 1);
+    EXPECT_EQ(sqlite.queryInt("SELECT count(DISTINCT name_id) FROM events"), 1);
+    EXPECT_EQ(sqlite.queryInt("SELECT count(DISTINCT run_id) FROM events"), 2);
 }
 
 TEST_F(TraceStoreTest, SchemaHasTheDocumentedTablesViewsAndVersion) {
@@ -626,6 +632,150 @@ TEST(TraceWriterCheckpoint, AClosedWriterLeavesEverythingInTheMainFile) {
     EXPECT_EQ(TraceReader(copy).loadRun(1).eventCount(), 1000u);
     reader.reset();
     for (const char* suffix : {"", "-wal", "-shm", ".copy"}) std::filesystem::remove(path + suffix);
+}
+
+}  // namespace
+}  // namespace glueprof
+
+namespace glueprof {
+namespace {
+
+// Two writers of one file, in one process (each its own connection, as two processes have): ids
+// are allocated by the file, so neither's runs, lanes or names collide with the other's.
+TEST_F(TraceStoreTest, TwoWritersOfOneFileInterleaveRunsLanesAndNamesWithoutCollision) {
+    const std::string db = path("two.sqlite");
+    TraceWriter a(db);
+    TraceWriter b(db);
+    const RunId runA = a.beginRun(RunInfo{});
+    const RunId runB = b.beginRun(RunInfo{});
+    EXPECT_NE(runA, runB);
+    const LaneId laneA = a.addLane(runA, LaneKind::kHostThread, "a", -1, 1);
+    const LaneId laneB = b.addLane(runB, LaneKind::kHostThread, "b", -1, 2);
+    // Both writers hand out local id 1 for their first name; each stores its own text.
+    const StringId onlyA = a.intern("only in a");
+    const StringId shared = b.intern("shared");
+    EXPECT_EQ(onlyA, shared);
+    a.record(makeEvent(runA, laneA, EventKind::kOp, onlyA, 0, 1));
+    a.record(makeEvent(runA, laneA, EventKind::kOp, a.intern("shared"), 1, 2));
+    b.record(makeEvent(runB, laneB, EventKind::kOp, shared, 0, 1));
+    a.flush();
+    b.flush();
+    a.endRun(runA, RunStatus::kComplete);
+    b.endRun(runB, RunStatus::kComplete);
+    a.close();
+    b.close();
+
+    TraceReader reader(db);
+    const TraceModel modelA = reader.loadRun(runA);
+    const TraceModel modelB = reader.loadRun(runB);
+    ASSERT_EQ(modelA.lanes().size(), 1u);
+    ASSERT_EQ(modelB.lanes().size(), 1u);
+    EXPECT_EQ(modelA.lanes()[0].name, "a");
+    EXPECT_EQ(modelB.lanes()[0].name, "b");
+    ASSERT_EQ(modelA.eventsOnLane(0).size(), 2u);
+    EXPECT_EQ(modelA.name(modelA.eventsOnLane(0)[0].name), "only in a");
+    EXPECT_EQ(modelA.name(modelA.eventsOnLane(0)[1].name), "shared");
+    ASSERT_EQ(modelB.eventsOnLane(0).size(), 1u);
+    EXPECT_EQ(modelB.name(modelB.eventsOnLane(0)[0].name), "shared");
+    SqliteDb check(db, OpenMode::kReadOnly);
+    EXPECT_EQ(check.queryInt("SELECT count(*) FROM strings WHERE value = 'shared'"), 1);
+}
+
+TEST_F(TraceStoreTest, AnAbandonedWriterRemovesTheFileItCreatedWhenNothingElseIsInIt) {
+    const std::string db = path("abandoned.sqlite");
+    TraceWriter writer(db);
+    const RunId run = writer.beginRun(RunInfo{});
+    writer.record(makeEvent(run, writer.addLane(run, LaneKind::kHostThread, "t", -1, 1),
+                            EventKind::kOp, writer.intern("op"), 0, 1));
+    EXPECT_TRUE(writer.abandon());
+    for (const char* suffix : {"", "-wal", "-shm"})
+        EXPECT_FALSE(std::filesystem::exists(db + suffix)) << suffix;
+}
+
+TEST_F(TraceStoreTest, AnAbandonedWriterRemovesItsFileAlsoWhenItsRunAlreadyEndedFailed) {
+    // What an import does: the failing run is ended failed first, then the writer abandoned.
+    const std::string db = path("failed.sqlite");
+    TraceWriter writer(db);
+    writer.endRun(writer.beginRun(RunInfo{}), RunStatus::kFailed);
+    EXPECT_TRUE(writer.abandon());
+    EXPECT_FALSE(std::filesystem::exists(db));
+}
+
+TEST_F(TraceStoreTest, AnAbandonedWriterKeepsRunsItCompletedAndFilesReachedThroughALink) {
+    {
+        const std::string db = path("completed.sqlite");
+        TraceWriter writer(db);
+        writer.endRun(writer.beginRun(RunInfo{}), RunStatus::kComplete);
+        writer.beginRun(RunInfo{});
+        EXPECT_FALSE(writer.abandon());
+        TraceReader reader(db);
+        ASSERT_EQ(reader.listRuns().size(), 2u);
+        EXPECT_EQ(reader.listRuns()[0].status, "complete");
+        EXPECT_EQ(reader.listRuns()[1].status, "failed");
+    }
+    {
+        // Through a symlink another directory's writer could reach the file: never removed.
+        std::filesystem::create_directories(m_dir / "real");
+        const std::string target = path("real/target.sqlite");
+        std::filesystem::create_symlink(target, path("link.sqlite"));
+        TraceWriter writer(path("link.sqlite"));
+        writer.beginRun(RunInfo{});
+        EXPECT_FALSE(writer.abandon());
+        EXPECT_TRUE(std::filesystem::exists(target));
+    }
+}
+
+TEST_F(TraceStoreTest, AnAbandonedWriterKeepsAFileAnotherWriterHasOpenOrHasFilled) {
+    const std::string db = path("shared.sqlite");
+    {
+        // Another writer has the file open (and has written nothing yet): it stays.
+        TraceWriter creator(db);
+        const RunId failed = creator.beginRun(RunInfo{});
+        TraceWriter other(db);
+        EXPECT_FALSE(creator.abandon());
+        ASSERT_TRUE(std::filesystem::exists(db));
+        const RunId kept = other.beginRun(RunInfo{});
+        other.endRun(kept, RunStatus::kComplete);
+        other.close();
+        TraceReader reader(db);
+        ASSERT_EQ(reader.listRuns().size(), 2u);
+        EXPECT_EQ(reader.listRuns()[0].id, failed);
+        EXPECT_EQ(reader.listRuns()[0].status, "failed");
+        EXPECT_EQ(reader.listRuns()[1].status, "complete");
+    }
+    std::filesystem::remove(db);
+    {
+        // Another writer filled it and closed: its run stays.
+        TraceWriter creator(db);
+        const RunId failed = creator.beginRun(RunInfo{});
+        {
+            TraceWriter other(db);
+            other.endRun(other.beginRun(RunInfo{}), RunStatus::kComplete);
+        }
+        EXPECT_FALSE(creator.abandon());
+        TraceReader reader(db);
+        ASSERT_EQ(reader.listRuns().size(), 2u);
+        EXPECT_EQ(reader.listRuns()[0].id, failed);
+        EXPECT_EQ(reader.listRuns()[0].status, "failed");
+    }
+}
+
+TEST_F(TraceStoreTest, SqliteErrorsNameTheUsersFileAndNeverGlueprofsSource) {
+    const std::string db = path("errors.sqlite");
+    writeRunOfOps(db, 1);
+    SqliteDb handle(db, OpenMode::kReadWrite);
+    const std::string stepError = errorOf([&] {
+        SqliteStatement insert = handle.prepare("INSERT INTO runs (id) VALUES (1)");
+        insert.step();
+    });
+    const std::string execError = errorOf([&] { handle.exec("INSERT INTO runs (id) VALUES (1)"); });
+    const std::string prepareError = errorOf([&] { handle.prepare("SELECT nonsense FROM runs"); });
+    for (const std::string& message : {stepError, execError, prepareError}) {
+        EXPECT_NE(message.find("errors.sqlite"), std::string::npos) << message;
+        EXPECT_NE(message.find("SQLite error"), std::string::npos) << message;
+        EXPECT_EQ(message.find(".cpp"), std::string::npos) << message;
+        EXPECT_EQ(message.find("sqlite3_"), std::string::npos) << message;
+    }
 }
 
 }  // namespace

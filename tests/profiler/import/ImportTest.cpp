@@ -7,7 +7,11 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <set>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include "analyzers/Analysis.h"
 #include "analyzers/Intervals.h"
@@ -28,6 +32,30 @@ namespace fs = std::filesystem;
 std::string fixture(const std::string& name) { return testing::importFixture(name); }
 
 ImportedRun load(const std::string& name) { return readTrace(fixture(name), ImportOptions{}); }
+
+// `text` as one gzip member (RFC 1952). Members one after another are one stream to gzread: a
+// member of 1 MiB written 1024 times is 1 GiB of text in about 1 MB of file.
+std::string gzipMember(const std::string& text) {
+    z_stream z{};
+    if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        throw std::runtime_error("deflateInit2 failed");
+    std::string out(deflateBound(&z, static_cast<uLong>(text.size())), '\0');
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+    z.avail_in = static_cast<uInt>(text.size());
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(out.size());
+    const int rc = deflate(&z, Z_FINISH);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    if (rc != Z_STREAM_END) throw std::runtime_error("deflate did not finish");
+    return out;
+}
+
+// The byte offset an import error names ("'F': byte N: ..."), or -1.
+long long byteOffsetIn(const std::string& message) {
+    const std::size_t at = message.find(": byte ");
+    return at == std::string::npos ? -1 : std::stoll(message.substr(at + 7));
+}
 
 std::size_t laneOf(const TraceModel& t, LaneKind kind, std::int64_t stream) {
     for (std::size_t i = 0; i < t.lanes().size(); ++i) {
@@ -392,6 +420,188 @@ TEST_F(ImportFiles, EmptyOrMetadataOnlyTracesAreRefusedAndABomIsSkipped) {
         errorOf(write("rank.json", R"({"distributedInfo": {"rank": 1.5}, "traceEvents": []})"))
             .find("distributedInfo.rank is not an integer"),
         std::string::npos);
+}
+
+// Issue 28, item 8: one 1 GiB event name in a 1 MB gzip drove the import past 3 GB of memory.
+// A name longer than kMaxTraceNameBytes is refused while it is read, naming the event.
+TEST_F(ImportFiles, AGibibyteNameInAMegabyteGzipIsRefusedWhileItIsRead) {
+    const std::string path = (m_dir / "bomb.json.gz").string();
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << gzipMember(R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": ")");
+        const std::string mebibyte = gzipMember(std::string(std::size_t{1} << 20, 'a'));
+        for (int i = 0; i < 1024; ++i) out << mebibyte;
+        out << gzipMember(R"(", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]})");
+    }
+    EXPECT_LT(fs::file_size(path), std::uintmax_t{4} << 20);
+    const std::string message = errorOf(path);
+    EXPECT_NE(message.find(path), std::string::npos) << message;
+    EXPECT_NE(message.find("traceEvents[0].name ('aaaaaaaa"), std::string::npos) << message;
+    EXPECT_NE(message.find("longer than 64 KiB"), std::string::npos) << message;
+    EXPECT_EQ(message.find('\n'), std::string::npos);
+    // Refused after about the bound, not after the gibibyte (the offset is in the JSON text).
+    const long long offset = byteOffsetIn(message);
+    EXPECT_GT(offset, static_cast<long long>(kMaxTraceNameBytes)) << message;
+    EXPECT_LT(offset, static_cast<long long>(2 * kMaxTraceNameBytes)) << message;
+}
+
+TEST_F(ImportFiles, ANameOfExactlyTheBoundIsReadAndOneByteMoreIsRefused) {
+    auto trace = [&](const std::string& file, std::size_t nameBytes) {
+        return write(file, R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": ")" +
+                               std::string(nameBytes, 'k') +
+                               R"(", "pid": 1, "tid": 1, "ts": 1, "dur": 1}]})");
+    };
+    const ImportedRun run = readTrace(trace("at.json", kMaxTraceNameBytes), ImportOptions{});
+    std::vector<std::size_t> opNames;
+    for (std::size_t i = 0; i < run.model.lanes().size(); ++i) {
+        for (const Event& e : run.model.eventsOnLane(i)) {
+            if (e.kind == EventKind::kOp) opNames.push_back(run.model.name(e.name).size());
+        }
+    }
+    EXPECT_EQ(opNames, std::vector<std::size_t>{kMaxTraceNameBytes});
+    const std::string over = errorOf(trace("over.json", kMaxTraceNameBytes + 1));
+    EXPECT_NE(over.find("traceEvents[0].name ('kkkk"), std::string::npos) << over;
+    EXPECT_NE(over.find("shorten or drop that event"), std::string::npos) << over;
+}
+
+TEST_F(ImportFiles, AnIgnoredStringLongerThan64MiBIsRefused) {
+    // Fields glueprof passes over may be long (metadata), but not without bound: RapidJSON holds a
+    // string whole before the handler sees it (65 MiB here: about 74 MB of memory while read).
+    const std::string path = (m_dir / "notes.json.gz").string();
+    {
+        std::ofstream out(path, std::ios::binary);
+        out << gzipMember(
+            R"({"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, )"
+            R"("tid": 1, "ts": 1, "dur": 1}], "notes": ")");
+        const std::string mebibyte = gzipMember(std::string(std::size_t{1} << 20, 'b'));
+        for (std::size_t i = 0; i <= (kMaxJsonTokenBytes >> 20); ++i) out << mebibyte;
+        out << gzipMember("\"}");
+    }
+    const std::string message = errorOf(path);
+    EXPECT_NE(message.find("a JSON string or number ('bbbb"), std::string::npos) << message;
+    EXPECT_NE(message.find("longer than 64 MiB"), std::string::npos) << message;
+}
+
+// Issue 28, item 16: a gzip of 20 MiB of NUL bytes was called "empty".
+TEST_F(ImportFiles, NulBytesAreNotJsonAtTheirOffsetNotAnEmptyFile) {
+    const std::string zeros =
+        write("zeros.json.gz", gzipMember(std::string(std::size_t{20} << 20, '\0')));
+    const std::string message = errorOf(zeros);
+    EXPECT_NE(message.find("not JSON: byte 0 of the decompressed data is a NUL byte"),
+              std::string::npos)
+        << message;
+    EXPECT_EQ(message.find("empty"), std::string::npos) << message;
+    // In the middle of plain JSON: the offset of the NUL.
+    const std::string middle =
+        write("middle.json", std::string("{\"traceEvents\": [") + '\0' + "]}");
+    EXPECT_NE(errorOf(middle).find("not JSON: byte 17 is a NUL byte"), std::string::npos)
+        << errorOf(middle);
+    // A gzip of nothing is still empty.
+    EXPECT_NE(errorOf(write("nothing.json.gz", gzipMember(""))).find("is empty"),
+              std::string::npos);
+}
+
+// Issue 28, item 15: Nsight rows with start 'abc', x'00ff' or end 1e300 became kernels at time 0
+// named [Unknown] (StringIds 0) or ending at INT64_MAX. They are skipped and counted, as rows
+// with NULLs are.
+TEST_F(ImportFiles, NsightRowsWithTextBlobOrRealValuesAreSkippedAndCounted) {
+    const std::string original = fixture("nsys/test-cuda-report1.sqlite");
+    const std::string path = (m_dir / "damaged.sqlite").string();
+    fs::copy_file(original, path);
+    {
+        SqliteDb db(path, OpenMode::kReadWrite);
+        auto nth = [](const char* table, int n) {
+            return fmt::format("rowid = (SELECT rowid FROM {} ORDER BY rowid LIMIT 1 OFFSET {})",
+                               table, n);
+        };
+        const char* kernels = "CUPTI_ACTIVITY_KIND_KERNEL";
+        db.exec(fmt::format("UPDATE {} SET start = 'abc' WHERE {}", kernels, nth(kernels, 0)));
+        db.exec(fmt::format("UPDATE {} SET start = x'00ff' WHERE {}", kernels, nth(kernels, 1)));
+        db.exec(fmt::format("UPDATE {} SET \"end\" = 1e300 WHERE {}", kernels, nth(kernels, 2)));
+        const char* copies = "CUPTI_ACTIVITY_KIND_MEMCPY";
+        db.exec(fmt::format("UPDATE {} SET correlationId = 'x' WHERE {}", copies, nth(copies, 0)));
+    }
+    const ImportedRun before = readTrace(original, ImportOptions{});
+    const ImportedRun run = readTrace(path, ImportOptions{});
+    EXPECT_EQ(run.skipped.at("kernel with a value that is not an integer (text, blob or real)"), 3);
+    EXPECT_EQ(run.skipped.at("memcpy with a value that is not an integer (text, blob or real)"), 1);
+    EXPECT_EQ(count(run.model, EventKind::kKernel), count(before.model, EventKind::kKernel) - 3);
+    EXPECT_EQ(count(run.model, EventKind::kMemcpy), count(before.model, EventKind::kMemcpy) - 1);
+    for (std::size_t i = 0; i < run.model.lanes().size(); ++i) {
+        for (const Event& e : run.model.eventsOnLane(i)) {
+            if (e.kind != EventKind::kKernel) continue;
+            EXPECT_GT(e.startNs, 0);
+            EXPECT_LT(e.endNs, std::numeric_limits<TimestampNs>::max());
+            EXPECT_NE(run.model.name(e.name), "[Unknown]");
+        }
+    }
+}
+
+// Issue 28, item 11: a symbolic link that loops in a directory of traces ended the import with
+// "internal error: filesystem error ... Too many levels of symbolic links". Such links (and links
+// to a missing file) hold no trace: they are passed over and named; the rest is imported.
+TEST_F(ImportFiles, LinksThatLoopOrLeadNowhereInADirectoryAreSkippedAndNamed) {
+    const fs::path dir = m_dir / "traces";
+    fs::create_directories(dir);
+    std::ofstream(dir / "good.json") << R"({"traceEvents": []})";
+    fs::create_symlink("self.json", dir / "self.json");
+    fs::create_symlink("b.json", dir / "a.json");
+    fs::create_symlink("a.json", dir / "b.json");
+    fs::create_symlink("missing.json", dir / "dangling.json");
+    fs::create_symlink("self.json", dir / "notes");  // not a trace's name: ignored as before
+    const TraceInputs inputs = expandTraceInputs({dir.string()});
+    EXPECT_EQ(inputs.files, std::vector<std::string>{(dir / "good.json").string()});
+    ASSERT_EQ(inputs.skipped.size(), 4u);
+    EXPECT_EQ(inputs.skipped[0], fmt::format("skipped '{}': a symbolic link that loops (it never "
+                                             "reaches a file)",
+                                             (dir / "a.json").string()));
+    EXPECT_EQ(inputs.skipped[2], fmt::format("skipped '{}': a symbolic link to a missing file",
+                                             (dir / "dangling.json").string()));
+    // Nothing but such links: no traces, said in one line; the loop itself given: an input error.
+    fs::remove(dir / "good.json");
+    try {
+        expandTraceInputs({dir.string()});
+        ADD_FAILURE() << "a directory of loops expanded";
+    } catch (const GlueprofError& e) {
+        EXPECT_EQ(e.code(), ExitCode::kInput);
+        EXPECT_NE(std::string(e.what()).find("holds no trace files"), std::string::npos);
+        EXPECT_NE(std::string(e.what()).find("only 4 symbolic link(s) to no file"),
+                  std::string::npos)
+            << e.what();
+    }
+    try {
+        expandTraceInputs({(dir / "self.json").string()});
+        ADD_FAILURE() << "a looping link expanded";
+    } catch (const GlueprofError& e) {
+        EXPECT_EQ(e.code(), ExitCode::kInput);
+        EXPECT_NE(std::string(e.what()).find("is a symbolic link that loops"), std::string::npos)
+            << e.what();
+    }
+}
+
+// Issue 28, item 17: `import td --db td/out.sqlite` a second time read its own output database as
+// a trace. The output (by inode: any spelling of its path, a link to it) is no trace of its
+// directory.
+TEST_F(ImportFiles, TheOutputDatabaseIsNoTraceOfItsDirectory) {
+    const fs::path dir = m_dir / "td";
+    fs::create_directories(dir);
+    std::ofstream(dir / "rank0.json") << R"({"traceEvents": []})";
+    std::ofstream(dir / "out.sqlite") << "a database";
+    fs::create_symlink("out.sqlite", dir / "link-to-out.sqlite");
+    const std::vector<std::string> traces{(dir / "rank0.json").string()};
+    EXPECT_EQ(expandTraceInputs({dir.string()}, (dir / "out.sqlite").string()).files, traces);
+    EXPECT_EQ(expandTraceInputs({dir.string()}, (dir / "." / "out.sqlite").string()).files, traces);
+    // Without --db there, the database is one of the directory's files.
+    EXPECT_EQ(expandTraceInputs({dir.string()}, (m_dir / "elsewhere.sqlite").string()).files.size(),
+              3u);
+    fs::remove(dir / "rank0.json");
+    try {
+        expandTraceInputs({dir.string()}, (dir / "out.sqlite").string());
+        ADD_FAILURE() << "a directory of only the output expanded";
+    } catch (const GlueprofError& e) {
+        EXPECT_NE(std::string(e.what()).find("only the output database"), std::string::npos)
+            << e.what();
+    }
 }
 }  // namespace
 }  // namespace glueprof
