@@ -69,13 +69,13 @@ void refuseOutputOntoDatabase(const std::string& output, const std::string& opti
         }
         if (!hit) continue;
         const std::string what =
-            *companion == '\0' ? fmt::format("the trace database '{}'", db.path)
-                               : fmt::format("the {} file of the trace database '{}'",
-                                             companion + 1, db.path);
-        throw inputError(fmt::format(
-            "{} '{}' is {}; writing there would destroy it: pass another {}",
-            option.empty() ? "output file" : option, output, what,
-            option.empty() ? "output path" : option));
+            *companion == '\0'
+                ? fmt::format("the trace database '{}'", db.path)
+                : fmt::format("the {} file of the trace database '{}'", companion + 1, db.path);
+        throw inputError(
+            fmt::format("{} '{}' is {}; writing there would destroy it: pass another {}",
+                        option.empty() ? "output file" : option, output, what,
+                        option.empty() ? "output path" : option));
     }
 }
 

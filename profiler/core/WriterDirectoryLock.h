@@ -1,9 +1,10 @@
 #pragma once
 // A shared flock(2) on the directory a trace database really is in (a symlink followed), held by
-// every TraceWriter from before it opens the file until it is destroyed or abandoned. A writer that wants to remove a database it created
-// (an import that failed before storing anything) may do so only under the exclusive lock: then no
-// other writer, in any process, has a database of that directory open or is about to open one, so
-// no process can be writing into a file that is about to lose its name.
+// every TraceWriter from before it opens the file until it is destroyed or abandoned. A writer that
+// wants to remove a database it created (an import that failed before storing anything) may do so
+// only under the exclusive lock: then no other writer, in any process, has a database of that
+// directory open or is about to open one, so no process can be writing into a file that is about to
+// lose its name.
 #include <chrono>
 #include <string>
 

@@ -28,8 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::CliResult;
 
-const std::string kTinyAb =
-    "ab --preset tiny --opt packed_cache --steps 2 --warmup 1 --repeats 1";
+const std::string kTinyAb = "ab --preset tiny --opt packed_cache --steps 2 --warmup 1 --repeats 1";
 
 class StoreSafetyTest : public testing::CliHarness {
   protected:
@@ -86,14 +85,17 @@ class StoreSafetyTest : public testing::CliHarness {
     // Every event's lane belongs to its run, every name is stored, every lane's run exists.
     static void expectConsistent(const std::string& db) {
         EXPECT_EQ(integrity(db), "ok");
-        EXPECT_EQ(count(db, "SELECT count(*) FROM events e LEFT JOIN lanes l ON l.id = e.lane_id "
-                            "WHERE l.id IS NULL OR l.run_id <> e.run_id"),
+        EXPECT_EQ(count(db,
+                        "SELECT count(*) FROM events e LEFT JOIN lanes l ON l.id = e.lane_id "
+                        "WHERE l.id IS NULL OR l.run_id <> e.run_id"),
                   0);
-        EXPECT_EQ(count(db, "SELECT count(*) FROM events e LEFT JOIN strings s ON s.id = "
-                            "e.name_id WHERE s.id IS NULL"),
+        EXPECT_EQ(count(db,
+                        "SELECT count(*) FROM events e LEFT JOIN strings s ON s.id = "
+                        "e.name_id WHERE s.id IS NULL"),
                   0);
-        EXPECT_EQ(count(db, "SELECT count(*) FROM lanes l LEFT JOIN runs r ON r.id = l.run_id "
-                            "WHERE r.id IS NULL"),
+        EXPECT_EQ(count(db,
+                        "SELECT count(*) FROM lanes l LEFT JOIN runs r ON r.id = l.run_id "
+                        "WHERE r.id IS NULL"),
                   0);
     }
 
@@ -116,7 +118,8 @@ class StoreSafetyTest : public testing::CliHarness {
         std::vector<std::string> found;
         for (const auto& entry : fs::directory_iterator(m_dir)) {
             const std::string name = entry.path().filename().string();
-            if (name.find(".glueprof-") != std::string::npos || name.find(".tmp") != std::string::npos)
+            if (name.find(".glueprof-") != std::string::npos ||
+                name.find(".tmp") != std::string::npos)
                 found.push_back(name);
         }
         return found;
@@ -140,15 +143,17 @@ TEST_F(StoreSafetyTest, WritersOfEveryKindInSeparateProcessesStoreEveryRunIntoOn
     EXPECT_EQ(count(db, "SELECT count(*) FROM runs WHERE kind = 'imported'"), 2);
     EXPECT_EQ(count(db, "SELECT count(DISTINCT ab_group) FROM runs WHERE arm = 'optimized'"), 2);
     // Each A/B's optimized arm is paired with its own process's baseline.
-    EXPECT_EQ(count(db, "SELECT count(*) FROM runs o JOIN runs b ON b.id = o.ab_group WHERE "
-                        "o.arm = 'optimized' AND b.arm = 'baseline'"),
+    EXPECT_EQ(count(db,
+                    "SELECT count(*) FROM runs o JOIN runs b ON b.id = o.ab_group WHERE "
+                    "o.arm = 'optimized' AND b.arm = 'baseline'"),
               2);
     // One text, one id: names interned by six processes at once are stored once.
     EXPECT_EQ(count(db, "SELECT count(*) - count(DISTINCT value) FROM strings"), 0);
     expectConsistent(db);
     // Each import stored the same trace: the same events under its own run.
-    EXPECT_EQ(count(db, "SELECT count(DISTINCT n) FROM (SELECT count(*) AS n FROM events e JOIN "
-                        "runs r ON r.id = e.run_id WHERE r.kind = 'imported' GROUP BY e.run_id)"),
+    EXPECT_EQ(count(db,
+                    "SELECT count(DISTINCT n) FROM (SELECT count(*) AS n FROM events e JOIN "
+                    "runs r ON r.id = e.run_id WHERE r.kind = 'imported' GROUP BY e.run_id)"),
               1);
 }
 
@@ -199,8 +204,7 @@ TEST_F(StoreSafetyTest, NoOutputOfAnyCommandIsWrittenOntoTheDatabaseOrItsCompani
         EXPECT_EQ(r.exitCode, 2) << command << "\n" << r.out << r.err;
         EXPECT_NE(r.err.find("writing there would destroy it"), std::string::npos) << r.err;
         EXPECT_TRUE(isSqlite(db)) << command;
-        EXPECT_FALSE(fs::exists(db + "-wal") && fs::file_size(db + "-wal") > 0 &&
-                     !isSqlite(db))
+        EXPECT_FALSE(fs::exists(db + "-wal") && fs::file_size(db + "-wal") > 0 && !isSqlite(db))
             << command;
     }
     EXPECT_EQ(integrity(db), "ok");
@@ -210,8 +214,7 @@ TEST_F(StoreSafetyTest, NoOutputOfAnyCommandIsWrittenOntoTheDatabaseOrItsCompani
 TEST_F(StoreSafetyTest, CheckRefusesAJunitFileThatIsTheDatabase) {
     const std::string db = path("ab.sqlite");
     ASSERT_EQ(run(kTinyAb + " --db " + db).exitCode, 0);
-    const CliResult r = run("check --db " + db + " --baseline " +
-                            std::string(GLUEPROF_SOURCE_DIR) +
+    const CliResult r = run("check --db " + db + " --baseline " + std::string(GLUEPROF_SOURCE_DIR) +
                             "/assets/baselines/cpu-tiny.json --allow-missing --junit " + db);
     EXPECT_EQ(r.exitCode, 2) << r.out << r.err;
     EXPECT_NE(r.err.find("writing there would destroy it"), std::string::npos) << r.err;
@@ -223,8 +226,9 @@ TEST_F(StoreSafetyTest, CheckRefusesAJunitFileThatIsTheDatabase) {
 #ifdef GLUEPROF_GUI_BINARY
 TEST_F(StoreSafetyTest, TheGuiWritesNoScreenshotOrStateDumpOntoItsDatabase) {
     const std::string db = importedDatabase("db.sqlite");
-    for (const std::string& output : {"--dump-state " + db, "--screenshot " + db,
-                                      "--dump-state " + db + "-wal", "--screenshot " + db + "-shm"}) {
+    for (const std::string& output :
+         {"--dump-state " + db, "--screenshot " + db, "--dump-state " + db + "-wal",
+          "--screenshot " + db + "-shm"}) {
         const std::string command = "xvfb-run -a -s '-screen 0 1280x800x24' " +
                                     std::string(GLUEPROF_GUI_BINARY) + " --db " + db +
                                     " --frames 2 " + output + " >" + path("gui.txt") + " 2>" +
@@ -346,11 +350,9 @@ class NotAStore {
 TEST_F(StoreSafetyTest, ARankWhoseRendezvousIsNoStoreEndsAfterItsTimeoutWithOneLine) {
     const NotAStore server(m_dir.string());
     ASSERT_GT(server.port(), 0);
-    const std::string environment =
-        fmt::format("RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT={}",
-                    server.port());
-    const CliResult r = run("run --preset tiny --steps 1 --rank-timeout 2 --db " +
-                                path("r.sqlite"),
+    const std::string environment = fmt::format(
+        "RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT={}", server.port());
+    const CliResult r = run("run --preset tiny --steps 1 --rank-timeout 2 --db " + path("r.sqlite"),
                             "timeout -s KILL 60 env " + environment);
     EXPECT_EQ(r.exitCode, 2) << r.err;
     EXPECT_NE(r.err.find("could not join the rendezvous"), std::string::npos) << r.err;
@@ -399,11 +401,10 @@ TEST_F(StoreSafetyTest, ARankWithNobodyAtItsPortSaysSoInOneLine) {
         const NotAStore server(m_dir.string());
         port = server.port();
     }
-    const CliResult r = run(
-        "run --preset tiny --steps 1 --rank-timeout 2 --db " + path("r.sqlite"),
-        fmt::format("timeout -s KILL 60 env RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 "
-                    "MASTER_ADDR=127.0.0.1 MASTER_PORT={}",
-                    port));
+    const CliResult r = run("run --preset tiny --steps 1 --rank-timeout 2 --db " + path("r.sqlite"),
+                            fmt::format("timeout -s KILL 60 env RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 "
+                                        "MASTER_ADDR=127.0.0.1 MASTER_PORT={}",
+                                        port));
     EXPECT_EQ(r.exitCode, 2) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find("rendezvous"), std::string::npos) << r.err;
@@ -418,11 +419,10 @@ namespace {
 TEST_F(StoreSafetyTest, RankZeroWhosePortIsTakenSaysSoInOneLine) {
     const NotAStore server(m_dir.string());
     ASSERT_GT(server.port(), 0);
-    const CliResult r = run(
-        "run --preset tiny --steps 1 --rank-timeout 2 --db " + path("r.sqlite"),
-        fmt::format("timeout -s KILL 60 env RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 "
-                    "MASTER_ADDR=127.0.0.1 MASTER_PORT={}",
-                    server.port()));
+    const CliResult r = run("run --preset tiny --steps 1 --rank-timeout 2 --db " + path("r.sqlite"),
+                            fmt::format("timeout -s KILL 60 env RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 "
+                                        "MASTER_ADDR=127.0.0.1 MASTER_PORT={}",
+                                        server.port()));
     EXPECT_EQ(r.exitCode, 2) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     EXPECT_NE(r.err.find("rendezvous"), std::string::npos) << r.err;
