@@ -18,6 +18,14 @@ namespace glueprof {
 
 namespace {
 
+// The minimum detectable ratio of a bootstrap interval of many steps (imported traces): its log
+// half-width is about 1.96 standard errors, and 80% power lies 0.84 standard errors further.
+double minimumDetectableFrom(const RatioInterval& ci) {
+    if (!(ci.low > 0.0) || !(ci.high > ci.low) || std::isinf(ci.high)) return 0.0;
+    const double standardError = std::log(ci.high / ci.low) / (2.0 * 1.959964);
+    return std::exp((1.959964 + 0.841621) * standardError);
+}
+
 // One measured step's value and the A/B block it ran in.
 struct Sample {
     std::int32_t block;
@@ -57,10 +65,27 @@ MetricComparison compareSamples(const std::vector<Sample>& base, const std::vect
         m.speedup = m.speedupLow = m.speedupHigh = std::numeric_limits<double>::infinity();
         return m;
     }
-    const RatioInterval ci = m.pairedBlocks ? bootstrapBlockMedianRatio(baseBlocks, optBlocks)
-                                            : bootstrapMedianRatio(b, o);
+    if (m.baseline == 0.0 && m.optimized > 0.0 && *std::max_element(b.begin(), b.end()) == 0.0) {
+        // The optimized arm added it where the baseline had none, in every step: a ratio of 0.
+        m.speedup = m.speedupLow = m.speedupHigh = 0.0;
+        return m;
+    }
+    if (m.pairedBlocks) {
+        // A block whose median is 0 in an arm has no ratio: it is left out, and the blocks that
+        // remain are the units (fewer than kMinBlocksForVerdict: no interval).
+        const BlockRatioEstimate e = pairedBlockRatio(baseBlocks, optBlocks);
+        m.blocks = e.blocks;
+        if (!m.hasInterval()) return m;
+        m.speedup = e.ratio;
+        m.speedupLow = e.interval.low;
+        m.speedupHigh = e.interval.high;
+        m.minimumDetectable = e.minimumDetectable;
+        return m;
+    }
+    const RatioInterval ci = bootstrapMedianRatio(b, o);
     m.speedupLow = ci.low;
     m.speedupHigh = ci.high;
+    m.minimumDetectable = minimumDetectableFrom(ci);
     return m;
 }
 
@@ -175,13 +200,37 @@ const char* toString(Verdict verdict) {
             return "no significant change";
         case Verdict::kTooFewBlocks:
             return "no verdict (fewer than 3 blocks)";
+        case Verdict::kBeyondTarget:
+            return "beyond what the target explains: noise or a side effect";
     }
     return "unknown";
 }
 
 Verdict AbComparison::verdict() const { return verdictOf(metric(primaryMetric)); }
 
-Verdict AbComparison::endToEndVerdict() const { return verdictOf(metric(TimingMetric::kStep)); }
+Verdict AbComparison::endToEndVerdict() const {
+    const MetricComparison* step = metric(TimingMetric::kStep);
+    const Verdict verdict = verdictOf(step);
+    if (verdict != Verdict::kFaster && verdict != Verdict::kSlower) return verdict;
+    const std::optional<std::pair<double, double>> explained = targetExplains();
+    if (explained && (step->speedupLow > explained->second || step->speedupHigh < explained->first))
+        return Verdict::kBeyondTarget;
+    return verdict;
+}
+
+std::optional<std::pair<double, double>> AbComparison::targetExplains() const {
+    if (!target || !target->stats.hasInterval()) return std::nullopt;
+    const double share = std::clamp(target->baselineShare(), 0.0, 1.0);
+    // The step's ratio when the target's time is divided by k: 1 / (1 - s (1 - 1/k)); k = inf
+    // (the target removed entirely) gives 1 / (1 - s).
+    auto stepRatio = [share](double k) {
+        const double remaining = 1.0 - share * (1.0 - (std::isinf(k) ? 0.0 : 1.0 / k));
+        return remaining > 0.0 ? 1.0 / remaining : std::numeric_limits<double>::infinity();
+    };
+    if (!(target->stats.speedupLow > 0.0)) return std::nullopt;
+    return std::make_pair(stepRatio(target->stats.speedupLow),
+                          stepRatio(target->stats.speedupHigh));
+}
 
 Verdict TargetComparison::verdict() const { return verdictOf(&stats); }
 

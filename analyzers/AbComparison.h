@@ -1,11 +1,12 @@
 #pragma once
 // A/B comparison of a baseline and an optimized run recorded in interleaved blocks on the same
-// batches: per timing metric the medians, the speedup (baseline / optimized) and a bootstrap 95%
-// interval; per counter the per-step values, compared exactly; and whether the losses match bit
-// for bit.
+// batches: per timing metric the medians, the speedup (baseline / optimized), its 95% interval and
+// the smallest effect the comparison could detect; per counter the per-step values, compared
+// exactly; and whether the losses match bit for bit.
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "analyzers/StepBreakdown.h"
@@ -19,14 +20,20 @@ struct MetricComparison {
     TimingMetric metric = TimingMetric::kStep;
     double baseline = 0.0;  // median over measured steps
     double optimized = 0.0;
-    double speedup = 0.0;     // baseline / optimized
-    double speedupLow = 0.0;  // bootstrap 95% interval of the speedup
+    // baseline / optimized: over paired blocks the geometric mean of the blocks' ratios of
+    // medians, else the ratio of the medians.
+    double speedup = 0.0;
+    double speedupLow = 0.0;  // 95% interval of the speedup (docs/metrics.md, "A/B statistics")
     double speedupHigh = 0.0;
+    // The smallest speedup (or slowdown, as its inverse) this comparison's noise lets it detect in
+    // 4 runs of 5: what a "no significant change" could not have seen. 0 without an interval.
+    double minimumDetectable = 0.0;
     std::size_t baselineSamples = 0;  // measured steps behind each median
     std::size_t optimizedSamples = 0;
-    // The independent units behind the interval: the A/B's blocks present in both arms (paired
-    // block bootstrap), or, for runs not recorded in blocks (imported traces), the fewer arm's
-    // steps (bootstrap of steps). Below kMinBlocksForVerdict there is no interval and no verdict.
+    // The independent units behind the interval: the A/B's blocks with a positive median in both
+    // arms (a t interval on their log ratios), or, for runs not recorded in blocks (imported
+    // traces), the fewer arm's steps (bootstrap of steps). Below kMinBlocksForVerdict there is no
+    // interval and no verdict.
     std::size_t blocks = 0;
     bool pairedBlocks = false;
     bool hasInterval() const;
@@ -48,7 +55,9 @@ struct CounterComparison {
     bool optimizedConstant = true;
 };
 
-enum class Verdict { kFaster, kSlower, kNoSignificantChange, kTooFewBlocks };
+// kBeyondTarget: end to end only — significant, but by more than the toggle's target could
+// account for (AbComparison::targetExplains): noise or a side effect, not the toggle's saving.
+enum class Verdict { kFaster, kSlower, kNoSignificantChange, kTooFewBlocks, kBeyondTarget };
 const char* toString(Verdict verdict);
 
 // The toggle's target metric (profiler/core/TargetMetric.h), compared as a timing metric is, with
@@ -84,9 +93,14 @@ struct AbComparison {
     // it is below 1, kTooFewBlocks without an interval, otherwise no significant change.
     Verdict verdict() const;
     // The two verdicts an A/B reports (docs/metrics.md): on the toggle's target, and end to end
-    // on step time.
+    // on step time (kBeyondTarget when the step's whole interval lies outside targetExplains()).
     std::optional<TargetComparison> target;
     Verdict endToEndVerdict() const;
+    // The step-time speedups the target's measured change accounts for: the target took a share s
+    // of the baseline step and sped up by k (within its interval [kLow, kHigh]), so the step can
+    // have sped up by 1 / (1 - s (1 - 1/k)) for k in that interval, and by no more. nullopt
+    // without a target or without a target interval.
+    std::optional<std::pair<double, double>> targetExplains() const;
     const CounterComparison* counter(const std::string& name) const;
 };
 

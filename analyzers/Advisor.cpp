@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 
+#include "analyzers/AdvisorRules.h"
 #include "analyzers/Intervals.h"
 #include "analyzers/Statistics.h"
 #include "profiler/core/ToggleCatalog.h"

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "analyzers/Intervals.h"
@@ -44,8 +45,9 @@ BubbleResult analyzeBubbles(const TraceModel& trace) {
 namespace {
 
 // The bubble of one step's worker work (the artifact's definitions; t = 0 at the step's first
-// worker event). Adds into `r`.
-void addStep(std::vector<std::vector<Work>>& work, bool hasWarmupPhase, BubbleResult& r) {
+// worker event, or at `start` when that is earlier). Adds into `r`.
+void addStep(std::vector<std::vector<Work>>& work, bool hasWarmupPhase,
+             std::optional<TimestampNs> start, BubbleResult& r) {
     TimestampNs origin = std::numeric_limits<TimestampNs>::max();
     TimestampNs last = std::numeric_limits<TimestampNs>::min();
     for (const auto& items : work) {
@@ -54,6 +56,7 @@ void addStep(std::vector<std::vector<Work>>& work, bool hasWarmupPhase, BubbleRe
             last = std::max(last, x.end);
         }
     }
+    if (start && *start < origin) origin = *start;
     if (last <= origin) return;
     const TimestampNs makespan = last - origin;
     r.stepMakespansNs.push_back(makespan);
@@ -155,7 +158,26 @@ BubbleResult analyzeBubbles(const TraceModel& trace, bool hasWarmupPhase) {
             perWorker[w].push_back(Work{kind, e.startNs, e.endNs, e.microbatch, e.layer});
         }
     }
-    for (auto& [step, work] : steps) addStep(work, hasWarmupPhase, r);
+    // A simulated run's first step starts at its recorded start, the simulation's t = 0, as the
+    // artifact's does: its first stage starts there even when it has no layers and so records no
+    // range (the hops out of it then delay every worker's first range). A later iteration's step
+    // is recorded from the previous one's end, before a synchronous optimizer, not from when it
+    // was released, so its t = 0 stays its first range; an executed step's recorded start comes
+    // before its batches load, and its first range is its first job, stage 0's (never empty: it
+    // embeds the tokens).
+    std::optional<std::pair<std::int32_t, TimestampNs>> simulationStart;
+    if (trace.run().identity.kind == RunKind::kSimulated && !trace.steps().empty()) {
+        const StepInfo& first = *std::min_element(
+            trace.steps().begin(), trace.steps().end(),
+            [](const StepInfo& a, const StepInfo& b) { return a.startNs < b.startNs; });
+        simulationStart = std::make_pair(first.step, first.startNs);
+    }
+    for (auto& [step, work] : steps) {
+        std::optional<TimestampNs> start;
+        if (bySteps && simulationStart && simulationStart->first == step)
+            start = simulationStart->second;
+        addStep(work, hasWarmupPhase, start, r);
+    }
     if (r.makespanNs <= 0) return r;
     const double capacity = static_cast<double>(r.makespanNs) * static_cast<double>(r.workers);
     r.ratio = static_cast<double>(r.bubbleNs) / capacity;

@@ -2,10 +2,13 @@
 // Pipeline bubbles over worker lanes (pipeline workers, or simulated workers), as the RoundPipe
 // artifact's pp-simulate defines them (ITcarrot/RoundPipe-artifact, pp-simulate/simulator.py,
 // compute_bubble_stats and compute_bubble_breakdown):
-//   t = 0 at the first worker event; makespan = the last end; busy_w = |∪ forward, recompute,
-//   backward ranges of worker w|; bubble = P × makespan − Σ busy_w; ratio = bubble / (P ×
-//   makespan). fill   = Σ_w idle from t = 0 to w's first operation; switch = Σ_w idle between the
-//   end of w's warm-up forwards (its (P − w)-th forward operation,
+//   t = 0 at the step's first worker event; a simulated run's first step starts at its recorded
+//     start instead, the simulation's t = 0, where its first stage starts even when that stage
+//     is empty and records no range;
+//   makespan = the last end; busy_w = |∪ forward, recompute, backward ranges of worker w|;
+//   bubble = P × makespan − Σ busy_w; ratio = bubble / (P × makespan);
+//   fill   = Σ_w idle from t = 0 to w's first operation;
+//   switch = Σ_w idle between the end of w's warm-up forwards (its (P − w)-th forward operation,
 //            counting only forwards that end before its first backward) and its first backward,
 //            less the busy time inside that window; schedules without a warm-up phase (RoundPipe)
 //            anchor the window at the last forward before the first backward instead;

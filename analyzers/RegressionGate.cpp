@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "profiler/core/CountText.h"
+
 namespace glueprof {
 
 std::vector<GateCheck> evaluateGate(const GateBaseline& baseline,
@@ -23,10 +25,10 @@ std::vector<GateCheck> evaluateGate(const GateBaseline& baseline,
         for (const auto& [name, want] : expect.counters) {
             const CounterComparison* got = c.counter(name);
             GateCheck check{toggle, "counter " + name,
-                            fmt::format("{:g} -> {:g}", want.baseline, want.optimized), "missing",
-                            false};
+                            countText(want.baseline) + " -> " + countText(want.optimized),
+                            "missing", false};
             if (got != nullptr) {
-                check.measured = fmt::format("{:g} -> {:g}", got->baseline, got->optimized);
+                check.measured = countText(got->baseline) + " -> " + countText(got->optimized);
                 check.passed = got->baselineConstant && got->optimizedConstant &&
                                got->baseline == want.baseline && got->optimized == want.optimized;
                 if (!got->baselineConstant || !got->optimizedConstant)

@@ -1,7 +1,10 @@
 #include "analyzers/Statistics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <random>
+
+#include "analyzers/StudentT.h"
 
 namespace glueprof {
 
@@ -52,30 +55,33 @@ RatioInterval bootstrapMedianRatio(const std::vector<double>& numerator,
     return percentileInterval(std::move(ratios));
 }
 
-RatioInterval bootstrapBlockMedianRatio(const std::vector<std::vector<double>>& numeratorBlocks,
-                                        const std::vector<std::vector<double>>& denominatorBlocks,
-                                        int resamples, std::uint64_t seed) {
+BlockRatioEstimate pairedBlockRatio(const std::vector<std::vector<double>>& numeratorBlocks,
+                                    const std::vector<std::vector<double>>& denominatorBlocks) {
+    std::vector<double> logRatios;
     const std::size_t blocks = std::min(numeratorBlocks.size(), denominatorBlocks.size());
-    if (blocks == 0 || resamples <= 0) return {};
-    std::mt19937_64 rng(seed);
-    std::uniform_int_distribution<std::size_t> pick(0, blocks - 1);
-    std::vector<double> ratios;
-    ratios.reserve(static_cast<std::size_t>(resamples));
-    std::vector<double> num;
-    std::vector<double> den;
-    for (int r = 0; r < resamples; ++r) {
-        num.clear();
-        den.clear();
-        for (std::size_t b = 0; b < blocks; ++b) {
-            const std::size_t k = pick(rng);
-            num.insert(num.end(), numeratorBlocks[k].begin(), numeratorBlocks[k].end());
-            den.insert(den.end(), denominatorBlocks[k].begin(), denominatorBlocks[k].end());
-        }
-        if (num.empty() || den.empty()) continue;
-        const double d = median(den);
-        if (d > 0.0) ratios.push_back(median(num) / d);
+    for (std::size_t k = 0; k < blocks; ++k) {
+        if (numeratorBlocks[k].empty() || denominatorBlocks[k].empty()) continue;
+        const double num = median(numeratorBlocks[k]);
+        const double den = median(denominatorBlocks[k]);
+        if (num > 0.0 && den > 0.0) logRatios.push_back(std::log(num / den));
     }
-    return percentileInterval(std::move(ratios));
+    BlockRatioEstimate estimate;
+    estimate.blocks = logRatios.size();
+    if (logRatios.size() < 2) return estimate;
+    const double n = static_cast<double>(logRatios.size());
+    double mean = 0.0;
+    for (double r : logRatios) mean += r;
+    mean /= n;
+    double squares = 0.0;
+    for (double r : logRatios) squares += (r - mean) * (r - mean);
+    const double standardError = std::sqrt(squares / (n - 1.0) / n);
+    const double df = n - 1.0;
+    const double halfWidth = studentTQuantile(0.975, df) * standardError;
+    estimate.ratio = std::exp(mean);
+    estimate.interval = RatioInterval{std::exp(mean - halfWidth), std::exp(mean + halfWidth)};
+    estimate.minimumDetectable =
+        std::exp((studentTQuantile(0.975, df) + studentTQuantile(0.80, df)) * standardError);
+    return estimate;
 }
 
 }  // namespace glueprof

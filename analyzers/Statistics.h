@@ -18,15 +18,26 @@ RatioInterval bootstrapMedianRatio(const std::vector<double>& numerator,
                                    const std::vector<double>& denominator, int resamples = 2000,
                                    std::uint64_t seed = 0x9e3779b97f4a7c15ull);
 
-// Paired block bootstrap 95% interval of median(numerator) / median(denominator): each resample
-// draws block indices with replacement — the same draws for both arms, since block k of one arm
-// ran beside block k of the other — and takes the medians of the drawn blocks' samples. Blocks,
-// not steps, are the independent units of an interleaved A/B (steps of one block share its
-// drift). Both lists hold the same number of blocks; empty blocks are ignored.
-RatioInterval bootstrapBlockMedianRatio(const std::vector<std::vector<double>>& numeratorBlocks,
-                                        const std::vector<std::vector<double>>& denominatorBlocks,
-                                        int resamples = 2000,
-                                        std::uint64_t seed = 0x9e3779b97f4a7c15ull);
+// What pairedBlockRatio finds.
+struct BlockRatioEstimate {
+    double ratio = 0.0;  // exp(mean log ratio): the geometric mean of the block ratios
+    RatioInterval interval;
+    // The smallest ratio (>= 1) this A/B's noise lets it detect 4 times in 5 at the 95% level:
+    // exp((t_0.975 + t_0.80) x standard error of the mean log ratio).
+    double minimumDetectable = 0.0;
+    std::size_t blocks = 0;  // blocks whose medians are positive in both arms: the ones used
+};
+
+// The ratio of two arms of an interleaved A/B from its paired blocks: per block the ratio of the
+// arms' medians, and a Student t interval on the mean of their logarithms (df = blocks - 1).
+// Blocks, not steps, are the independent units; a t interval keeps its coverage with 3 blocks,
+// where a percentile bootstrap over blocks has at most 10 distinct resamples and an interval about
+// as wide as the range of the block ratios, far narrower than their noise (docs/metrics.md, "A/B
+// statistics"; tests/analyzers/BlockIntervalCoverageTest.cpp shows the coverage).
+// Both lists hold the same number of blocks; a block with an empty arm or a median <= 0 on either
+// side is left out. Fewer than two usable blocks: blocks = the count, nothing else set.
+BlockRatioEstimate pairedBlockRatio(const std::vector<std::vector<double>>& numeratorBlocks,
+                                    const std::vector<std::vector<double>>& denominatorBlocks);
 
 // The fewest blocks (or, for runs without blocks, samples per arm) an interval and a verdict need.
 constexpr std::size_t kMinBlocksForVerdict = 3;

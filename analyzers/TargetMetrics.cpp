@@ -72,6 +72,9 @@ std::vector<TargetSample> targetPerStep(const TraceModel& trace, TargetMetric me
         case TargetMetric::kReloadWait:
             byStep = sumByStep(trace, EventKind::kWait, names::kWaitReload);
             break;
+        case TargetMetric::kCalibrationDelay:
+            byStep = sumByStep(trace, EventKind::kRange, names::kCalibrationDelay);
+            break;
         case TargetMetric::kMakespan:
             byStep = workerSpanByStep(trace);
             break;

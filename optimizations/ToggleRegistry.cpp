@@ -38,6 +38,8 @@ const Settings kSettings[] = {
      nullptr},
     {"roundpipe", [](OptimizationSettings& s) { s.pipeline.mode = PipelineMode::kRoundPipe; },
      loopedBfs},
+    {"calibration_delay", [](OptimizationSettings& s) { s.calibration.delayOn = false; },
+     [](OptimizationSettings& s) { s.calibration.delayOn = true; }},
     {"ddp_overlap",
      [](OptimizationSettings& s) { s.gradientSync.mode = GradientSyncMode::kBucketedOverlap; },
      nullptr},

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "optimizations/activation_offload/OffloadSettings.h"
+#include "optimizations/calibration/CalibrationDelay.h"
 #include "optimizations/gradient_sync/GradientSyncSettings.h"
 #include "optimizations/moe_routing/MoeRoutingMode.h"
 #include "optimizations/packed_metadata/PackedMetadataMode.h"
@@ -22,6 +23,7 @@ struct OptimizationSettings {
     OffloadSettings offload;
     PipelineSettings pipeline;
     GradientSyncSettings gradientSync;  // data-parallel runs (several ranks)
+    CalibrationSettings calibration;    // the calibration aid (never an optimization)
 };
 
 struct Toggle {

@@ -16,6 +16,7 @@ std::vector<const Toggle*> chooseToggles(const AbRequest& request,
     std::vector<const Toggle*> toggles;
     if (request.all) {
         for (const Toggle& t : toggleRegistry()) {
+            if (t.info->calibrationOnly) continue;
             const std::string reason = notApplicableReason(*t.info, moe, request.config.worldSize);
             if (reason.empty()) {
                 toggles.push_back(&t);

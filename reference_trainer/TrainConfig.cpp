@@ -96,6 +96,9 @@ std::string toJson(const TrainConfig& c) {
         {"prefetch", c.optimizations.offload.prefetch},
         {"offload_min_bytes", c.offloadMinBytes},
     };
+    if (c.optimizations.calibration.delayOn) {  // steps padded on purpose: the run says so
+        j["calibration_delay_percent"] = c.optimizations.calibration.delayPercent;
+    }
     if (c.worldSize > 1) {  // data parallel: how the ranks average gradients
         j["world_size"] = c.worldSize;
         j["gradient_sync"] = toString(c.optimizations.gradientSync.mode);

@@ -142,6 +142,7 @@ StepResult Trainer::step(std::int32_t step, bool warmup, std::int32_t block) {
             m_optimizer->step();
         }
         result.loss = lossSum.item<double>();  // the one host read a training loop needs (logging)
+        spinCalibrationDelay(m_config.optimizations.calibration, result.startNs, m_tracer);
     }
     result.endNs = Clock::nowNs();
     if (m_tracer != nullptr) {

@@ -14,8 +14,8 @@
 #include "app/report/AtomicFile.h"
 #include "app/report/GateReport.h"
 #include "app/report/Results.h"
+#include "profiler/core/Diagnostics.h"
 #include "profiler/core/Error.h"
-#include "profiler/core/LossDiagnostics.h"
 #include "profiler/core/OutputPath.h"
 #include "profiler/core/TraceReader.h"
 
@@ -32,7 +32,8 @@ struct CheckOptions {
     bool allowMissing = false;
 };
 
-// Runs of the compared pairs whose capture lost something (LossDiagnostics): "run N: name = value".
+// Runs of the compared pairs whose capture lost something (a diagnostic of severity kDataLoss in
+// the table of diagnostics, Diagnostics.h): "run N (label): name = value".
 std::vector<std::string> lossesIn(const TraceReader& reader,
                                   const std::map<std::string, AbPair>& pairs,
                                   const std::string& preset) {
@@ -41,7 +42,7 @@ std::vector<std::string> lossesIn(const TraceReader& reader,
         if (pair.optimized.preset != preset) continue;
         for (const RunSummary* run : {&pair.baseline, &pair.optimized}) {
             for (const Diagnostic& d : reader.loadDiagnostics(run->id)) {
-                if (loss::isLoss(d.name))
+                if (isLoss(d.name))
                     losses.push_back(
                         fmt::format("run {} ({}): {} = {}", run->id, run->label, d.name, d.value));
             }

@@ -7,6 +7,7 @@
 
 #include "app/cli/NumberChecks.h"
 #include "app/cli/Progress.h"
+#include "optimizations/pipeline_schedule/LayerCounts.h"
 #include "profiler/core/Error.h"
 #include "reference_trainer/CudaDevice.h"
 #include "reference_trainer/Presets.h"
@@ -87,6 +88,12 @@ void TrainerOptions::addTo(CLI::App& command) {
                     "ddp_overlap: gradient bucket size in MiB (DDP's bucket_cap_mb)")
         ->check(finiteRange(0.001, 1024.0))
         ->capture_default_str();
+    command
+        .add_option("--calibration-delay", calibrationDelayPercent,
+                    "calibration_delay: the baseline arm's delay, % of each step's time (a "
+                    "calibration aid: an effect of known size)")
+        ->check(finiteRange(0.01, 1000.0))
+        ->capture_default_str();
     command.add_option(
         "--partition", partition,
         "Looped-BFS stages as layers per stage, e.g. 5,1,1,1 (a multiple of --workers stages; the "
@@ -123,11 +130,12 @@ TrainConfig TrainerOptions::resolve() const {
     config.optimizations.pipeline.workers = workers;
     config.optimizations.pipeline.threadsPerWorker = threadsPerWorker;
     config.optimizations.pipeline.asyncOptimizer = asyncOptimizer;
+    config.optimizations.calibration.delayPercent = calibrationDelayPercent;
     config.optimizations.gradientSync.bucketBytes =
         std::max<std::int64_t>(1, static_cast<std::int64_t>(ddpBucketMb * 1024.0 * 1024.0));
     if (!partition.empty()) {
         config.optimizations.pipeline.loopedBfsPartition =
-            parseLayerCounts(partition, "--partition");
+            pipeline::parseLayerCounts(partition, "--partition");
         int total = 0;
         for (int n : config.optimizations.pipeline.loopedBfsPartition) total += n;
         if (total != config.model.layers ||
@@ -140,24 +148,6 @@ TrainConfig TrainerOptions::resolve() const {
     config.dataFile = data;
     if (!data.empty()) TextCorpus::load(data);  // refuse a bad corpus before anything is written
     return config;
-}
-
-std::vector<int> parseLayerCounts(const std::string& text, const char* option) {
-    std::vector<int> counts;
-    std::stringstream list(text);
-    std::string item;
-    while (std::getline(list, item, ',')) {
-        try {
-            std::size_t used = 0;
-            const int n = std::stoi(item, &used);
-            if (used != item.size() || n < 0) throw std::invalid_argument(item);
-            counts.push_back(n);
-        } catch (const std::exception&) {
-            throw usageError(fmt::format("{} '{}': '{}' is not a layer count; write e.g. 5,1,1,1",
-                                         option, text, item));
-        }
-    }
-    return counts;
 }
 
 std::optional<RankEnvironment> TrainerOptions::launchedRank() const {

@@ -32,12 +32,13 @@ struct TrainerOptions {
     bool json = false;
     int workers = 2;  // pipeline workers (the roundpipe toggle)
     int threadsPerWorker = 1;
-    std::string partition;          // Looped-BFS stages "L,L,..."; "" = the default
-    std::int64_t microbatches = 0;  // 0 = the preset's
-    bool asyncOptimizer = false;    // RoundPipe's asynchronous optimizer
-    int nproc = 1;                  // ranks on this machine (data parallelism over c10d)
-    int rankTimeoutSeconds = 120;   // the rendezvous's and each collective's limit
-    double ddpBucketMb = 25.0;      // ddp_overlap's bucket size (MiB)
+    std::string partition;                 // Looped-BFS stages "L,L,..."; "" = the default
+    std::int64_t microbatches = 0;         // 0 = the preset's
+    bool asyncOptimizer = false;           // RoundPipe's asynchronous optimizer
+    int nproc = 1;                         // ranks on this machine (data parallelism over c10d)
+    int rankTimeoutSeconds = 120;          // the rendezvous's and each collective's limit
+    double ddpBucketMb = 25.0;             // ddp_overlap's bucket size (MiB)
+    double calibrationDelayPercent = 5.0;  // calibration_delay's baseline delay (% of a step)
 
     void addTo(CLI::App& command);
     // The preset with the overrides applied; throws usage errors for bad values.
@@ -52,8 +53,5 @@ struct TrainerOptions {
     // launchedRank()), else --nproc; a launched rank trains on the GPU of its local rank.
     void applyRank(const std::optional<RankEnvironment>& launched, TrainConfig& config) const;
 };
-
-// "5,1,1,1" -> {5, 1, 1, 1}: layer counts of a partition; usage error naming `option` otherwise.
-std::vector<int> parseLayerCounts(const std::string& text, const char* option);
 
 }  // namespace glueprof::cli

@@ -167,8 +167,9 @@ std::string App::dumpState() const {
                      {"median", frames.medianMs},
                      {"p95", frames.p95Ms},
                      {"max", frames.maxMs}};
-    if (const Results* report = m_workspace.report()) {
-        j["dashboard"] = toJson(*report);  // the results model, as `report --format json` writes it
+    if (const Results* results = m_workspace.results()) {
+        j["dashboard"] =
+            toJson(*results);  // the results model, as `report --format json` writes it
     }
     nlohmann::json errors = nlohmann::json::array();
     nlohmann::json log = nlohmann::json::array();  // every entry, notices too, oldest first

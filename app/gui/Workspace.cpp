@@ -38,23 +38,23 @@ bool Workspace::open(const std::string& path) {
         std::vector<RunSummary> runs = reader.listRuns();
         cancel();
         m_path = path;
-        m_runs = std::move(runs);
-        m_report.reset();
+        m_runSummaries = std::move(runs);
+        m_results.reset();
         m_rankTraces.clear();
         m_otherRanks.clear();
         m_traces.clear();
         m_timelines.clear();
-        m_log.info(fmt::format("opened {} ({} runs)", path, m_runs.size()));
+        m_log.info(fmt::format("opened {} ({} runs)", path, m_runSummaries.size()));
     } catch (const std::exception& e) {
         m_log.error(fmt::format("cannot open {}: {}", path, e.what()));
         return false;
     }
     // The newest A/B pair, else the newest run.
-    if (const std::optional<AbPair> newest = newestAbPair(m_runs)) {
+    if (const std::optional<AbPair> newest = newestAbPair(m_runSummaries)) {
         select(newest->baseline.id, newest->optimized.id);
         return true;
     }
-    if (!m_runs.empty()) select(m_runs.back().id, 0);
+    if (!m_runSummaries.empty()) select(m_runSummaries.back().id, 0);
     return true;
 }
 
@@ -68,7 +68,7 @@ void Workspace::select(RunId baseline, RunId optimized) {
     m_cancelled = cancelled;
     m_stage = stage;
     const std::string path = m_path;
-    const std::vector<RunSummary> runs = m_runs;
+    const std::vector<RunSummary> runs = m_runSummaries;
     m_pending = std::async(std::launch::async, [path, runs, baseline, optimized, cancelled, stage] {
         Loaded loaded;
         try {
@@ -87,7 +87,7 @@ void Workspace::select(RunId baseline, RunId optimized) {
             if (*cancelled) return loaded;
             std::vector<const TraceModel*> traces;
             for (const TraceModel& t : loaded.traces) traces.push_back(&t);
-            loaded.report =
+            loaded.results =
                 std::make_unique<Results>(buildResults(traces, path, loaded.rankTraces));
             *stage = 4;
             if (*cancelled) return loaded;
@@ -123,7 +123,7 @@ bool Workspace::poll() {
     m_traces = std::move(loaded.traces);
     m_otherRanks = std::move(loaded.otherRanks);
     m_rankTraces = std::move(loaded.rankTraces);
-    m_report = std::move(loaded.report);
+    m_results = std::move(loaded.results);
     m_timelines = std::move(loaded.timelines);
     ++m_generation;
     m_log.info("analysis ready");

@@ -29,7 +29,7 @@ class Workspace {
     bool open(const std::string& path);
     bool isOpen() const { return !m_path.empty(); }
     const std::string& path() const { return m_path; }
-    const std::vector<RunSummary>& runs() const { return m_runs; }
+    const std::vector<RunSummary>& runSummaries() const { return m_runSummaries; }
 
     // Loads and analyzes `baseline` (and `optimized` unless 0) in the background.
     void select(RunId baseline, RunId optimized);
@@ -50,7 +50,7 @@ class Workspace {
     Progress progress() const;  // of the load in flight
 
     // The analysis of the selection; null until loaded.
-    const Results* report() const { return m_report.get(); }
+    const Results* results() const { return m_results.get(); }
     const std::vector<TraceModel>& traces() const { return m_traces; }
     // Per selected trace (as traces()): when it is one rank of a data-parallel run, every rank's
     // trace in rank order (it among them); else empty. The Ranks panel draws them.
@@ -64,14 +64,14 @@ class Workspace {
         std::vector<TraceModel> traces;
         std::vector<std::unique_ptr<TraceModel>> otherRanks;  // the selection's other ranks
         std::vector<std::vector<const TraceModel*>> rankTraces;
-        std::unique_ptr<Results> report;
+        std::unique_ptr<Results> results;
         std::vector<TimelineIndex> timelines;
         std::string error;
     };
 
     Log& m_log;
     std::string m_path;
-    std::vector<RunSummary> m_runs;
+    std::vector<RunSummary> m_runSummaries;
     RunId m_baseline = 0;
     RunId m_optimized = 0;
     std::future<Loaded> m_pending;
@@ -83,7 +83,7 @@ class Workspace {
     std::vector<TraceModel> m_traces;
     std::vector<std::unique_ptr<TraceModel>> m_otherRanks;
     std::vector<std::vector<const TraceModel*>> m_rankTraces;
-    std::unique_ptr<Results> m_report;
+    std::unique_ptr<Results> m_results;
     std::vector<TimelineIndex> m_timelines;
     std::uint64_t m_generation = 0;
 };

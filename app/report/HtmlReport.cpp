@@ -11,7 +11,8 @@
 #include "app/report/Palette.h"
 #include "app/report/RankText.h"
 #include "app/report/VerdictText.h"
-#include "profiler/core/LossDiagnostics.h"
+#include "profiler/core/CountText.h"
+#include "profiler/core/Diagnostics.h"
 
 namespace glueprof {
 
@@ -201,8 +202,9 @@ std::string hostSyncs(const RunAnalysis& r) {
             "<h3>Host work while the device idled (per step)</h3>\n<table><tr><th>host "
             "op</th><th>ms</th><th>count</th></tr>\n";
         for (const GapWork& w : gaps) {
-            html += fmt::format("<tr><td><code>{}</code></td><td>{:.3f}</td><td>{:g}</td></tr>\n",
-                                escapeMarkup(shortName(w.name)), w.msPerStep, w.countPerStep);
+            html += fmt::format("<tr><td><code>{}</code></td><td>{:.3f}</td><td>{}</td></tr>\n",
+                                escapeMarkup(shortName(w.name)), w.msPerStep,
+                                countText(w.countPerStep));
         }
         html += "</table>\n";
     }
@@ -269,19 +271,19 @@ std::string gantt(const RunAnalysis& r) {
 }
 
 // Each toggle's two verdicts in one table, before the sections: what the whole A/B suite found.
-std::string summaryTable(const Results& report) {
+std::string summaryTable(const Results& results) {
     std::string html =
         "<h2>Every toggle</h2>\n<table class=\"summary\"><tr><th>toggle</th><th>target</th>"
         "<th>end to end</th>"
         "<th>counters that changed (per step)</th><th>loss</th></tr>\n";
-    for (const Comparison& comparison : report.comparisons) {
+    for (const Comparison& comparison : results.comparisons) {
         const AbComparison& c = comparison.ab;
         std::string changed;
         for (const CounterComparison& k : c.counters) {
             if (k.baseline == k.optimized) continue;
             changed +=
-                fmt::format("{}<code>{}</code> {:g} &#8594; {:g}", changed.empty() ? "" : ", ",
-                            escapeMarkup(k.name), k.baseline, k.optimized);
+                fmt::format("{}<code>{}</code> {} &#8594; {}", changed.empty() ? "" : ", ",
+                            escapeMarkup(k.name), countText(k.baseline), countText(k.optimized));
         }
         html += fmt::format(
             "<tr><td><a href=\"#ab-{}\"><code>{}</code></a></td><td>{}</td><td>{}</td><td>{}</td>"
@@ -293,7 +295,7 @@ std::string summaryTable(const Results& report) {
             : c.lossEqual   ? "bit-identical"
                             : "<b>differs</b>");
     }
-    for (const SkippedComparison& skipped : report.skipped) {
+    for (const SkippedComparison& skipped : results.skipped) {
         html += fmt::format("<tr><td><code>{}</code></td><td colspan=\"4\">skipped: {}</td></tr>\n",
                             escapeMarkup(skipped.toggle), escapeMarkup(skipped.reason));
     }
@@ -301,13 +303,19 @@ std::string summaryTable(const Results& report) {
 }
 
 std::string comparisonSection(const AbComparison& c) {
+    // With a target, its verdict and the end-to-end one are the A/B's verdicts; without one, the
+    // primary metric's is.
+    const MetricComparison* primary = c.metric(c.primaryMetric);
+    const std::string primaryVerdict =
+        c.target || primary == nullptr
+            ? std::string()
+            : fmt::format(" Verdict on {}: <b>{}</b>.", toString(c.primaryMetric),
+                          escapeMarkup(verdictText(c.verdict(), *primary)));
     std::string html = fmt::format(
         "<h2 id=\"ab-{}\">Before / after: <code>{}</code></h2>\n<p>Grey: baseline (run {}), blue: "
-        "optimized (run {}); medians of the measured steps, speedup with its bootstrap 95% "
-        "interval. Verdict on {}: <b>{}</b>. Loss {} at every step.</p>\n{}<p><b>End to end:</b> "
-        "{}.</p>\n",
-        c.optimizedRun, escapeMarkup(c.toggle), c.baselineRun, c.optimizedRun,
-        toString(c.primaryMetric), toString(c.verdict()),
+        "optimized (run {}); medians of the measured steps, speedup with its 95% interval.{} Loss "
+        "{} at every step.</p>\n{}<p><b>End to end:</b> {}.</p>\n",
+        c.optimizedRun, escapeMarkup(c.toggle), c.baselineRun, c.optimizedRun, primaryVerdict,
         !c.lossRecorded ? "not recorded"
         : c.lossEqual   ? "bit-identical"
                         : "<b>differs</b>",
@@ -379,7 +387,7 @@ std::string diagnosticsBoxes(const RunAnalysis& r) {
     for (const bool losses : {true, false}) {
         std::string items;
         for (const Diagnostic& d : r.diagnostics) {
-            if (loss::isLoss(d.name) != losses) continue;
+            if (isLoss(d.name) != losses) continue;
             items += fmt::format("<li><code>{}</code> = {}: {}</li>\n", escapeMarkup(d.name),
                                  d.value, escapeMarkup(d.detail));
         }
@@ -430,7 +438,7 @@ std::string runSection(const RunAnalysis& r, TimestampNs widest, TimestampNs wid
 
 }  // namespace
 
-std::string renderResultsHtml(const Results& report) {
+std::string renderResultsHtml(const Results& results) {
     std::string html =
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>glueprof "
         "report</title>\n"
@@ -449,7 +457,7 @@ std::string renderResultsHtml(const Results& report) {
         "</head><body>\n<h1>glueprof report</h1>\n<ul>\n";
     TimestampNs widest = 0;
     TimestampNs widestNonMath = 0;
-    for (const RunAnalysis& r : report.runs) {
+    for (const RunAnalysis& r : results.runs) {
         html += fmt::format(
             "<li>run {} <code>{}</code>: preset <code>{}</code> on <code>{}</code>, {}</li>\n",
             r.run.id, escapeMarkup(r.run.label), escapeMarkup(r.run.preset),
@@ -461,19 +469,19 @@ std::string renderResultsHtml(const Results& report) {
     }
     html += "</ul>\n";
     // Losses (the capture missed something) in red; what an import skipped or derived as notes.
-    if (report.comparisons.size() > 1) html += summaryTable(report);
+    if (results.comparisons.size() > 1) html += summaryTable(results);
     // Each comparison, then its two runs; then the runs of no comparison.
     std::set<std::size_t> shown;
-    for (const Comparison& comparison : report.comparisons) {
-        html += comparisonSection(comparison.ab) + rankTable(comparison, report);
+    for (const Comparison& comparison : results.comparisons) {
+        html += comparisonSection(comparison.ab) + rankTable(comparison, results);
         for (std::size_t index : {comparison.baseline, comparison.optimized}) {
             if (shown.insert(index).second)
-                html += runSection(report.runs[index], widest, widestNonMath);
+                html += runSection(results.runs[index], widest, widestNonMath);
         }
     }
-    for (const RankSet* set : rankSetsShownAlone(report)) html += rankSetSection(*set, report);
-    for (std::size_t index = 0; index < report.runs.size(); ++index) {
-        if (shown.count(index) == 0) html += runSection(report.runs[index], widest, widestNonMath);
+    for (const RankSet* set : rankSetsShownAlone(results)) html += rankSetSection(*set, results);
+    for (std::size_t index = 0; index < results.runs.size(); ++index) {
+        if (shown.count(index) == 0) html += runSection(results.runs[index], widest, widestNonMath);
     }
     return html + "</body></html>\n";
 }

@@ -2,7 +2,8 @@
 // The results model: what glueprof says about runs in a database, built by one function and
 // rendered by every face — `ab`'s table, `--json`, the Markdown and HTML reports, `run`'s summary,
 // the GUI's panels and its --dump-state — so they cannot disagree. Each result type is serialized
-// in one place (ResultsJson.h).
+// in one place (ResultsJson.h). Use cases that say more than that return typed results beside it:
+// `compare` (CompareRequest.h), `simulate` (SimulationResults.h).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -26,11 +27,10 @@ struct GanttBar {
     TimestampNs endNs = 0;
 };
 
-// One run and everything the analyzers say about it, with what the views draw of it.
 // What the run's own tracing cost it: the per-op cost calibrated when its capture started
-// (environment `tracing_ns_per_op`) times the aten ops a measured step recorded on its busiest host
-// thread (threads that run side by side do not add up in wall time), against the median measured
-// step.
+// (environment `tracing_ns_per_op`) times the aten ops a measured step recorded on its busiest
+// host thread (threads that run side by side do not add up in wall time), against the median
+// measured step.
 struct TracingOverhead {
     bool recorded = false;             // the run stored a calibration (measured or not): trained
     std::optional<double> nsPerEvent;  // nullopt: not measured, or not recorded
@@ -52,6 +52,7 @@ struct RankClockAlignment {
     bool sameMachine = false;  // one clock with rank 0: not shifted
 };
 
+// One run and everything the analyzers say about it, with what the views draw of it.
 struct RunAnalysis {
     // The median ms per measured step of one part of the glue breakdown (0 when not analyzed).
     double medianPartMs(GluePart part) const {
@@ -112,6 +113,8 @@ struct Results {
     // The data-parallel runs among `runs`, one set per run and arm of a launch; the ranks other
     // than the one selected are added to `runs` right after it (after both arms of a pair).
     std::vector<RankSet> rankSets;
+    std::optional<AbSetup> setup;  // when there is a comparison
+
     // The set `runs[run]` belongs to, if it is one rank of several.
     const RankSet* rankSetOf(std::size_t run) const;
 
@@ -119,7 +122,6 @@ struct Results {
     std::string preset() const;
     std::string device() const;
     std::string gpuCapture() const;
-    std::optional<AbSetup> setup;  // when there is a comparison
 
     const RunAnalysis& baselineOf(const Comparison& c) const { return runs[c.baseline]; }
     const RunAnalysis& optimizedOf(const Comparison& c) const { return runs[c.optimized]; }
@@ -135,8 +137,9 @@ struct RankPairView {
     double baselineOverlap = -1.0;  // -1: the rank had no comm
     double optimizedOverlap = -1.0;
 };
-// A data-parallel A/B's ranks in rank order, and each arm's RankSet; empty (and null) for an A/B of
-// one process.
+
+// A data-parallel A/B's ranks in rank order, and each arm's RankSet; empty (and null) for an A/B
+// of one process.
 struct RankPairsView {
     int judgedRank = 0;  // the rank whose arms the comparison's verdict judged (its pair's)
     std::vector<RankPairView> ranks;
@@ -144,6 +147,7 @@ struct RankPairsView {
     const RankSet* optimized = nullptr;
 };
 RankPairsView rankPairsOf(const Comparison& comparison, const Results& results);
+
 // One rank of a RankSet, as every face shows it.
 struct RankRowView {
     int rank = 0;
@@ -162,10 +166,10 @@ struct ResultsSelection {
     std::vector<std::pair<RunId, RunId>> pairs;
 };
 
-// Loads each selected run once, analyzes it and compares each pair (compareArms names and judges
-// it). A run that is one rank of a data-parallel launch brings its ranks (AbPairs.h rankSiblings):
-// they are analyzed too, side by side in a RankSet, and a pair of such runs is compared rank by
-// rank.
+// Loads each selected run once, analyzes it and compares each pair (compareArms names and
+// judges it). A run that is one rank of a data-parallel launch brings its ranks (AbPairs.h
+// rankSiblings): they are analyzed too, side by side in a RankSet, and a pair of such runs is
+// compared rank by rank.
 Results buildResults(const TraceReader& reader, const std::string& db,
                      const ResultsSelection& selection);
 
@@ -182,12 +186,14 @@ std::vector<const TraceModel*> loadRankTraces(const TraceReader& reader, const T
 Results buildResults(const std::vector<const TraceModel*>& traces, const std::string& db = "",
                      const std::vector<std::vector<const TraceModel*>>& ranks = {});
 
+// One run as Results holds it: every analyzer's result, its environment's figures (GPU capture,
+// clock alignment, tracing overhead) and what the views draw of it.
 RunAnalysis analyzeRun(const TraceModel& trace);
 
 // The statistics of one pair, as Results holds them: when the runs are the two arms of one A/B,
 // named after its toggle and judged on that toggle's primary metric (the catalogue's); any other
-// pair is "run A vs B", judged on step time.
-// `check` gates on these without analyzing the runs further.
+// pair is "run A vs B", judged on step time. `check` gates on these without analyzing the runs
+// further.
 AbComparison compareArms(const TraceModel& baseline, const TraceModel& optimized);
 // The same with the runs' step breakdowns already computed.
 AbComparison compareArms(const TraceModel& baseline, const StepBreakdownResult& baselineSteps,

@@ -142,6 +142,8 @@ nlohmann::json metricJson(const MetricComparison& m) {
             {"speedup", m.speedup},
             {"speedup_ci",
              m.hasInterval() ? nlohmann::json{m.speedupLow, m.speedupHigh} : nlohmann::json()},
+            {"minimum_detectable_speedup",
+             m.minimumDetectable > 0.0 ? nlohmann::json(m.minimumDetectable) : nlohmann::json()},
             {"blocks", m.blocks},
             {"blocks_are", m.pairedBlocks ? "paired A/B blocks" : "steps"},
             {"samples", {m.baselineSamples, m.optimizedSamples}}};
@@ -235,6 +237,8 @@ nlohmann::json toJson(const Comparison& comparison, const Results& results) {
     j["end_to_end"] = {{"metric", toString(TimingMetric::kStep)},
                        {"verdict", toString(c.endToEndVerdict())},
                        {"text", endToEndVerdictText(c)}};
+    if (const auto explained = c.targetExplains())
+        j["end_to_end"]["target_explains"] = {explained->first, explained->second};
     if (c.target) {
         nlohmann::json target = metricJson(c.target->stats);
         target["description"] = describe(c.target->metric);
@@ -317,6 +321,98 @@ nlohmann::json toJson(const Results& results) {
                          {"steps", results.setup->steps},
                          {"repeats", results.setup->repeats}};
     }
+    return j;
+}
+
+namespace {
+
+nlohmann::json perWorkerJson(const SimulatedSchedule& s) {
+    nlohmann::json perWorker = nlohmann::json::array();
+    for (std::size_t w = 0; w < s.bubbles.perWorker.size(); ++w) {
+        const double busy = static_cast<double>(s.bubbles.perWorker[w].busyNs) / 1e6;
+        perWorker.push_back({{"worker", w},
+                             {"busy_ms", busy},
+                             {"idle_ms", s.makespanMs - busy},
+                             {"utilization", s.makespanMs > 0 ? busy / s.makespanMs : 0.0}});
+    }
+    return perWorker;
+}
+
+nlohmann::json predictionsJson(const std::vector<PredictionRow>& rows) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const PredictionRow& row : rows) {
+        nlohmann::json j = {{"workers", row.workers}};
+        for (const PredictedSchedule& s : row.schedules) {
+            j[s.schedule] = {{"makespan_ms", s.makespanMs}, {"bubble_ratio", s.bubbleRatio}};
+        }
+        list.push_back(j);
+    }
+    return list;
+}
+
+}  // namespace
+
+nlohmann::json toJson(const SimulatedSchedule& s) {
+    nlohmann::json breakdown = nlohmann::json::object();
+    for (const auto& [name, part] : s.bubbles.breakdown()) breakdown[name] = part;
+    nlohmann::json j = {{"schedule", s.schedule},
+                        {"workers", s.workers},
+                        {"microbatches", s.microbatches},
+                        {"iterations", s.iterations},
+                        {"optimizer", s.asynchronousOptimizer ? "asynchronous" : "synchronous"},
+                        {"makespan_ms", s.makespanMs},
+                        {"bubble_ratio", s.bubbles.ratio},
+                        {"breakdown", breakdown},
+                        {"hop_total_ms", s.hopTotalMs},
+                        {"hop_exposed_ms", s.hopExposedMs},
+                        {"forward_partition", s.forwardPartition},
+                        {"per_worker", perWorkerJson(s)},
+                        {"run", s.run}};
+    if (s.backwardPartition) j["backward_partition"] = *s.backwardPartition;
+    if (s.executed) {
+        j["executed"] = {{"run", s.executed->run},
+                         {"makespan_ms", s.executed->makespanMs},
+                         {"bubble_ratio", s.executed->bubbleRatio},
+                         {"steps", s.executed->steps}};
+    }
+    return j;
+}
+
+nlohmann::json toJson(const SimulationResults& results) {
+    nlohmann::json simulations = nlohmann::json::array();
+    for (const SimulatedSchedule& s : results.simulations) {
+        nlohmann::json j = toJson(s);
+        j["db"] = results.db;
+        simulations.push_back(j);
+    }
+    // One simulation is the object itself; several are listed.
+    nlohmann::json out =
+        simulations.size() == 1 ? simulations[0] : nlohmann::json{{"simulations", simulations}};
+    if (results.predicted) out["predictions"] = predictionsJson(results.predictions);
+    return out;
+}
+
+nlohmann::json toJson(const TraceDiffResult& diff) {
+    nlohmann::json names = nlohmann::json::array();
+    for (const NameDiff& d : diff.names) {
+        names.push_back({{"name", d.name},
+                         {"side", toString(d.side)},
+                         {"change", toString(d.change)},
+                         {"reference_count", d.referenceCount},
+                         {"compared_count", d.comparedCount},
+                         {"reference_ms", d.referenceMs},
+                         {"compared_ms", d.comparedMs}});
+    }
+    nlohmann::json j = {{"reference_steps", diff.referenceSteps},
+                        {"compared_steps", diff.comparedSteps},
+                        {"names", names}};
+    j["step"] = diff.step ? nlohmann::json(*diff.step) : nlohmann::json();
+    return j;
+}
+
+nlohmann::json toJson(const CompareResults& compared) {
+    nlohmann::json j = toJson(compared.results);
+    j["diff"] = toJson(compared.diff);
     return j;
 }
 

@@ -1,14 +1,17 @@
 #pragma once
 // The JSON of the results model, each result type serialized here and nowhere else: `ab --json`,
-// `report --format json`, `run --json` and the GUI's --dump-state are made of these, so they agree
-// field for field.
+// `report --format json`, `run --json`, `compare --json`, `simulate --json` and the GUI's
+// --dump-state are made of these, so they agree field for field.
 #include <nlohmann/json.hpp>
 
 #include <string>
 #include <vector>
 
 #include "analyzers/RankAnalysis.h"
+#include "analyzers/TraceDiff.h"
+#include "app/report/CompareRequest.h"
 #include "app/report/Results.h"
+#include "app/report/SimulationResults.h"
 
 namespace glueprof {
 
@@ -25,6 +28,14 @@ nlohmann::json toJson(const Comparison& comparison, const Results& results);
 nlohmann::json toJson(const Results& results);
 
 std::string renderResultsJson(const Results& results);  // toJson, indented, newline-terminated
+
+nlohmann::json toJson(const TraceDiffResult& diff);
+// The pair's results with its diff under "diff".
+nlohmann::json toJson(const CompareResults& compared);
+nlohmann::json toJson(const SimulatedSchedule& simulation);
+// One simulation is its object, several are under "simulations"; each names the database, and
+// --predict adds "predictions".
+nlohmann::json toJson(const SimulationResults& results);
 
 // Every JSON glueprof writes goes through here: indented, and text that is not valid UTF-8 (a
 // label, a name read from a trace or a database) is written with U+FFFD in place of the bad bytes

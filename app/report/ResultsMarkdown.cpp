@@ -9,6 +9,8 @@
 
 #include "app/report/Findings.h"
 #include "app/report/RankText.h"
+#include "app/report/SyncComparison.h"
+#include "profiler/core/CountText.h"
 
 namespace glueprof {
 
@@ -48,7 +50,8 @@ std::string verdictTable(const Results& results) {
         const MetricComparison* m = c.metric(c.primaryMetric);
         md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", code(c.toggle),
                           c.target ? escapeMarkdown(targetVerdictText(*c.target)) : "-",
-                          escapeMarkdown(endToEndVerdictText(c)), toString(c.verdict()),
+                          escapeMarkdown(endToEndVerdictText(c)),
+                          m != nullptr ? verdictText(c.verdict(), *m) : toString(c.verdict()),
                           toString(c.primaryMetric), m != nullptr ? speedupCell(*m) : "-",
                           !c.lossRecorded ? "not recorded"
                           : c.lossEqual   ? "bit-identical"
@@ -97,24 +100,12 @@ std::string sideFigures(const AnalysisResult& b, const AnalysisResult& o) {
 
 // Sync points per measured step of each op, baseline beside optimized.
 std::string syncsByOp(const SyncPointsResult& b, const SyncPointsResult& o) {
-    auto perStep = [](const SyncPointsResult& r, const std::string& op) {
-        for (const SyncGroup& g : r.byOp) {
-            if (g.key == op) {
-                return static_cast<double>(g.count) / std::max<std::size_t>(1, r.perStep.size());
-            }
-        }
-        return 0.0;
-    };
-    std::vector<std::string> ops;
-    for (const SyncGroup& g : b.byOp) ops.push_back(g.key);
-    for (const SyncGroup& g : o.byOp) {
-        if (std::find(ops.begin(), ops.end(), g.key) == ops.end()) ops.push_back(g.key);
-    }
     std::string md =
         "\n### Sync points per measured step, by op\n\n| op | baseline | optimized |\n"
         "|---|---:|---:|\n";
-    for (const std::string& op : ops) {
-        md += fmt::format("| {} | {:g} | {:g} |\n", code(op), perStep(b, op), perStep(o, op));
+    for (const SyncOpPerStep& op : compareSyncPoints(b, o).opsPerStep) {
+        md += fmt::format("| {} | {} | {} |\n", code(op.op), countText(op.baseline),
+                          countText(op.optimized));
     }
     return md;
 }
@@ -184,14 +175,20 @@ std::string comparisonSection(const Comparison& comparison, const Results& resul
     }
     if (c.target) md += fmt::format("\nTarget: {}.\n", targetVerdictText(*c.target));
     md += fmt::format("\nEnd to end: {}.\n", endToEndVerdictText(c));
-    md += fmt::format("\nVerdict on {}: {}. Loss {} at every step.\n", toString(c.primaryMetric),
-                      toString(c.verdict()),
+    const MetricComparison* primary = c.metric(c.primaryMetric);
+    const std::string primaryVerdict =
+        c.target || primary == nullptr
+            ? std::string()
+            : fmt::format("Verdict on {}: {}. ", toString(c.primaryMetric),
+                          verdictText(c.verdict(), *primary));
+    md += fmt::format("\n{}Loss {} at every step.\n", primaryVerdict,
                       !c.lossRecorded ? "not recorded"
                       : c.lossEqual   ? "bit-identical"
                                       : "DIFFERS");
     md += "\n| counter (per step) | baseline | optimized |\n|---|---:|---:|\n";
     for (const CounterComparison& k : c.counters) {
-        md += fmt::format("| {} | {:g} | {:g} |\n", k.name, k.baseline, k.optimized);
+        md += fmt::format("| {} | {} | {} |\n", k.name, countText(k.baseline),
+                          countText(k.optimized));
     }
     md += sideFigures(b.analysis, o.analysis);
     md += syncsByOp(b.analysis.syncPoints, o.analysis.syncPoints);
@@ -212,8 +209,8 @@ std::string runSection(const RunAnalysis& r) {
             "\n### Host work while the device idled (per step)\n\n| host op | ms | count |\n"
             "|---|---:|---:|\n";
         for (const GapWork& w : a.glue.gapWork)
-            md +=
-                fmt::format("| {} | {:.3f} | {:g} |\n", code(w.name), w.msPerStep, w.countPerStep);
+            md += fmt::format("| {} | {:.3f} | {} |\n", code(w.name), w.msPerStep,
+                              countText(w.countPerStep));
     }
     md += "\n### Sync points by layer (measured steps)\n\n| layer | count |\n|---|---:|\n";
     for (const SyncGroup& g : a.syncPoints.byLayer) {

@@ -6,6 +6,8 @@
 
 #include "app/report/Findings.h"
 #include "app/report/RankText.h"
+#include "app/report/SyncComparison.h"
+#include "profiler/core/CountText.h"
 
 namespace glueprof {
 
@@ -14,7 +16,7 @@ namespace {
 constexpr const char* kRow = "  {:<34} {:>12} {:>12}{}\n";
 
 std::string number(double value) { return fmt::format("{:.3f}", value); }
-std::string count(double value) { return fmt::format("{:g}", value); }
+std::string count(double value) { return countText(value); }
 
 std::string speedupCell(const MetricComparison& m) { return speedupText(m); }
 
@@ -25,8 +27,10 @@ std::string row(const std::string& name, const std::string& before, const std::s
 
 std::string verdictLine(const AbComparison& c) {
     const MetricComparison* m = c.metric(c.primaryMetric);
+    if (m == nullptr) return toString(c.verdict());
     std::string line = toString(c.verdict());
-    if (m != nullptr) line += fmt::format(" ({} {})", toString(c.primaryMetric), speedupCell(*m));
+    line += fmt::format(" ({} {})", toString(c.primaryMetric), speedupCell(*m));
+    line += detectableSuffix(c.verdict(), *m);
     return line;
 }
 
@@ -159,6 +163,58 @@ std::string tracingOverheadLine(const std::vector<const RunAnalysis*>& runs) {
         share, events / known, ns / known);
 }
 
+// What changed by name (HTA's TraceDiff): per side and kind of change, the first `top` names.
+std::string diffSection(const TraceDiffResult& diff, std::size_t top) {
+    std::string out =
+        diff.step ? fmt::format("\nwhat changed in step {} (per step: count, ms)\n", *diff.step)
+                  : fmt::format(
+                        "\nwhat changed, per step (mean over {} and {} measured steps: "
+                        "count, ms)\n",
+                        diff.referenceSteps, diff.comparedSteps);
+    for (DiffSide side : {DiffSide::kHost, DiffSide::kDevice}) {
+        for (NameChange change : {NameChange::kAdded, NameChange::kRemoved, NameChange::kMore,
+                                  NameChange::kFewer, NameChange::kUnchanged}) {
+            const std::vector<const NameDiff*> names = diff.of(change, side);
+            if (names.empty()) continue;
+            out += fmt::format("  {} {} ({}):\n", side == DiffSide::kHost ? "host" : "device",
+                               toString(change), names.size());
+            for (std::size_t i = 0; i < names.size() && i < top; ++i) {
+                const NameDiff& d = *names[i];
+                out += fmt::format("    {:<60.60} {:>8.2f} -> {:<8.2f} {:>10.3f} -> {:.3f} ms\n",
+                                   d.name, d.referenceCount, d.comparedCount, d.referenceMs,
+                                   d.comparedMs);
+            }
+            if (names.size() > top) out += fmt::format("    ... {} more\n", names.size() - top);
+        }
+    }
+    return out;
+}
+
+// The sync points before and after: medians per step, then each run's syncs by op.
+std::string syncSection(const SyncComparison& c, std::size_t top) {
+    const SyncPointsResult& x = *c.baseline;
+    const SyncPointsResult& y = *c.optimized;
+    std::string out = "\nsync points (median per step)\n";
+    if (c.hostSyncsCaptured) {
+        out += fmt::format("  host-blocking syncs      {:>8.1f} -> {:.1f}\n",
+                           x.medianHostSyncsPerStep, y.medianHostSyncsPerStep);
+        out += fmt::format("  time blocked (ms)        {:>8.3f} -> {:.3f}\n", x.medianSyncBlockedMs,
+                           y.medianSyncBlockedMs);
+    }
+    out += fmt::format("  ops that sync            {:>8.1f} -> {:.1f}\n", x.medianPerStep,
+                       y.medianPerStep);
+    for (const auto& [label, run] : {std::pair{"before", &x}, std::pair{"after", &y}}) {
+        const std::vector<SyncGroup>& groups = SyncComparison::listedByOp(*run);
+        if (groups.empty()) continue;
+        out += fmt::format("  {} (by op, all measured steps):\n", label);
+        for (std::size_t i = 0; i < groups.size() && i < top; ++i) {
+            out += fmt::format("    {:<50.50} {:>6} x {:>10.3f} ms\n", groups[i].key,
+                               groups[i].count, groups[i].totalMs);
+        }
+    }
+    return out;
+}
+
 }  // namespace
 
 std::string renderComparisonTable(const Results& results) {
@@ -185,6 +241,14 @@ std::string renderComparisonTable(const Results& results) {
     out += fmt::format("\ndatabase: {}\n", results.db);
     if (!results.reportPath.empty()) out += fmt::format("report:   {}\n", results.reportPath);
     return out;
+}
+
+std::string renderCompareText(const CompareResults& compared, std::size_t top) {
+    const Results& results = compared.results;
+    const SyncComparison syncs =
+        compareSyncPoints(results.runs[0].analysis.syncPoints, results.runs[1].analysis.syncPoints);
+    return renderComparisonTable(results) + diffSection(compared.diff, top) +
+           syncSection(syncs, top);
 }
 
 std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
@@ -218,10 +282,11 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
     if (!a.glue.gapWork.empty()) {
         out += "  host work while the device idled (ms per step):\n";
         for (const GapWork& w : a.glue.gapWork)
-            out += fmt::format("    {:<50.50} {:>10.3f}  ({:g} per step)\n", w.name, w.msPerStep,
-                               w.countPerStep);
+            out += fmt::format("    {:<50.50} {:>10.3f}  ({} per step)\n", w.name, w.msPerStep,
+                               count(w.countPerStep));
     }
-    out += fmt::format("  {:<24} {:>10g}\n", "sync points per step", a.syncPoints.medianPerStep);
+    out +=
+        fmt::format("  {:<24} {:>10}\n", "sync points per step", count(a.syncPoints.medianPerStep));
     for (const SyncGroup& g : a.syncPoints.byOp) {
         out += fmt::format("    {:<40} {:>8} in all\n", g.key, g.count);
     }

@@ -1,14 +1,19 @@
 #pragma once
-// The results model as console text: `ab`'s verdict table (every comparison) and `run`'s summary
-// (one run).
+// The results model as console text: `ab`'s verdict table (every comparison), `compare`'s pair
+// and `run`'s summary (one run).
 #include <cstdint>
 #include <string>
 
+#include "app/report/CompareRequest.h"
 #include "app/report/Results.h"
 
 namespace glueprof {
 
 std::string renderComparisonTable(const Results& results);
+
+// `compare`'s text: the pair's table (renderComparisonTable), what changed by name, then the sync
+// points before and after; `top` names at most per group.
+std::string renderCompareText(const CompareResults& compared, std::size_t top);
 
 // What the process measured about itself beside the trace.
 struct ProcessStats {

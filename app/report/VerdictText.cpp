@@ -2,20 +2,51 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 namespace glueprof {
+
+std::string detectableText(const MetricComparison& m) {
+    if (!(m.minimumDetectable >= 1.0) || std::isinf(m.minimumDetectable)) return {};
+    const double percent = 100.0 * (m.minimumDetectable - 1.0);
+    if (percent < 10.0) return fmt::format("{:.1f}%", percent);
+    if (percent < 100.0) return fmt::format("{:.0f}%", percent);
+    return fmt::format("{:.1f}x", m.minimumDetectable);
+}
+
+std::string detectableSuffix(Verdict verdict, const MetricComparison& m) {
+    const std::string detectable = detectableText(m);
+    if (verdict != Verdict::kNoSignificantChange || detectable.empty()) return {};
+    return "; this A/B could have detected >= " + detectable;
+}
+
+std::string verdictText(Verdict verdict, const MetricComparison& m) {
+    return toString(verdict) + detectableSuffix(verdict, m);
+}
 
 std::string targetVerdictText(const TargetComparison& target) {
     return fmt::format("{} {:.3f} -> {:.3f} ms per step, {}: {}", describe(target.metric),
                        target.stats.baseline, target.stats.optimized, speedupText(target.stats),
-                       toString(target.verdict()));
+                       verdictText(target.verdict(), target.stats));
 }
 
 std::string endToEndVerdictText(const AbComparison& c) {
     const MetricComparison* step = c.metric(TimingMetric::kStep);
     if (step == nullptr) return "no step time";
-    std::string text =
-        fmt::format("step time {}{}: {}", speedupText(*step),
-                    step->deviceTimed ? " on the device" : "", toString(c.endToEndVerdict()));
+    std::string text = fmt::format("step time {}{}: ", speedupText(*step),
+                                   step->deviceTimed ? " on the device" : "");
+    const Verdict verdict = c.endToEndVerdict();
+    if (verdict == Verdict::kBeyondTarget) {
+        const auto explained = *c.targetExplains();
+        const bool faster = step->speedupLow > explained.second;  // else below explained.first
+        text +=
+            faster
+                ? fmt::format("more than the target explains (at most {:.3f}x)", explained.second)
+                : fmt::format("less than the target explains (at least {:.3f}x)", explained.first);
+        text += ": noise or a side effect";
+    } else {
+        text += verdictText(verdict, *step);
+    }
     if (c.target) {
         text += fmt::format("; the target was {:.1f}% of the baseline step",
                             100.0 * c.target->baselineShare());

@@ -16,6 +16,8 @@ const char* toString(TargetMetric metric) {
             return "makespan_ms";
         case TargetMetric::kExposedComm:
             return "exposed_comm_ms";
+        case TargetMetric::kCalibrationDelay:
+            return "calibration_delay_ms";
     }
     return "";
 }
@@ -34,6 +36,8 @@ const char* describe(TargetMetric metric) {
             return "pipeline makespan";
         case TargetMetric::kExposedComm:
             return "exposed communication";
+        case TargetMetric::kCalibrationDelay:
+            return "calibration delay";
     }
     return "";
 }
@@ -41,7 +45,7 @@ const char* describe(TargetMetric metric) {
 std::optional<TargetMetric> parseTargetMetric(std::string_view name) {
     for (TargetMetric m :
          {TargetMetric::kMaskBuild, TargetMetric::kRouting, TargetMetric::kReloadWait,
-          TargetMetric::kMakespan, TargetMetric::kExposedComm}) {
+          TargetMetric::kMakespan, TargetMetric::kExposedComm, TargetMetric::kCalibrationDelay}) {
         if (name == toString(m)) return m;
     }
     return std::nullopt;

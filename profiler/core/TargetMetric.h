@@ -9,18 +9,19 @@ namespace glueprof {
 
 enum class TargetMetric {
     kNone,
-    kMaskBuild,    // time inside build_packed_mask ranges
-    kRouting,      // time inside moe_routing ranges
-    kReloadWait,   // time the compute waited for reloads (wait_reload)
-    kMakespan,     // a pipeline step's makespan over its workers
-    kExposedComm,  // communication nothing else covered: the glue breakdown's comm part
+    kMaskBuild,         // time inside build_packed_mask ranges
+    kRouting,           // time inside moe_routing ranges
+    kReloadWait,        // time the compute waited for reloads (wait_reload)
+    kMakespan,          // a pipeline step's makespan over its workers
+    kExposedComm,       // communication nothing else covered: the glue breakdown's comm part
+    kCalibrationDelay,  // time inside calibration_delay ranges (the calibration aid)
 };
 
-// "mask_build_ms", "moe_routing_ms", "reload_wait_ms", "makespan_ms", "exposed_comm_ms"; "" for
-// kNone.
+// "mask_build_ms", "moe_routing_ms", "reload_wait_ms", "makespan_ms", "exposed_comm_ms",
+// "calibration_delay_ms"; "" for kNone.
 const char* toString(TargetMetric metric);
 // For people: "mask-build time", "routing time", "wait for reloads", "pipeline makespan", "exposed
-// communication".
+// communication", "calibration delay".
 const char* describe(TargetMetric metric);
 std::optional<TargetMetric> parseTargetMetric(std::string_view name);
 

@@ -7,44 +7,45 @@ const std::vector<ToggleInfo>& toggleCatalog() {
         {"packed_cache",
          "build the packed-sequence mask and cu_seqlens once per micro-batch instead of in every "
          "layer and recompute",
-         TimingMetric::kForward, false, advisor_rules::kRepeatedPackedMetadata,
-         TargetMetric::kMaskBuild},
+         TimingMetric::kForward, false, TargetMetric::kMaskBuild},
         {"packed_vectorized",
          "build the packed mask from segment ids in a constant number of ops, with no host reads, "
          "once per micro-batch",
-         TimingMetric::kForward, false, "", TargetMetric::kMaskBuild},
+         TimingMetric::kForward, false, TargetMetric::kMaskBuild},
         {"offload",
          "offload each checkpointed layer input to host memory in forward and reload it before the "
          "recompute (saves device memory, costs copies)",
-         TimingMetric::kBackward, false, "", TargetMetric::kReloadWait},
+         TimingMetric::kBackward, false, TargetMetric::kReloadWait},
         {"double_buffer",
          "reload offloaded inputs into two device buffers, each copy waiting only for its buffer's "
          "last use, so the reload of layer i-1 overlaps the backward of layer i",
-         TimingMetric::kBackward, false, advisor_rules::kExposedReloads, TargetMetric::kReloadWait},
+         TimingMetric::kBackward, false, TargetMetric::kReloadWait},
         {"prefetch",
          "double buffering with the reload of layer i-1 issued before the recompute of layer i "
          "is launched",
-         TimingMetric::kBackward, false, "", TargetMetric::kReloadWait},
+         TimingMetric::kBackward, false, TargetMetric::kReloadWait},
         {"moe_group_once",
          "route MoE tokens with one stable sort by expert and one bincount per layer instead of "
          "a where() per expert (E host reads per layer pass -> 2: bincount's size and the counts)",
-         TimingMetric::kForward, true, advisor_rules::kPerExpertRoutingReads,
-         TargetMetric::kRouting},
+         TimingMetric::kForward, true, TargetMetric::kRouting},
         {"moe_sync_free",
          "as moe_group_once, with expert counts by scatter_add_ on the device and one host copy "
          "(no read hidden in bincount)",
-         TimingMetric::kForward, true, advisor_rules::kBincountHiddenRead, TargetMetric::kRouting},
+         TimingMetric::kForward, true, TargetMetric::kRouting},
         {"roundpipe",
          "run the model as a pipeline on 2 workers with stages dealt round-robin to a stateless "
          "worker pool (RoundPipe) instead of bound to workers (Looped-BFS, the baseline)",
-         TimingMetric::kStep, false, advisor_rules::kStageImbalance, TargetMetric::kMakespan, false,
-         true},
+         TimingMetric::kStep, false, TargetMetric::kMakespan, false, true},
         {"ddp_overlap",
          "average gradients in 25 MiB buckets whose all-reduce starts as soon as the bucket's "
          "gradients are ready in backward, waited for only before the optimizer (DDP), instead of "
          "one blocking all-reduce per parameter after backward",
-         TimingMetric::kStep, false, advisor_rules::kBlockingAllReduces, TargetMetric::kExposedComm,
-         true},
+         TimingMetric::kStep, false, TargetMetric::kExposedComm, true},
+        {"calibration_delay",
+         "calibration aid, not part of --all: the baseline arm spins for a fixed share of each "
+         "step (--calibration-delay, default 5%) inside a calibration_delay range, the optimized "
+         "arm does not: an effect of known size, to see what an A/B detects",
+         TimingMetric::kStep, false, TargetMetric::kCalibrationDelay, false, false, true},
     };
     return kCatalog;
 }
@@ -54,13 +55,6 @@ const ToggleInfo* findToggleInfo(std::string_view name) {
         if (toggle.name == name) return &toggle;
     }
     return nullptr;
-}
-
-std::string toggleForAdvisorRule(std::string_view rule) {
-    for (const ToggleInfo& toggle : toggleCatalog()) {
-        if (!rule.empty() && toggle.advisorRule == rule) return toggle.name;
-    }
-    return {};
 }
 
 TargetMetric targetMetricOf(std::string_view toggle) {

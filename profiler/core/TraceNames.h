@@ -27,6 +27,8 @@ constexpr const char* kWaitAllReduce =
 // A marker on the stream a host sync waits for (imported traces say which): its correlation is
 // the sync's, so the sync points analyzer looks for the awaited work on that stream only.
 constexpr const char* kHostSyncMarker = "host sync";
+// glue: the calibration aid's fixed delay (optimizations/calibration/CalibrationDelay.h)
+constexpr const char* kCalibrationDelay = "calibration_delay";
 
 }  // namespace glueprof::names
 

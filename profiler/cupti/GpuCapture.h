@@ -40,20 +40,22 @@ struct CaptureStatus {
     };
     bool active = false;
     Blocker blocker = Blocker::kNone;
-    // Why not, in one line with what to do: "no NVIDIA driver (...)", "libcupti not found (...)",
-    // "cuptiActivityEnable(CONCURRENT_KERNEL) failed: CUPTI_ERROR_...", "built without CUPTI
-    // headers".
+    // Why not, in one line with what to do, e.g.
+    //   "no NVIDIA driver (...)"
+    //   "libcupti not found (...)"
+    //   "cuptiActivityEnable(CONCURRENT_KERNEL) failed: CUPTI_ERROR_..."
+    //   "built without CUPTI headers"
     std::string reason;
     std::string libraryPath;           // the libcupti loaded, when one was
     std::uint32_t runtimeVersion = 0;  // cuptiGetVersion, when loaded
-    std::uint32_t headerVersion =
-        0;                           // CUPTI_API_VERSION this build used (0: built without headers)
+    // CUPTI_API_VERSION this build used (0: built without headers)
+    std::uint32_t headerVersion = 0;
     std::vector<std::string> notes;  // kinds this CUPTI does not offer, and similar non-fatal facts
 
     std::string summary() const;  // one line for `doctor` and run headers
-    // When there is no CUDA device (cudaDriverStatus), says so (blocker kNoDriver or kNoDevice, the
-    // driver's reason) and returns true: the one check `doctor`'s probe and a capture's start
-    // share.
+    // The one check that `doctor`'s probe and a capture's start share: when there is no CUDA
+    // device (cudaDriverStatus), says so (blocker kNoDriver or kNoDevice, the driver's reason) and
+    // returns true.
     bool blockWithoutDevice();
 };
 

@@ -421,6 +421,7 @@ void RecordHandler::writeDeviceRecords(Resolution& r) {
 }
 
 void RecordHandler::writeSyncs(Resolution& r) {
+    std::vector<PendingSync> syncs;  // in record order, so lanes and names are made in that order
     for (SyncRecord& sync : m_syncs) {
         const ApiCall* call = callOf(sync.correlation);
         if (call == nullptr && !r.final && !sync.carried) {
@@ -431,37 +432,94 @@ void RecordHandler::writeSyncs(Resolution& r) {
         const RunId run = runOf(sync.correlation, r);
         if (run == 0 || (call != nullptr && ignored(*call))) continue;
         if (call == nullptr) lose(loss::kCuptiUnmatched);
-        if (sync.type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) {
-            // The device waits, not the host, and the record's times are the API call's (host
-            // time): a marker on the stream where the wait was queued, not a device interval.
-            const auto device =
-                r.streamDevice.count(sync.stream) ? r.streamDevice[sync.stream] : 0u;
-            Event e = makeEvent(run, streamLane(run, device, sync.stream), EventKind::kMarker,
-                                intern(syncName(sync.type)), sync.start, sync.start);
-            e.correlation = sync.correlation;
-            tagFromOp(e, sync.correlation, r.flushedStep, Category::kSync);
-            m_env.writer->record(e);
-            continue;
-        }
-        // A DtoH copy into pageable memory followed by a stream sync on the same thread (a
-        // `.to(kCPU)` that then syncs) is one sync point, not two: the copy's sync event grows to
-        // the sync's end.
-        if (call != nullptr) {
-            if (BlockingCopy* copy = copyJustBefore(r.blockingCopies, call->tid, call->start)) {
-                copy->event.endNs = std::max(copy->event.endNs, sync.end);
-                ++m_counts.mergedSyncs;
-                continue;
-            }
-        }
-        Event e = makeEvent(run,
-                            call != nullptr ? hostLane(run, call->tid)
-                                            : namedLane(run, "CUDA syncs (thread unknown)"),
-                            EventKind::kSync, intern(syncName(sync.type)), sync.start, sync.end);
-        ++m_counts.syncs;
-        e.correlation = sync.correlation;
-        tagFromOp(e, sync.correlation, r.flushedStep, Category::kSync);
-        m_env.writer->record(e);
+        syncs.push_back(PendingSync{&sync, call, run});
     }
+    findCopiesExtended(syncs, r);
+    for (const PendingSync& s : syncs) {
+        if (s.record->type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) {
+            writeStreamWait(s, r);
+        } else if (s.extends != kNoCopy) {
+            // One sync point: the copy's sync event grows to the sync's end (written after this).
+            Event& copy = r.blockingCopies[s.extends].event;
+            copy.endNs = std::max(copy.endNs, s.record->end);
+            ++m_counts.mergedSyncs;
+        } else {
+            writeHostSync(s, r);
+        }
+    }
+}
+
+void RecordHandler::writeStreamWait(const PendingSync& s, Resolution& r) {
+    // The device waits, not the host, and the record's times are the API call's (host time): a
+    // marker on the stream where the wait was queued, not a device interval.
+    const SyncRecord& sync = *s.record;
+    const auto device = r.streamDevice.count(sync.stream) ? r.streamDevice[sync.stream] : 0u;
+    Event e = makeEvent(s.run, streamLane(s.run, device, sync.stream), EventKind::kMarker,
+                        intern(syncName(sync.type)), sync.start, sync.start);
+    e.correlation = sync.correlation;
+    tagFromOp(e, sync.correlation, r.flushedStep, Category::kSync);
+    m_env.writer->record(e);
+}
+
+void RecordHandler::writeHostSync(const PendingSync& s, Resolution& r) {
+    const SyncRecord& sync = *s.record;
+    Event e = makeEvent(s.run,
+                        s.call != nullptr ? hostLane(s.run, s.call->tid)
+                                          : namedLane(s.run, "CUDA syncs (thread unknown)"),
+                        EventKind::kSync, intern(syncName(sync.type)), sync.start, sync.end);
+    ++m_counts.syncs;
+    e.correlation = sync.correlation;
+    tagFromOp(e, sync.correlation, r.flushedStep, Category::kSync);
+    m_env.writer->record(e);
+}
+
+// Thread by thread, the host syncs that extend a blocking copy's sync, by the one rule of
+// profiler/core/SyncPlacement.h. Only this resolve's copies and syncs are paired: the profiler's
+// own device sync before each flush is an API call between any copy of one flush and any sync of
+// the next, so the rule would never pair them anyway.
+void RecordHandler::findCopiesExtended(std::vector<PendingSync>& syncs, const Resolution& r) const {
+    struct ThreadWaits {
+        std::vector<HostWait> waits;
+        std::vector<std::size_t> index;  // of each wait: in r.blockingCopies, or in syncs
+        bool anySync = false;
+    };
+    std::map<std::int64_t, ThreadWaits> threads;
+    for (std::size_t i = 0; i < r.blockingCopies.size(); ++i) {
+        const Event& copy = r.blockingCopies[i].event;
+        ThreadWaits& t = threads[r.blockingCopies[i].tid];
+        t.waits.push_back(HostWait{copy.startNs, copy.endNs, copy.correlation, true});
+        t.index.push_back(i);
+    }
+    for (std::size_t i = 0; i < syncs.size(); ++i) {
+        const SyncRecord& sync = *syncs[i].record;
+        if (syncs[i].call == nullptr ||
+            sync.type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT)
+            continue;  // no thread known, or the host does not wait
+        auto t = threads.find(syncs[i].call->tid);
+        if (t == threads.end()) continue;  // no blocking copy on that thread
+        t->second.waits.push_back(HostWait{sync.start, sync.end, sync.correlation, false});
+        t->second.index.push_back(i);
+        t->second.anySync = true;
+    }
+    for (const auto& [tid, t] : threads) {
+        if (!t.anySync) continue;
+        const std::vector<std::size_t> extended =
+            copiesExtendedBySyncs(t.waits, apiCallsOfThread(tid));
+        for (std::size_t k = 0; k < extended.size(); ++k) {
+            if (extended[k] != kNoCopy) syncs[t.index[k]].extends = t.index[extended[k]];
+        }
+    }
+}
+
+// The API calls of thread `tid` that this flush and the previous one read.
+std::vector<HostCall> RecordHandler::apiCallsOfThread(std::int64_t tid) const {
+    std::vector<HostCall> out;
+    for (const auto* calls : {&m_api, &m_driverApi, &m_previousApi, &m_previousDriverApi}) {
+        for (const auto& [correlation, call] : *calls) {
+            if (call.tid == tid) out.push_back(HostCall{call.start, correlation});
+        }
+    }
+    return out;
 }
 
 void RecordHandler::writeEventMarks(Resolution& r) {
@@ -503,27 +561,6 @@ void RecordHandler::writeHostRanges(Resolution& r) {
         e.step = r.flushedStep;
         m_env.writer->record(e);
     }
-}
-
-RecordHandler::BlockingCopy* RecordHandler::copyJustBefore(std::vector<BlockingCopy>& copies,
-                                                           std::int64_t tid,
-                                                           TimestampNs syncCallStart) const {
-    BlockingCopy* latest = nullptr;
-    for (BlockingCopy& copy : copies) {
-        const bool before = copy.tid == tid && copy.event.endNs <= syncCallStart;
-        if (before && (latest == nullptr || copy.event.endNs > latest->event.endNs)) {
-            latest = &copy;
-        }
-    }
-    if (latest == nullptr) return nullptr;
-    // "Right after": no other runtime call of that thread starts between the copy and the sync
-    // (driver calls are what the runtime calls themselves make).
-    for (const auto& [correlation, call] : m_api) {
-        if (call.tid == tid && call.start >= latest->event.endNs && call.start < syncCallStart) {
-            return nullptr;
-        }
-    }
-    return latest;
 }
 
 // What a resolve consumed goes; the links it read (API calls, external ids, ops) stay one more

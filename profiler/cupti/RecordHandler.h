@@ -10,14 +10,13 @@
 //   synchronizations           -> a sync event on the calling thread's lane (host-blocking types);
 //                                 cudaStreamWaitEvent a marker on the stream at its call (CUPTI
 //                                 gives host times, not when the device waited)
-//   blocking device->host copy -> also a sync event over the API call on the calling thread; a
+//   blocking copy              -> also a sync event over the API call on the calling thread; a
 //                                 host sync the same thread issues right after it (a copy into
 //                                 pageable memory, then cudaStreamSynchronize) extends it: one
-//                                 sync point
+//                                 sync point (the rule: profiler/core/SyncPlacement.h)
 //   CUDA events                -> markers on the stream lane
 //   NVTX (MARKER)              -> ranges/marks on the thread's lane (glueprof's own domain is
-//   skipped:
-//                                 its ranges are already host ranges)
+//                                 skipped: its ranges are already host ranges)
 //   OVERHEAD                   -> ranges on a "CUPTI overhead" lane
 // Lost or unusable records are counted (profiler/core/LossDiagnostics.h), never dropped silently.
 #include <cupti.h>
@@ -33,6 +32,7 @@
 #include <vector>
 
 #include "profiler/core/DeviceCapture.h"
+#include "profiler/core/SyncPlacement.h"
 #include "profiler/core/TraceWriter.h"
 #include "profiler/cupti/GpuCapture.h"
 
@@ -46,7 +46,7 @@ struct CaptureCounts {
     std::int64_t memsets = 0;
     std::int64_t syncs = 0;           // host-blocking synchronizations (not merged into a copy)
     std::int64_t mergedSyncs = 0;     // syncs right after a blocking copy: one sync point with it
-    std::int64_t blockingCopies = 0;  // device->host copies that blocked the host
+    std::int64_t blockingCopies = 0;  // copies that blocked the host (either direction)
     std::int64_t apiCalls = 0;
     std::int64_t markers = 0;
     std::int64_t attributedToOps = 0;  // device records tied to an aten op by external correlation
@@ -101,8 +101,8 @@ class RecordHandler {
         std::int64_t bytes = 0;
         MemoryKind src = MemoryKind::kUnknown;
         MemoryKind dst = MemoryKind::kUnknown;
-        // A copy that blocked the calling thread: the name of its sync point ("blocking DtoH
-        // copy", "blocking HtoD copy"); null when it did not block.
+        // A copy that blocked the calling thread: the name of its sync point
+        // (names::kBlockingDtoHCopy, names::kBlockingHtoDCopy); null when it did not block.
         const char* blockingName = nullptr;
         bool carried = false;  // already waited one flush for its API call
     };
@@ -142,6 +142,13 @@ class RecordHandler {
         std::int64_t tid = 0;
         Event event;  // its sync event on the calling thread
     };
+    // A synchronization record of this resolve on its way to the store.
+    struct PendingSync {
+        const SyncRecord* record = nullptr;
+        const ApiCall* call = nullptr;  // null: the thread that waited is unknown
+        RunId run = 0;
+        std::size_t extends = kNoCopy;  // the blocking copy (in blockingCopies) it is part of
+    };
     // One resolve: the run and step a record goes to when its op does not say, whether records
     // may still wait for their API call (not at the capture's end), and what waits.
     struct Resolution {
@@ -158,6 +165,10 @@ class RecordHandler {
     void writeApiCalls(Resolution& r);
     void writeDeviceRecords(Resolution& r);
     void writeSyncs(Resolution& r);
+    void writeStreamWait(const PendingSync& s, Resolution& r);
+    void writeHostSync(const PendingSync& s, Resolution& r);
+    void findCopiesExtended(std::vector<PendingSync>& syncs, const Resolution& r) const;
+    std::vector<HostCall> apiCallsOfThread(std::int64_t tid) const;
     void writeEventMarks(Resolution& r);
     void writeHostRanges(Resolution& r);  // NVTX and CUPTI overhead
     void rotate(Resolution& r);           // m_mutex held
@@ -165,11 +176,8 @@ class RecordHandler {
     const OpContext* opOf(std::uint32_t correlation) const;
     RunId runOf(std::uint32_t correlation, const Resolution& r) const;
     LaneId hostLane(RunId run, std::int64_t tid);
-
-    // The blocking copy of thread `tid` whose API call ended last before `syncCallStart`, when no
-    // other runtime call of that thread started in between; else null.
-    BlockingCopy* copyJustBefore(std::vector<BlockingCopy>& copies, std::int64_t tid,
-                                 TimestampNs syncCallStart) const;
+    // The API call of a CUPTI correlation (this flush's links, then the previous one's).
+    const ApiCall* callOf(std::uint32_t correlation) const;
 
     template <typename Record>
     static DeviceRecord onStream(const Record& r, EventKind kind, std::string name);
@@ -187,8 +195,8 @@ class RecordHandler {
     CaptureCounts m_counts;
     std::map<std::string, std::int64_t> m_unwrittenLosses;
     std::unordered_map<std::uint64_t, OpContext> m_ops;  // external id -> op
-    std::unordered_map<std::uint32_t, std::uint64_t>
-        m_external;  // CUPTI correlation -> external id
+    // CUPTI correlation -> external id
+    std::unordered_map<std::uint32_t, std::uint64_t> m_external;
     // CUPTI correlation -> API call. A runtime call and the driver call it makes share the id, so
     // they are kept apart; device records match the runtime call first.
     std::unordered_map<std::uint32_t, ApiCall> m_api;
@@ -198,7 +206,6 @@ class RecordHandler {
     std::unordered_map<std::uint32_t, ApiCall> m_previousDriverApi;
     std::unordered_map<std::uint32_t, std::uint64_t> m_previousExternal;
     std::unordered_map<std::uint64_t, OpContext> m_previousOps;
-    const ApiCall* callOf(std::uint32_t correlation) const;
     std::vector<DeviceRecord> m_device;
     std::vector<SyncRecord> m_syncs;
     std::vector<EventMark> m_events;

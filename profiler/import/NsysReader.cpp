@@ -489,7 +489,7 @@ void NsysReader::readCudaEvents() {
                                               : std::nullopt;
         }
         if (!at) {
-            m_assembly.skip("CUDA event record (no timestamp)");
+            m_assembly.count(DiagnosticId::kSkippedEventRecordWithoutTime);
             continue;
         }
         Event& e = m_assembly.add(streamLaneOf(row, c), EventKind::kMarker, Category::kNone,
@@ -516,14 +516,15 @@ void NsysReader::readNvtx() {
         const bool range = type == kNvtxPushPopRange || type == kNvtxStartEndRange;
         if (!range && type != kNvtxMark) {
             const std::string label = lookUp(types, {}, type).label;
-            m_assembly.skip(fmt::format("NVTX {} record (not a range)",
-                                        label.empty() ? fmt::format("type {}", type) : label));
+            m_assembly.count(DiagnosticId::kSkippedNvtxNotRange,
+                             label.empty() ? fmt::format("type {}", type) : label);
             continue;
         }
         const std::optional<TimestampNs> begin = intAt(row, start);
         const std::optional<TimestampNs> finish = range ? intAt(row, end) : begin;
         if (!begin || !finish || *finish < *begin) {
-            m_assembly.skip(range ? "NVTX range without an end" : "NVTX mark without a time");
+            m_assembly.count(range ? DiagnosticId::kSkippedNvtxRangeWithoutEnd
+                                   : DiagnosticId::kSkippedNvtxMarkWithoutTime);
             continue;
         }
         std::string name =
@@ -576,7 +577,7 @@ void NsysReader::reportUnreadTables() {
     for (const std::string& table : tables) {
         if (kImportedTables.count(table) != 0 || isLookupTable(table)) continue;
         const std::int64_t rows = m_db.queryInt("SELECT COUNT(*) FROM " + quoted(table));
-        if (rows > 0) m_assembly.skip(fmt::format("{} rows (not imported)", table), rows);
+        m_assembly.count(DiagnosticId::kSkippedUnreadTable, table, rows);
     }
 }
 
@@ -693,8 +694,7 @@ std::size_t NsysReader::hostLaneOf(std::optional<std::int64_t> globalTid) {
 // end is: read as 0 or INT64_MAX it would be an event at time 0 or forever, named [Unknown].
 bool NsysReader::skipDamaged(const Table& table, const SqliteStatement& row, const char* what) {
     if (!table.damaged(row)) return false;
-    m_assembly.skip(
-        fmt::format("{} with a value that is not an integer (text, blob or real)", what));
+    m_assembly.count(DiagnosticId::kSkippedNonIntegerValue, what);
     return true;
 }
 
@@ -703,11 +703,11 @@ std::optional<Span> NsysReader::spanOf(const SqliteStatement& row, int start, in
     const std::optional<std::int64_t> s = intAt(row, start);
     const std::optional<std::int64_t> e = intAt(row, end);
     if (!s || !e) {
-        m_assembly.skip(fmt::format("{} without start or end", what));
+        m_assembly.count(DiagnosticId::kSkippedWithoutStartOrEnd, what);
         return std::nullopt;
     }
     if (*e < *s) {
-        m_assembly.skip(fmt::format("{} with negative duration", what));
+        m_assembly.count(DiagnosticId::kSkippedNegativeRowDuration, what);
         return std::nullopt;
     }
     return Span{*s, *e};

@@ -174,13 +174,13 @@ bool TraceAssembly::offsetTimes(TimestampNs delta) {
     return ok;
 }
 
-void TraceAssembly::skip(const std::string& whatAndWhy, std::int64_t count) {
-    // Reasons quote the source (an unknown category, a table name): printed and stored safely.
-    if (count > 0) m_skipped[printableText(whatAndWhy)] += count;
-}
+void TraceAssembly::count(DiagnosticId reason, std::int64_t n) { count(reason, {}, n); }
 
-void TraceAssembly::note(const std::string& whatAndWhy, std::int64_t count) {
-    if (count > 0) m_derived[whatAndWhy] += count;
+void TraceAssembly::count(DiagnosticId reason, std::string_view quoted, std::int64_t n) {
+    if (n <= 0) return;
+    const bool derived = std::string_view(diagnosticName(reason)) == kImportDerived;
+    // Reasons quote the source (an unknown category, a table name): printed and stored safely.
+    (derived ? m_derived : m_skipped)[printableText(diagnosticDetail(reason, quoted))] += n;
 }
 
 namespace {
@@ -197,44 +197,64 @@ bool isSyncCall(const std::string& name) {
 
 }  // namespace
 
+// Host-blocking syncs go on the lane of the API call that waited (same correlation id); then a
+// host sync right after a blocking copy extends the copy's sync (profiler/core/SyncPlacement.h).
 void TraceAssembly::placeSyncs() {
-    // The API call of each correlation id: the lane it ran on and its interval.
-    struct Call {
-        std::size_t lane;
-        TimestampNs start;
-        TimestampNs end;
-        StringId name;
-    };
-    std::unordered_map<std::int64_t, Call> calls;
+    const LinkedCalls calls = linkCalls();
+    std::vector<PlacedSync> syncs;
+    const std::unordered_set<std::int64_t> recorded = syncsFromRecords(calls, syncs);
+    syncsFromCalls(calls, recorded, syncs);
+    blockingCopySyncs(calls, syncs);
+    const std::int64_t merged = mergeCopySyncs(syncs);
+    for (const PlacedSync& s : syncs) {
+        m_events[s.lane].push_back(s.event);
+        ++m_eventCount;
+    }
+    count(DiagnosticId::kDerivedMergedCopySyncs, merged);
+}
+
+// The API call of each correlation id: the lane it ran on and its interval.
+TraceAssembly::LinkedCalls TraceAssembly::linkCalls() {
+    LinkedCalls calls;
     std::int64_t sharedIds = 0;
     for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
         if (m_lanes[lane].kind != LaneKind::kHostThread) continue;
         for (const Event& e : m_events[lane]) {
             if (e.kind != EventKind::kRuntime || e.correlation == 0) continue;
-            if (!calls.try_emplace(e.correlation, Call{lane, e.startNs, e.endNs, e.name}).second)
+            if (!calls.try_emplace(e.correlation, LinkedCall{lane, e.startNs, e.endNs, e.name})
+                     .second)
                 ++sharedIds;
         }
     }
-    skip("runtime calls sharing a correlation id with an earlier call (the first is linked)",
-         sharedIds);
+    count(DiagnosticId::kSkippedSharedCorrelation, sharedIds);
+    return calls;
+}
 
-    struct Placed {
-        std::size_t lane;
-        Event event;
-        bool blockingCopy;
-    };
-    std::vector<Placed> syncs;
-    std::unordered_set<std::int64_t> recorded;  // correlations with a sync record
-    // Where the host waits: a `host sync` marker on the waited stream, with the sync's correlation.
-    auto markWaitedStream = [&](std::size_t streamLaneIndex, TimestampNs at,
-                                std::int64_t correlation) {
-        add(streamLaneIndex, EventKind::kMarker, Category::kSync, names::kHostSyncMarker, at, at)
-            .correlation = correlation;
-    };
+TraceAssembly::PlacedSync TraceAssembly::syncOn(const LinkedCall& call, StringId name,
+                                                TimestampNs startNs, TimestampNs endNs,
+                                                std::int64_t correlation, bool blockingCopy) const {
+    Event e = makeEvent(0, m_lanes[call.lane].id, EventKind::kSync, name, startNs, endNs);
+    e.category = Category::kSync;
+    e.correlation = correlation;
+    return PlacedSync{call.lane, e, blockingCopy};
+}
+
+// Where the host waits: a `host sync` marker on the waited stream, with the sync's correlation.
+void TraceAssembly::markWaitedStream(std::size_t streamLaneIndex, TimestampNs at,
+                                     std::int64_t correlation) {
+    add(streamLaneIndex, EventKind::kMarker, Category::kSync, names::kHostSyncMarker, at, at)
+        .correlation = correlation;
+}
+
+// The source's synchronization records: stream wait events as markers on their stream, host
+// syncs over the record's interval. Returns the correlations that have a host sync record.
+std::unordered_set<std::int64_t> TraceAssembly::syncsFromRecords(const LinkedCalls& calls,
+                                                                 std::vector<PlacedSync>& syncs) {
+    std::unordered_set<std::int64_t> recorded;
     for (const SyncRecord& s : m_syncs) {
         if (s.kind == SyncKind::kStreamWaitEvent) {
             if (s.stream < 0) {
-                skip("stream wait event without a stream");
+                count(DiagnosticId::kSkippedStreamWaitWithoutStream);
                 continue;
             }
             add(streamLane(s.device, s.stream, s.process), EventKind::kMarker, Category::kSync,
@@ -243,102 +263,117 @@ void TraceAssembly::placeSyncs() {
             continue;
         }
         if (s.kind == SyncKind::kUnknown) {
-            skip("synchronization of unknown type");
+            count(DiagnosticId::kSkippedUnknownSync);
             continue;
         }
         auto call = calls.find(s.correlation);
         if (call == calls.end()) {
-            skip("host-blocking synchronization whose API call is not in the trace");
+            count(DiagnosticId::kSkippedSyncWithoutCall);
             continue;
         }
         recorded.insert(s.correlation);
-        Event e = makeEvent(0, m_lanes[call->second.lane].id, EventKind::kSync, call->second.name,
-                            s.startNs, s.endNs);
-        e.category = Category::kSync;
-        e.correlation = s.correlation;
-        syncs.push_back(Placed{call->second.lane, e, false});
+        syncs.push_back(
+            syncOn(call->second, call->second.name, s.startNs, s.endNs, s.correlation, false));
         if (s.waitedStream >= 0)
             markWaitedStream(streamLane(s.device, s.waitedStream, s.process), s.startNs,
                              s.correlation);
     }
-    // Sync calls the trace has no record of (PyTorch before 2.3 wrote no cuda_sync events): the
-    // host blocked for the call.
+    return recorded;
+}
+
+// Sync calls the trace has no record of (PyTorch before 2.3 wrote no cuda_sync events): the host
+// blocked for the call.
+void TraceAssembly::syncsFromCalls(const LinkedCalls& calls,
+                                   const std::unordered_set<std::int64_t>& recorded,
+                                   std::vector<PlacedSync>& syncs) {
     std::int64_t fromCalls = 0;
     for (const auto& [correlation, call] : calls) {
         if (recorded.count(correlation) != 0 || !isSyncCall(m_strings[call.name])) continue;
-        Event e =
-            makeEvent(0, m_lanes[call.lane].id, EventKind::kSync, call.name, call.start, call.end);
-        e.category = Category::kSync;
-        e.correlation = correlation;
-        syncs.push_back(Placed{call.lane, e, false});
+        syncs.push_back(syncOn(call, call.name, call.start, call.end, correlation, false));
         ++fromCalls;
     }
-    note("host syncs taken from their API call (no sync record in the trace)", fromCalls);
-    // Copies the host waits for: a sync over the API call that issued them, the copy's stream
-    // marked as the waited one.
+    count(DiagnosticId::kDerivedSyncsFromCalls, fromCalls);
+}
+
+// Copies the host waits for: a sync over the API call that issued them, the copy's stream marked
+// as the waited one.
+void TraceAssembly::blockingCopySyncs(const LinkedCalls& calls, std::vector<PlacedSync>& syncs) {
     for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
         if (m_lanes[lane].kind != LaneKind::kCudaStream) continue;
         for (std::size_t i = 0; i < m_events[lane].size(); ++i) {
-            const Event copy = m_events[lane][i];
+            const Event copy = m_events[lane][i];  // a copy: markWaitedStream adds to this lane
             if (copy.kind != EventKind::kMemcpy || copy.correlation == 0) continue;
             auto call = calls.find(copy.correlation);
             if (call == calls.end()) continue;
             const char* name = blockingCopyNameOf(copy, m_strings[call->second.name]);
             if (name == nullptr) continue;
-            Event e = makeEvent(0, m_lanes[call->second.lane].id, EventKind::kSync, intern(name),
-                                call->second.start, call->second.end);
-            e.category = Category::kSync;
-            e.correlation = copy.correlation;
+            PlacedSync s = syncOn(call->second, intern(name), call->second.start, call->second.end,
+                                  copy.correlation, true);
             // Marks a copy that reads the host back (DtoH) until the ops are flagged.
-            e.flags = std::string_view(name) == "blocking DtoH copy" ? kFlagHostRead : kFlagNone;
-            syncs.push_back(Placed{call->second.lane, e, true});
+            s.event.flags =
+                std::string_view(name) == names::kBlockingDtoHCopy ? kFlagHostRead : kFlagNone;
+            syncs.push_back(s);
             markWaitedStream(lane, call->second.start, copy.correlation);
         }
     }
-    // A host sync the thread issues right after a blocking copy (the copy, then
-    // cudaStreamSynchronize: `.item()` of a pageable copy) extends the copy's sync: one sync point.
-    // "Right after": no other API call of the thread in between, found by binary search.
-    std::sort(syncs.begin(), syncs.end(), [](const Placed& a, const Placed& b) {
+}
+
+// Each lane's host syncs that extend a blocking copy's sync (the one rule of
+// profiler/core/SyncPlacement.h) are folded into it. Leaves `syncs` by lane, parents first;
+// returns how many were folded.
+std::int64_t TraceAssembly::mergeCopySyncs(std::vector<PlacedSync>& syncs) {
+    std::sort(syncs.begin(), syncs.end(), [](const PlacedSync& a, const PlacedSync& b) {
         return a.lane != b.lane ? a.lane < b.lane : parentsFirst(a.event, b.event);
     });
-    std::unordered_map<std::size_t, std::vector<const Event*>> callsByLane;  // by start
-    for (const Placed& s : syncs) {
-        if (!s.blockingCopy || callsByLane.count(s.lane) != 0) continue;
-        std::vector<const Event*>& laneCalls = callsByLane[s.lane];
-        for (const Event& e : m_events[s.lane]) {
-            if (e.kind == EventKind::kRuntime) laneCalls.push_back(&e);
-        }
-        std::sort(laneCalls.begin(), laneCalls.end(),
-                  [](const Event* a, const Event* b) { return a->startNs < b->startNs; });
-    }
-    auto callBetween = [&](std::size_t lane, const Event& copy, const Event& next) {
-        const std::vector<const Event*>& laneCalls = callsByLane[lane];
-        auto it = std::lower_bound(laneCalls.begin(), laneCalls.end(), copy.endNs,
-                                   [](const Event* e, TimestampNs t) { return e->startNs < t; });
-        for (; it != laneCalls.end() && (*it)->startNs <= next.startNs; ++it) {
-            if ((*it)->endNs <= next.startNs && (*it)->correlation != next.correlation) return true;
-        }
-        return false;
-    };
-    std::vector<Placed> placed;
+    std::vector<bool> folded(syncs.size(), false);
     std::int64_t merged = 0;
+    for (std::size_t begin = 0; begin < syncs.size();) {
+        std::size_t end = begin;
+        while (end < syncs.size() && syncs[end].lane == syncs[begin].lane) ++end;
+        merged += foldLane(syncs, begin, end, folded);
+        begin = end;
+    }
+    std::vector<PlacedSync> kept;
+    kept.reserve(syncs.size() - static_cast<std::size_t>(merged));
     for (std::size_t i = 0; i < syncs.size(); ++i) {
-        Placed& s = syncs[i];
-        if (i + 1 < syncs.size() && s.blockingCopy && !syncs[i + 1].blockingCopy &&
-            syncs[i + 1].lane == s.lane && syncs[i + 1].event.startNs >= s.event.endNs &&
-            !callBetween(s.lane, s.event, syncs[i + 1].event)) {
-            s.event.endNs = std::max(s.event.endNs, syncs[i + 1].event.endNs);
-            ++merged;
-            ++i;
-        }
-        placed.push_back(s);
+        if (!folded[i]) kept.push_back(std::move(syncs[i]));
     }
-    // Added only now: the lanes' events were read through pointers above.
-    for (const Placed& s : placed) {
-        m_events[s.lane].push_back(s.event);
-        ++m_eventCount;
+    syncs = std::move(kept);
+    return merged;
+}
+
+// The syncs [begin, end) of one lane: each host sync that extends a blocking copy's sync grows it
+// to its own end and is marked folded. Returns how many were.
+std::int64_t TraceAssembly::foldLane(std::vector<PlacedSync>& syncs, std::size_t begin,
+                                     std::size_t end, std::vector<bool>& folded) const {
+    std::vector<HostWait> waits;
+    for (std::size_t i = begin; i < end; ++i) {
+        const Event& e = syncs[i].event;
+        waits.push_back(HostWait{e.startNs, e.endNs, e.correlation, syncs[i].blockingCopy});
     }
-    note("host syncs right after a blocking copy, merged into its sync (one sync point)", merged);
+    const bool anyCopy =
+        std::any_of(waits.begin(), waits.end(), [](const HostWait& w) { return w.blockingCopy; });
+    if (!anyCopy) return 0;
+    const std::vector<std::size_t> extended =
+        copiesExtendedBySyncs(waits, callsOn(syncs[begin].lane));
+    std::int64_t merged = 0;
+    for (std::size_t k = 0; k < extended.size(); ++k) {
+        if (extended[k] == kNoCopy) continue;
+        Event& copy = syncs[begin + extended[k]].event;
+        copy.endNs = std::max(copy.endNs, waits[k].endNs);
+        folded[begin + k] = true;
+        ++merged;
+    }
+    return merged;
+}
+
+// The API calls (runtime and driver) on a host lane.
+std::vector<HostCall> TraceAssembly::callsOn(std::size_t lane) const {
+    std::vector<HostCall> calls;
+    for (const Event& e : m_events[lane]) {
+        if (e.kind == EventKind::kRuntime) calls.push_back(HostCall{e.startNs, e.correlation});
+    }
+    return calls;
 }
 
 std::vector<StepInfo> TraceAssembly::assignSteps(bool& stepsFound) {
@@ -366,10 +401,7 @@ std::vector<StepInfo> TraceAssembly::assignSteps(bool& stepsFound) {
             e.kind = EventKind::kRange;
             e.category = Category::kPhase;
             if (!seen.emplace(*number, windows.size()).second) {
-                skip(
-                    fmt::format("{}N range repeating an earlier step number (the first is the "
-                                "step)",
-                                m_options.stepPrefix));
+                count(DiagnosticId::kSkippedRepeatedStep, m_options.stepPrefix);
                 continue;
             }
             windows.push_back(Window{e.startNs, e.endNs, *number});
@@ -423,9 +455,9 @@ std::vector<StepInfo> TraceAssembly::assignSteps(bool& stepsFound) {
             }
         }
     }
-    skip(stepsFound ? "device work whose launch is not in the trace (in no step)"
-                    : "device work whose launch is not in the trace (stepped by time)",
-         unlaunched);
+    count(stepsFound ? DiagnosticId::kSkippedUnlaunchedInNoStep
+                     : DiagnosticId::kSkippedUnlaunchedByTime,
+          unlaunched);
     return toSteps(windows);
 }
 
@@ -476,10 +508,10 @@ ImportedRun TraceAssembly::finish(RunSummary run) && {
     out.read = m_read;
     std::vector<Diagnostic> diagnostics;
     for (const auto& [what, count] : m_skipped) {
-        diagnostics.push_back(Diagnostic{"import_skipped", count, what});
+        diagnostics.push_back(Diagnostic{kImportSkipped, count, what});
     }
     for (const auto& [what, count] : m_derived) {
-        diagnostics.push_back(Diagnostic{"import_derived", count, what});
+        diagnostics.push_back(Diagnostic{kImportDerived, count, what});
     }
     out.skipped = m_skipped;
     out.derived = m_derived;

@@ -11,16 +11,16 @@
 //     work by the step of its launch (the runtime call with the same correlation); a step marker
 //     written as an op (older PyTorch) is a step range too;
 //   - synchronizations: host-blocking ones (stream, event, context sync) are placed on the lane of
-//     the runtime call that issued them (same correlation) as `sync` events; a stream wait event
-//     is a marker on its stream; a device-to-host copy into pageable memory (or any copy by a
-//     synchronous API: to the host, or from pageable memory to the device) adds a
-//     `blocking DtoH copy` / `blocking HtoD copy` sync over its API call, as glueprof's own CUPTI
-//     capture does;
+//     the runtime call that issued them (same correlation) as `sync` events; sync API calls
+//     (cudaStreamSynchronize, ...) without a sync record in the trace become syncs over the call
+//     (older PyTorch wrote none); a stream wait event is a marker on its stream;
+//   - blocking copies: a device-to-host copy into pageable memory (or any copy by a synchronous
+//     API: to the host, or from pageable memory to the device) adds a `blocking DtoH copy` /
+//     `blocking HtoD copy` sync over its API call, as glueprof's own CUPTI capture does; a host
+//     sync right after it on the same thread extends it, by the rule that capture uses too
+//     (profiler/core/SyncPlacement.h);
 //   - a host sync whose waited stream is known leaves a `host sync` marker on that stream (the
-//     sync points analyzer looks for the awaited work there); sync API calls
-//     (cudaStreamSynchronize,
-//     ...) without a sync record in the trace become syncs over the call (older PyTorch wrote
-//     none);
+//     sync points analyzer looks for the awaited work there);
 //   - ops: nested ones flagged nested; a top-level op with a host-blocking sync inside is a sync
 //     point (would-sync; host read when the sync is a blocking device-to-host copy).
 #include <cstdint>
@@ -31,9 +31,12 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
+#include "profiler/core/Diagnostics.h"
 #include "profiler/core/Event.h"
+#include "profiler/core/SyncPlacement.h"
 #include "profiler/core/TextEncoding.h"
 #include "profiler/core/TraceModel.h"
 
@@ -71,8 +74,8 @@ struct ImportOptions {
 struct ImportedRun {
     std::string source;  // the file
     std::string format;  // "Kineto JSON" / "Nsight Systems SQLite"
-    std::string
-        formatDetail;  // e.g. "schemaVersion 1" / "export schema 3.24.14 (META_DATA_EXPORT)"
+    // e.g. "schemaVersion 1" / "export schema 3.24.14 (META_DATA_EXPORT)"
+    std::string formatDetail;
     std::optional<int> rank;
     std::optional<int> worldSize;
     std::string devicesJson = "[]";  // the GPUs the trace names (deviceProperties, TARGET_INFO_GPU)
@@ -117,10 +120,11 @@ class TraceAssembly {
     // What the source held, by its own names (Kineto's categories, Nsight's tables).
     void countRead(const std::string& what);
 
-    // Counted into the run's diagnostics and the import line: "what (why)".
-    void skip(const std::string& whatAndWhy, std::int64_t count = 1);
-    // What finish() derived rather than read (diagnostic `import_derived`): "what (why)".
-    void note(const std::string& whatAndWhy, std::int64_t count = 1);
+    // Counted into the run's diagnostics and the import line: an import's reason from the table
+    // of diagnostics (Diagnostics.h), skipped or derived; `quoted` is the source's own text its
+    // detail names (a category, a table).
+    void count(DiagnosticId reason, std::int64_t n = 1);
+    void count(DiagnosticId reason, std::string_view quoted, std::int64_t n = 1);
 
     std::size_t eventCount() const { return m_eventCount; }
     const ImportOptions& options() const { return m_options; }
@@ -136,9 +140,36 @@ class TraceAssembly {
             return process != o.process ? process < o.process : thread < o.thread;
         }
     };
+    // The runtime call of a correlation id: the host lane it ran on, its interval and name.
+    struct LinkedCall {
+        std::size_t lane;
+        TimestampNs start;
+        TimestampNs end;
+        StringId name;
+    };
+    using LinkedCalls = std::unordered_map<std::int64_t, LinkedCall>;
+    // A host-blocking sync on its way to a host lane.
+    struct PlacedSync {
+        std::size_t lane;
+        Event event;
+        bool blockingCopy;  // the sync over a blocking copy's API call
+    };
+
     std::vector<StepInfo> assignSteps(bool& stepsFound);
     void placeSyncs();
-    void addBlockingCopies();
+    LinkedCalls linkCalls();
+    std::unordered_set<std::int64_t> syncsFromRecords(const LinkedCalls& calls,
+                                                      std::vector<PlacedSync>& syncs);
+    void syncsFromCalls(const LinkedCalls& calls, const std::unordered_set<std::int64_t>& recorded,
+                        std::vector<PlacedSync>& syncs);
+    void blockingCopySyncs(const LinkedCalls& calls, std::vector<PlacedSync>& syncs);
+    std::int64_t mergeCopySyncs(std::vector<PlacedSync>& syncs);
+    std::int64_t foldLane(std::vector<PlacedSync>& syncs, std::size_t begin, std::size_t end,
+                          std::vector<bool>& folded) const;
+    std::vector<HostCall> callsOn(std::size_t lane) const;
+    PlacedSync syncOn(const LinkedCall& call, StringId name, TimestampNs startNs, TimestampNs endNs,
+                      std::int64_t correlation, bool blockingCopy) const;
+    void markWaitedStream(std::size_t streamLaneIndex, TimestampNs at, std::int64_t correlation);
     void flagOps();
 
     ImportOptions m_options;

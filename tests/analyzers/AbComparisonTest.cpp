@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "analyzers/AbComparison.h"
 #include "analyzers/Statistics.h"
@@ -115,13 +116,13 @@ TEST(AbComparisonTest, FewerThanThreeBlocksGiveNoIntervalAndNoVerdict) {
     EXPECT_EQ(speedupText(*one.metric(TimingMetric::kStep)), "2.000x (no interval: 1 block)");
 }
 
-TEST(StatisticsTest, BlockBootstrapResamplesBlocksPairedAcrossArms) {
-    // Block 2 ran slow for both arms (drift): resampled with its partner, the ratio stays 2.
+TEST(StatisticsTest, PairedBlocksCancelADriftBothArmsShared) {
+    // Block 2 ran slow for both arms (drift): compared with its partner, the ratio stays 2.
     const std::vector<std::vector<double>> a = {{10, 10}, {20, 20}, {10, 10}};
     const std::vector<std::vector<double>> b = {{5, 5}, {10, 10}, {5, 5}};
-    const RatioInterval paired = bootstrapBlockMedianRatio(a, b);
-    EXPECT_DOUBLE_EQ(paired.low, 2.0);
-    EXPECT_DOUBLE_EQ(paired.high, 2.0);
+    const BlockRatioEstimate paired = pairedBlockRatio(a, b);
+    EXPECT_DOUBLE_EQ(paired.interval.low, 2.0);
+    EXPECT_DOUBLE_EQ(paired.interval.high, 2.0);
     // Resampled independently, the drift would widen the interval.
     const RatioInterval steps =
         bootstrapMedianRatio({10, 10, 20, 20, 10, 10}, {5, 5, 10, 10, 5, 5});
@@ -160,6 +161,72 @@ TEST(AbComparisonTest, TheTargetVerdictSaysWhatTheToggleMovedAndItsShareOfTheSte
     EXPECT_EQ(speedupText(removed->stats), "removed entirely (4.000 -> 0, 3 blocks)");
     EXPECT_FALSE(
         compareTarget(TargetMetric::kNone, runWithMaskBuilds(1, 1), runWithMaskBuilds(2, 1), 10.0));
+}
+
+// A target the optimized arm adds where the baseline had none (offload's reload waits): a ratio of
+// 0 in every block, slower.
+TEST(AbComparisonTest, ATargetAddedFromNothingIsSlower) {
+    const auto added = compareTarget(TargetMetric::kMaskBuild, runWithMaskBuilds(1, 0.0),
+                                     runWithMaskBuilds(2, 4.0), 10.0);
+    ASSERT_TRUE(added.has_value());
+    EXPECT_EQ(added->stats.blocks, 3u);
+    EXPECT_EQ(added->verdict(), Verdict::kSlower);
+    EXPECT_EQ(speedupText(added->stats), "0.000x [0.000, 0.000] (3 blocks)");
+}
+
+// An A/B whose step sped up by [low, high] and whose target took `share` of the baseline step and
+// sped up by [targetLow, targetHigh].
+AbComparison withTarget(double low, double high, double share, double targetLow,
+                        double targetHigh) {
+    AbComparison c;
+    MetricComparison step;
+    step.metric = TimingMetric::kStep;
+    step.baseline = 10.0;
+    step.speedup = (low + high) / 2.0;
+    step.speedupLow = low;
+    step.speedupHigh = high;
+    step.blocks = 3;
+    step.pairedBlocks = true;
+    step.baselineSamples = step.optimizedSamples = 3;
+    c.metrics.push_back(step);
+    TargetComparison target;
+    target.metric = TargetMetric::kMaskBuild;
+    target.stats.baseline = share * 10.0;
+    target.stats.optimized = 1.0;
+    target.stats.speedupLow = targetLow;
+    target.stats.speedupHigh = targetHigh;
+    target.stats.blocks = 3;
+    target.stats.pairedBlocks = true;
+    target.stats.baselineSamples = target.stats.optimizedSamples = 3;
+    target.baselineStepMs = 10.0;
+    c.target = target;
+    return c;
+}
+
+// Hand-worked: a target of 1% of the step sped up 5x to 10x explains a step speedup of
+// 1 / (1 - 0.01 x 0.8) = 1.00806 to 1 / (1 - 0.01 x 0.9) = 1.00908; a step 1.10x to 1.30x faster
+// is beyond it. Half the step sped up 5x to 10x explains 1.667x to 1.818x: 1.10x to 1.30x is less.
+// A step interval overlapping the range stays "faster".
+TEST(AbComparisonTest, AStepChangeTheTargetCannotExplainIsCalledSo) {
+    const AbComparison small = withTarget(1.10, 1.30, 0.01, 5.0, 10.0);
+    const auto explained = small.targetExplains();
+    ASSERT_TRUE(explained.has_value());
+    EXPECT_NEAR(explained->first, 1.0 / (1.0 - 0.01 * 0.8), 1e-12);
+    EXPECT_NEAR(explained->second, 1.0 / (1.0 - 0.01 * 0.9), 1e-12);
+    EXPECT_EQ(small.endToEndVerdict(), Verdict::kBeyondTarget);
+    EXPECT_EQ(withTarget(1.10, 1.30, 0.5, 5.0, 10.0).endToEndVerdict(), Verdict::kBeyondTarget);
+    EXPECT_EQ(withTarget(1.10, 1.70, 0.5, 5.0, 10.0).endToEndVerdict(), Verdict::kFaster);
+    // Removed entirely (k = inf): a 20% target explains up to 1 / 0.8 = 1.25x.
+    const AbComparison removed =
+        withTarget(1.10, 1.30, 0.2, std::numeric_limits<double>::infinity(),
+                   std::numeric_limits<double>::infinity());
+    EXPECT_NEAR(removed.targetExplains()->second, 1.25, 1e-12);
+    EXPECT_EQ(removed.endToEndVerdict(), Verdict::kFaster);
+    // No target interval: nothing to hold the step to.
+    AbComparison noInterval = withTarget(1.10, 1.30, 0.01, 5.0, 10.0);
+    noInterval.target->stats.blocks = 2;
+    EXPECT_FALSE(noInterval.targetExplains().has_value());
+    EXPECT_EQ(noInterval.endToEndVerdict(), Verdict::kFaster);
 }
 
 TEST(AbComparisonTest, SlowerAndUnchangedVerdicts) {

@@ -26,7 +26,7 @@ rule() {
 
 rule "profiler analyzers app/report" '#include *[<"](torch/|ATen/|c10/)' \
   "profiler (outside torch_ops), analyzers and app/report must not include torch" "profiler/torch_ops"
-rule "profiler analyzers optimizations reference_trainer app/cli app/report" \
+rule "profiler analyzers optimizations reference_trainer app/cli app/report app/usecases" \
   '#include *[<"](imgui|GLFW/|backends/imgui)' "only app/gui may include ImGui/GLFW"
 rule "profiler analyzers optimizations reference_trainer app" '#include *[<"]cupti' \
   "only profiler/cupti may include cupti.h" "profiler/cupti"
@@ -43,7 +43,9 @@ rule "optimizations" '#include *[<"]profiler/cupti/' \
 rule "analyzers" '#include *[<"]profiler/(host|torch_ops|cupti)/' \
   "analyzers are pure functions over a TraceModel: profiler/core only"
 rule "app/report" '#include *[<"](reference_trainer|optimizations|profiler/(host|torch_ops|cupti))/' \
-  "app/report renders analyzer results: analyzers and profiler/core only"
+  "app/report renders results: of analyzers, profiler/import and profiler/core only"
+rule "app/report" '#include *[<"]app/(usecases|cli|gui)/' \
+  "app/report renders results: the use cases and the faces call it, never the other way"
 rule "profiler/core" '#include *[<"](profiler/(host|torch_ops|cupti|import)|analyzers)/' \
   "profiler/core depends on nothing else of glueprof"
 rule "profiler/import" '#include *[<"](profiler/(host|torch_ops|cupti)|analyzers)/' \

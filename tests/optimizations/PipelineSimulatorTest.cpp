@@ -134,7 +134,20 @@ TEST(PipelineSimulatorTest, HandCheckedTwoWorkerTwoMicrobatchCases) {
     EXPECT_EQ(headForwards, 2);  // the head is its own fused stage on the next worker in the round
 }
 
-// Balanced stages, no hop, no recompute: GPipe's and 1F1B's bubble is (P - 1) / (M + P - 1).
+// The artifact's published 235B Looped-BFS case, whose partition starts (and ends) with an empty
+// stage: P = 8, M = 16, 94 layers one per stage between them (pp-simulate/run.sh).
+SimulationSpec artifact235bLoopedBfs() {
+    SimulationSpec spec;
+    spec.schedule = Schedule::kLoopedBfs;
+    spec.workers = 8;
+    spec.microbatches = 16;
+    spec.forwardPartition.assign(96, 1);
+    spec.forwardPartition.front() = 0;
+    spec.forwardPartition.back() = 0;
+    spec.costs = PipelineCosts::uniform(94, 43.016, 58.376, 42.444, 43.294, 3.2);
+    return spec;
+}
+
 TEST(PipelineSimulatorTest, AnEmptyFirstStageHoldsItsPlaceButEndsNothing) {
     // P = 2, M = 2, f = b = 1 per layer, head 1 / 1, hop 1. Stage 0 (0 layers) on worker 0, stage
     // 1 (2 layers and the head) on worker 1: F1 = 3, its backward = recompute 2 + backward 2 +
@@ -159,19 +172,55 @@ TEST(PipelineSimulatorTest, AnEmptyFirstStageHoldsItsPlaceButEndsNothing) {
     EXPECT_DOUBLE_EQ(simulate(spec({0, 1, 1, 1})).makespanMs, 21.0);
     EXPECT_DOUBLE_EQ(simulate(spec({1, 1, 1, 1})).makespanMs, 25.0);  // no empty stage: as before
 
-    // The artifact's published 235B Looped-BFS case, whose partition starts (and ends) with an
-    // empty stage: P = 8, M = 16, 94 layers one per stage between them; its log: 28575.7140 ms.
-    SimulationSpec big;
-    big.schedule = Schedule::kLoopedBfs;
-    big.workers = 8;
-    big.microbatches = 16;
-    big.forwardPartition.assign(96, 1);
-    big.forwardPartition.front() = 0;
-    big.forwardPartition.back() = 0;
-    big.costs = PipelineCosts::uniform(94, 43.016, 58.376, 42.444, 43.294, 3.2);
-    EXPECT_NEAR(simulate(big).makespanMs, 28575.714, 0.01);
+    // The artifact's published 235B Looped-BFS case: its log says 28575.7140 ms.
+    EXPECT_NEAR(simulate(artifact235bLoopedBfs()).makespanMs, 28575.714, 0.01);
 }
 
+// Issue 30, item 7: the artifact's t = 0 is the start of its simulation, where the first stage
+// starts even when it is empty; its fill (compute_bubble_breakdown) is each worker's idle from
+// there to its first per-layer event, of which an empty stage has none. So when the first stage is
+// empty, every worker's fill includes the hops out of it.
+TEST(PipelineSimulatorTest, AnEmptyFirstStageStillStartsTheFillAtTheSimulationsStart) {
+    // P = 2, M = 2, f = b = 1 per layer, head 1 / 1, hop 1, stages 0, 1, 1, 1 (the last one with
+    // the head): worker 0 runs stages 0 and 2, worker 1 stages 1 and 3. Ranges (F forward, R
+    // recompute, B backward; stage, micro-batch):
+    //   w0: F0m0, F0m1 empty at 0; F2m0 [3,4) F2m1 [4,5); R2m1 [13,14) B2m1 [14,15);
+    //       R2m0 [16,17) B2m0 [17,18); B0m1, B0m0 empty at 19 and 22;
+    //   w1: F1m0 [1,2) (a hop after the empty F0m0) F1m1 [2,3) F3m0 [5,7) F3m1 [7,9);
+    //       R3m1 [9,10) B3m1 [10,12) R3m0 [12,13) B3m0 [13,15) R1m1 [16,17) B1m1 [17,18)
+    //       R1m0 [19,20) B1m0 [20,21).
+    // t = 0 at 0, makespan 21, busy 6 + 16 of 42: bubble 20. Fill: w0 3 (to F2m0), w1 1 (to F1m0,
+    // the hop out of the empty stage) = 4; counted from the first range (1), as before, it was 2
+    // of a bubble of 18 in 40. Switch (to the first backward, less the busy time in between): w0
+    // from its 2nd warm-up forward's end 5 to 14, less R2m1: 8; w1 from its 1st's end 2 to 10,
+    // less F1m1, F3m0, F3m1, R3m1: 2; 10 in all. Drain: w0 21 - 18 = 3, w1 0. Intra 20 - 4 - 10 -
+    // 3 = 3 (w0 [15,16), w1 [15,16) and [18,19)).
+    SimulationSpec spec = unit(Schedule::kLoopedBfs, 2, 2, {0, 1, 1, 1});
+    spec.costs = PipelineCosts::uniform(3, 1.0, 1.0, 1.0, 1.0, 1.0);
+    const BubbleResult b = bubblesOf(spec);
+    auto ms = [](TimestampNs ns) { return static_cast<double>(ns) / 1e6; };
+    EXPECT_NEAR(ms(b.makespanNs), 21.0, 1e-9);
+    EXPECT_NEAR(ms(b.bubbleNs), 20.0, 1e-9);
+    EXPECT_NEAR(b.ratio, 20.0 / 42.0, 1e-9);
+    EXPECT_NEAR(ms(b.fillNs), 4.0, 1e-9);
+    EXPECT_NEAR(ms(b.switchNs), 10.0, 1e-9);
+    EXPECT_NEAR(ms(b.drainNs), 3.0, 1e-9);
+    EXPECT_NEAR(ms(b.intraNs), 3.0, 1e-9);
+
+    // The 235B case against the artifact's log: every part of the breakdown, the fill's eight
+    // 3.2 ms hops (one per worker) included: fill 1319.6480 ms (0.5773%), bubble 4.3937%.
+    const BubbleResult big = bubblesOf(artifact235bLoopedBfs());
+    EXPECT_NEAR(ms(big.makespanNs), 28575.714, 0.01);
+    EXPECT_NEAR(ms(big.bubbleNs), 10044.272, 0.01);
+    EXPECT_NEAR(big.ratio * 100.0, 4.3937, 0.00005);
+    EXPECT_NEAR(ms(big.fillNs), 1319.648, 0.01);
+    EXPECT_NEAR(big.share(big.fillNs) * 100.0, 0.5773, 0.00005);
+    EXPECT_NEAR(ms(big.switchNs), 4139.042, 0.01);
+    EXPECT_NEAR(ms(big.drainNs), 4499.648, 0.01);
+    EXPECT_NEAR(ms(big.intraNs), 85.934, 0.01);
+}
+
+// Balanced stages, no hop, no recompute: GPipe's and 1F1B's bubble is (P - 1) / (M + P - 1).
 TEST(PipelineSimulatorTest, GpipeAndOneFOneBMatchTheAnalyticBubble) {
     for (Schedule schedule : {Schedule::kGPipe, Schedule::kOneFOneB}) {
         for (int p : {2, 4}) {

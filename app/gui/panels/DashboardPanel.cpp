@@ -10,7 +10,7 @@
 #include "app/gui/widgets/Charts.h"
 #include "app/report/Palette.h"
 #include "app/report/VerdictText.h"
-#include "profiler/core/LossDiagnostics.h"
+#include "profiler/core/Diagnostics.h"
 
 namespace glueprof::gui {
 
@@ -36,7 +36,7 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
                 r.run.preset.c_str(), r.run.device.c_str());
     // Losses in red; what an import skipped or derived is a note (see Diagnostics).
     std::size_t losses = 0;
-    for (const Diagnostic& d : r.diagnostics) losses += loss::isLoss(d.name) ? 1 : 0;
+    for (const Diagnostic& d : r.diagnostics) losses += isLoss(d.name) ? 1 : 0;
     if (losses > 0) {
         ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0F, 0.4F, 0.35F, 1.0F));
         ImGui::Text("%zu diagnostic(s): the capture lost something (see Diagnostics)", losses);
@@ -91,25 +91,29 @@ class DashboardPanel : public Panel {
     Area area() const override { return Area::kMain; }
 
     void draw(PanelContext& c) override {
-        const Results* report = c.workspace.report();
-        if (report == nullptr) {
+        const Results* results = c.workspace.results();
+        if (results == nullptr) {
             ImGui::TextWrapped(c.workspace.loading()
                                    ? "Loading and analyzing the selected runs..."
                                    : "Open a database and pick runs in the Runs panel.");
             return;
         }
-        for (const Comparison& comparison : report->comparisons) {
+        for (const Comparison& comparison : results->comparisons) {
             const AbComparison& cmp = comparison.ab;
             const MetricComparison* primary = cmp.metric(cmp.primaryMetric);
             ImGui::Text("%s: runs %lld (A, baseline) vs %lld (B, optimized)", cmp.toggle.c_str(),
                         static_cast<long long>(cmp.baselineRun),
                         static_cast<long long>(cmp.optimizedRun));
-            if (primary != nullptr) {
-                ImGui::Text("Verdict (%s): %s, %s; loss %s", toString(cmp.primaryMetric),
-                            toString(cmp.verdict()), speedupText(*primary).c_str(),
-                            !cmp.lossRecorded ? "not recorded"
-                            : cmp.lossEqual   ? "bit-identical"
-                                              : "DIFFERS");
+            const char* loss = !cmp.lossRecorded ? "not recorded"
+                               : cmp.lossEqual   ? "bit-identical"
+                                                 : "DIFFERS";
+            // With a target, its verdict and the end-to-end one are the A/B's verdicts.
+            if (primary != nullptr && !cmp.target) {
+                ImGui::TextWrapped("Verdict (%s): %s, %s; loss %s", toString(cmp.primaryMetric),
+                                   verdictText(cmp.verdict(), *primary).c_str(),
+                                   speedupText(*primary).c_str(), loss);
+            } else {
+                ImGui::Text("Loss %s at every step", loss);
             }
             if (cmp.target)
                 ImGui::TextWrapped("Target: %s", targetVerdictText(*cmp.target).c_str());
@@ -132,14 +136,14 @@ class DashboardPanel : public Panel {
                 "fold the math into the label; glue, copy, sync wait and idle to "
                 "their own scale");
         TimestampNs widest = 0;
-        for (const RunAnalysis& r : report->runs) {
+        for (const RunAnalysis& r : results->runs) {
             for (const GlueStep& s : r.analysis.glue.steps) {
                 widest =
                     std::max(widest, m_nonMathOnly ? s.wallNs - s.part(GluePart::kMath) : s.wallNs);
             }
         }
         glueLegend();
-        for (const RunAnalysis& r : report->runs) {
+        for (const RunAnalysis& r : results->runs) {
             ImGui::Separator();
             ImGui::PushID(static_cast<int>(r.run.id));
             runSection(r, widest, m_nonMathOnly);

@@ -2,7 +2,7 @@
 #include <imgui.h>
 
 #include "app/gui/Panel.h"
-#include "profiler/core/LossDiagnostics.h"
+#include "profiler/core/Diagnostics.h"
 
 namespace glueprof::gui {
 
@@ -15,14 +15,14 @@ class DiagnosticsPanel : public Panel {
     Area area() const override { return Area::kSidebar; }
 
     void draw(PanelContext& c) override {
-        const Results* report = c.workspace.report();
-        if (report == nullptr) return;
+        const Results* results = c.workspace.results();
+        if (results == nullptr) return;
         bool any = false;
-        for (const RunAnalysis& r : report->runs) {
+        for (const RunAnalysis& r : results->runs) {
             for (const Diagnostic& d : r.diagnostics) {
                 any = true;
                 // A loss in red; an import's note (skipped, derived) in the normal colour.
-                const bool lost = loss::isLoss(d.name);
+                const bool lost = isLoss(d.name);
                 if (lost) ImGui::PushStyleColor(ImGuiCol_Text, ImVec4(1.0F, 0.4F, 0.35F, 1.0F));
                 ImGui::TextWrapped("run %lld: %s = %lld", static_cast<long long>(r.run.id),
                                    d.name.c_str(), static_cast<long long>(d.value));

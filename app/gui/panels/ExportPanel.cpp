@@ -24,8 +24,8 @@ class ExportPanel : public Panel {
     Area area() const override { return Area::kSidebar; }
 
     void draw(PanelContext& c) override {
-        const Results* report = c.workspace.report();
-        if (report == nullptr) {
+        const Results* results = c.workspace.results();
+        if (results == nullptr) {
             ImGui::TextDisabled("Select runs to export them.");
             return;
         }
@@ -33,11 +33,11 @@ class ExportPanel : public Panel {
         ImGui::InputText("##stem", &m_stem);
         if (ImGui::Button("HTML report"))
             write(c, m_stem + ".html",
-                  [&](std::ostream& out) { out << renderResultsHtml(*report); });
+                  [&](std::ostream& out) { out << renderResultsHtml(*results); });
         ImGui::SameLine();
         if (ImGui::Button("Markdown report")) {
             write(c, m_stem + ".md",
-                  [&](std::ostream& out) { out << renderResultsMarkdown(*report); });
+                  [&](std::ostream& out) { out << renderResultsMarkdown(*results); });
         }
         ImGui::SameLine();
         if (ImGui::Button("Chrome trace (A)") && !c.workspace.traces().empty()) {

@@ -15,9 +15,9 @@ class GluePanel : public Panel {
     Area area() const override { return Area::kMain; }
 
     void draw(PanelContext& c) override {
-        const Results* report = c.workspace.report();
-        if (report == nullptr) return;
-        for (const RunAnalysis& r : report->runs) {
+        const Results* results = c.workspace.results();
+        if (results == nullptr) return;
+        for (const RunAnalysis& r : results->runs) {
             ImGui::Text("Run %lld %s (ms; parts sum to the wall time)",
                         static_cast<long long>(r.run.id), r.run.label.c_str());
             ImGui::PushID(static_cast<int>(r.run.id));

@@ -41,9 +41,9 @@ class OverlapPanel : public Panel {
     Area area() const override { return Area::kMain; }
 
     void draw(PanelContext& c) override {
-        const Results* report = c.workspace.report();
-        if (report == nullptr) return;
-        for (const RunAnalysis& r : report->runs) {
+        const Results* results = c.workspace.results();
+        if (results == nullptr) return;
+        for (const RunAnalysis& r : results->runs) {
             const CopyOverlapResult& o = r.analysis.copyOverlap;
             ImGui::Text("Run %lld %s: overlap ratio %.3f, exposed %.3f ms per step (compute = %s)",
                         static_cast<long long>(r.run.id), r.run.label.c_str(),

@@ -18,10 +18,10 @@ class PipelinePanel : public Panel {
     Area area() const override { return Area::kMain; }
 
     void draw(PanelContext& c) override {
-        const Results* report = c.workspace.report();
-        if (report == nullptr) return;
+        const Results* results = c.workspace.results();
+        if (results == nullptr) return;
         bool any = false;
-        for (const RunAnalysis& r : report->runs) {
+        for (const RunAnalysis& r : results->runs) {
             const BubbleResult& b = r.analysis.bubbles;
             if (b.workers == 0) continue;
             any = true;

@@ -102,8 +102,8 @@ class RanksPanel : public Panel {
     Area area() const override { return Area::kMain; }
 
     void draw(PanelContext& c) override {
-        const Results* report = c.workspace.report();
-        if (report == nullptr) return;
+        const Results* results = c.workspace.results();
+        if (results == nullptr) return;
         const auto& rankTraces = c.workspace.rankTraces();
         std::vector<int> arms;  // the selected runs that are ranks of several
         for (std::size_t i = 0; i < rankTraces.size(); ++i)
@@ -123,9 +123,9 @@ class RanksPanel : public Panel {
             ImGui::RadioButton("optimized", &v.ranksArm, 1);
         }
         const std::size_t arm = static_cast<std::size_t>(v.ranksArm);
-        const RankSet* set = report->rankSetOf(arm);
+        const RankSet* set = results->rankSetOf(arm);
         if (set == nullptr) return;
-        rankTable(*report, *set);
+        rankTable(*results, *set);
         const RankAnalysisResult& a = set->analysis;
         ImGui::Text(
             "Spread per step (slowest - median rank) %.3f ms; straggler time (a step's worst "
@@ -151,13 +151,13 @@ class RanksPanel : public Panel {
     }
 
   private:
-    static void rankTable(const Results& report, const RankSet& set) {
+    static void rankTable(const Results& results, const RankSet& set) {
         if (!ImGui::BeginTable("ranks", 7, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders)) return;
         for (const char* column : {"rank", "run", "median step ms", "exposed comm ms",
                                    "comm/compute overlap", "slowest in", "clock"})
             ImGui::TableSetupColumn(column);
         ImGui::TableHeadersRow();
-        for (const RankRowView& row : rankRowsOf(set, report)) {
+        for (const RankRowView& row : rankRowsOf(set, results)) {
             const RunAnalysis& r = *row.run;
             ImGui::TableNextRow();
             ImGui::TableNextColumn();

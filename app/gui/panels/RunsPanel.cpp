@@ -43,28 +43,36 @@ class RunsPanel : public Panel {
                 "Open a database written by `glueprof ab` or `glueprof run` (runs.sqlite).");
             return;
         }
-        ImGui::Text("%zu runs in %s", c.workspace.runs().size(), c.workspace.path().c_str());
+        ImGui::Text("%zu runs in %s", c.workspace.runSummaries().size(),
+                    c.workspace.path().c_str());
         ImGui::TextDisabled("A = baseline, B = optimized; click A then B, or use the buttons.");
         const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders |
-                                      ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable;
+                                      ImGuiTableFlags_ScrollY | ImGuiTableFlags_Resizable |
+                                      ImGuiTableFlags_Hideable;
         // As tall as its rows, up to 12 (then it scrolls): the panels below stay in view.
         const float rowHeight = ImGui::GetTextLineHeightWithSpacing() + 2.0F;
-        const float rows = static_cast<float>(std::min<std::size_t>(c.workspace.runs().size(), 12));
+        const float rows =
+            static_cast<float>(std::min<std::size_t>(c.workspace.runSummaries().size(), 12));
         if (!ImGui::BeginTable("runs", 7, flags, ImVec2(0.0F, rowHeight * (rows + 1.5F)))) return;
         ImGui::TableSetupScrollFreeze(0, 1);
-        // The label takes the room there is; the short columns fit their content.
+        // The label takes the room there is; the short columns fit their content. Preset and
+        // device start hidden (the header's context menu shows them; the label's tooltip says
+        // them): at the panel's default width the label would otherwise show a few characters.
         for (const char* column :
              {"id", "label", "preset", "device", "status", "steps", "use as"}) {
-            ImGui::TableSetupColumn(column, std::string_view(column) == "label"
-                                                ? ImGuiTableColumnFlags_WidthStretch
-                                                : ImGuiTableColumnFlags_WidthFixed);
+            const std::string_view name(column);
+            ImGui::TableSetupColumn(
+                column, name == "label" ? ImGuiTableColumnFlags_WidthStretch
+                        : name == "preset" || name == "device"
+                            ? ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_DefaultHide
+                            : ImGuiTableColumnFlags_WidthFixed);
         }
         ImGui::TableHeadersRow();
         ImGuiListClipper clipper;
-        clipper.Begin(static_cast<int>(c.workspace.runs().size()));
+        clipper.Begin(static_cast<int>(c.workspace.runSummaries().size()));
         while (clipper.Step()) {
             for (int row = clipper.DisplayStart; row < clipper.DisplayEnd; ++row) {
-                const RunSummary& r = c.workspace.runs()[static_cast<std::size_t>(row)];
+                const RunSummary& r = c.workspace.runSummaries()[static_cast<std::size_t>(row)];
                 const bool isA = r.id == c.workspace.selectedBaseline();
                 const bool isB = r.id == c.workspace.selectedOptimized();
                 ImGui::TableNextRow();
@@ -76,7 +84,9 @@ class RunsPanel : public Panel {
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(r.label.c_str());
                 // The whole label when the column cuts it.
-                if (ImGui::IsItemHovered()) ImGui::SetTooltip("%s", r.label.c_str());
+                if (ImGui::IsItemHovered())
+                    ImGui::SetTooltip("%s (%s on %s)", r.label.c_str(), r.preset.c_str(),
+                                      r.device.c_str());
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(r.preset.c_str());
                 ImGui::TableNextColumn();

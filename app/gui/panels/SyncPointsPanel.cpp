@@ -16,20 +16,20 @@ class SyncPointsPanel : public Panel {
     Area area() const override { return Area::kMain; }
 
     void draw(PanelContext& c) override {
-        const Results* report = c.workspace.report();
-        if (report == nullptr) return;
-        if (report->runs.size() > 1) {
+        const Results* results = c.workspace.results();
+        if (results == nullptr) return;
+        if (results->runs.size() > 1) {
             ImGui::SetNextItemWidth(120.0F);
             ImGui::Combo("run", &m_run,
-                         report->runs.size() > 1 ? "A (baseline)\0B (optimized)\0" : "A\0");
+                         results->runs.size() > 1 ? "A (baseline)\0B (optimized)\0" : "A\0");
             ImGui::SameLine();
         }
-        m_run = std::clamp(m_run, 0, static_cast<int>(report->runs.size()) - 1);
+        m_run = std::clamp(m_run, 0, static_cast<int>(results->runs.size()) - 1);
         ImGui::RadioButton("by op", &m_grouping, 0);
         ImGui::SameLine();
         ImGui::RadioButton("by layer", &m_grouping, 1);
         const SyncPointsResult& syncs =
-            report->runs[static_cast<std::size_t>(m_run)].analysis.syncPoints;
+            results->runs[static_cast<std::size_t>(m_run)].analysis.syncPoints;
         std::vector<SyncGroup> groups = m_grouping == 0 ? syncs.byOp : syncs.byLayer;
 
         const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg |

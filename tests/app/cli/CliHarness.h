@@ -1,6 +1,7 @@
 #pragma once
 // Runs the real glueprof binary (GLUEPROF_CLI) as a user would, each test in its own temporary
-// directory: exit code, stdout and stderr of one command, and helpers for files.
+// directory: exit code, stdout and stderr of one command, and helpers for files. CliTest is the
+// fixture of the command tests (AbCommandTest.cpp, RunCommandTest.cpp, ... one file per command).
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
@@ -9,6 +10,8 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include "tests/profiler/import/ImportFixtures.h"
 
 namespace glueprof::testing {
 
@@ -56,6 +59,14 @@ class CliHarness : public ::testing::Test {
     }
 
     std::filesystem::path m_dir;
+};
+
+// One fixture class for every file of the suite: GoogleTest refuses a suite whose tests derive
+// from different classes (as a class of the same name in each file's anonymous namespace would).
+class CliTest : public CliHarness {
+  protected:
+    // A real trace of tests/fixtures/import (ImportFixtures.h), for `import` and `compare`.
+    static std::string sharedFixture(const std::string& name) { return importFixture(name); }
 };
 
 }  // namespace glueprof::testing

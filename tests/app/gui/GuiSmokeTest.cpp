@@ -167,7 +167,7 @@ TEST_F(GuiSmokeTest, EveryPanelDrawsFramesOverARealDatabaseWithoutImguiErrors) {
     app.view().highlightName = "build_packed_mask";  // the step diff's outline draws too
     imgui.frame(app);                                // while loading
     waitForAnalysis(app.workspace());
-    ASSERT_NE(app.workspace().report(), nullptr);
+    ASSERT_NE(app.workspace().results(), nullptr);
     for (int i = 0; i < 5; ++i) imgui.frame(app);
     EXPECT_TRUE(g_imguiErrors.empty()) << g_imguiErrors.front();
 
@@ -190,7 +190,7 @@ TEST_F(GuiSmokeTest, ARankOfADataParallelAbBringsItsRanksToTheRanksPanel) {
     app.view().panelOpen["Ranks"] = true;
     app.view().selectTab = "Ranks";
     waitForAnalysis(app.workspace());
-    ASSERT_NE(app.workspace().report(), nullptr);
+    ASSERT_NE(app.workspace().results(), nullptr);
     const auto& ranks = app.workspace().rankTraces();
     ASSERT_EQ(ranks.size(), 2u);  // baseline and optimized, each with both ranks
     for (const auto& arm : ranks) {
@@ -223,13 +223,13 @@ TEST_F(GuiSmokeTest, ACancelledLoadIsDroppedAndTheNextOneLoads) {
     ASSERT_TRUE(workspace.loading());
     workspace.cancel();
     EXPECT_FALSE(workspace.loading());
-    EXPECT_EQ(workspace.report(), nullptr);
+    EXPECT_EQ(workspace.results(), nullptr);
     workspace.select(2, 0);
     workspace.waitForLoad();  // finished, not yet taken in: the progress says so
     EXPECT_FLOAT_EQ(workspace.progress().fraction, 1.0F);
     EXPECT_STREQ(workspace.progress().stage, "done");
     waitForAnalysis(workspace);
-    ASSERT_NE(workspace.report(), nullptr);
+    ASSERT_NE(workspace.results(), nullptr);
     EXPECT_EQ(workspace.traces().size(), 1u);
     EXPECT_EQ(workspace.traces()[0].run().id, 2);
     bool said = false;

@@ -1,8 +1,9 @@
 // CUPTI record handling without a GPU: zero-filled real CUPTI records (FakeCuptiRecords) go through
 // the production RecordHandler into a real SQLite store, read back with TraceReader.
+// Where a host sync right after a blocking copy goes: the table of
+// tests/profiler/core/SyncPlacementTable.h, run through this path by CuptiSyncPlacementTest.cpp.
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -64,7 +65,7 @@ class CuptiRecordsTest : public ::testing::Test {
         std::map<std::string, std::int64_t> stored;
         for (const Diagnostic& d : t.diagnostics()) {
             stored[d.name] = d.value;
-            EXPECT_TRUE(loss::isLoss(d.name)) << d.name;
+            EXPECT_TRUE(isLoss(d.name)) << d.name;
             EXPECT_FALSE(d.detail.empty()) << d.name;
         }
         return stored;
@@ -230,48 +231,6 @@ TEST_F(CuptiRecordsTest, DeviceRecordsAreAttributedToTheOpThatLaunchedThem) {
     EXPECT_EQ(blocked->endNs, 1450);
     EXPECT_EQ(blocked->layer, 2);
     EXPECT_EQ(blocked->category, Category::kSync);
-}
-
-// item() on CUDA: cudaMemcpyAsync DtoH into pageable memory (the host blocks on the copy), then
-// cudaStreamSynchronize on the same thread. One sync point from the copy call's start to the
-// sync's end, not two; a sync with another call in between stays its own.
-TEST_F(CuptiRecordsTest, ItemsCopyAndTheStreamSyncRightAfterItAreOneSyncPoint) {
-    FakeCuptiRecords r;
-    r.addRuntime(1, 1000, 1300, 10, kTid);  // cudaMemcpyAsync (DtoH, pageable)
-    r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 4, 1100, 1200, 10,
-                CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, true, 7, 0);
-    r.addRuntime(1, 1310, 1500, 11, kTid);  // cudaStreamSynchronize, right after
-    r.addSync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 1320, 1490, 11, 7);
-    // A second item() whose sync comes after another call (a launch): two sync points.
-    r.addRuntime(1, 2000, 2300, 12, kTid);
-    r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 4, 2100, 2200, 12,
-                CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, true, 7, 0);
-    r.addRuntime(kLaunchKernel, 2310, 2350, 13, kTid);
-    r.addKernel("k", 2400, 2450, 13);
-    r.addRuntime(1, 2360, 2600, 14, kTid);
-    r.addSync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 2370, 2590, 14, 7);
-    r.feed(*m_handler);
-    m_handler->resolve(3);
-    const CaptureCounts c = m_handler->counts();
-    EXPECT_EQ(c.blockingCopies, 2);
-    EXPECT_EQ(c.mergedSyncs, 1);
-    EXPECT_EQ(c.syncs, 1);  // the second item's sync, after the launch
-    const TraceModel t = finishAndRead();
-    std::vector<const Event*> syncs;
-    for (std::size_t l = 0; l < t.lanes().size(); ++l) {
-        for (const Event& e : t.eventsOnLane(l)) {
-            if (e.kind == EventKind::kSync) syncs.push_back(&e);
-        }
-    }
-    ASSERT_EQ(syncs.size(), 3u);
-    std::sort(syncs.begin(), syncs.end(),
-              [](const Event* a, const Event* b) { return a->startNs < b->startNs; });
-    EXPECT_EQ(t.name(syncs[0]->name), "blocking DtoH copy");
-    EXPECT_EQ(syncs[0]->startNs, 1000);  // the copy call's start
-    EXPECT_EQ(syncs[0]->endNs, 1490);    // to the sync's end: one blocked interval
-    EXPECT_EQ(t.name(syncs[1]->name), "blocking DtoH copy");
-    EXPECT_EQ(syncs[1]->endNs, 2300);
-    EXPECT_EQ(t.name(syncs[2]->name), "cudaStreamSynchronize");
 }
 
 // The profiler's own device sync before a flush (its API call and its synchronization record, on

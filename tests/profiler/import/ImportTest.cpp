@@ -19,7 +19,8 @@
 #include "analyzers/TraceDiff.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/Sqlite.h"
-#include "profiler/import/KinetoReader.h"
+#include "profiler/import/ChromeJsonNumbers.h"
+#include "profiler/import/JsonTokenBound.h"
 #include "profiler/import/TraceImporter.h"
 
 #include "tests/profiler/import/ImportFixtures.h"
@@ -159,8 +160,9 @@ TEST(KinetoImport, AlexnetTraceHasItsKernelsCopiesAndSyncsWhereTheyRan) {
     EXPECT_EQ(onStream7, 73);
     EXPECT_EQ(onStream20, 6);
     EXPECT_EQ(pageableHtoD, 16);
-    // 20 Stream Wait Events are markers on their streams; 16 Stream Syncs (each right after a
-    // pageable copy: one sync point with it) and 5 Context Syncs block the host.
+    // 20 Stream Wait Events are markers on their streams; 16 Stream Syncs (each after an
+    // asynchronous copy from pageable memory, which does not block: the sync is the one sync
+    // point) and 5 Context Syncs block the host.
     std::int64_t waitEvents = 0;
     std::int64_t hostSyncMarkers = 0;
     for (std::size_t i = 0; i < t.lanes().size(); ++i) {
@@ -339,6 +341,42 @@ TEST_F(ImportFiles, OddButValidEventsAreCountedNotFatal) {
     const std::size_t stream = laneOf(t, LaneKind::kCudaStream, 7);
     ASSERT_LT(stream, t.lanes().size());
     EXPECT_EQ(t.eventsOnLane(stream).front().endNs - t.eventsOnLane(stream).front().startNs, 3500);
+}
+
+// The dialect is decided once, by otherData.producer: only glueprof's own export has its args
+// (step, category, ...) read, and checked; a Kineto trace's are passed over, whatever they hold.
+TEST_F(ImportFiles, GlueprofArgsAreReadOnlyFromItsOwnExport) {
+    const std::string op =
+        R"({"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 10, "dur": 5, )"
+        R"("args": {"category": "comm", "step": 4, "flags": 1}})";
+    const std::string bad = R"({"ph": "X", "cat": "cpu_op", "name": "bad", "pid": 1, "tid": 1, )"
+                            R"("ts": 20, "dur": 5, "args": {"step": true}})";
+    const std::string producer = R"("otherData": {"producer": "glueprof"})";
+    auto firstOp = [](const ImportedRun& run) {
+        return run.model.eventsOnLane(laneOf(run.model, LaneKind::kHostThread, 1)).front();
+    };
+
+    const ImportedRun kineto =
+        readTrace(write("kineto.json", "{\"traceEvents\": [" + op + ", " + bad + "]}"), {});
+    EXPECT_EQ(kineto.format, "Kineto JSON");
+    EXPECT_EQ(firstOp(kineto).category, Category::kMath);
+    EXPECT_EQ(firstOp(kineto).flags & kFlagWouldSync, 0u);
+
+    const ImportedRun own =
+        readTrace(write("own.json", "{" + producer + ", \"traceEvents\": [" + op + "]}"), {});
+    EXPECT_EQ(own.format, "glueprof Chrome export");
+    EXPECT_EQ(firstOp(own).category, Category::kComm);
+    EXPECT_EQ(firstOp(own).step, 4);
+    EXPECT_EQ(firstOp(own).flags, 1u);
+    EXPECT_NE(errorOf(write("bad.json", "{" + producer + ", \"traceEvents\": [" + bad + "]}"))
+                  .find("traceEvents[0].args.step is a boolean; expected an integer"),
+              std::string::npos);
+
+    // Named after the events: they were read as Kineto's, the file is still glueprof's.
+    const ImportedRun late =
+        readTrace(write("late.json", "{\"traceEvents\": [" + op + "], " + producer + "}"), {});
+    EXPECT_EQ(late.format, "glueprof Chrome export");
+    EXPECT_EQ(firstOp(late).category, Category::kMath);
 }
 
 TEST_F(ImportFiles, SyncsWaitOnTheirStreamAndRepeatedCopySyncPairsMergeInLinearTime) {

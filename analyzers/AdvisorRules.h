@@ -1,0 +1,27 @@
+#pragma once
+// The advisor's rules (analyzers/Advisor.h says what each looks for) and the toggle of the
+// reference trainer that addresses each, named once: the advisor emits the names, reports and the
+// GUI show them, and a rule's toggle is what `advise` recommends. Rule names are stored in no
+// database; the toggle names are the catalogue's (profiler/core/ToggleCatalog.h).
+#include <string>
+#include <string_view>
+
+namespace glueprof {
+
+namespace advisor_rules {
+constexpr const char* kRepeatedPackedMetadata = "repeated_packed_metadata";
+constexpr const char* kPerExpertRoutingReads = "per_expert_routing_reads";
+constexpr const char* kBincountHiddenRead = "bincount_hidden_read";
+constexpr const char* kExposedReloads = "exposed_reloads";
+constexpr const char* kStageImbalance = "stage_imbalance";
+constexpr const char* kRepeatedGlue = "repeated_glue";  // no toggle yet
+// The same op blocking the host many times per step (GPU traces, imported ones included).
+constexpr const char* kRepeatedHostSyncs = "repeated_host_syncs";
+// Gradient all-reduces each blocking the trainer (one per parameter) exposing the communication.
+constexpr const char* kBlockingAllReduces = "blocking_all_reduces";
+}  // namespace advisor_rules
+
+// The toggle that addresses a rule's pattern ("" when no toggle does).
+std::string toggleForAdvisorRule(std::string_view rule);
+
+}  // namespace glueprof

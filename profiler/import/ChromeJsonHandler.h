@@ -1,0 +1,103 @@
+#pragma once
+// RapidJSON's SAX handler for a Chrome trace JSON file (ChromeJsonTokenizer): the file's
+// structure, each scalar checked (kind, length, range) and stored in the RawEvent or the file's
+// facts it belongs to; each finished event goes to the RawEventSink. An error stops the reader
+// with a message naming the file, the byte and the JSON path.
+#include <rapidjson/reader.h>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "profiler/import/ChromeJsonFields.h"
+#include "profiler/import/ChromeJsonTokenizer.h"
+
+namespace glueprof {
+
+class ChromeJsonHandler
+    : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, ChromeJsonHandler> {
+    using Field = chrome_json::Field;
+    using Scalar = chrome_json::Scalar;
+
+  public:
+    ChromeJsonHandler(const std::string& path, CompressedInput& input, RawEventSink& sink,
+                      TokenBound& bound)
+        : m_path(path), m_input(input), m_sink(sink), m_bound(bound) {}
+
+    // Scalars. With kParseNumbersAsStringsFlag every number arrives as RawNumber.
+    bool Null() { return scalar(Scalar::kNull, {}); }
+    bool Bool(bool b) { return scalar(Scalar::kBool, b ? "true" : "false"); }
+    bool RawNumber(const char* s, rapidjson::SizeType n, bool) {
+        return scalar(Scalar::kNumber, {s, n});
+    }
+    bool String(const char* s, rapidjson::SizeType n, bool) {
+        return scalar(Scalar::kString, {s, n});
+    }
+    bool Key(const char* s, rapidjson::SizeType n, bool);
+    bool StartObject();
+    bool EndObject(rapidjson::SizeType);
+    bool StartArray();
+    bool EndArray(rapidjson::SizeType) {
+        m_stack.pop_back();
+        return true;
+    }
+
+    const std::string& error() const { return m_error; }
+    // The message for the token the reader's stack refused (BoundedStackAllocator).
+    const std::string& refusedToken();
+    bool sawEvents() const { return m_sawEvents; }
+    ChromeFileFacts& facts() { return m_facts; }
+
+  private:
+    // Where the reader is in the file.
+    enum class Ctx {
+        kTop,
+        kEvents,
+        kEvent,
+        kArgs,
+        kDeviceList,
+        kDevice,
+        kDistributed,
+        kOther,
+        kIgnore
+    };
+
+    bool scalar(Scalar kind, std::string_view text);
+    bool topField(Scalar kind, std::string_view text);
+    bool eventField(Scalar kind, std::string_view text);
+    bool argField(Scalar kind, std::string_view text);
+    bool recordedArgField(Scalar kind, std::string_view text);
+    bool distributedField(Scalar kind, std::string_view text);
+    bool finishEvent();
+    static bool keep(Scalar kind, std::string_view text, std::string& out);
+    bool number(Scalar kind, std::string_view text, std::int64_t& out);
+    bool micros(Scalar kind, std::string_view text, std::optional<TimestampNs>& out);
+    // Nesting no trace needs; beyond it the recursive parser would exhaust the stack.
+    static constexpr std::size_t kMaxDepth = 256;
+    bool tooDeep();
+    bool fail(const std::string& what);
+    bool overlong(std::string_view text, const char* what);
+    std::string where() const;  // traceEvents[N]
+    bool inEvent() const;
+    std::string keyPath() const;
+    Ctx context() const { return m_stack.empty() ? Ctx::kIgnore : m_stack.back(); }
+
+    std::string m_path;
+    CompressedInput& m_input;
+    RawEventSink& m_sink;
+    TokenBound& m_bound;
+    std::vector<Ctx> m_stack;
+    std::string m_key;
+    Field m_field = Field::kOther;
+    RawEvent m_event;
+    std::int64_t m_eventIndex = -1;
+    bool m_sawEvents = false;
+    std::string m_error;
+    ChromeFileFacts m_facts;
+    std::pair<std::int64_t, std::string> m_device;
+};
+
+}  // namespace glueprof

@@ -1,0 +1,124 @@
+#include "profiler/import/ImportRequest.h"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+#include <memory>
+
+#include "profiler/core/Error.h"
+#include "profiler/core/OutputPath.h"
+#include "profiler/core/TextEncoding.h"
+#include "profiler/core/ToggleCatalog.h"
+#include "profiler/core/TraceWriter.h"
+#include "profiler/import/RankGrouping.h"
+#include "profiler/import/TraceImporter.h"
+
+namespace glueprof {
+
+namespace {
+
+void checkRequest(const ImportRequest& r, std::size_t files) {
+    if (r.name.empty() || r.stepPrefix.empty()) {
+        throw usageError("--name and --steps need a value (see glueprof import --help)");
+    }
+    if (!r.ab && r.name != "imported") {
+        throw usageError("--name names an A/B pair: use it with --ab BEFORE AFTER");
+    }
+    if (r.ab && findToggleInfo(r.name) != nullptr) {
+        throw usageError(fmt::format(
+            "--name '{}' is a toggle of glueprof's trainer, which judges its own metric; name the "
+            "imported pair something else",
+            r.name));
+    }
+    if (r.ab && files != 2) {
+        throw usageError(fmt::format(
+            "--ab compares two traces, BEFORE AFTER; {} trace file(s) were given", files));
+    }
+}
+
+std::string labelOf(const ImportRequest& r, const ImportedRun& run, std::size_t files) {
+    std::string label = printableText(
+        r.label.empty() ? std::filesystem::path(run.source).filename().string() : r.label);
+    if (!r.label.empty() && files > 1 && run.rank) label += fmt::format(" rank {}", *run.rank);
+    return label;
+}
+
+// The run's label and identity: an arm of the pair, or a rank of a data-parallel group.
+RunInfo runInfoOf(const ImportRequest& r, const ImportedRun& run, std::size_t index,
+                  std::size_t files, const ImportOutcome& done, RankGrouping& ranks) {
+    RunInfo info;
+    info.label = labelOf(r, run, files);
+    if (r.ab) {
+        info.identity.arm = index == 0 ? Arm::kA : Arm::kB;
+        info.identity.abGroup = index == 0 ? TraceWriter::kStartsAbGroup : done.runs.front().run;
+        info.identity.toggle = printableText(r.name);
+        info.label += index == 0 ? " (A)" : " (B)";
+    } else {
+        info.identity.abGroup = ranks.groupOf(run);
+    }
+    return info;
+}
+
+void notify(const ImportProgress& progress, const std::string& line) {
+    if (progress.notice) progress.notice(line);
+}
+
+// Writes `run`; a failure marks it failed and removes a database this writer created for it
+// (TraceWriter::abandon). Its events are dropped once they are in the database.
+StoredImport store(std::unique_ptr<TraceWriter>& writer, ImportedRun run, const RunInfo& info) {
+    StoredImport stored;
+    try {
+        stored.run = storeImportedRun(*writer, run, info);
+    } catch (...) {
+        writer->abandon();
+        writer.reset();
+        throw;
+    }
+    stored.steps = run.model.steps().size();
+    run.model = TraceModelBuilder().build();
+    stored.trace = std::move(run);
+    return stored;
+}
+
+}  // namespace
+
+ImportOutcome runImport(const ImportRequest& request, const ImportProgress& progress) {
+    requireParentDirectory(request.db, "write the trace database", "--db");
+    // A directory's entries never include the database written here (a second `import DIR --db
+    // DIR/out.sqlite` would read its own output as a trace).
+    const TraceInputs inputs = expandTraceInputs(request.inputs, request.db);
+    const std::vector<std::string>& files = inputs.files;
+    checkRequest(request, files.size());
+    for (const std::string& skipped : inputs.skipped) notify(progress, printableText(skipped));
+    ImportOptions options;
+    options.stepPrefix = request.stepPrefix;
+    options.keepPythonFunctions = request.keepPythonFunctions;
+    std::vector<ImportedRun> read;
+    if (request.ab) {
+        for (const std::string& file : files) read.push_back(readTrace(file, options));
+    }
+    ImportOutcome outcome;
+    outcome.db = request.db;
+    if (request.ab) outcome.abName = request.name;
+    std::unique_ptr<TraceWriter> writer;
+    RankGrouping ranks;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        ImportedRun run = request.ab ? std::move(read[i]) : readTrace(files[i], options);
+        if (!writer) {
+            writer = std::make_unique<TraceWriter>(request.db);
+            if (!writer->upgradeNotice().empty()) notify(progress, writer->upgradeNotice());
+        }
+        const RunInfo info = runInfoOf(request, run, i, files.size(), outcome, ranks);
+        outcome.runs.push_back(store(writer, std::move(run), info));
+        if (info.identity.abGroup != 0) ranks.started(outcome.runs.back().run);
+        if (progress.stored) progress.stored(outcome.runs.back());
+    }
+    if (writer) writer->close();
+    if (ranks.ranks() > 1) {
+        outcome.rankGroup = ranks.group();
+        outcome.groupedRanks = ranks.ranks();
+    }
+    return outcome;
+}
+
+}  // namespace glueprof

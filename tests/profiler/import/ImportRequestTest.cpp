@@ -1,0 +1,192 @@
+// The `import` use case (profiler/import/ImportRequest.h) and its rank grouping (RankGrouping.h):
+// per-rank traces of one job form one group, BEFORE and AFTER one A/B pair, a request that cannot
+// run is refused before the database exists, and each stored run is heard as it is written.
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "profiler/core/Error.h"
+#include "profiler/core/TraceReader.h"
+#include "profiler/core/TraceWriter.h"
+#include "profiler/import/ImportRequest.h"
+#include "profiler/import/RankGrouping.h"
+
+#include "tests/profiler/import/ImportFixtures.h"
+
+namespace glueprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+ImportedRun rankOf(std::optional<int> rank, std::optional<int> worldSize) {
+    ImportedRun run;
+    run.rank = rank;
+    run.worldSize = worldSize;
+    return run;
+}
+
+TEST(RankGroupingTest, TheRanksOfOneWorldJoinTheFirstRunsGroup) {
+    RankGrouping ranks;
+    EXPECT_EQ(ranks.groupOf(rankOf(1, 3)), TraceWriter::kStartsAbGroup);
+    ranks.started(7);  // the first run got id 7: the others join group 7
+    EXPECT_EQ(ranks.groupOf(rankOf(0, 3)), 7);
+    ranks.started(8);  // a later id changes nothing
+    EXPECT_EQ(ranks.groupOf(rankOf(2, 3)), 7);
+    EXPECT_EQ(ranks.ranks(), 3);
+    EXPECT_EQ(ranks.group(), 7);
+}
+
+TEST(RankGroupingTest, RunsThatAreNoRankOfSeveralStayApart) {
+    RankGrouping ranks;
+    EXPECT_EQ(ranks.groupOf(rankOf(std::nullopt, 2)), 0);  // no rank
+    EXPECT_EQ(ranks.groupOf(rankOf(0, std::nullopt)), 0);  // no world size
+    EXPECT_EQ(ranks.groupOf(rankOf(0, 1)), 0);             // a world of one
+    EXPECT_EQ(ranks.groupOf(rankOf(2, 2)), 0);             // outside its world
+    EXPECT_EQ(ranks.groupOf(rankOf(-1, 2)), 0);
+    EXPECT_EQ(ranks.ranks(), 0);
+    EXPECT_EQ(ranks.group(), 0);
+}
+
+TEST(RankGroupingTest, ARankSeenTwiceOrAnotherWorldEndsTheGrouping) {
+    RankGrouping twice;
+    EXPECT_EQ(twice.groupOf(rankOf(0, 2)), TraceWriter::kStartsAbGroup);
+    twice.started(1);
+    EXPECT_EQ(twice.groupOf(rankOf(0, 2)), 0);  // several steps' traces per rank: apart
+    EXPECT_EQ(twice.groupOf(rankOf(1, 2)), 0);  // and every one after
+    EXPECT_EQ(twice.ranks(), 1);
+    RankGrouping other;
+    EXPECT_EQ(other.groupOf(rankOf(0, 2)), TraceWriter::kStartsAbGroup);
+    other.started(4);
+    EXPECT_EQ(other.groupOf(rankOf(1, 4)), 0);
+    EXPECT_EQ(other.groupOf(rankOf(1, 2)), 0);
+}
+
+class ImportRequestTest : public ::testing::Test {
+  protected:
+    void SetUp() override {
+        m_dir = fs::temp_directory_path() /
+                ("glueprof-import-request-" +
+                 std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+        fs::remove_all(m_dir);
+        fs::create_directories(m_dir);
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+    std::string path(const std::string& name) const { return (m_dir / name).string(); }
+
+    // A one-step trace of rank `rank` of 2 in DIR/rankR.json.
+    void writeRank(const std::string& dir, int rank) const {
+        fs::create_directories(path(dir));
+        std::ofstream(path(fmt::format("{}/rank{}.json", dir, rank)))
+            << fmt::format(R"({{"distributedInfo": {{"rank": {}, "world_size": 2}},
+              "traceEvents": [
+                {{"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#3", "pid": 1,
+                  "tid": 1, "ts": 0, "dur": 100}},
+                {{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 1, "ts": 5,
+                  "dur": 20}}]}})",
+                           rank);
+    }
+
+    fs::path m_dir;
+};
+
+TEST_F(ImportRequestTest, PerRankTracesBecomeOneGroupAndEachRunIsHeardAsItIsStored) {
+    writeRank("ranks", 0);
+    writeRank("ranks", 1);
+    ImportRequest request;
+    request.inputs = {path("ranks")};
+    request.db = path("ranks.sqlite");
+    request.label = "job";
+    std::vector<RunId> heard;
+    ImportProgress progress;
+    progress.stored = [&](const StoredImport& run) { heard.push_back(run.run); };
+    const ImportOutcome outcome = runImport(request, progress);
+
+    ASSERT_EQ(outcome.runs.size(), 2u);
+    EXPECT_EQ(heard, (std::vector<RunId>{outcome.runs[0].run, outcome.runs[1].run}));
+    EXPECT_EQ(outcome.db, request.db);
+    EXPECT_EQ(outcome.groupedRanks, 2);
+    EXPECT_EQ(outcome.rankGroup, outcome.runs[0].run);
+    EXPECT_TRUE(outcome.abName.empty());
+    for (const StoredImport& run : outcome.runs) {
+        EXPECT_EQ(run.steps, 1u);
+        EXPECT_TRUE(run.trace.stepsFound);
+        EXPECT_EQ(run.trace.worldSize.value_or(0), 2);
+        EXPECT_TRUE(run.trace.model.lanes().empty());  // its events are in the database
+    }
+    const std::vector<RunSummary> stored = TraceReader(request.db).listRuns();
+    ASSERT_EQ(stored.size(), 2u);
+    EXPECT_EQ(stored[0].label, "job rank 0");  // files in name order: one per rank
+    EXPECT_EQ(stored[1].label, "job rank 1");
+    for (const RunSummary& run : stored) EXPECT_EQ(run.identity.abGroup, outcome.rankGroup);
+}
+
+TEST_F(ImportRequestTest, BeforeAndAfterAreTheArmsOfOnePair) {
+    ImportRequest request;
+    request.inputs = {testing::importFixture("kineto/hta-trace_compare-base.json.gz"),
+                      testing::importFixture("kineto/hta-trace_compare-test.json.gz")};
+    request.db = path("pair.sqlite");
+    request.ab = true;
+    request.name = "my_change";
+    const ImportOutcome outcome = runImport(request);
+    ASSERT_EQ(outcome.runs.size(), 2u);
+    EXPECT_EQ(outcome.abName, "my_change");
+    EXPECT_EQ(outcome.groupedRanks, 0);  // an A/B pair is no rank group
+    const std::vector<RunSummary> stored = TraceReader(request.db).listRuns();
+    ASSERT_EQ(stored.size(), 2u);
+    EXPECT_EQ(stored[0].identity.arm, Arm::kA);
+    EXPECT_EQ(stored[1].identity.arm, Arm::kB);
+    EXPECT_EQ(stored[0].identity.abGroup, outcome.runs[0].run);
+    EXPECT_EQ(stored[1].identity.abGroup, outcome.runs[0].run);
+    EXPECT_EQ(stored[1].identity.toggle, "my_change");
+    EXPECT_EQ(stored[0].label, "hta-trace_compare-base.json.gz (A)");
+}
+
+TEST_F(ImportRequestTest, ARequestThatCannotRunIsRefusedBeforeTheDatabaseExists) {
+    writeRank("one", 0);
+    auto refusal = [&](ImportRequest request) {
+        request.db = path("never.sqlite");
+        try {
+            runImport(request);
+        } catch (const GlueprofError& e) {
+            EXPECT_FALSE(fs::exists(request.db));
+            return e.code() == ExitCode::kUsage ? std::string(e.what()) : "not usage";
+        }
+        return std::string("imported");
+    };
+    ImportRequest oneTrace;
+    oneTrace.inputs = {path("one")};
+    ImportRequest ab = oneTrace;
+    ab.ab = true;
+    ab.name = "pair";
+    EXPECT_NE(refusal(ab).find("--ab compares two traces"), std::string::npos);
+    ImportRequest named = oneTrace;
+    named.name = "pair";  // a pair's name without --ab
+    EXPECT_NE(refusal(named).find("--name names an A/B pair"), std::string::npos);
+    ImportRequest toggle = oneTrace;
+    toggle.inputs = {path("one"), path("one/rank0.json")};
+    toggle.ab = true;
+    toggle.name = "packed_cache";  // the trainer's own toggle
+    EXPECT_NE(refusal(toggle).find("is a toggle of glueprof's trainer"), std::string::npos);
+    ImportRequest noSteps = oneTrace;
+    noSteps.stepPrefix.clear();
+    EXPECT_NE(refusal(noSteps).find("--name and --steps need a value"), std::string::npos);
+}
+
+TEST_F(ImportRequestTest, ABadAfterTraceLeavesNoLoneBeforeArm) {
+    writeRank("one", 0);
+    std::ofstream(path("bad.json")) << "not json";
+    ImportRequest request;
+    request.inputs = {path("one/rank0.json"), path("bad.json")};
+    request.db = path("pair.sqlite");
+    request.ab = true;
+    request.name = "pair";
+    EXPECT_THROW(runImport(request), GlueprofError);
+    EXPECT_FALSE(fs::exists(request.db));
+}
+
+}  // namespace
+}  // namespace glueprof

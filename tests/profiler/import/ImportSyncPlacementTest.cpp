@@ -1,0 +1,90 @@
+// The rows of tests/profiler/core/SyncPlacementTable.h through the import: each row as a trace
+// reader hands it to TraceAssembly (runtime and driver calls on the thread's lane, copies on their
+// stream, the synchronization records), read from the run finish() builds.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "profiler/import/TraceAssembly.h"
+#include "tests/profiler/core/SyncPlacementTable.h"
+
+namespace glueprof {
+namespace {
+
+using testing::ApiStep;
+using testing::CallKind;
+using testing::PlacedWait;
+using testing::SyncPlacementRow;
+
+constexpr std::int64_t kStream = 7;
+
+// The API call's name, as Kineto and Nsight Systems write it.
+const char* callName(CallKind kind) {
+    switch (kind) {
+        case CallKind::kLaunch:
+            return "cudaLaunchKernel";
+        case CallKind::kDriverLaunch:
+            return "cuLaunchKernel";
+        case CallKind::kDriverOf:
+            return "cuDriverCall";
+        case CallKind::kCopyDtoH:
+            return "cudaMemcpyAsync";
+        case CallKind::kCopyHtoD:
+            return "cudaMemcpy";
+        case CallKind::kStreamSync:
+            return "cudaStreamSynchronize";
+        case CallKind::kDeviceSync:
+            return "cudaDeviceSynchronize";
+    }
+    return "";
+}
+
+void addStep(TraceAssembly& a, const ApiStep& s) {
+    const std::size_t thread = a.hostLane("1", s.thread);
+    a.add(thread, EventKind::kRuntime, Category::kNone, callName(s.kind), s.start, s.end)
+        .correlation = s.correlation;
+    if (testing::isCopy(s.kind)) {
+        const bool toHost = s.kind == CallKind::kCopyDtoH;
+        Event& copy =
+            a.add(a.streamLane(0, kStream), EventKind::kMemcpy, Category::kCopy,
+                  toHost ? "Memcpy DtoH (Device -> Pageable)" : "Memcpy HtoD (Pageable -> Device)",
+                  testing::deviceStart(s), testing::deviceEnd(s));
+        copy.correlation = s.correlation;
+        copy.srcKind = toHost ? MemoryKind::kDevice : MemoryKind::kPageable;
+        copy.dstKind = toHost ? MemoryKind::kPageable : MemoryKind::kDevice;
+    }
+    if (testing::isSync(s.kind)) {
+        SyncRecord sync;
+        const bool stream = s.kind == CallKind::kStreamSync;
+        sync.kind = stream ? SyncKind::kStream : SyncKind::kContext;
+        sync.name = stream ? "Stream Sync" : "Context Sync";
+        sync.startNs = s.waitStart;
+        sync.endNs = s.waitEnd;
+        sync.correlation = s.correlation;
+        sync.stream = stream ? kStream : -1;
+        sync.waitedStream = sync.stream;
+        a.addSync(sync);
+    }
+}
+
+class ImportSyncPlacementTest : public ::testing::TestWithParam<SyncPlacementRow> {};
+
+TEST_P(ImportSyncPlacementTest, PlacesTheRowsWaitsByHand) {
+    TraceAssembly assembly;
+    for (const ApiStep& s : GetParam().steps) addStep(assembly, s);
+    const ImportedRun run = std::move(assembly).finish(RunSummary{});
+    const auto merged = run.derived.find(
+        "host syncs right after a blocking copy, merged into its sync (one sync "
+        "point)");
+    EXPECT_EQ(merged != run.derived.end() ? merged->second : 0, GetParam().merged);
+    EXPECT_EQ(testing::placedWaits(run.model), GetParam().expected);
+}
+
+INSTANTIATE_TEST_SUITE_P(Table, ImportSyncPlacementTest,
+                         ::testing::ValuesIn(testing::syncPlacementRows()),
+                         [](const ::testing::TestParamInfo<SyncPlacementRow>& row) {
+                             return std::string(row.param.name);
+                         });
+
+}  // namespace
+}  // namespace glueprof
