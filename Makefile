@@ -19,14 +19,15 @@ configure: bootstrap
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-# The main job: an A/B of every toggle — the dense ones on `small`, the MoE ones on `moe-small` —
-# within a time budget (3 blocks each, steps per block from the warm-up's step time), then one HTML
-# report of all of them (builds the CLI only).
-RUN_AB = --warmup 1 --steps 4 --repeats 3 --db runs.sqlite
+# The main job: an A/B of every toggle — the dense ones on `tiny`, the MoE ones on `moe-tiny` —
+# within a time budget (10 blocks each: blocks, not steps, are the independent units; steps per
+# block, at most 8, from the warm-up's step time), then one HTML report of all of them (builds the
+# CLI only). The same on `small` / `moe-small`: `glueprof ab --all --preset small` (minutes more).
+RUN_AB = --warmup 1 --steps 8 --repeats 10 --db runs.sqlite
 run: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS) --target glueprof
-	$(GLUEPROF) ab --all --preset small --budget 110 $(RUN_AB) --report glueprof-report.md
-	$(GLUEPROF) ab --opt moe_group_once --opt moe_sync_free --preset moe-small --budget 40 $(RUN_AB) \
+	$(GLUEPROF) ab --all --preset tiny --budget 70 $(RUN_AB) --report glueprof-report.md
+	$(GLUEPROF) ab --opt moe_group_once --opt moe_sync_free --preset moe-tiny --budget 30 $(RUN_AB) \
 	  --report glueprof-moe-report.md
 	$(GLUEPROF) report --db runs.sqlite --out glueprof-report.html
 

@@ -26,6 +26,48 @@ double minimumDetectableFrom(const RatioInterval& ci) {
     return std::exp((1.959964 + 0.841621) * standardError);
 }
 
+// The paired blocks' interval (docs/metrics.md, "A/B statistics"). A block whose median is 0 in one
+// arm has an infinite (or zero) ratio, which no mean of logs can hold: the interval is taken over
+// the blocks with two positive medians and left open on that side (high = inf when the optimized
+// arm's median was 0 somewhere, low = 0 for the baseline's). When every informative block is such,
+// the target was removed (or added) in the median step of every block. Blocks where both medians
+// are 0 say nothing and are not counted.
+MetricComparison withBlockInterval(MetricComparison m,
+                                   const std::vector<std::vector<double>>& baseBlocks,
+                                   const std::vector<std::vector<double>>& optBlocks) {
+    std::size_t informative = 0, removedIn = 0, addedIn = 0;
+    for (std::size_t k = 0; k < baseBlocks.size(); ++k) {
+        const double base = median(baseBlocks[k]);
+        const double opt = median(optBlocks[k]);
+        if (base > 0.0 || opt > 0.0) ++informative;
+        if (base > 0.0 && opt <= 0.0) ++removedIn;
+        if (base <= 0.0 && opt > 0.0) ++addedIn;
+    }
+    m.blocks = informative;
+    if (!m.hasInterval()) return m;
+    if (removedIn == informative) {
+        m.speedup = m.speedupLow = m.speedupHigh = std::numeric_limits<double>::infinity();
+        return m;
+    }
+    if (addedIn == informative) {
+        m.speedup = m.speedupLow = m.speedupHigh = 0.0;
+        return m;
+    }
+    const BlockRatioEstimate e = pairedBlockRatio(baseBlocks, optBlocks);
+    if (e.blocks >= 2) {
+        m.speedup = e.ratio;
+        m.speedupLow = e.interval.low;
+        m.speedupHigh = e.interval.high;
+        m.minimumDetectable = e.minimumDetectable;
+    } else {  // too few finite ratios for a spread: the interval is open on both sides
+        m.speedupLow = 0.0;
+        m.speedupHigh = std::numeric_limits<double>::infinity();
+    }
+    if (removedIn > 0) m.speedupHigh = std::numeric_limits<double>::infinity();
+    if (addedIn > 0) m.speedupLow = 0.0;
+    return m;
+}
+
 // One measured step's value and the A/B block it ran in.
 struct Sample {
     std::int32_t block;
@@ -70,18 +112,7 @@ MetricComparison compareSamples(const std::vector<Sample>& base, const std::vect
         m.speedup = m.speedupLow = m.speedupHigh = 0.0;
         return m;
     }
-    if (m.pairedBlocks) {
-        // A block whose median is 0 in an arm has no ratio: it is left out, and the blocks that
-        // remain are the units (fewer than kMinBlocksForVerdict: no interval).
-        const BlockRatioEstimate e = pairedBlockRatio(baseBlocks, optBlocks);
-        m.blocks = e.blocks;
-        if (!m.hasInterval()) return m;
-        m.speedup = e.ratio;
-        m.speedupLow = e.interval.low;
-        m.speedupHigh = e.interval.high;
-        m.minimumDetectable = e.minimumDetectable;
-        return m;
-    }
+    if (m.pairedBlocks) return withBlockInterval(m, baseBlocks, optBlocks);
     const RatioInterval ci = bootstrapMedianRatio(b, o);
     m.speedupLow = ci.low;
     m.speedupHigh = ci.high;

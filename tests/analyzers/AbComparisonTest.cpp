@@ -163,6 +163,35 @@ TEST(AbComparisonTest, TheTargetVerdictSaysWhatTheToggleMovedAndItsShareOfTheSte
         compareTarget(TargetMetric::kNone, runWithMaskBuilds(1, 1), runWithMaskBuilds(2, 1), 10.0));
 }
 
+// Three measured steps of 10 ms, one per block, with `maskMs[k]` inside build_packed_mask in step
+// k.
+TraceModel runWithMaskBuildsPerStep(RunId id, std::vector<double> maskMs) {
+    TraceModelBuilder b(RunSummary{id});
+    const std::size_t lane = b.addLane(LaneKind::kHostThread, "main");
+    for (std::int32_t step = 0; step < 3; ++step) {
+        const TimestampNs t = step * 10'000'000LL;
+        b.addStep(StepInfo{step, t, t + 10'000'000, false, step + 1, 0.0, 0});
+        if (maskMs[static_cast<std::size_t>(step)] > 0.0)
+            b.addEvent(lane, EventKind::kRange, Category::kGlue, "build_packed_mask", t,
+                       t + static_cast<TimestampNs>(maskMs[static_cast<std::size_t>(step)] * 1e6),
+                       step);
+    }
+    return std::move(b).build();
+}
+
+// Removed in one block, cut 8x in the two others: the interval is the two finite blocks' [8, 8],
+// open above (the third block's ratio is infinite), and the verdict is faster.
+TEST(AbComparisonTest, ABlockWhereTheTargetVanishedOpensTheIntervalAbove) {
+    const auto target =
+        compareTarget(TargetMetric::kMaskBuild, runWithMaskBuildsPerStep(1, {4.0, 4.0, 4.0}),
+                      runWithMaskBuildsPerStep(2, {0.0, 0.5, 0.5}), 10.0);
+    ASSERT_TRUE(target.has_value());
+    EXPECT_EQ(target->stats.blocks, 3u);
+    EXPECT_DOUBLE_EQ(target->stats.speedupLow, 8.0);
+    EXPECT_TRUE(std::isinf(target->stats.speedupHigh));
+    EXPECT_EQ(target->verdict(), Verdict::kFaster);
+}
+
 // A target the optimized arm adds where the baseline had none (offload's reload waits): a ratio of
 // 0 in every block, slower.
 TEST(AbComparisonTest, ATargetAddedFromNothingIsSlower) {
