@@ -48,14 +48,15 @@ std::string verdictTable(const Results& results) {
     for (const Comparison& comparison : results.comparisons) {
         const AbComparison& c = comparison.ab;
         const MetricComparison* m = c.metric(c.primaryMetric);
-        md += fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", code(c.toggle),
-                          c.target ? escapeMarkdown(targetVerdictText(*c.target)) : "-",
-                          escapeMarkdown(endToEndVerdictText(c)),
-                          m != nullptr ? verdictText(c.verdict(), *m) : toString(c.verdict()),
-                          toString(c.primaryMetric), m != nullptr ? speedupCell(*m) : "-",
-                          !c.lossRecorded ? "not recorded"
-                          : c.lossEqual   ? "bit-identical"
-                                          : "differs");
+        md += fmt::format(
+            "| {} | {} | {} | {} | {} | {} | {} |\n", code(c.toggle),
+            c.target ? escapeMarkdown(targetVerdictText(*c.target)) : "-",
+            escapeMarkdown(endToEndVerdictText(c)),
+            escapeMarkdown(m != nullptr ? verdictText(c.verdict(), *m) : toString(c.verdict())),
+            toString(c.primaryMetric), m != nullptr ? speedupCell(*m) : "-",
+            !c.lossRecorded ? "not recorded"
+            : c.lossEqual   ? "bit-identical"
+                            : "differs");
     }
     for (const SkippedComparison& s : results.skipped) {
         md += fmt::format("| {} | - | - | skipped | - | - | {} |\n", code(s.toggle), s.reason);
