@@ -78,9 +78,14 @@ class InterruptibleFileBuffer : public std::streambuf {
 mode_t modeFor(const std::string& path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode)) return st.st_mode & 07777;
-    const mode_t mask = ::umask(0);
-    ::umask(mask);
-    return 0666 & ~mask;
+    // umask(2) can only be read by setting it: done once (a thread-safe static), not per write,
+    // so no other thread's file is ever created under a zero umask after the first output.
+    static const mode_t kMask = [] {
+        const mode_t mask = ::umask(0);
+        ::umask(mask);
+        return mask;
+    }();
+    return 0666 & ~kMask;
 }
 
 [[noreturn]] void throwInterrupted(const std::string& path) {

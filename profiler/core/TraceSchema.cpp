@@ -424,8 +424,13 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::stri
                         "pass another --db",
                         path));
     }
-    int version = readUserVersion(*db);
-    bool empty = db->queryInt("SELECT count(*) FROM sqlite_master") == 0;
+    // Version and tables read in one snapshot: a writer creating the file commits both at once,
+    // and two separate reads could see its version still 0 and then its tables (a new file taken
+    // for a foreign one).
+    db->exec("BEGIN");
+    const int version = readUserVersion(*db);
+    const bool empty = db->queryInt("SELECT count(*) FROM sqlite_master") == 0;
+    db->exec("COMMIT");
     // Foreign or newer files first (they are not ours to check), then damage, then the v1 upgrade.
     if (!(version == 0 && empty) && version != 1) refuseForeignVersion(*db, version);
     if (!empty) refuseDamaged(*db, path);
@@ -443,15 +448,19 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::stri
     db->exec(fmt::format("PRAGMA wal_autocheckpoint={}",
                          (64 << 20) / std::max<std::int64_t>(pageBytes, 512)));
     db->exec("PRAGMA cache_size=-65536");
-    if (createdSchema != nullptr) *createdSchema = empty;
+    bool created = false;
     if (empty) {
-        // IMMEDIATE: the write lock first, so two writers creating one file take turns (the
-        // second finds the tables there) instead of failing on a snapshot the first made stale.
+        // IMMEDIATE: the write lock first, so two writers creating one file take turns: the
+        // second finds the tables there, creates nothing and does not count as the file's creator.
         db->exec("BEGIN IMMEDIATE");
-        db->exec(sql::kCreateSchema);
-        db->exec(fmt::format("PRAGMA user_version={}", kTraceSchemaVersion));
+        created = db->queryInt("SELECT count(*) FROM sqlite_master") == 0;
+        if (created) {
+            db->exec(sql::kCreateSchema);
+            db->exec(fmt::format("PRAGMA user_version={}", kTraceSchemaVersion));
+        }
         db->exec("COMMIT");
     }
+    if (createdSchema != nullptr) *createdSchema = created;
     return db;
 }
 

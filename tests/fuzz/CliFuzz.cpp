@@ -40,6 +40,8 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/SqliteIntegrity.h"
+
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
@@ -616,35 +618,9 @@ long long queryOne(const fs::path& db, const std::string& sql) {
     return value;
 }
 
-// SQLite's integrity check: its first finding, or "ok". SQLite 3.40 (Debian 12's) reports "NULL
-// value in events.COLUMN" on the WITHOUT ROWID events table where no value is NULL: such a finding
-// counts only when a query finds the NULL.
+// SQLite's integrity check: its first real finding, or "ok" (tests/support/SqliteIntegrity.h).
 std::string integrityOf(const fs::path& db) {
-    sqlite3* handle = nullptr;
-    if (sqlite3_open_v2(db.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
-        sqlite3_close(handle);
-        return "cannot open";
-    }
-    std::vector<std::string> findings;
-    sqlite3_stmt* st = nullptr;
-    if (sqlite3_prepare_v2(handle, "PRAGMA integrity_check", -1, &st, nullptr) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW)
-            findings.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
-    }
-    sqlite3_finalize(st);
-    sqlite3_close(handle);
-    const std::string falseFinding = "NULL value in events.";
-    for (const std::string& finding : findings) {
-        if (finding == "ok") return finding;
-        const std::string column =
-            finding.rfind(falseFinding, 0) == 0 ? finding.substr(falseFinding.size()) : "";
-        if (!column.empty() &&
-            column.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos &&
-            queryOne(db, "SELECT count(*) FROM events WHERE " + column + " IS NULL") == 0)
-            continue;
-        return finding;
-    }
-    return findings.empty() ? "no answer" : "ok";
+    return glueprof::testing::sqliteIntegrity(db.string());
 }
 
 struct ConcurrentCommand {

@@ -21,6 +21,7 @@
 #include "profiler/core/Sqlite.h"
 #include "tests/app/cli/CliHarness.h"
 #include "tests/profiler/import/ImportFixtures.h"
+#include "tests/support/SqliteIntegrity.h"
 
 namespace glueprof {
 namespace {
@@ -60,27 +61,8 @@ class StoreSafetyTest : public testing::CliHarness {
         return handle.queryInt(sql);
     }
 
-    // SQLite's integrity check, its first finding or "ok". SQLite 3.40 (Debian 12's) reports
-    // "NULL value in events.COLUMN" on the WITHOUT ROWID events table where no value is NULL: such
-    // a finding counts only when a query finds the NULL.
-    static std::string integrity(const std::string& db) {
-        SqliteDb handle(db, OpenMode::kReadOnly);
-        SqliteStatement check = handle.prepare("PRAGMA integrity_check");
-        const std::string falseFinding = "NULL value in events.";
-        while (check.step()) {
-            const std::string finding = check.columnText(0);
-            if (finding == "ok") return finding;
-            if (finding.rfind(falseFinding, 0) == 0) {
-                const std::string column = finding.substr(falseFinding.size());
-                if (column.find_first_not_of("abcdefghijklmnopqrstuvwxyz_") == std::string::npos &&
-                    handle.queryInt("SELECT count(*) FROM events WHERE " + column + " IS NULL") ==
-                        0)
-                    continue;
-            }
-            return finding;
-        }
-        return "ok";
-    }
+    // SQLite's integrity check, its first real finding or "ok" (tests/support/SqliteIntegrity.h).
+    static std::string integrity(const std::string& db) { return testing::sqliteIntegrity(db); }
 
     // Every event's lane belongs to its run, every name is stored, every lane's run exists.
     static void expectConsistent(const std::string& db) {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "profiler/core/Diagnostics.h"
 #include "profiler/import/TraceAssembly.h"
 #include "tests/profiler/core/SyncPlacementTable.h"
 
@@ -73,9 +74,7 @@ TEST_P(ImportSyncPlacementTest, PlacesTheRowsWaitsByHand) {
     TraceAssembly assembly;
     for (const ApiStep& s : GetParam().steps) addStep(assembly, s);
     const ImportedRun run = std::move(assembly).finish(RunSummary{});
-    const auto merged = run.derived.find(
-        "host syncs right after a blocking copy, merged into its sync (one sync "
-        "point)");
+    const auto merged = run.derived.find(diagnosticDetail(DiagnosticId::kDerivedMergedCopySyncs));
     EXPECT_EQ(merged != run.derived.end() ? merged->second : 0, GetParam().merged);
     EXPECT_EQ(testing::placedWaits(run.model), GetParam().expected);
 }
