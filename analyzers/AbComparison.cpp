@@ -13,6 +13,7 @@
 #include "analyzers/Statistics.h"
 #include "analyzers/StepBreakdown.h"
 #include "analyzers/TargetMetrics.h"
+#include "profiler/core/Diagnostics.h"
 
 namespace glueprof {
 
@@ -265,18 +266,26 @@ std::optional<std::pair<double, double>> AbComparison::targetExplains() const {
 
 Verdict TargetComparison::verdict() const { return verdictOf(&stats); }
 
+std::string TargetComparison::description() const {
+    return range.empty() ? describe(metric) : "time in " + range;
+}
+
 double TargetComparison::baselineShare() const {
     return baselineStepMs > 0.0 ? stats.baseline / baselineStepMs : 0.0;
 }
 
 std::optional<TargetComparison> compareTarget(TargetMetric metric, const TraceModel& baseline,
-                                              const TraceModel& optimized, double baselineStepMs) {
+                                              const TraceModel& optimized, double baselineStepMs,
+                                              const std::string& range) {
     if (metric == TargetMetric::kNone) return std::nullopt;
     std::vector<Sample> b, o;
-    for (const TargetSample& t : targetPerStep(baseline, metric)) b.push_back({t.block, t.ms});
-    for (const TargetSample& t : targetPerStep(optimized, metric)) o.push_back({t.block, t.ms});
+    for (const TargetSample& t : targetPerStep(baseline, metric, range))
+        b.push_back({t.block, t.ms});
+    for (const TargetSample& t : targetPerStep(optimized, metric, range))
+        o.push_back({t.block, t.ms});
     TargetComparison c;
     c.metric = metric;
+    c.range = range;
     c.stats = compareSamples(b, o, recordedInBlocks(baseline, optimized));
     c.stats.label = toString(metric);
     c.baselineStepMs = baselineStepMs;
@@ -319,8 +328,16 @@ AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
         c.optimizedConstant = allEqual(other->second);
         result.counters.push_back(c);
     }
-    result.lossRecorded = baseline.run().identity.kind != RunKind::kImported &&
-                          optimized.run().identity.kind != RunKind::kImported;
+    // An imported trace has no loss; a profiled program has one where it reported it
+    // (glueprof.record_loss): a run whose profile_losses_reported is 0 has none.
+    const auto lossReported = [](const TraceModel& trace) {
+        if (trace.run().identity.kind == RunKind::kImported) return false;
+        for (const Diagnostic& d : trace.diagnostics()) {
+            if (d.name == diagnosticName(DiagnosticId::kProfileLosses)) return d.value > 0;
+        }
+        return true;
+    };
+    result.lossRecorded = lossReported(baseline) && lossReported(optimized);
     const auto [shared, equal] = lossesBitwiseEqual(baseline, optimized);
     result.lossEqual = result.lossRecorded && equal;
     result.lossStepsCompared = shared;

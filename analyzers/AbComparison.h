@@ -64,10 +64,13 @@ const char* toString(Verdict verdict);
 // the share of the baseline step it took: why the step moves, or does not.
 struct TargetComparison {
     TargetMetric metric = TargetMetric::kNone;
+    std::string range;             // kUserRange: the range it times (ab --exec --target RANGE)
     MetricComparison stats;        // medians in ms per step; speedup = baseline / optimized
     double baselineStepMs = 0.0;   // the baseline's median step time (the share's denominator)
     double baselineShare() const;  // stats.baseline / baselineStepMs
     Verdict verdict() const;
+    // For people: "mask-build time", or "time in RANGE" for kUserRange.
+    std::string description() const;
 };
 
 struct AbComparison {
@@ -111,8 +114,9 @@ AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
                          const TraceModel& baseline, const StepBreakdownResult& baselineSteps,
                          const TraceModel& optimized, const StepBreakdownResult& optimizedSteps);
 
-// The target comparison of two runs; nullopt for kNone.
+// The target comparison of two runs; nullopt for kNone. `range`: kUserRange's range name.
 std::optional<TargetComparison> compareTarget(TargetMetric metric, const TraceModel& baseline,
-                                              const TraceModel& optimized, double baselineStepMs);
+                                              const TraceModel& optimized, double baselineStepMs,
+                                              const std::string& range = "");
 
 }  // namespace glueprof

@@ -58,7 +58,8 @@ std::map<std::int32_t, TimestampNs> workerSpanByStep(const TraceModel& trace) {
 
 }  // namespace
 
-std::vector<TargetSample> targetPerStep(const TraceModel& trace, TargetMetric metric) {
+std::vector<TargetSample> targetPerStep(const TraceModel& trace, TargetMetric metric,
+                                        const std::string& range) {
     std::map<std::int32_t, TimestampNs> byStep;
     switch (metric) {
         case TargetMetric::kNone:
@@ -74,6 +75,9 @@ std::vector<TargetSample> targetPerStep(const TraceModel& trace, TargetMetric me
             break;
         case TargetMetric::kCalibrationDelay:
             byStep = sumByStep(trace, EventKind::kRange, names::kCalibrationDelay);
+            break;
+        case TargetMetric::kUserRange:
+            byStep = sumByStep(trace, EventKind::kRange, range.c_str());
             break;
         case TargetMetric::kMakespan:
             byStep = workerSpanByStep(trace);

@@ -6,8 +6,10 @@
 //   reload_wait_ms  sum of wait_reload waits (the compute waiting for an offloaded input)
 //   makespan_ms     first start to last end of the step's forward/recompute/backward work on the
 //                   pipeline workers (the bubble analyzer's makespan)
+//   target_range_ms sum of the ranges named `range` (ab --exec --target RANGE)
 // Every measured step has a value (0 when the step has none of it).
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "profiler/core/TargetMetric.h"
@@ -21,6 +23,7 @@ struct TargetSample {
     double ms = 0.0;
 };
 
-std::vector<TargetSample> targetPerStep(const TraceModel& trace, TargetMetric metric);
+std::vector<TargetSample> targetPerStep(const TraceModel& trace, TargetMetric metric,
+                                        const std::string& range = "");
 
 }  // namespace glueprof

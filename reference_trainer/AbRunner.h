@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "optimizations/ToggleRegistry.h"
-#include "reference_trainer/CaptureSession.h"
+#include "profiler/session/CaptureSession.h"
 #include "reference_trainer/TrainConfig.h"
 
 namespace glueprof {

@@ -7,6 +7,7 @@
 #include <iostream>
 #include <memory>
 
+#include "app/cli/AbExec.h"
 #include "app/cli/Commands.h"
 #include "app/cli/NumberChecks.h"
 #include "app/cli/Progress.h"
@@ -39,6 +40,8 @@ struct AbOptions {
     double budgetSeconds = 0.0;
     std::string report;  // "" = beside the database
     bool aaControl = false;
+    AbExecOptions exec;  // ab --exec: the user's program instead of the trainer
+    CLI::App* command = nullptr;
 };
 
 std::string defaultReportPath(const std::string& db) {
@@ -65,6 +68,10 @@ AbProgress terminalAbProgress() {
 }
 
 int runAb(const AbOptions& o) {
+    if (o.exec.wanted()) {
+        return runAbExec(o.exec, o.trainer, o.repeats,
+                         o.report.empty() ? defaultReportPath(o.trainer.db) : o.report, *o.command);
+    }
     const std::optional<RankEnvironment> rank = o.trainer.launchedRank();
     AbRequest request;
     request.config = o.trainer.resolve();
@@ -158,6 +165,8 @@ void registerAbCommand(CLI::App& app, Action& action) {
                       "`check` fails on it)");
     command->add_option("--report", options->report,
                         "Markdown report path (default: beside the database, NAME-report.md)");
+    options->exec.addTo(*command);
+    options->command = command;
     command->callback([options, &action] { action = [options] { return runAb(*options); }; });
 }
 

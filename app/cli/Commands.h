@@ -19,5 +19,6 @@ void registerReportCommand(CLI::App& app, Action& action);
 void registerSimulateCommand(CLI::App& app, Action& action);
 void registerImportCommand(CLI::App& app, Action& action);
 void registerCompareCommand(CLI::App& app, Action& action);
+void registerProfileCommand(CLI::App& app, Action& action);
 
 }  // namespace glueprof::cli

@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
     cli::registerSimulateCommand(app, action);
     cli::registerImportCommand(app, action);
     cli::registerCompareCommand(app, action);
+    cli::registerProfileCommand(app, action);
     cli::registerDoctorCommand(app, action);
     cli::rememberCommandLine(argc, argv);  // what `--nproc` starts each rank with
     try {

@@ -18,6 +18,13 @@ namespace glueprof {
 
 namespace {
 
+// The range `ab --exec --target RANGE` stored in the arms' configuration; "" for any other run.
+std::string targetRangeOf(const RunSummary& run) {
+    const nlohmann::json config = parseStoredRunJson(run, StoredRunColumn::kConfig);
+    const auto range = config.find("target_range");
+    return range != config.end() && range->is_string() ? range->get<std::string>() : "";
+}
+
 // The run's environment JSON, parsed once; an input error naming the run when it is damaged.
 nlohmann::json environmentOf(const RunSummary& run) {
     return parseStoredRunJson(run, StoredRunColumn::kEnvironment);
@@ -215,8 +222,14 @@ AbComparison compareArms(const TraceModel& baseline, const StepBreakdownResult& 
     AbComparison ab = compareRuns(pairName(reference, compared), primary, baseline, baselineSteps,
                                   optimized, optimizedSteps);
     if (armsOfOneAb(reference, compared)) {
-        ab.target = compareTarget(targetMetricOf(compared.identity.toggle), baseline, optimized,
-                                  baselineSteps.median(TimingMetric::kStep));
+        // A toggle's A/B times its toggle's target; an A/B of a program's two versions (ab
+        // --exec) the range its --target named, stored in the arms' configuration.
+        const std::string range = targetRangeOf(compared);
+        const TargetMetric metric =
+            range.empty() ? targetMetricOf(compared.identity.toggle) : targetMetricOfRange(range);
+        ab.target =
+            compareTarget(metric, baseline, optimized, baselineSteps.median(TimingMetric::kStep),
+                          metric == TargetMetric::kUserRange ? range : "");
     }
     return ab;
 }

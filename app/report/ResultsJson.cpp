@@ -241,7 +241,8 @@ nlohmann::json toJson(const Comparison& comparison, const Results& results) {
         j["end_to_end"]["target_explains"] = {explained->first, explained->second};
     if (c.target) {
         nlohmann::json target = metricJson(c.target->stats);
-        target["description"] = describe(c.target->metric);
+        target["description"] = c.target->description();
+        if (!c.target->range.empty()) target["range"] = c.target->range;
         target["verdict"] = toString(c.target->verdict());
         target["baseline_share_of_step"] = c.target->baselineShare();
         target["text"] = targetVerdictText(*c.target);

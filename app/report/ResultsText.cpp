@@ -109,14 +109,15 @@ std::string comparisonBlock(const Comparison& comparison, const Results& results
     out += sideFigures(b.analysis, o.analysis);
     out += fmt::format(
         "  {:<34} {}\n", "loss",
-        !c.lossRecorded ? std::string("not recorded (imported traces)")
-        : c.lossEqual   ? (c.baselineSteps == c.optimizedSteps
-                               ? std::string("equal, bit for bit, at every step")
-                               : fmt::format("equal, bit for bit, at the {} steps both arms ran "
-                                               "(baseline {} steps, optimized {})",
-                                             c.lossStepsCompared, c.baselineSteps, c.optimizedSteps))
-                        : fmt::format("DIFFERS (final {:.6f} vs {:.6f})", c.baselineFinalLoss,
-                                      c.optimizedFinalLoss));
+        !c.lossRecorded
+            ? std::string("not recorded (imported traces; programs that do not report it)")
+        : c.lossEqual ? (c.baselineSteps == c.optimizedSteps
+                             ? std::string("equal, bit for bit, at every step")
+                             : fmt::format("equal, bit for bit, at the {} steps both arms ran "
+                                           "(baseline {} steps, optimized {})",
+                                           c.lossStepsCompared, c.baselineSteps, c.optimizedSteps))
+                      : fmt::format("DIFFERS (final {:.6f} vs {:.6f})", c.baselineFinalLoss,
+                                    c.optimizedFinalLoss));
     out += fmt::format("  {:<34} {}\n", "verdict", verdictLine(c));
     if (c.target) out += fmt::format("  {:<34} {}\n", "target", targetVerdictText(*c.target));
     out += fmt::format("  {:<34} {}\n", "end to end", endToEndVerdictText(c));

@@ -25,7 +25,7 @@ std::string verdictText(Verdict verdict, const MetricComparison& m) {
 }
 
 std::string targetVerdictText(const TargetComparison& target) {
-    return fmt::format("{} {:.3f} -> {:.3f} ms per step, {}: {}", describe(target.metric),
+    return fmt::format("{} {:.3f} -> {:.3f} ms per step, {}: {}", target.description(),
                        target.stats.baseline, target.stats.optimized, speedupText(target.stats),
                        verdictText(target.verdict(), target.stats));
 }

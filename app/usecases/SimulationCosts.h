@@ -6,8 +6,8 @@
 
 #include "app/report/SimulationResults.h"
 #include "optimizations/pipeline_schedule/CostFile.h"
+#include "profiler/session/CaptureSession.h"
 #include "reference_trainer/AbRunner.h"
-#include "reference_trainer/CaptureSession.h"
 #include "reference_trainer/TrainConfig.h"
 
 namespace glueprof {

@@ -127,7 +127,17 @@ inline constexpr const char kImportDerived[] = "import_derived";
       "sync API calls without a sync record, made syncs over the call")                           \
     X(kDerivedMergedCopySyncs, kImportDerived,                                                  \
       "host syncs right after a blocking copy, merged into its sync (one sync point)", kInfo,     \
-      "host syncs right after a blocking copy, made one sync point with it")
+      "host syncs right after a blocking copy, made one sync point with it")                      \
+    /* glueprof profile: what the capture inside a user's program found */                       \
+    X(kProfileStepSource, "profile_step_source", "", kInfo,                                       \
+      "how the program's steps were found (detail: step_range, profiler_step, optimizer_step or " \
+      "whole_run; value: the steps found)")                                                       \
+    X(kProfileNoTorch, "profile_no_torch", "", kInfo,                                             \
+      "the program never imported torch (or was refused before it did): no op was recorded")      \
+    X(kProfileExit, "profile_exit", "", kInfo,                                                    \
+      "how the program ended (value: its exit code, or 128 + the signal; detail: in words)")      \
+    X(kProfileLosses, "profile_losses_reported", "", kInfo,                                       \
+      "the steps whose loss the program reported (glueprof.record_loss); the others store 0")
 // clang-format on
 
 enum class DiagnosticId {

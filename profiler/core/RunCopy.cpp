@@ -5,6 +5,12 @@
 namespace glueprof {
 
 void copyRunContents(TraceWriter& writer, RunId run, const TraceModel& model, TimestampNs shiftNs) {
+    copyRunContents(writer, run, model, RunCopyShift{shiftNs, 0, 0});
+}
+
+void copyRunContents(TraceWriter& writer, RunId run, const TraceModel& model,
+                     const RunCopyShift& shift) {
+    const TimestampNs shiftNs = shift.ns;
     std::unordered_map<StringId, StringId> names;
     constexpr std::size_t kFlushEvery = 1u << 20;  // stay far below the writer's queue cap
     std::size_t queued = 0;
@@ -21,6 +27,8 @@ void copyRunContents(TraceWriter& writer, RunId run, const TraceModel& model, Ti
             e.name = name->second;
             e.startNs += shiftNs;
             e.endNs += shiftNs;
+            if (e.step != kNoTag) e.step += shift.steps;
+            if (e.correlation != 0) e.correlation += shift.correlations;
             writer.record(e);
             if (++queued % kFlushEvery == 0) writer.flush();
         }
@@ -28,10 +36,11 @@ void copyRunContents(TraceWriter& writer, RunId run, const TraceModel& model, Ti
     for (StepInfo step : model.steps()) {
         step.startNs += shiftNs;
         step.endNs += shiftNs;
+        step.step += shift.steps;
         writer.recordStep(StepRecord{run, step});
     }
     for (const CounterValue& c : model.counters())
-        writer.recordCounter(CounterRecord{run, c.step, c.name, c.value});
+        writer.recordCounter(CounterRecord{run, c.step + shift.steps, c.name, c.value});
     for (const Diagnostic& d : model.diagnostics())
         writer.recordDiagnostic(DiagnosticRecord{run, d.name, d.value, d.detail});
 }

@@ -13,6 +13,17 @@ namespace glueprof {
 void copyRunContents(TraceWriter& writer, RunId run, const TraceModel& model,
                      TimestampNs shiftNs = 0);
 
+// How a copy moves what it copies: timestamps by `ns`, step numbers (of events, steps and
+// counters) by `steps`, correlation ids by `correlations` — so runs of several processes can be
+// one run (`ab --exec`'s blocks) without their steps or correlations meeting.
+struct RunCopyShift {
+    TimestampNs ns = 0;
+    std::int32_t steps = 0;
+    std::int64_t correlations = 0;
+};
+void copyRunContents(TraceWriter& writer, RunId run, const TraceModel& model,
+                     const RunCopyShift& shift);
+
 // The RunInfo a stored run was begun with (label, preset, device, JSON columns, host, identity).
 RunInfo runInfoOf(const RunSummary& summary);
 

@@ -1,5 +1,7 @@
 #include "profiler/core/TargetMetric.h"
 
+#include "profiler/core/TraceNames.h"
+
 namespace glueprof {
 
 const char* toString(TargetMetric metric) {
@@ -18,6 +20,8 @@ const char* toString(TargetMetric metric) {
             return "exposed_comm_ms";
         case TargetMetric::kCalibrationDelay:
             return "calibration_delay_ms";
+        case TargetMetric::kUserRange:
+            return "target_range_ms";
     }
     return "";
 }
@@ -38,6 +42,8 @@ const char* describe(TargetMetric metric) {
             return "exposed communication";
         case TargetMetric::kCalibrationDelay:
             return "calibration delay";
+        case TargetMetric::kUserRange:
+            return "time in the target range";
     }
     return "";
 }
@@ -45,10 +51,19 @@ const char* describe(TargetMetric metric) {
 std::optional<TargetMetric> parseTargetMetric(std::string_view name) {
     for (TargetMetric m :
          {TargetMetric::kMaskBuild, TargetMetric::kRouting, TargetMetric::kReloadWait,
-          TargetMetric::kMakespan, TargetMetric::kExposedComm, TargetMetric::kCalibrationDelay}) {
+          TargetMetric::kMakespan, TargetMetric::kExposedComm, TargetMetric::kCalibrationDelay,
+          TargetMetric::kUserRange}) {
         if (name == toString(m)) return m;
     }
     return std::nullopt;
+}
+
+TargetMetric targetMetricOfRange(std::string_view range) {
+    if (range.empty()) return TargetMetric::kNone;
+    if (range == names::kMaskBuild) return TargetMetric::kMaskBuild;
+    if (range == names::kMoeRouting) return TargetMetric::kRouting;
+    if (range == names::kCalibrationDelay) return TargetMetric::kCalibrationDelay;
+    return TargetMetric::kUserRange;
 }
 
 }  // namespace glueprof

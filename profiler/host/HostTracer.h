@@ -13,6 +13,7 @@
 #include "profiler/core/DeviceCapture.h"
 #include "profiler/core/TraceWriter.h"
 #include "profiler/host/StepCounters.h"
+#include "profiler/host/StepDetector.h"
 
 namespace glueprof {
 
@@ -64,12 +65,29 @@ class HostTracer {
     static Tags currentTags();
     static void setCurrentTags(const Tags& tags);
 
+    // The steps of a program glueprof did not write (`glueprof profile`): an event recorded outside
+    // any range that gives a step takes the detector's current step. nullptr (the default): none.
+    void setStepDetector(const StepDetector* detector) {
+        m_stepDetector.store(detector, std::memory_order_release);
+    }
+    // What an event recorded now on the calling thread is tagged with: currentTags(), its step
+    // from the step detector where no range gave one.
+    Tags tagsNow() const {
+        Tags tags = currentTags();
+        if (tags.step == kNoTag) {
+            if (const StepDetector* steps = m_stepDetector.load(std::memory_order_acquire))
+                tags.step = steps->currentStep();
+        }
+        return tags;
+    }
+
   private:
     TraceWriter& m_writer;
     std::atomic<RunId> m_run{0};
     std::uint64_t m_instance;  // tells apart tracers that reuse an address
     StepCounters m_counters;
     std::atomic<DeviceCapture*> m_capture{nullptr};
+    std::atomic<const StepDetector*> m_stepDetector{nullptr};
     std::mutex m_threadLanesMutex;
     std::map<std::pair<RunId, std::int64_t>, LaneId>
         m_threadLanes;  // (run, OS tid) -> host-thread lane

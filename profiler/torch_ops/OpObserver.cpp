@@ -23,7 +23,14 @@ std::atomic<std::uint64_t> g_nextInstance{1};
 struct NameInfo {
     StringId id;
     SyncKind syncKind;
+    // torch.profiler.record_function's own ops (profiler::_record_function_enter_new, ..._exit):
+    // the range they open is the UserRangeObserver's; as ops they are instrumentation, not work.
+    bool instrumentation = false;
 };
+
+bool isInstrumentation(std::string_view name) {
+    return name.substr(0, 26) == "profiler::_record_function";
+}
 
 struct Frame {
     TimestampNs startNs;
@@ -77,7 +84,8 @@ NameInfo lookupName(HostTracer& tracer, const char* name) {
         const std::string& owned = t_state.ownedNames.emplace_back(text);
         it = t_state.names
                  .emplace(std::string_view(owned),
-                          NameInfo{tracer.intern(owned), classifySyncOp(owned)})
+                          NameInfo{tracer.intern(owned), classifySyncOp(owned),
+                                   isInstrumentation(owned)})
                  .first;
     }
     // The key views a string of ownedNames, which stays where it is: the copy a hit compares with.
@@ -116,6 +124,10 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
     if (self == nullptr) return nullptr;
     if (t_state.instance != self->m_instance) t_state.resetFor(self->m_instance);
     NameInfo name = lookupName(self->m_tracer, fn.name());
+    if (name.instrumentation) {
+        t_state.frames.push_back(Frame{0, name, false, false});
+        return nullptr;
+    }
     bool isFunction = fn.scope() == at::RecordScope::FUNCTION;
     bool countedSync = name.syncKind != SyncKind::kNone && t_state.openSyncs == 0;
     if (isFunction && t_state.openFunctions == 0) {
@@ -125,7 +137,7 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
         self->m_tracer.counters().add(Counter::kWouldSyncOps);
         // Counted from what blocks, not by hand in the routing code: bincount's output size is a
         // host read too (on CUDA it reads the maximum back).
-        if (HostTracer::currentTags().glueRange == self->m_routingRange) {
+        if (self->m_tracer.tagsNow().glueRange == self->m_routingRange) {
             self->m_tracer.counters().add(Counter::kRoutingHostReads);
         }
         if (name.syncKind == SyncKind::kHostRead || name.syncKind == SyncKind::kDeviceToHost) {
@@ -135,7 +147,7 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
     }
     if (isFunction) ++t_state.openFunctions;
     if (DeviceCapture* capture = self->m_tracer.deviceCapture()) {
-        const Tags tags = HostTracer::currentTags();
+        const Tags tags = self->m_tracer.tagsNow();
         capture->enterOp(fn.handle(), OpContext{name.id, tags.step, tags.layer, tags.microbatch,
                                                 tags.category != Category::kNone ? tags.category
                                                                                  : Category::kMath,
@@ -151,11 +163,12 @@ void OpObserver::onEnd(const at::RecordFunction& fn, at::ObserverContext* /*cont
     if (self == nullptr || t_state.instance != self->m_instance || t_state.frames.empty()) return;
     Frame frame = t_state.frames.back();
     t_state.frames.pop_back();
+    if (frame.name.instrumentation) return;
     if (DeviceCapture* capture = self->m_tracer.deviceCapture()) capture->exitOp();
     if (frame.isFunction) --t_state.openFunctions;
     if (frame.countedSync) --t_state.openSyncs;
 
-    Tags tags = HostTracer::currentTags();
+    Tags tags = self->m_tracer.tagsNow();
     Event event;
     event.kind = EventKind::kOp;
     event.category = tags.category != Category::kNone ? tags.category : Category::kMath;

@@ -21,6 +21,10 @@ class OpObserver {
     HostTracer& tracer() { return m_tracer; }
     std::uint64_t instance() const { return m_instance; }
 
+    // In the child of a fork() (a DataLoader worker): the active observer records nothing more
+    // there (its writer's thread did not come with the fork). Touches one atomic: fork-safe.
+    static void detachInForkedChild() { s_active.store(nullptr); }
+
   private:
     static std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn);
     static void onEnd(const at::RecordFunction& fn, at::ObserverContext* context);

@@ -88,6 +88,23 @@ TEST(TargetMetricsTest, ReloadWaitSumsTheWaitsNotRangesOfTheName) {
                   {{1, 1, 0.0}, {2, 1, 5.0}, {3, 2, 0.0}});
 }
 
+// ab --exec --target RANGE: the ranges of that name per step (a program's own range), and the
+// toggles' range names map to the toggles' own metrics.
+TEST(TargetMetricsTest, AUserRangeSumsTheRangesOfItsNameAndKnownNamesAreTheTogglesMetrics) {
+    TraceModelBuilder b = fourSteps();
+    const std::size_t host = b.addLane(LaneKind::kHostThread, "main");
+    b.addEvent(host, EventKind::kRange, Category::kPhase, "rotary_tables", 110 * kMs, 112 * kMs, 1);
+    b.addEvent(host, EventKind::kRange, Category::kPhase, "rotary_tables", 113 * kMs, 114 * kMs, 1);
+    b.addEvent(host, EventKind::kOp, Category::kMath, "rotary_tables", 210 * kMs, 219 * kMs, 2);
+    expectSamples(targetPerStep(std::move(b).build(), TargetMetric::kUserRange, "rotary_tables"),
+                  {{1, 1, 3.0}, {2, 1, 0.0}, {3, 2, 0.0}});
+    EXPECT_EQ(targetMetricOfRange("build_packed_mask"), TargetMetric::kMaskBuild);
+    EXPECT_EQ(targetMetricOfRange("moe_routing"), TargetMetric::kRouting);
+    EXPECT_EQ(targetMetricOfRange("rotary_tables"), TargetMetric::kUserRange);
+    EXPECT_EQ(targetMetricOfRange(""), TargetMetric::kNone);
+    EXPECT_EQ(parseTargetMetric("target_range_ms"), TargetMetric::kUserRange);
+}
+
 // The makespan of a pipeline step: first start to last end of its forward, recompute and backward
 // jobs on the worker lanes (executed or simulated), gaps included.
 //   step 1, executed workers: forward 100..110 (w0), 105..115 (w1); backward 115..130 (w1),

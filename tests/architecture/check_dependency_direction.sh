@@ -25,7 +25,8 @@ rule() {
 }
 
 rule "profiler analyzers app/report" '#include *[<"](torch/|ATen/|c10/)' \
-  "profiler (outside torch_ops), analyzers and app/report must not include torch" "profiler/torch_ops"
+  "profiler (outside torch_ops, session and inject), analyzers and app/report must not include torch" \
+  "profiler/torch_ops profiler/session profiler/inject"
 rule "profiler analyzers optimizations reference_trainer app/cli app/report app/usecases" \
   '#include *[<"](imgui|GLFW/|backends/imgui)' "only app/gui may include ImGui/GLFW"
 rule "profiler analyzers optimizations reference_trainer app" '#include *[<"]cupti' \

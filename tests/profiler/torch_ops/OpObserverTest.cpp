@@ -8,11 +8,11 @@
 #include "profiler/core/TraceNames.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/host/ScopedRange.h"
+#include "profiler/session/CaptureSession.h"
 #include "profiler/torch_ops/HostRead.h"
 #include "profiler/torch_ops/OpObserver.h"
 #include "profiler/torch_ops/SyncOpTable.h"
 #include "reference_trainer/AbRunner.h"
-#include "reference_trainer/CaptureSession.h"
 #include "reference_trainer/Presets.h"
 
 namespace glueprof {

@@ -1,4 +1,4 @@
-#include "reference_trainer/CaptureSession.h"
+#include "profiler/session/CaptureSession.h"
 
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <torch/cuda.h>

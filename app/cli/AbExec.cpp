@@ -1,0 +1,118 @@
+#include "app/cli/AbExec.h"
+
+#include <fmt/format.h>
+
+#include <iostream>
+
+#include "app/report/AtomicFile.h"
+#include "app/report/Results.h"
+#include "app/report/ResultsJson.h"
+#include "app/report/ResultsMarkdown.h"
+#include "app/report/ResultsText.h"
+#include "app/usecases/ExecAbRequest.h"
+#include "profiler/core/Error.h"
+#include "profiler/core/OutputPath.h"
+#include "profiler/core/TraceReader.h"
+
+namespace glueprof::cli {
+
+namespace {
+
+std::vector<std::string> withArguments(const std::string& command, const std::string& arguments) {
+    std::vector<std::string> words = splitCommand(command);
+    for (std::string& word : splitCommand(arguments)) words.push_back(std::move(word));
+    return words;
+}
+
+}  // namespace
+
+void AbExecOptions::addTo(CLI::App& command) {
+    command.add_option("--exec", exec,
+                       "A/B your own program: the command both arms run (quoted), told apart by "
+                       "--baseline-env/--optimized-env or --baseline-args/--optimized-args");
+    command.add_option("--baseline", baseline, "with --optimized: the baseline arm's command");
+    command.add_option("--optimized", optimized, "with --baseline: the optimized arm's command");
+    command.add_option("--baseline-args", baselineArgs,
+                       "with --exec: arguments added for the baseline arm");
+    command.add_option("--optimized-args", optimizedArgs,
+                       "with --exec: arguments added for the optimized arm (e.g. a flag)");
+    command.add_option("--baseline-env", baselineEnvironment,
+                       "NAME=VALUE for the baseline arm's processes (repeatable)");
+    command.add_option("--optimized-env", optimizedEnvironment,
+                       "NAME=VALUE for the optimized arm's processes (repeatable)");
+    command.add_option("--target", target,
+                       "the program's range (record_function name) the change targets: its time "
+                       "per step gets its own verdict");
+    command.add_option("--name", name, "the A/B's name (check baselines key on it)")
+        ->capture_default_str();
+    command.add_option("--step-range", stepRange,
+                       "with --exec: each range of this name is a step (default: ProfilerStep#N, "
+                       "else each optimizer step)");
+    command.add_option("--glue", glueRanges,
+                       "with --exec: a range name whose ops are glue (repeatable)");
+}
+
+bool AbExecOptions::wanted() const {
+    return !exec.empty() || !baseline.empty() || !optimized.empty();
+}
+
+int runAbExec(const AbExecOptions& o, const TrainerOptions& trainer, int repeats,
+              const std::string& reportPath, const CLI::App& command) {
+    for (const char* option : {"--opt", "--all", "--preset", "--steps", "--aa", "--budget",
+                               "--nproc", "--seq-len", "--layers", "--scale"}) {
+        if (command.count(option) > 0) {
+            throw usageError(fmt::format(
+                "{} sets up the reference trainer; ab --exec runs your program as it is: drop {}",
+                option, option));
+        }
+    }
+    ExecAbRequest request;
+    if (!o.exec.empty()) {
+        if (!o.baseline.empty() || !o.optimized.empty()) {
+            throw usageError("give --exec CMD, or --baseline CMD and --optimized CMD, not both");
+        }
+        request.baseline = withArguments(o.exec, o.baselineArgs);
+        request.optimized = withArguments(o.exec, o.optimizedArgs);
+        if (request.baseline == request.optimized && o.baselineEnvironment.empty() &&
+            o.optimizedEnvironment.empty()) {
+            throw usageError(
+                "with --exec, tell the arms apart: --optimized-args, --optimized-env (or the "
+                "baseline's), or give --baseline and --optimized");
+        }
+    } else {
+        if (o.baseline.empty() || o.optimized.empty()) {
+            throw usageError("--baseline and --optimized go together: give both commands");
+        }
+        if (!o.baselineArgs.empty() || !o.optimizedArgs.empty()) {
+            throw usageError("--baseline-args and --optimized-args go with --exec");
+        }
+        request.baseline = splitCommand(o.baseline);
+        request.optimized = splitCommand(o.optimized);
+    }
+    request.baselineEnvironment = o.baselineEnvironment;
+    request.optimizedEnvironment = o.optimizedEnvironment;
+    request.name = o.name;
+    request.target = o.target;
+    request.repeats = repeats;
+    request.warmup = command.count("--warmup") > 0 ? trainer.warmup : 1;
+    request.stepRange = o.stepRange;
+    request.glueRanges = o.glueRanges;
+    request.device = command.count("--device") > 0 ? trainer.device : "auto";
+    request.db = trainer.db;
+    requireParentDirectory(reportPath, "write report", "--report");
+    requireOutputBesideDatabase(reportPath, trainer.db, "--report");
+
+    const ExecAbOutcome outcome =
+        runExecAb(request, [](int block, const std::string& arm, const std::string& ending) {
+            std::cerr << fmt::format("glueprof: block {}: {} {}\n", block, arm, ending);
+        });
+    ResultsSelection selection;
+    selection.pairs.emplace_back(outcome.baseline, outcome.optimized);
+    Results results = buildResults(TraceReader(trainer.db), trainer.db, selection);
+    results.reportPath = reportPath;
+    writeFileAtomically(reportPath, renderResultsMarkdown(results));
+    std::cout << (trainer.json ? renderResultsJson(results) : renderComparisonTable(results));
+    return 0;
+}
+
+}  // namespace glueprof::cli

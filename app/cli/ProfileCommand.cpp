@@ -1,0 +1,86 @@
+// glueprof profile: the user's own program (python train.py, torchrun ..., a C++ libtorch program)
+// run with glueprof's capture inside it, its runs stored and summarized (docs/profile.md).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "app/cli/Commands.h"
+#include "app/report/Results.h"
+#include "app/report/ResultsJson.h"
+#include "app/report/ResultsText.h"
+#include "app/usecases/ProfileRequest.h"
+#include "profiler/core/Error.h"
+#include "profiler/core/TraceReader.h"
+
+namespace glueprof::cli {
+
+namespace {
+
+struct ProfileCliOptions {
+    ProfileRequest request;
+    bool json = false;
+};
+
+int profileProgram(const ProfileCliOptions& o) {
+    const ProfileResult profiled = runProfile(o.request);
+    for (const std::string& line : profiled.notices) std::cerr << "glueprof: " << line << "\n";
+    if (profiled.runs.empty()) {  // every trace file unreadable: the notices said which
+        std::cerr << fmt::format("glueprof: the program {}; nothing it recorded could be read\n",
+                                 profiled.ending);
+        return profiled.exitCode != 0 ? profiled.exitCode : static_cast<int>(ExitCode::kInput);
+    }
+    const Results results =
+        buildResults(TraceReader(o.request.db), o.request.db, {{profiled.runs.front()}, {}});
+    if (o.json) {
+        nlohmann::json j = nlohmann::json::object();
+        j["db"] = o.request.db;
+        j["exit_code"] = profiled.exitCode;
+        j["ending"] = profiled.ending;
+        j["runs"] = nlohmann::json::array();
+        for (const RunAnalysis& run : results.runs) j["runs"].push_back(toJson(run));
+        std::cout << jsonText(j) << "\n";
+    } else {
+        std::cout << fmt::format("glueprof: the program {}\n", profiled.ending);
+        std::cout << renderRunSummary(results.runs.front(), o.request.db);
+        if (const RankSet* ranks = results.rankSetOf(0))
+            std::cout << renderRankLines(results, *ranks);
+    }
+    return profiled.exitCode;
+}
+
+}  // namespace
+
+void registerProfileCommand(CLI::App& app, Action& action) {
+    auto options = std::make_shared<ProfileCliOptions>();
+    CLI::App* command = app.add_subcommand(
+        "profile",
+        "run your own torch program (python train.py, torchrun ..., a C++ libtorch program) with "
+        "glueprof's capture inside it, unchanged: glueprof profile [options] -- CMD ARGS...");
+    command->add_option("command", options->request.command, "the program and its arguments")
+        ->required();
+    command->add_option("--db", options->request.db, "trace database to add the runs to")
+        ->capture_default_str();
+    command->add_option("--label", options->request.label,
+                        "run label (default: the script's or the program's name)");
+    command->add_option("--step-range", options->request.stepRange,
+                        "each range of this name (record_function) is one step (default: "
+                        "ProfilerStep#N, else each optimizer step, else the whole run)");
+    command
+        ->add_option("--warmup", options->request.warmup,
+                     "the first N steps found are warm-up (left out of the statistics)")
+        ->capture_default_str();
+    command->add_option("--glue", options->request.glueRanges,
+                        "a range name (record_function) whose ops are glue (repeatable; "
+                        "build_packed_mask and moe_routing always are)");
+    command
+        ->add_option("--device", options->request.device,
+                     "auto: capture GPU activity where torch sees a GPU; cpu; cuda")
+        ->capture_default_str();
+    command->add_flag("--json", options->json, "print the runs' analysis as JSON");
+    command->positionals_at_end();
+    command->callback(
+        [options, &action] { action = [options] { return profileProgram(*options); }; });
+}
+
+}  // namespace glueprof::cli

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""What `glueprof profile` adds to a program's step, beside torch.profiler (CPU activities).
+
+For each example program (the plain-PyTorch packed loop and the transformers Llama), three ways,
+interleaved round by round so a drift of the machine hits all alike:
+  none            the program alone
+  glueprof        glueprof profile -- the program
+  torch.profiler  the program under torch.profiler.profile(activities=[CPU]) (its --torch-profiler)
+Each run writes its own step times (--step-times, measured by the program, the same code in every
+mode); the first step of each run (imports, construction, lazy init) is left out. Prints per program
+and mode the median step and the overhead against `none`, and writes OUT/profile_overhead.json.
+
+Usage: bench/profile_overhead.py GLUEPROF OUT [--rounds N] [--python PY]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+PROGRAMS = {
+    "packed_glue_train": [os.path.join(ROOT, "examples/python/packed_glue_train.py"),
+                          "--steps", "12", "--layers", "4", "--seq-len", "256"],
+    "hf_packed_llama": [os.path.join(ROOT, "examples/python/hf_packed_llama.py"),
+                        "--steps", "12", "--layers", "4", "--seq-len", "256"],
+}
+MODES = ["none", "glueprof", "torch.profiler"]
+
+
+def run_once(glueprof, python, program, mode, out_dir, index):
+    times_file = os.path.join(out_dir, f"{program}-{mode}-{index}.txt")
+    command = [python] + PROGRAMS[program] + ["--step-times", times_file]
+    if mode == "glueprof":
+        command = [glueprof, "profile", "--db", os.path.join(out_dir, "overhead.sqlite"), "--"] + command
+    elif mode == "torch.profiler":
+        command = command + ["--torch-profiler"]
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    with open(times_file) as f:
+        times = [float(line) for line in f if line.strip()]
+    return times[1:]
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("glueprof")
+    parser.add_argument("out")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--python", default=sys.executable)
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    steps = {(p, m): [] for p in PROGRAMS for m in MODES}
+    for index in range(args.rounds):
+        order = MODES if index % 2 == 0 else list(reversed(MODES))
+        for program in PROGRAMS:
+            for mode in order:
+                steps[(program, mode)] += run_once(args.glueprof, args.python, program, mode,
+                                                   args.out, index)
+    result = {}
+    print(f"{'program':<20} {'mode':<15} {'median step ms':>15} {'overhead':>9}  (steps)")
+    for program in PROGRAMS:
+        base = statistics.median(steps[(program, "none")])
+        for mode in MODES:
+            median = statistics.median(steps[(program, mode)])
+            overhead = median / base - 1.0
+            result.setdefault(program, {})[mode] = {"median_step_ms": median * 1e3,
+                                                    "overhead": overhead,
+                                                    "steps": len(steps[(program, mode)])}
+            print(f"{program:<20} {mode:<15} {median * 1e3:>15.2f} {overhead:>+8.1%}  "
+                  f"({len(steps[(program, mode)])})")
+        g = result[program]["glueprof"]["overhead"]
+        t = result[program]["torch.profiler"]["overhead"]
+        result[program]["glueprof_share_of_torch_profiler_overhead"] = g / t if t > 0 else None
+    with open(os.path.join(args.out, "profile_overhead.json"), "w") as f:
+        json.dump(result, f, indent=2)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,153 @@
+#include "profiler/inject/InjectedCapture.h"
+
+#include <torch/cuda.h>
+#include <torch/version.h>
+#include <unistd.h>
+
+#include <ATen/Parallel.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+
+#include "profiler/core/Clock.h"
+#include "profiler/core/Diagnostics.h"
+#include "profiler/torch_ops/UserRangeObserver.h"
+
+namespace glueprof {
+
+namespace {
+
+std::string hostName() {
+    char name[256] = {0};
+    if (gethostname(name, sizeof name - 1) != 0) return "unknown";
+    return name;
+}
+
+// Invalid UTF-8 in a command line or a label becomes U+FFFD, as in every JSON glueprof stores.
+std::string jsonText(const nlohmann::json& j) {
+    return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string chosenDevice(const std::string& device) {
+    if (device != "auto") return device;
+    return torch::cuda::is_available() ? "cuda" : "cpu";
+}
+
+std::string configJson(const profile::ProfileSettings& settings) {
+    nlohmann::json command = nlohmann::json::parse(settings.commandJson, nullptr, false);
+    if (!command.is_array()) command = nlohmann::json::array();
+    return jsonText(nlohmann::json{{"command", command},
+                                   {"step_range", settings.stepRange},
+                                   {"warmup", settings.warmup},
+                                   {"glue_ranges", settings.glueRanges}});
+}
+
+std::string environmentJson(const profile::ProfileSettings& settings, const std::string& device,
+                            const CaptureSession& session) {
+    nlohmann::json environment{
+        {"torch_version",
+         settings.torchVersion.empty() ? std::string(TORCH_VERSION) : settings.torchVersion},
+        {"torch_cuda", torch::cuda::is_available()},
+        {"cuda_devices", static_cast<int>(torch::cuda::device_count())},
+        {"intra_op_threads", at::get_num_threads()},
+        {"device", device},
+        {"gpu_capture", session.captureSummary()},
+        {"pid", static_cast<long long>(::getpid())},
+        {"recorded_by", "glueprof profile"},
+    };
+    const std::optional<double> cost = session.tracingCostNsPerOp();
+    environment["tracing_ns_per_op"] = cost ? nlohmann::json(*cost) : nlohmann::json();
+    return jsonText(environment);
+}
+
+}  // namespace
+
+InjectedCapture::InjectedCapture(const profile::ProfileSettings& settings)
+    : m_settings(settings), m_steps(settings.stepRange, settings.warmup, Clock::nowNs()) {
+    const int rank = profile::rankFromEnvironment();
+    const int worldSize = profile::worldSizeFromEnvironment();
+    const std::string device = chosenDevice(settings.device);
+    // GPU capture is tried unless the user said cpu: where it cannot start, the run's capture
+    // status says why in CUPTI's and the driver's words (no device, no libcupti, ...).
+    m_session = std::make_unique<CaptureSession>(profile::tracePath(settings.tracePrefix, rank),
+                                                 settings.device == "cpu" ? "cpu" : "cuda");
+    RunInfo info;
+    info.label = settings.label;
+    info.preset = "profile";
+    info.device = device;
+    info.configJson = configJson(settings);
+    info.environmentJson = environmentJson(settings, device, *m_session);
+    info.host = hostName();
+    if (worldSize > 1) {
+        info.identity.rank = rank;
+        info.identity.worldSize = worldSize;
+    }
+    info.identity.arm = parseArm(settings.arm);
+    m_run = m_session->writer().beginRun(info);
+    HostTracer& tracer = m_session->tracer();
+    tracer.setRun(m_run);
+    tracer.setStepDetector(&m_steps);
+    m_ranges = std::make_unique<UserRangeObserver>(
+        tracer, m_steps, settings.glueRanges, [this](const StepInfo& step) { stepClosed(step); });
+}
+
+InjectedCapture::~InjectedCapture() { finish(); }
+
+void InjectedCapture::recordLoss(double loss) {
+    std::lock_guard<std::mutex> lock(m_stepMutex);
+    if (m_lossPlace == LossPlace::kUnknown)
+        m_lossPlace = m_stepsClosed == 0 ? LossPlace::kInStep : LossPlace::kAfterStep;
+    if (m_lossPlace == LossPlace::kInStep || !m_lastClosed) {
+        m_openStepLoss = loss;
+        return;
+    }
+    // The step that ended last: its row again, with the loss (INSERT OR REPLACE).
+    if (!m_lastClosedHasLoss) ++m_lossesReported;
+    m_lastClosedHasLoss = true;
+    m_lastClosed->loss = loss;
+    m_session->writer().recordStep(StepRecord{m_run, *m_lastClosed});
+}
+
+void InjectedCapture::stepClosed(const StepInfo& step) {
+    std::lock_guard<std::mutex> lock(m_stepMutex);
+    const bool hasLoss = m_lossPlace == LossPlace::kInStep && m_openStepLoss.has_value();
+    writeStep(step, hasLoss ? *m_openStepLoss : 0.0);
+    if (hasLoss) ++m_lossesReported;
+    m_openStepLoss.reset();
+    m_lastClosedHasLoss = hasLoss;
+    ++m_stepsClosed;
+}
+
+void InjectedCapture::writeStep(const StepInfo& step, double loss) {
+    StepInfo info = step;
+    info.loss = loss;
+    info.block = m_settings.block;
+    m_lastClosed = info;
+    m_session->tracer().endStep(StepRecord{m_run, info});
+}
+
+void InjectedCapture::finish() {
+    std::lock_guard<std::mutex> lock(m_finishMutex);
+    if (m_finished) return;
+    m_finished = true;
+    try {
+        if (std::optional<StepInfo> whole = m_steps.finish(Clock::nowNs())) stepClosed(*whole);
+        m_ranges.reset();
+        m_session->tracer().setStepDetector(nullptr);
+        TraceWriter& writer = m_session->writer();
+        writer.recordDiagnostic(DiagnosticRecord{m_run,
+                                                 diagnosticName(DiagnosticId::kProfileStepSource),
+                                                 m_steps.stepsFound(), toString(m_steps.source())});
+        writer.recordDiagnostic(
+            DiagnosticRecord{m_run, diagnosticName(DiagnosticId::kProfileLosses), m_lossesReported,
+                             fmt::format("of {} steps", m_steps.stepsFound())});
+        writer.endRun(m_run, RunStatus::kComplete);
+        m_session->close();
+    } catch (const std::exception& e) {
+        // The program is ending: what was committed stays (the launcher stores the run aborted).
+        std::fprintf(stderr, "glueprof: the capture could not finish its trace: %s\n", e.what());
+    }
+}
+
+}  // namespace glueprof

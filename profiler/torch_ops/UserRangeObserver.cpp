@@ -1,0 +1,125 @@
+#include "profiler/torch_ops/UserRangeObserver.h"
+
+#include <algorithm>
+#include <iterator>
+#include <string_view>
+#include <vector>
+
+#include "profiler/core/Error.h"
+#include "profiler/core/TraceNames.h"
+
+namespace glueprof {
+
+std::atomic<UserRangeObserver*> UserRangeObserver::s_active{nullptr};
+
+namespace {
+
+std::atomic<std::uint64_t> g_nextInstance{1};
+
+struct OpenRange {
+    std::uint64_t handle;
+    std::string name;
+    StringId nameId;
+    Category category;
+    std::int32_t step;
+    Tags outerTags;
+    TimestampNs startNs;
+};
+
+struct ThreadRanges {
+    std::uint64_t instance = 0;
+    std::vector<OpenRange> open;
+};
+
+thread_local ThreadRanges t_ranges;
+
+}  // namespace
+
+UserRangeObserver::UserRangeObserver(HostTracer& tracer, StepDetector& steps,
+                                     std::set<std::string> glueRanges, StepSink stepSink)
+    : m_tracer(tracer),
+      m_steps(steps),
+      m_glueRanges(std::move(glueRanges)),
+      m_stepSink(std::move(stepSink)),
+      m_instance(g_nextInstance.fetch_add(1)) {
+    m_glueRanges.insert(names::kMaskBuild);
+    m_glueRanges.insert(names::kMoeRouting);
+    UserRangeObserver* expected = nullptr;
+    if (!s_active.compare_exchange_strong(expected, this)) {
+        throw GlueprofError(ExitCode::kInput,
+                            "a user-range observer is already active in this process; "
+                            "destroy it before creating another");
+    }
+    // needsIds: a range's end is matched to its start by the RecordFunction's handle.
+    m_handle = at::addGlobalCallback(
+        at::RecordFunctionCallback(&UserRangeObserver::onStart, &UserRangeObserver::onEnd)
+            .needsIds(true)
+            .scopes({at::RecordScope::USER_SCOPE}));
+}
+
+UserRangeObserver::~UserRangeObserver() {
+    at::removeCallback(m_handle);
+    s_active.store(nullptr);
+}
+
+Category UserRangeObserver::categoryOf(const std::string& name) const {
+    if (m_glueRanges.count(name) != 0) return Category::kGlue;
+    if (name.rfind("Optimizer.", 0) == 0 && name.find('#') != std::string::npos)
+        return Category::kOptimizer;
+    return Category::kPhase;
+}
+
+std::unique_ptr<at::ObserverContext> UserRangeObserver::onStart(const at::RecordFunction& fn) {
+    UserRangeObserver* self = s_active.load(std::memory_order_acquire);
+    if (self == nullptr) return nullptr;
+    if (t_ranges.instance != self->m_instance) t_ranges = ThreadRanges{self->m_instance, {}};
+    const TimestampNs startNs = Clock::nowNs();
+    std::string name = fn.name();
+    self->m_steps.rangeStarted(name, startNs);
+    const Category category = self->categoryOf(name);
+    const StringId nameId = self->m_tracer.intern(name);
+    const Tags outer = HostTracer::currentTags();
+    Tags inner = outer;
+    if (category != Category::kPhase) {
+        inner.category = category;
+        inner.glueRange = category == Category::kGlue ? nameId : 0;
+    }
+    HostTracer::setCurrentTags(inner);
+    t_ranges.open.push_back(OpenRange{fn.handle(), std::move(name), nameId, category,
+                                      self->m_tracer.tagsNow().step, outer, startNs});
+    return nullptr;
+}
+
+void UserRangeObserver::onEnd(const at::RecordFunction& fn, at::ObserverContext* /*context*/) {
+    const TimestampNs endNs = Clock::nowNs();
+    UserRangeObserver* self = s_active.load(std::memory_order_acquire);
+    if (self == nullptr || t_ranges.instance != self->m_instance) return;
+    // The range's own entry: the innermost, unless a range ended out of order (or on another
+    // thread than it began on, where nothing of it is found and nothing is recorded).
+    auto& open = t_ranges.open;
+    const auto found = std::find_if(open.rbegin(), open.rend(), [&fn](const OpenRange& range) {
+        return range.handle == fn.handle();
+    });
+    if (found == open.rend()) return;
+    const auto it = std::prev(found.base());
+    OpenRange range = std::move(*it);
+    // Ranges opened inside it and not closed yet lose their place: the tags go back to what
+    // enclosed this one.
+    open.erase(it, open.end());
+    HostTracer::setCurrentTags(range.outerTags);
+
+    Event event;
+    event.kind = EventKind::kRange;
+    event.category = range.category;
+    event.name = range.nameId;
+    event.startNs = range.startNs;
+    event.endNs = endNs;
+    event.step = range.step;
+    event.layer = range.outerTags.layer;
+    event.microbatch = range.outerTags.microbatch;
+    self->m_tracer.record(event);
+    if (std::optional<StepInfo> step = self->m_steps.rangeEnded(range.name, endNs))
+        self->m_stepSink(*step);
+}
+
+}  // namespace glueprof

@@ -1,0 +1,304 @@
+// `glueprof profile -- CMD`: real Python programs (the environment's python3 with PyPI's torch) and
+// a real C++ libtorch program, run with the injected capture, their runs read back from the
+// database: steps found from the optimizer, ProfilerStep#N or --step-range, glue ranges counted per
+// step, the loss the program reported bit for bit, the exit code passed through, refusals before
+// the run.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "profiler/core/Diagnostics.h"
+#include "profiler/core/TraceReader.h"
+#include "tests/app/cli/CliHarness.h"
+
+namespace glueprof {
+namespace {
+
+namespace fs = std::filesystem;
+
+using Result = testing::CliResult;
+using testing::CliTest;
+
+const std::string kPython = GLUEPROF_TEST_PYTHON;
+const std::string kExample =
+    std::string(GLUEPROF_SOURCE_DIR) + "/examples/python/packed_glue_train.py";
+// Small enough for a few seconds a run on 2 cores.
+const std::string kSmall = "--steps 3 --layers 2 --seq-len 64 --d-model 32";
+
+std::string diagnosticDetail(const TraceModel& trace, DiagnosticId id, std::int64_t* value) {
+    for (const Diagnostic& d : trace.diagnostics()) {
+        if (d.name == diagnosticName(id)) {
+            if (value != nullptr) *value = d.value;
+            return d.detail;
+        }
+    }
+    return "<none>";
+}
+
+// Ranges named `name` per step (steps of the run's step table only).
+std::map<std::int32_t, int> rangesPerStep(const TraceModel& trace, const std::string& name) {
+    std::map<std::int32_t, int> count;
+    const std::optional<StringId> id = trace.findName(name);
+    for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
+        for (const Event& e : trace.eventsOnLane(lane)) {
+            if (id && e.kind == EventKind::kRange && e.name == *id) ++count[e.step];
+        }
+    }
+    return count;
+}
+
+std::size_t opCount(const TraceModel& trace) {
+    std::size_t ops = 0;
+    for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
+        for (const Event& e : trace.eventsOnLane(lane)) ops += e.kind == EventKind::kOp ? 1 : 0;
+    }
+    return ops;
+}
+
+// The losses --print-losses printed (float.hex of each step's loss).
+std::vector<double> printedLosses(const std::string& out) {
+    std::vector<double> losses;
+    std::stringstream line(out.substr(out.rfind("0x") == std::string::npos ? 0 : out.find("0x")));
+    for (std::string word; line >> word;) {
+        if (word.rfind("0x", 0) != 0) break;
+        losses.push_back(std::strtod(word.c_str(), nullptr));
+    }
+    return losses;
+}
+
+// A build against TORCH_DIR has no environment python to run the Python programs with.
+#define SKIP_WITHOUT_PYTHON() \
+    if (kPython.empty()) GTEST_SKIP() << "built without GLUEPROF_PYTHON: no python to profile"
+
+TEST_F(CliTest, ProfileRecordsAPythonTrainingScriptWithStepsFromItsOptimizer) {
+    SKIP_WITHOUT_PYTHON();
+    const Result r = run(fmt::format("profile --db {} -- {} {} {} --print-losses", path("p.sqlite"),
+                                     kPython, kExample, kSmall));
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    EXPECT_NE(r.out.find("the program exited with code 0"), std::string::npos) << r.out;
+    const TraceReader reader(path("p.sqlite"));
+    const std::vector<RunSummary> runs = reader.listRuns();
+    ASSERT_EQ(runs.size(), 1u);
+    EXPECT_EQ(runs[0].preset, "profile");
+    EXPECT_EQ(runs[0].label, "packed_glue_train.py");
+    EXPECT_EQ(runs[0].status, "complete");
+    const TraceModel trace = reader.loadRun(runs[0].id);
+    std::int64_t found = 0;
+    EXPECT_EQ(diagnosticDetail(trace, DiagnosticId::kProfileStepSource, &found), "optimizer_step");
+    EXPECT_EQ(found, 3);
+    ASSERT_EQ(trace.steps().size(), 3u);
+    EXPECT_TRUE(trace.steps()[0].warmup);
+    EXPECT_FALSE(trace.steps()[1].warmup);
+    // Every op of the program, through the trainer's observer: thousands for 3 steps.
+    EXPECT_GT(opCount(trace), 1000u);
+    // Without the cache, one mask build per layer per step.
+    const auto masks = rangesPerStep(trace, "build_packed_mask");
+    EXPECT_EQ(masks.at(1), 2);
+    EXPECT_EQ(masks.at(2), 2);
+    // The loss the program reported, bit for bit.
+    const std::vector<double> printed = printedLosses(r.out);
+    ASSERT_EQ(printed.size(), 3u) << r.out;
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(trace.steps()[i].loss, printed[i]) << i;
+    // Its host reads were seen: .item() and .tolist() per step at least.
+    const std::optional<StringId> item = trace.findName("aten::_local_scalar_dense");
+    EXPECT_TRUE(item.has_value());
+}
+
+TEST_F(CliTest, ProfileSeesOneMaskBuildPerStepWithThePackedCache) {
+    SKIP_WITHOUT_PYTHON();
+    const Result r = run(fmt::format("profile --db {} -- {} {} {} --packed-cache", path("p.sqlite"),
+                                     kPython, kExample, kSmall));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const TraceReader reader(path("p.sqlite"));
+    const TraceModel trace = reader.loadRun(reader.listRuns().front().id);
+    const auto masks = rangesPerStep(trace, "build_packed_mask");
+    EXPECT_EQ(masks.at(1), 1);
+    EXPECT_EQ(masks.at(2), 1);
+}
+
+TEST_F(CliTest, ProfileTakesStepsFromProfilerStepsAndFromANamedRange) {
+    SKIP_WITHOUT_PYTHON();
+    {
+        std::ofstream script(path("scheduled.py"));
+        script
+            << "import torch\n"
+               "from torch.profiler import profile, schedule, ProfilerActivity, record_function\n"
+               "m = torch.nn.Linear(8, 8)\n"
+               "with profile(activities=[ProfilerActivity.CPU],\n"
+               "             schedule=schedule(wait=0, warmup=1, active=2)) as p:\n"
+               "    for i in range(4):\n"
+               "        with record_function('train_step'):\n"
+               "            m(torch.randn(4, 8)).sum().backward()\n"
+               "        p.step()\n";
+    }
+    const Result r = run(
+        fmt::format("profile --db {} -- {} {}", path("s.sqlite"), kPython, path("scheduled.py")));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    {
+        const TraceReader reader(path("s.sqlite"));
+        const TraceModel trace = reader.loadRun(reader.listRuns().front().id);
+        std::int64_t found = 0;
+        EXPECT_EQ(diagnosticDetail(trace, DiagnosticId::kProfileStepSource, &found),
+                  "profiler_step");
+        ASSERT_GE(found, 3);
+        EXPECT_EQ(trace.steps()[0].step, 0);
+        EXPECT_EQ(trace.steps()[1].step, 1);
+    }
+    const Result named =
+        run(fmt::format("profile --step-range train_step --warmup 0 --db {} -- {} {}",
+                        path("n.sqlite"), kPython, path("scheduled.py")));
+    ASSERT_EQ(named.exitCode, 0) << named.err;
+    const TraceReader reader(path("n.sqlite"));
+    const TraceModel trace = reader.loadRun(reader.listRuns().front().id);
+    std::int64_t found = 0;
+    EXPECT_EQ(diagnosticDetail(trace, DiagnosticId::kProfileStepSource, &found), "step_range");
+    EXPECT_EQ(found, 4);
+    ASSERT_EQ(trace.steps().size(), 4u);
+    EXPECT_FALSE(trace.steps()[0].warmup);
+    // Each step's ops are the ops of its train_step range: a Linear's forward and backward.
+    EXPECT_EQ(rangesPerStep(trace, "train_step").at(3), 1);
+}
+
+TEST_F(CliTest, ProfilePassesTheProgramsExitCodeThroughAndKeepsItsFinishedSteps) {
+    SKIP_WITHOUT_PYTHON();
+    {
+        std::ofstream script(path("fails.py"));
+        script << "import os, signal, sys, time, torch\n"
+                  "m = torch.nn.Linear(4, 4); o = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+                  "for i in range(2):\n"
+                  "    m(torch.randn(2, 4)).sum().backward(); o.step(); o.zero_grad()\n"
+                  "if sys.argv[1] == 'kill':\n"
+                  "    time.sleep(0.5)  # the writer commits within 20 ms of a step's end\n"
+                  "    os.kill(os.getpid(), signal.SIGKILL)\n"
+                  "sys.exit(3)\n";
+    }
+    const Result exited = run(
+        fmt::format("profile --db {} -- {} {} exit", path("e.sqlite"), kPython, path("fails.py")));
+    EXPECT_EQ(exited.exitCode, 3) << exited.err;
+    {
+        const TraceReader reader(path("e.sqlite"));
+        const RunSummary run = reader.listRuns().front();
+        EXPECT_EQ(run.status, "aborted");
+        const TraceModel trace = reader.loadRun(run.id);
+        EXPECT_EQ(trace.steps().size(), 2u);
+        std::int64_t code = 0;
+        EXPECT_EQ(diagnosticDetail(trace, DiagnosticId::kProfileExit, &code), "exited with code 3");
+        EXPECT_EQ(code, 3);
+    }
+    const Result killed = run(
+        fmt::format("profile --db {} -- {} {} kill", path("k.sqlite"), kPython, path("fails.py")));
+    EXPECT_EQ(killed.exitCode, 128 + 9) << killed.err;
+    const TraceReader reader(path("k.sqlite"));
+    const RunSummary run = reader.listRuns().front();
+    EXPECT_EQ(run.displayStatus(), "aborted");
+    EXPECT_EQ(reader.loadRun(run.id).steps().size(), 2u);  // committed at each step's end
+}
+
+TEST_F(CliTest, ProfileOfAProgramThatNeverImportsTorchStoresARunWithNoOpsAndSaysSo) {
+    SKIP_WITHOUT_PYTHON();
+    {
+        std::ofstream script(path("plain.py"));
+        script << "print('no torch here')\n";
+    }
+    const Result r =
+        run(fmt::format("profile --db {} -- {} {}", path("t.sqlite"), kPython, path("plain.py")));
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.err.find("never imported torch"), std::string::npos) << r.err;
+    const TraceReader reader(path("t.sqlite"));
+    const TraceModel trace = reader.loadRun(reader.listRuns().front().id);
+    EXPECT_EQ(opCount(trace), 0u);
+    EXPECT_NE(diagnosticDetail(trace, DiagnosticId::kProfileNoTorch, nullptr), "<none>");
+}
+
+TEST_F(CliTest, ProfileRefusesAMissingCommandAndAnotherTorchBeforeRunning) {
+    const Result missing = run("profile --db " + path("m.sqlite") + " -- no-such-program-xyz");
+    EXPECT_EQ(missing.exitCode, 2);
+    EXPECT_NE(missing.err.find("command not found: 'no-such-program-xyz'"), std::string::npos)
+        << missing.err;
+    EXPECT_FALSE(fs::exists(path("m.sqlite")));
+
+    // A python whose torch is another release: refused by name before it runs the script.
+    fs::create_directories(path("other"));
+    {
+        std::ofstream fake(path("other/python3"));
+        fake << "#!/bin/sh\n"
+                "case \"$1\" in -c) printf '1.13.0\\n/usr/lib/python3/dist-packages/torch\\n';;\n"
+                "*) touch "
+             << path("ran") << ";; esac\n";
+    }
+    fs::permissions(path("other/python3"), fs::perms::owner_all);
+    const Result other =
+        run("profile --db " + path("o.sqlite") + " -- " + path("other/python3") + " train.py");
+    EXPECT_EQ(other.exitCode, 2);
+    EXPECT_NE(other.err.find("would run torch 1.13.0"), std::string::npos) << other.err;
+    EXPECT_NE(other.err.find("built against torch 2."), std::string::npos) << other.err;
+    EXPECT_FALSE(fs::exists(path("ran")));
+    EXPECT_FALSE(fs::exists(path("o.sqlite")));
+
+    const Result empty = run("profile --db " + path("x.sqlite"));
+    EXPECT_EQ(empty.exitCode, 1) << empty.err;
+}
+
+TEST_F(CliTest, ProfileRecordsACppLibtorchProgramThroughThePreloadedCapture) {
+    const Result r = run(fmt::format("profile --step-range train_step --warmup 1 --db {} -- {} 4",
+                                     path("c.sqlite"), GLUEPROF_NATIVE_EXAMPLE));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const TraceReader reader(path("c.sqlite"));
+    const TraceModel trace = reader.loadRun(reader.listRuns().front().id);
+    ASSERT_EQ(trace.steps().size(), 4u);
+    EXPECT_TRUE(trace.steps()[0].warmup);
+    EXPECT_GT(opCount(trace), 40u);
+    EXPECT_EQ(rangesPerStep(trace, "build_packed_mask").at(2), 1);
+}
+
+// ab --exec: the example's two versions (with and without the packed cache) in interleaved blocks,
+// stored as an A/B pair every reader compares as a toggle's: the target named by --target gets its
+// verdict, the losses match bit for bit, the mask builds per step drop from one per layer to one.
+TEST_F(CliTest, AbExecComparesTwoVersionsOfAProgramAsAToggleIsCompared) {
+    SKIP_WITHOUT_PYTHON();
+    const Result r = run(fmt::format(
+        "ab --exec \"{} {} {}\" --optimized-args=--packed-cache --target build_packed_mask "
+        "--name packed_cache_py --repeats 2 --db {} --report {} --json",
+        kPython, kExample, kSmall, path("ab.sqlite"), path("ab.md")));
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["comparisons"].size(), 1u) << r.out;
+    const nlohmann::json& c = j["comparisons"][0];
+    EXPECT_EQ(c["toggle"], "packed_cache_py");
+    EXPECT_EQ(c["target"]["name"], "mask_build_ms") << c.dump();
+    EXPECT_TRUE(c["loss_recorded"].get<bool>());
+    EXPECT_TRUE(c["loss_equal"].get<bool>());
+    EXPECT_TRUE(fs::exists(path("ab.md")));
+    // Nothing of the scratch database is left beside the database.
+    for (const auto& entry : fs::directory_iterator(m_dir))
+        EXPECT_EQ(entry.path().filename().string().find("exec-ab"), std::string::npos);
+
+    const TraceReader reader(path("ab.sqlite"));
+    const std::vector<RunSummary> runs = reader.listRuns();
+    ASSERT_EQ(runs.size(), 2u);
+    EXPECT_EQ(runs[0].identity.arm, Arm::kBaseline);
+    EXPECT_EQ(runs[1].identity.arm, Arm::kOptimized);
+    EXPECT_EQ(runs[1].identity.abGroup, runs[0].id);
+    for (std::size_t arm = 0; arm < 2; ++arm) {
+        const TraceModel trace = reader.loadRun(runs[arm].id);
+        ASSERT_EQ(trace.steps().size(), 6u);  // 2 blocks of 3 steps, numbered on
+        EXPECT_EQ(trace.steps()[3].block, 2);
+        EXPECT_TRUE(trace.steps()[3].warmup);
+        const auto masks = rangesPerStep(trace, "build_packed_mask");
+        for (std::int32_t step : {1, 2, 4, 5}) EXPECT_EQ(masks.at(step), arm == 0 ? 2 : 1) << step;
+    }
+}
+
+}  // namespace
+}  // namespace glueprof
