@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
+#include <thread>
 #include <vector>
 
 #include "profiler/core/Error.h"
@@ -409,6 +411,25 @@ void refuseDamaged(SqliteDb& db, const std::string& path) {
     }
 }
 
+// Switches the file to write-ahead logging. Leaving the rollback journal takes the file's exclusive
+// lock from inside a read transaction, where SQLite does not call the busy handler (waiting there
+// could deadlock): a second writer opening a new file at the same moment, or a reader's snapshot,
+// makes the switch fail at once with SQLITE_BUSY. The switch is retried until the writer's busy
+// timeout instead, so two processes creating one database both get to write to it.
+void enterWriteAheadLogMode(SqliteDb& db) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::milliseconds(kWriterBusyTimeoutMs);
+    for (;;) {
+        const int rc =
+            sqlite3_exec(db.handle(), "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+        if (rc == SQLITE_OK) return;
+        if ((rc & 0xFF) != SQLITE_BUSY || std::chrono::steady_clock::now() >= deadline) {
+            throwSqliteError(db.handle(), rc);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+}
+
 }  // namespace
 
 std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::string* upgradeNotice,
@@ -441,7 +462,7 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::stri
     // A new file gets 16 KiB pages (fewer page splits per event than the default 4 KiB; an
     // existing file keeps its own): part of the ingest rate measured by bench/StoreIngestBench.
     if (empty) db->exec(fmt::format("PRAGMA page_size={}", kNewTracePageBytes));
-    db->exec("PRAGMA journal_mode=WAL");
+    enterWriteAheadLogMode(*db);
     db->exec("PRAGMA synchronous=NORMAL");
     // Fewer, larger WAL checkpoints (one per 64 MiB of WAL) and a 64 MiB page cache.
     const std::int64_t pageBytes = db->queryInt("PRAGMA page_size");

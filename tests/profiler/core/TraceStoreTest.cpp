@@ -681,6 +681,30 @@ TEST_F(TraceStoreTest, TwoWritersOfOneFileInterleaveRunsLanesAndNamesWithoutColl
     EXPECT_EQ(check.queryInt("SELECT count(*) FROM strings WHERE value = 'shared'"), 1);
 }
 
+// Two processes creating one file both switch it to write-ahead logging; the switch takes the
+// write lock from inside a read transaction, where SQLite does not wait for a busy lock (it could
+// deadlock): the second failed at once with "database is locked" in one of two racing imports. A
+// writer now waits the other's switch out.
+TEST_F(TraceStoreTest, AWriterCreatingAFileWaitsOutAnotherSwitchingItToTheLog) {
+    const std::string db = path("racing.sqlite");
+    SqliteDb other(db, OpenMode::kReadWriteCreate);
+    other.exec("BEGIN IMMEDIATE");  // the other writer's lock, held while it switches
+    std::thread release([&other] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        other.exec("COMMIT");
+    });
+    std::string error;
+    try {
+        writeRunOfOps(db, 2);
+    } catch (const GlueprofError& e) {
+        error = e.what();
+    }
+    release.join();
+    EXPECT_EQ(error, "");
+    SqliteDb reopened(db, OpenMode::kReadOnly);
+    EXPECT_EQ(reopened.queryInt("SELECT count(*) FROM events"), 2);
+}
+
 TEST_F(TraceStoreTest, AnAbandonedWriterRemovesTheFileItCreatedWhenNothingElseIsInIt) {
     const std::string db = path("abandoned.sqlite");
     TraceWriter writer(db);
