@@ -235,6 +235,90 @@ void repeatedHostSyncs(const AdvisorInput& in, std::vector<Finding>& findings) {
     }
 }
 
+// CPU traces: the would-sync ops the op observer flagged, grouped by op and issuing range.
+void repeatedWouldSyncs(const AdvisorInput& in, std::vector<Finding>& findings) {
+    if (in.syncs == nullptr || in.syncs->hostSyncsCaptured || in.syncs->perStep.empty()) return;
+    const double steps = static_cast<double>(in.syncs->perStep.size());
+    struct Group {
+        std::int64_t count = 0;
+        TimestampNs ns = 0;
+    };
+    std::map<std::pair<std::string, std::string>, Group> groups;  // (op, range)
+    for (const SyncPoint& p : in.syncs->points) {
+        if (p.range == names::kMoeRouting || p.range == names::kMaskBuild) continue;
+        Group& g = groups[{p.op, p.range}];
+        ++g.count;
+        g.ns += p.durationNs;
+    }
+    constexpr double kMinPerStep = 4.0;
+    for (const auto& [key, g] : groups) {
+        const double perStep = static_cast<double>(g.count) / steps;
+        if (perStep < kMinPerStep) continue;
+        const auto& [op, range] = key;
+        Finding f;
+        f.rule = advisor_rules::kRepeatedWouldSyncs;
+        const double msPerStep = static_cast<double>(g.ns) / kNsPerMs / steps;
+        f.savingMsPerStep = msPerStep * (1.0 - 1.0 / perStep);
+        f.evidence = fmt::format(
+            "{} is issued {:g} times per step {}, {:.3f} ms per step: each reads a value back to "
+            "the host, which on a GPU waits for the device",
+            op, perStep, range.empty() ? "outside any range" : "inside " + range, msPerStep);
+        if (range.rfind("Optimizer.step#", 0) == 0) {
+            // torch's for-loop optimizers (the CPU default) read each parameter's step count
+            // with .item() (_get_value); the foreach and fused implementations do not.
+            f.evidence += fmt::format(
+                "; {} runs its per-parameter loop: construct it with foreach=True (or "
+                "fused=True) to step every parameter in a few ops, without a read each",
+                range.substr(range.find('#') + 1));
+        } else {
+            f.evidence +=
+                "; read the values once per step (one .tolist() or one copy of a stacked tensor), "
+                "or keep them on the device";
+        }
+        findings.push_back(f);
+    }
+}
+
+// A profiled program's layers: the ops each issues besides its math, when they are a tenth of the
+// layers' host time.
+void perLayerGlue(const AdvisorInput& in, std::vector<Finding>& findings) {
+    if (in.perLayer == nullptr || in.perLayer->layerRanges.empty()) return;
+    const PerLayerWorkResult& work = *in.perLayer;
+    constexpr double kMinShare = 0.10;
+    if (work.layersMsPerStep <= 0 || work.layersPerStep < 2 ||
+        work.glueMsPerStep < kMinShare * work.layersMsPerStep)
+        return;
+    // The ops of each kind that take longest, with their count per layer.
+    const auto listOf = [&work](const std::string& kind) {
+        std::string listed;
+        int shown = 0;
+        constexpr int kShown = 6;
+        for (const PerLayerOp& op : work.ops) {
+            if (op.kind != kind) continue;
+            if (shown++ == kShown) {
+                listed += ", ...";
+                break;
+            }
+            listed += fmt::format("{}{} x{:g}", listed.empty() ? "" : ", ", op.op, op.perLayer);
+        }
+        return listed.empty() ? std::string("none") : listed;
+    };
+    const std::string listed = fmt::format("shape/copy ops {}; elementwise ops {}",
+                                           listOf("shape/copy"), listOf("elementwise"));
+    std::string ranges;
+    for (const std::string& r : work.layerRanges) ranges += (ranges.empty() ? "" : ", ") + r;
+    Finding f;
+    f.rule = advisor_rules::kPerLayerGlue;
+    f.savingMsPerStep = work.glueMsPerStep * (1.0 - 1.0 / work.layersPerStep);
+    f.evidence = fmt::format(
+        "each of {:g} layers ({}) issues per step, besides its math: {}; {:.3f} of the layers' "
+        "{:.3f} ms per step of host time; compute what does not depend on the layer's input "
+        "(position ids, masks, rotary tables, casts) once per step before the layers, and fuse the "
+        "rest (torch.compile on the layer, fused rotary / norm kernels)",
+        work.layersPerStep, ranges, listed, work.glueMsPerStep, work.layersMsPerStep);
+    findings.push_back(f);
+}
+
 // A data-parallel run whose gradient all-reduces each block the trainer (no waits for
 // asynchronous ones: the per-parameter way) and expose at least 5% of the step.
 void blockingAllReduces(const AdvisorInput& in, std::vector<Finding>& findings) {
@@ -283,6 +367,8 @@ std::vector<Finding> advise(const AdvisorInput& in) {
     exposedReloads(in, findings);
     stageImbalance(in, findings);
     repeatedHostSyncs(in, findings);
+    repeatedWouldSyncs(in, findings);
+    perLayerGlue(in, findings);
     blockingAllReduces(in, findings);
     std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         return a.savingMsPerStep > b.savingMsPerStep;

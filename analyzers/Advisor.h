@@ -23,11 +23,24 @@
 //                             range, else no toggle; saving: its blocked time beyond one sync per
 //                             step. Syncs inside moe_routing / build_packed_mask are the rules
 //                             above's.
+//   repeated_would_syncs      (traces without host syncs: CPU runs, `glueprof profile` on a CPU)
+//                             one op that blocks the host on a GPU (.item(), .tolist(), nonzero)
+//                             issued 4+ times per step from one range, named with the range (an
+//                             optimizer's per-parameter loop: `Optimizer.step#AdamW.step`) and
+//                             what removes it; no toggle; saving: those ops' own time beyond one
+//                             per step (on a GPU each also waits for the device).
+//   per_layer_glue            (a profiled program's model: layers recorded as "nn.Module: CLASS")
+//                             the ops every layer issues besides its math (shape, dtype, rotary
+//                             and mask arithmetic), named with their count per layer, when they
+//                             take 10%+ of the layers' host time; no toggle; saving: their own
+//                             time per step beyond one layer's (what hoisting the layer-invariant
+//                             part out of the loop, or fusing it, can remove at most).
 #include <string>
 #include <vector>
 
 #include "analyzers/CopyOverlap.h"
 #include "analyzers/GlueOverhead.h"
+#include "analyzers/PerLayerWork.h"
 #include "analyzers/RepeatedWork.h"
 #include "analyzers/SyncPoints.h"
 #include "profiler/core/TraceModel.h"
@@ -47,6 +60,7 @@ struct AdvisorInput {
     const CopyOverlapResult* copies = nullptr;
     const SyncPointsResult* syncs = nullptr;   // optional: the repeated_host_syncs rule reads it
     const GlueOverheadResult* glue = nullptr;  // optional: the blocking_all_reduces rule reads it
+    const PerLayerWorkResult* perLayer = nullptr;  // optional: the per_layer_glue rule reads it
 };
 
 // Findings sorted by estimated saving, largest first.

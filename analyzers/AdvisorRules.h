@@ -17,6 +17,11 @@ constexpr const char* kStageImbalance = "stage_imbalance";
 constexpr const char* kRepeatedGlue = "repeated_glue";  // no toggle yet
 // The same op blocking the host many times per step (GPU traces, imported ones included).
 constexpr const char* kRepeatedHostSyncs = "repeated_host_syncs";
+// The same would-sync op issued many times per step from one range (CPU traces: a profiled
+// program's .item() in a per-parameter or per-layer loop, named with the range that issues it).
+constexpr const char* kRepeatedWouldSyncs = "repeated_would_syncs";
+// The ops every layer of a profiled program's model issues besides its math, named with counts.
+constexpr const char* kPerLayerGlue = "per_layer_glue";
 // Gradient all-reduces each blocking the trainer (one per parameter) exposing the communication.
 constexpr const char* kBlockingAllReduces = "blocking_all_reduces";
 }  // namespace advisor_rules

@@ -9,11 +9,12 @@ AnalysisResult analyze(const TraceModel& trace) {
     result.copyOverlap = analyzeCopyOverlap(trace);
     result.glue = analyzeGlueOverhead(trace);
     result.repeated = analyzeRepeatedWork(trace);
+    result.perLayer = analyzePerLayerWork(trace);
     result.idle = analyzeIdleBreakdown(trace);
     result.launches = analyzeLaunchStats(trace);
     result.bubbles = analyzeBubbles(trace);
     result.findings = advise(AdvisorInput{&trace, &result.repeated, &result.copyOverlap,
-                                          &result.syncPoints, &result.glue});
+                                          &result.syncPoints, &result.glue, &result.perLayer});
     return result;
 }
 

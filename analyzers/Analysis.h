@@ -5,6 +5,7 @@
 #include "analyzers/GlueOverhead.h"
 #include "analyzers/IdleBreakdown.h"
 #include "analyzers/LaunchStats.h"
+#include "analyzers/PerLayerWork.h"
 #include "analyzers/PipelineBubbles.h"
 #include "analyzers/RepeatedWork.h"
 #include "analyzers/StepBreakdown.h"
@@ -19,6 +20,7 @@ struct AnalysisResult {
     CopyOverlapResult copyOverlap;
     GlueOverheadResult glue;
     RepeatedWorkResult repeated;
+    PerLayerWorkResult perLayer;    // ops every layer issues per step
     std::vector<StreamIdle> idle;   // device streams (GPU traces)
     LaunchStatsResult launches;     // GPU traces
     BubbleResult bubbles;           // worker lanes (pipelines)

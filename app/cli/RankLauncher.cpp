@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "app/cli/Progress.h"
+#include "app/usecases/ChildProcess.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/Interruption.h"
 #include "reference_trainer/distributed/RankEnvironment.h"
@@ -78,15 +79,6 @@ pid_t startRank(const RankEnvironment& rank) {
     static const char kFailed[] = "glueprof: cannot start a rank: exec of /proc/self/exe failed\n";
     (void)!::write(STDERR_FILENO, kFailed, sizeof(kFailed) - 1);
     ::_exit(2);
-}
-
-std::string describeEnd(int status) {
-    if (WIFEXITED(status)) return fmt::format("exited with code {}", WEXITSTATUS(status));
-    if (WIFSIGNALED(status)) {
-        return fmt::format("was killed by signal {} ({})", WTERMSIG(status),
-                           ::strsignal(WTERMSIG(status)));
-    }
-    return "ended";
 }
 
 // What a merge after a failure kept, as the end of the launcher's message.
@@ -196,7 +188,7 @@ int launchRanks(int nproc, const std::string& db) {
     if (failedRank >= 0) {
         const int status = statuses[failedRank];
         const std::string how =
-            startFailed ? "could not be started (fork failed)" : describeEnd(status);
+            startFailed ? "could not be started (fork failed)" : describeProcessEnd(status);
         const bool ownCode = !startFailed && WIFEXITED(status) && WEXITSTATUS(status) >= 1 &&
                              WEXITSTATUS(status) <= 3;
         throw GlueprofError(

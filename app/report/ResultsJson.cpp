@@ -32,6 +32,23 @@ nlohmann::json toJson(const CopyOverlapResult& r) {
             {"by_name", byName}};
 }
 
+nlohmann::json toJson(const PerLayerWorkResult& work) {
+    nlohmann::json ops = nlohmann::json::array();
+    for (const PerLayerOp& op : work.ops) {
+        ops.push_back({{"op", op.op},
+                       {"per_layer", op.perLayer},
+                       {"layers", op.layers},
+                       {"per_step", op.perStep},
+                       {"ms_per_step", op.msPerStep},
+                       {"kind", op.kind}});
+    }
+    return {{"layer_ranges", work.layerRanges},
+            {"layers_per_step", work.layersPerStep},
+            {"layers_ms_per_step", work.layersMsPerStep},
+            {"glue_ms_per_step", work.glueMsPerStep},
+            {"ops", ops}};
+}
+
 nlohmann::json toJson(const BubbleResult& b) {
     nlohmann::json breakdown = nlohmann::json::object();
     for (const auto& [name, part] : b.breakdown()) breakdown[name] = part;
@@ -203,6 +220,7 @@ nlohmann::json toJson(const RunAnalysis& r) {
         j["host_work_in_device_gaps"] = gaps;
     }
     addSyncPoints(a.syncPoints, j);
+    if (!a.perLayer.ops.empty()) j["per_layer_work"] = toJson(a.perLayer);
     j["copy_overlap"] = toJson(a.copyOverlap);
     j["copy_overlap_ratio"] = a.copyOverlap.total.overlapRatio();
     j["exposed_copy_ms_per_step"] = a.copyOverlap.exposedMsPerStep();

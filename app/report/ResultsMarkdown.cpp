@@ -196,6 +196,30 @@ std::string comparisonSection(const Comparison& comparison, const Results& resul
     return md + rankTable(comparison, results);
 }
 
+// The ops every layer issues per step, glue first (math last), the 20 that take longest.
+std::string perLayerWork(const PerLayerWorkResult& work) {
+    if (work.ops.empty() || work.layerRanges.empty()) return "";
+    std::string ranges;
+    for (const std::string& r : work.layerRanges) ranges += (ranges.empty() ? "" : ", ") + code(r);
+    std::string md = fmt::format(
+        "\n### Per-layer work (measured steps)\n\n{:g} layers ({}) per step, {:.3f} ms of host "
+        "time, {:.3f} ms of it in ops that are not math.\n\n| op | per layer | layers | per step | "
+        "ms per step | kind |\n|---|---:|---:|---:|---:|---|\n",
+        work.layersPerStep, ranges, work.layersMsPerStep, work.glueMsPerStep);
+    constexpr std::size_t kShown = 20;
+    std::size_t shown = 0;
+    for (const bool math : {false, true}) {
+        for (const PerLayerOp& op : work.ops) {
+            if (op.math != math || shown == kShown) continue;
+            ++shown;
+            md += fmt::format("| {} | {:g} | {:g} | {:g} | {:.3f} | {} |\n", code(op.op),
+                              op.perLayer, op.layers, op.perStep, op.msPerStep, op.kind);
+        }
+    }
+    if (work.ops.size() > kShown) md += fmt::format("\n({} more)\n", work.ops.size() - kShown);
+    return md;
+}
+
 std::string runSection(const RunAnalysis& r) {
     const AnalysisResult& a = r.analysis;
     std::string md = fmt::format(
@@ -213,6 +237,7 @@ std::string runSection(const RunAnalysis& r) {
             md += fmt::format("| {} | {:.3f} | {} |\n", code(w.name), w.msPerStep,
                               countText(w.countPerStep));
     }
+    md += perLayerWork(a.perLayer);
     md += "\n### Sync points by layer (measured steps)\n\n| layer | count |\n|---|---:|\n";
     for (const SyncGroup& g : a.syncPoints.byLayer) {
         md += fmt::format("| {} | {} |\n", code(g.key), g.count);

@@ -252,6 +252,29 @@ std::string renderCompareText(const CompareResults& compared, std::size_t top) {
            syncSection(syncs, top);
 }
 
+namespace {
+
+// The ops every layer issues besides its math, the 10 that take longest (report --format md: all).
+std::string perLayerWorkText(const PerLayerWorkResult& work) {
+    if (work.ops.empty() || work.layerRanges.empty()) return "";
+    std::string out = fmt::format(
+        "  per-layer work: {:g} layers ({}), {:.3f} ms per step, {:.3f} ms of it not math:\n",
+        work.layersPerStep, work.layerRanges.front(), work.layersMsPerStep, work.glueMsPerStep);
+    out += fmt::format("    {:<32} {:>9} {:>9} {:>12}  {}\n", "op (not math)", "per layer",
+                       "per step", "ms per step", "kind");
+    constexpr int kShown = 10;
+    int shown = 0;
+    for (const PerLayerOp& op : work.ops) {
+        if (op.math) continue;
+        if (shown++ == kShown) break;
+        out += fmt::format("    {:<32.32} {:>9g} {:>9g} {:>12.3f}  {}\n", op.op, op.perLayer,
+                           op.perStep, op.msPerStep, op.kind);
+    }
+    return out;
+}
+
+}  // namespace
+
 std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
                              const ProcessStats& process) {
     const RunSummary& run = r.run;
@@ -304,6 +327,7 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
                                g.count, g.totalMs);
         }
     }
+    out += perLayerWorkText(a.perLayer);
     out += "  advisor:\n" + renderFindingsText(a.findings);
     for (const Diagnostic& d : r.diagnostics)
         out += fmt::format("  diagnostic: {} = {} ({})\n", d.name, d.value, d.detail);

@@ -175,8 +175,9 @@ ExecAbOutcome runExecAb(const ExecAbRequest& request, const ExecAbProgress& prog
     std::int32_t stride = 1;  // steps of one block: the next block's are numbered after them
     for (const auto& runs : blockRuns) {
         for (RunId id : runs) {
-            for (const StepInfo& step : reader.loadRun(id).steps())
-                stride = std::max(stride, step.step + 1);
+            // The model is kept while its steps are read (a temporary's would be gone).
+            const TraceModel model = reader.loadRun(id);
+            for (const StepInfo& step : model.steps()) stride = std::max(stride, step.step + 1);
         }
     }
     TraceWriter writer(request.db);

@@ -148,7 +148,10 @@ std::string readRefusal(const std::string& path) {
 
 std::string programLabel(const std::vector<std::string>& command) {
     for (std::size_t i = 1; i < command.size(); ++i) {
-        if (command[i] == "-m" && i + 1 < command.size()) return command[i + 1];
+        // python -m torch.distributed.run ... SCRIPT: the ranks' script names the run.
+        if (command[i] == "-m" && i + 1 < command.size() &&
+            command[i + 1].rfind("torch.distributed.", 0) != 0)
+            return command[i + 1];
         const fs::path argument(command[i]);
         if (argument.extension() == ".py") return argument.filename().string();
     }

@@ -76,6 +76,16 @@ __attribute__((visibility("default"))) void glueprof_inject_record_loss(double l
     if (g_capture != nullptr) g_capture->recordLoss(loss);
 }
 
+// The program's model entered / left its layer `layer` (sitecustomize's module forward hooks):
+// the ops in between are tagged with it, and a range `name` is recorded around them.
+__attribute__((visibility("default"))) void glueprof_inject_layer_enter(int layer,
+                                                                        const char* name) {
+    glueprof::UserRangeObserver::enterLayer(layer, name != nullptr ? name : "nn.Module");
+}
+__attribute__((visibility("default"))) void glueprof_inject_layer_exit() {
+    glueprof::UserRangeObserver::exitLayer();
+}
+
 }  // extern "C"
 
 namespace {

@@ -26,7 +26,23 @@ struct NameInfo {
     // torch.profiler.record_function's own ops (profiler::_record_function_enter_new, ..._exit):
     // the range they open is the UserRangeObserver's; as ops they are instrumentation, not work.
     bool instrumentation = false;
+    // A collective is communication wherever it runs: c10d's ops (c10d::allreduce_) and the
+    // backends' own records of them (gloo:all_reduce, nccl:all_reduce). kNone: the range's.
+    Category own = Category::kNone;
 };
+
+// An op's category: its own (a collective's), else the enclosing range's, else math.
+Category categoryOf(const NameInfo& name, const Tags& tags) {
+    if (name.own != Category::kNone) return name.own;
+    return tags.category != Category::kNone ? tags.category : Category::kMath;
+}
+
+Category ownCategory(std::string_view name) {
+    for (std::string_view prefix : {"c10d::", "gloo:", "nccl:"}) {
+        if (name.substr(0, prefix.size()) == prefix) return Category::kComm;
+    }
+    return Category::kNone;
+}
 
 bool isInstrumentation(std::string_view name) {
     return name.substr(0, 26) == "profiler::_record_function";
@@ -85,7 +101,7 @@ NameInfo lookupName(HostTracer& tracer, const char* name) {
         it = t_state.names
                  .emplace(std::string_view(owned),
                           NameInfo{tracer.intern(owned), classifySyncOp(owned),
-                                   isInstrumentation(owned)})
+                                   isInstrumentation(owned), ownCategory(owned)})
                  .first;
     }
     // The key views a string of ownedNames, which stays where it is: the copy a hit compares with.
@@ -149,9 +165,7 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
     if (DeviceCapture* capture = self->m_tracer.deviceCapture()) {
         const Tags tags = self->m_tracer.tagsNow();
         capture->enterOp(fn.handle(), OpContext{name.id, tags.step, tags.layer, tags.microbatch,
-                                                tags.category != Category::kNone ? tags.category
-                                                                                 : Category::kMath,
-                                                self->m_tracer.run()});
+                                                categoryOf(name, tags), self->m_tracer.run()});
     }
     t_state.frames.push_back(Frame{Clock::nowNs(), name, isFunction, countedSync});
     return nullptr;
@@ -171,7 +185,7 @@ void OpObserver::onEnd(const at::RecordFunction& fn, at::ObserverContext* /*cont
     Tags tags = self->m_tracer.tagsNow();
     Event event;
     event.kind = EventKind::kOp;
-    event.category = tags.category != Category::kNone ? tags.category : Category::kMath;
+    event.category = categoryOf(frame.name, tags);
     event.name = frame.name.id;
     event.startNs = frame.startNs;
     event.endNs = endNs;

@@ -24,6 +24,7 @@ struct OpenRange {
     std::int32_t step;
     Tags outerTags;
     TimestampNs startNs;
+    std::int32_t layer = kNoTag;  // a layer scope (enterLayer): handle 0, never a step's range
 };
 
 struct ThreadRanges {
@@ -86,7 +87,7 @@ std::unique_ptr<at::ObserverContext> UserRangeObserver::onStart(const at::Record
     }
     HostTracer::setCurrentTags(inner);
     t_ranges.open.push_back(OpenRange{fn.handle(), std::move(name), nameId, category,
-                                      self->m_tracer.tagsNow().step, outer, startNs});
+                                      self->m_tracer.tagsNow().step, outer, startNs, kNoTag});
     return nullptr;
 }
 
@@ -120,6 +121,42 @@ void UserRangeObserver::onEnd(const at::RecordFunction& fn, at::ObserverContext*
     self->m_tracer.record(event);
     if (std::optional<StepInfo> step = self->m_steps.rangeEnded(range.name, endNs))
         self->m_stepSink(*step);
+}
+
+void UserRangeObserver::enterLayer(std::int32_t layer, const std::string& name) {
+    UserRangeObserver* self = s_active.load(std::memory_order_acquire);
+    if (self == nullptr) return;
+    if (t_ranges.instance != self->m_instance) t_ranges = ThreadRanges{self->m_instance, {}};
+    const Tags outer = HostTracer::currentTags();
+    Tags inner = outer;
+    inner.layer = layer;
+    HostTracer::setCurrentTags(inner);
+    t_ranges.open.push_back(OpenRange{0, name, self->m_tracer.intern(name), Category::kPhase,
+                                      self->m_tracer.tagsNow().step, outer, Clock::nowNs(), layer});
+}
+
+void UserRangeObserver::exitLayer() {
+    const TimestampNs endNs = Clock::nowNs();
+    UserRangeObserver* self = s_active.load(std::memory_order_acquire);
+    if (self == nullptr || t_ranges.instance != self->m_instance) return;
+    auto& open = t_ranges.open;
+    const auto found = std::find_if(open.rbegin(), open.rend(),
+                                    [](const OpenRange& range) { return range.layer != kNoTag; });
+    if (found == open.rend()) return;
+    const auto it = std::prev(found.base());
+    const OpenRange range = std::move(*it);
+    open.erase(it, open.end());
+    HostTracer::setCurrentTags(range.outerTags);
+    Event event;
+    event.kind = EventKind::kRange;
+    event.category = range.category;
+    event.name = range.nameId;
+    event.startNs = range.startNs;
+    event.endNs = endNs;
+    event.step = range.step;
+    event.layer = range.layer;
+    event.microbatch = range.outerTags.microbatch;
+    self->m_tracer.record(event);
 }
 
 }  // namespace glueprof

@@ -37,6 +37,13 @@ class UserRangeObserver {
     // there (its writer's thread did not come with the fork). Touches one atomic: fork-safe.
     static void detachInForkedChild() { s_active.store(nullptr); }
 
+    // A layer of the program's model (each element of an nn.ModuleList, entered and left by the
+    // start-up hook's module forward hooks): what the calling thread records until the matching
+    // exitLayer is tagged with `layer`, and a range named `name` ("nn.Module: CLASS") is recorded
+    // around it. No-ops while no observer is active.
+    static void enterLayer(std::int32_t layer, const std::string& name);
+    static void exitLayer();
+
   private:
     static std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn);
     static void onEnd(const at::RecordFunction& fn, at::ObserverContext* context);

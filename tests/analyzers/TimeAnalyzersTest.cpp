@@ -8,6 +8,7 @@
 #include "analyzers/CopyOverlap.h"
 #include "analyzers/GlueOverhead.h"
 #include "analyzers/Intervals.h"
+#include "analyzers/PerLayerWork.h"
 #include "analyzers/RepeatedWork.h"
 
 namespace glueprof {
@@ -170,6 +171,112 @@ TEST(RepeatedWorkTest, PerLayerRebuildsBeyondOncePerMicroBatchAreFound) {
     std::vector<Finding> findings = advise(AdvisorInput{&trace, &r, &noCopies});
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_EQ(findings[0].toggle, "packed_cache");
+}
+
+// A CPU trace (no host syncs captured): an optimizer's per-parameter loop issues aten::item 5 times
+// per step inside Optimizer.step#AdamW.step (the would-sync op the observer flagged), and a mask
+// range issues 8 (the packed rules' own): repeated_would_syncs names the first with the range and
+// the fix, not the second. Two a step elsewhere stay below the threshold.
+TEST(AdvisorTest, RepeatedWouldSyncOpsOfACpuTraceAreNamedWithTheRangeThatIssuesThem) {
+    TraceModelBuilder b;
+    const std::size_t main = b.addLane(LaneKind::kHostThread, "main");
+    for (std::int32_t step = 1; step <= 2; ++step) {
+        const TimestampNs t0 = step * 1000;
+        b.addStep(StepInfo{step, t0, t0 + 1000, false, 1, 0.0, 0});
+        b.addEvent(main, EventKind::kRange, Category::kOptimizer, "Optimizer.step#AdamW.step", t0,
+                   t0 + 500, step);
+        for (int i = 0; i < 5; ++i) {
+            b.addEvent(main, EventKind::kOp, Category::kOptimizer, "aten::item", t0 + 10 * i,
+                       t0 + 10 * i + 4, step)
+                .flags = kFlagWouldSync | kFlagHostRead;
+        }
+        b.addEvent(main, EventKind::kRange, Category::kGlue, "build_packed_mask", t0 + 600,
+                   t0 + 700, step);
+        for (int i = 0; i < 8; ++i) {
+            b.addEvent(main, EventKind::kOp, Category::kGlue, "aten::item", t0 + 600 + 10 * i,
+                       t0 + 601 + 10 * i, step)
+                .flags = kFlagWouldSync | kFlagHostRead;
+        }
+        for (int i = 0; i < 2; ++i) {
+            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::nonzero", t0 + 800 + 10 * i,
+                       t0 + 801 + 10 * i, step)
+                .flags = kFlagWouldSync;
+        }
+    }
+    const TraceModel trace = std::move(b).build();
+    const SyncPointsResult syncs = analyzeSyncPoints(trace);
+    ASSERT_FALSE(syncs.hostSyncsCaptured);
+    RepeatedWorkResult none;
+    CopyOverlapResult noCopies;
+    const std::vector<Finding> findings =
+        advise(AdvisorInput{&trace, &none, &noCopies, &syncs, nullptr});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].rule, "repeated_would_syncs");
+    EXPECT_EQ(findings[0].toggle, "");
+    EXPECT_NE(findings[0].evidence.find("aten::item is issued 5 times per step inside "
+                                        "Optimizer.step#AdamW.step"),
+              std::string::npos)
+        << findings[0].evidence;
+    EXPECT_NE(findings[0].evidence.find("foreach=True"), std::string::npos);
+    EXPECT_NEAR(findings[0].savingMsPerStep, 20e-6 * (1.0 - 1.0 / 5.0), 1e-12);
+}
+
+// Three layers per step, each a range "nn.Module: Block" around one GEMM, two concatenations and
+// a cast that copies (its _to_copy nested inside): the per-layer listing counts each op per layer,
+// the glue time counts the outermost non-math ops once, and the advisor names them.
+TEST(AdvisorTest, OpsEveryLayerIssuesAreListedPerLayerAndTheirGlueNamedByTheAdvisor) {
+    TraceModelBuilder b;
+    const std::size_t main = b.addLane(LaneKind::kHostThread, "main");
+    for (std::int32_t step = 1; step <= 2; ++step) {
+        const TimestampNs t0 = step * 10000;
+        b.addStep(StepInfo{step, t0, t0 + 10000, false, 1, 0.0, 0});
+        for (std::int32_t layer = 0; layer < 3; ++layer) {
+            const TimestampNs l0 = t0 + layer * 1000;
+            b.addEvent(main, EventKind::kRange, Category::kPhase, "nn.Module: Block", l0, l0 + 200,
+                       step)
+                .layer = layer;
+            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::mm", l0 + 10, l0 + 60, step)
+                .layer = layer;
+            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::cat", l0 + 70, l0 + 80, step)
+                .layer = layer;
+            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::cat", l0 + 90, l0 + 100, step)
+                .layer = layer;
+            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::to", l0 + 110, l0 + 120, step)
+                .layer = layer;
+            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::_to_copy", l0 + 111, l0 + 119,
+                       step)
+                .layer = layer;
+        }
+        // Outside the layers: not per-layer work.
+        b.addEvent(main, EventKind::kOp, Category::kMath, "aten::arange", t0 + 5000, t0 + 5010,
+                   step);
+    }
+    const TraceModel trace = std::move(b).build();
+    const PerLayerWorkResult work = analyzePerLayerWork(trace);
+    EXPECT_EQ(work.layerRanges, std::vector<std::string>{"nn.Module: Block"});
+    EXPECT_EQ(work.layersPerStep, 3.0);
+    EXPECT_NEAR(work.glueMsPerStep, 3 * 30e-6, 1e-12);  // 2 cats + 1 cast per layer, no nesting
+    EXPECT_NEAR(work.layersMsPerStep, 3 * 200e-6, 1e-12);
+    std::map<std::string, PerLayerOp> byName;
+    for (const PerLayerOp& op : work.ops) byName[op.op] = op;
+    ASSERT_EQ(byName.size(), 4u);  // mm, cat, to, _to_copy; arange is outside any layer
+    EXPECT_EQ(byName["aten::cat"].perLayer, 2.0);
+    EXPECT_EQ(byName["aten::cat"].perStep, 6.0);
+    EXPECT_EQ(byName["aten::cat"].layers, 3.0);
+    EXPECT_EQ(byName["aten::cat"].kind, "shape/copy");
+    EXPECT_EQ(byName["aten::mm"].kind, "matrix");
+    EXPECT_TRUE(byName["aten::mm"].math);
+
+    RepeatedWorkResult none;
+    CopyOverlapResult noCopies;
+    const std::vector<Finding> findings =
+        advise(AdvisorInput{&trace, &none, &noCopies, nullptr, nullptr, &work});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_EQ(findings[0].rule, "per_layer_glue");
+    EXPECT_NE(findings[0].evidence.find("each of 3 layers (nn.Module: Block)"), std::string::npos)
+        << findings[0].evidence;
+    EXPECT_NE(findings[0].evidence.find("aten::cat x2"), std::string::npos) << findings[0].evidence;
+    EXPECT_NEAR(findings[0].savingMsPerStep, 3 * 30e-6 * (1.0 - 1.0 / 3.0), 1e-12);
 }
 
 // Four pipeline workers over [0, 100): busy 100, 50, 50, 40 (forward/backward ranges). Mean 60,

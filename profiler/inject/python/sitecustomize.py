@@ -28,11 +28,20 @@ def _run_hidden_sitecustomize():
 
 
 def _is_torchrun_launcher():
-    """torchrun's own process starts the ranks; it trains nothing and records nothing."""
-    argv0 = sys.argv[0] if sys.argv else ""
-    name = os.path.basename(argv0)
-    return name in ("torchrun",) or argv0.replace("\\", "/").endswith(
-        ("torch/distributed/run.py", "torch/distributed/launch.py"))
+    """torchrun's own process starts the ranks; it trains nothing and records nothing.
+
+    Told from the interpreter's own command line (sys.orig_argv): `import torch` may come before
+    runpy has set sys.argv[0] (python -m torch.distributed.run imports torch to find the module).
+    """
+    argv = list(getattr(sys, "orig_argv", None) or sys.argv)
+    for i, word in enumerate(argv):
+        if word == "-m" and i + 1 < len(argv):
+            return argv[i + 1] in ("torch.distributed.run", "torch.distributed.launch")
+        if i > 0 and not word.startswith("-"):  # the script python runs
+            name = os.path.basename(word)
+            return name == "torchrun" or word.replace("\\", "/").endswith(
+                ("torch/distributed/run.py", "torch/distributed/launch.py"))
+    return bool(argv) and os.path.basename(argv[0]) == "torchrun"
 
 
 def _refuse(message):
@@ -65,6 +74,51 @@ def _start_capture(torch):
     os.environ["GLUEPROF_PROFILE_RECORDING_PID"] = str(os.getpid())
     sys.modules["glueprof"]._library = library
     atexit.register(library.glueprof_inject_stop)
+    _record_layers(torch, library)
+
+
+def _record_layers(torch, library):
+    """Tags what each layer of a model issues with its index, and records a range around it.
+
+    A layer is an element of an nn.ModuleList of 2+ modules met outside any layer (HF's
+    `model.layers`, a GPT's `h`, a ViT's `blocks`): global module forward hooks enter it before its
+    forward and leave it after. A module's children are looked at once, the first time it runs.
+    """
+    import ctypes
+    import threading
+
+    enter = library.glueprof_inject_layer_enter
+    enter.argtypes = [ctypes.c_int, ctypes.c_char_p]
+    enter.restype = None
+    leave = library.glueprof_inject_layer_exit
+    leave.restype = None
+    module_list = torch.nn.ModuleList
+    depth = threading.local()
+
+    def before(module, args):
+        state = module.__dict__
+        layer = state.get("_glueprof_layer")
+        if layer is not None:
+            depth.n = getattr(depth, "n", 0) + 1
+            enter(layer[0], layer[1])
+            return
+        if "_glueprof_seen" in state or getattr(depth, "n", 0) > 0:
+            return
+        state["_glueprof_seen"] = True
+        for child in module.children():
+            if isinstance(child, module_list) and len(child) > 1:
+                for index, layer_module in enumerate(child):
+                    name = ("nn.Module: " + type(layer_module).__name__).encode()
+                    layer_module.__dict__["_glueprof_layer"] = (index, name)
+
+    def after(module, args, output):
+        if "_glueprof_layer" in module.__dict__:
+            depth.n = max(getattr(depth, "n", 1) - 1, 0)
+            leave()
+
+    hooks = torch.nn.modules.module
+    hooks.register_module_forward_pre_hook(before)
+    hooks.register_module_forward_hook(after)
 
 
 class _TorchImportWatch(importlib.abc.MetaPathFinder, importlib.abc.Loader):

@@ -4,12 +4,15 @@
 // step, the loss the program reported bit for bit, the exit code passed through, refusals before
 // the run.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -125,6 +128,42 @@ TEST_F(CliTest, ProfileSeesOneMaskBuildPerStepWithThePackedCache) {
     const auto masks = rangesPerStep(trace, "build_packed_mask");
     EXPECT_EQ(masks.at(1), 1);
     EXPECT_EQ(masks.at(2), 1);
+}
+
+// Hugging Face's Llama, unchanged: each decoder layer is found as a layer of the model, and what
+// every layer repeats per step is listed by name and count (the rotary embedding's rotate_half
+// negates the query and the key: two aten::neg per layer); the optimizer's per-parameter reads are
+// named with the range that issues them.
+TEST_F(CliTest, ProfileOfAHuggingFaceModelListsTheWorkEachLayerRepeatsAndItsHostReads) {
+    SKIP_WITHOUT_PYTHON();
+    const std::string hf = std::string(GLUEPROF_SOURCE_DIR) + "/examples/python/hf_packed_llama.py";
+    const Result r = run(
+        fmt::format("profile --json --db {} -- {} {} --steps 3 --layers 2 --seq-len 64 --hidden 64",
+                    path("hf.sqlite"), kPython, hf));
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["runs"].size(), 1u);
+    const nlohmann::json& run = j["runs"][0];
+    ASSERT_TRUE(run.contains("per_layer_work")) << run.dump();
+    const nlohmann::json& work = run["per_layer_work"];
+    EXPECT_EQ(work["layer_ranges"], nlohmann::json::array({"nn.Module: LlamaDecoderLayer"}));
+    EXPECT_EQ(work["layers_per_step"], 2.0);
+    std::map<std::string, nlohmann::json> ops;
+    for (const nlohmann::json& op : work["ops"]) ops[op["op"].get<std::string>()] = op;
+    ASSERT_EQ(ops.count("aten::neg"), 1u) << work.dump();
+    EXPECT_EQ(ops["aten::neg"]["per_layer"], 2.0);
+    EXPECT_EQ(ops["aten::neg"]["per_step"], 4.0);
+    EXPECT_EQ(ops["aten::neg"]["kind"], "elementwise");
+    ASSERT_EQ(ops.count("aten::cat"), 1u);
+    EXPECT_EQ(ops["aten::cat"]["kind"], "shape/copy");
+    EXPECT_EQ(ops["aten::mm"]["kind"], "matrix");
+    bool adamReads = false;
+    for (const nlohmann::json& f : run["findings"]) {
+        adamReads = adamReads || (f["rule"] == "repeated_would_syncs" &&
+                                  f["evidence"].get<std::string>().find(
+                                      "inside Optimizer.step#AdamW.step") != std::string::npos);
+    }
+    EXPECT_TRUE(adamReads) << run["findings"].dump();
 }
 
 TEST_F(CliTest, ProfileTakesStepsFromProfilerStepsAndFromANamedRange) {
@@ -262,6 +301,92 @@ TEST_F(CliTest, ProfileRecordsACppLibtorchProgramThroughThePreloadedCapture) {
     EXPECT_EQ(rangesPerStep(trace, "build_packed_mask").at(2), 1);
 }
 
+// torchrun: the launcher records nothing, each rank records itself; the ranks are merged as
+// `run --nproc` merges them (rank and world size, one group), their collectives are communication.
+TEST_F(CliTest, ProfileOfTorchrunRecordsEachRankAndTheirCollectivesAsCommunication) {
+    SKIP_WITHOUT_PYTHON();
+    {
+        std::ofstream script(path("ddp.py"));
+        script << "import torch, torch.distributed as dist\n"
+                  "dist.init_process_group('gloo')\n"
+                  "m = torch.nn.Linear(16, 16); o = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+                  "for i in range(3):\n"
+                  "    m(torch.randn(4, 16)).pow(2).mean().backward()\n"
+                  "    for p in m.parameters(): dist.all_reduce(p.grad)\n"
+                  "    o.step(); o.zero_grad()\n"
+                  "dist.destroy_process_group()\n";
+    }
+    const Result r =
+        run(fmt::format("profile --db {} -- {} -m torch.distributed.run --nproc-per-node 2 {}",
+                        path("r.sqlite"), kPython, path("ddp.py")));
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    EXPECT_NE(r.out.find("ranks (2 processes"), std::string::npos) << r.out;
+    const TraceReader reader(path("r.sqlite"));
+    const std::vector<RunSummary> runs = reader.listRuns();
+    ASSERT_EQ(runs.size(), 2u);
+    for (int rank = 0; rank < 2; ++rank) {
+        const RunSummary& run = runs[static_cast<std::size_t>(rank)];
+        EXPECT_EQ(run.label, "ddp.py");
+        EXPECT_EQ(run.identity.rank, rank);
+        EXPECT_EQ(run.identity.worldSize, 2);
+        EXPECT_EQ(run.identity.abGroup, runs[0].id);
+        const TraceModel trace = reader.loadRun(run.id);
+        EXPECT_EQ(trace.steps().size(), 3u);
+        std::size_t collectives = 0;
+        const std::optional<StringId> allReduce = trace.findName("c10d::allreduce_");
+        for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
+            for (const Event& e : trace.eventsOnLane(lane)) {
+                if (allReduce && e.name == *allReduce) {
+                    ++collectives;
+                    EXPECT_EQ(e.category, Category::kComm);
+                }
+            }
+        }
+        EXPECT_EQ(collectives, 6u);  // 2 parameters x 3 steps
+    }
+}
+
+// Ctrl-C in a terminal reaches glueprof and the program, one process group: the program ends as
+// it handles it (Python: KeyboardInterrupt, exit by SIGINT), glueprof keeps what it recorded and
+// exits as the program did.
+TEST_F(CliTest, CtrlCStopsTheProfiledProgramAndKeepsItsFinishedSteps) {
+    SKIP_WITHOUT_PYTHON();
+    {
+        std::ofstream script(path("endless.py"));
+        script << "import time, torch\n"
+                  "m = torch.nn.Linear(4, 4); o = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+                  "for i in range(100000):\n"
+                  "    m(torch.randn(2, 4)).sum().backward(); o.step(); o.zero_grad()\n"
+                  "    if i == 2: open('"
+               << path("started")
+               << "', 'w').close()\n"
+                  "    time.sleep(0.01)\n";
+    }
+    const std::string db = path("i.sqlite");
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        ::setpgid(0, 0);  // a terminal's foreground group: glueprof and the program in it
+        const std::string out = path("out.txt");
+        ::freopen(out.c_str(), "w", stdout);
+        ::execl(GLUEPROF_CLI, GLUEPROF_CLI, "profile", "--db", db.c_str(), "--", kPython.c_str(),
+                path("endless.py").c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    ::setpgid(pid, pid);
+    for (int i = 0; i < 600 && !fs::exists(path("started")); ++i) ::usleep(50'000);
+    ASSERT_TRUE(fs::exists(path("started")));
+    ::kill(-pid, SIGINT);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 130);  // the program's: ended by SIGINT
+    const TraceReader reader(db);
+    const RunSummary run = reader.listRuns().front();
+    EXPECT_EQ(run.displayStatus(), "aborted");
+    EXPECT_GE(reader.loadRun(run.id).steps().size(), 3u);
+}
+
 // ab --exec: the example's two versions (with and without the packed cache) in interleaved blocks,
 // stored as an A/B pair every reader compares as a toggle's: the target named by --target gets its
 // verdict, the losses match bit for bit, the mask builds per step drop from one per layer to one.
@@ -296,7 +421,10 @@ TEST_F(CliTest, AbExecComparesTwoVersionsOfAProgramAsAToggleIsCompared) {
         EXPECT_EQ(trace.steps()[3].block, 2);
         EXPECT_TRUE(trace.steps()[3].warmup);
         const auto masks = rangesPerStep(trace, "build_packed_mask");
-        for (std::int32_t step : {1, 2, 4, 5}) EXPECT_EQ(masks.at(step), arm == 0 ? 2 : 1) << step;
+        for (std::int32_t step : {1, 2, 4, 5}) {
+            ASSERT_EQ(masks.count(step), 1u) << step;
+            EXPECT_EQ(masks.at(step), arm == 0 ? 2 : 1) << step;
+        }
     }
 }
 

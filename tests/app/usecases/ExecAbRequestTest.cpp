@@ -31,6 +31,9 @@ TEST(ExecAbRequestTest, AProfiledProgramIsLabelledByItsScriptOrModule) {
     EXPECT_EQ(programLabel({"python3", "-u", "dir/train.py", "--x"}), "train.py");
     EXPECT_EQ(programLabel({"python", "-m", "pkg.train"}), "pkg.train");
     EXPECT_EQ(programLabel({"torchrun", "--nproc-per-node", "2", "ft.py"}), "ft.py");
+    EXPECT_EQ(
+        programLabel({"python3", "-m", "torch.distributed.run", "--nproc-per-node", "2", "ddp.py"}),
+        "ddp.py");
     EXPECT_EQ(programLabel({"/opt/bin/trainer", "8"}), "trainer");
 }
 
