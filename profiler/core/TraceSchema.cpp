@@ -411,11 +411,11 @@ void refuseDamaged(SqliteDb& db, const std::string& path) {
     }
 }
 
-// Switches the file to write-ahead logging. Leaving the rollback journal takes the file's exclusive
-// lock from inside a read transaction, where SQLite does not call the busy handler (waiting there
-// could deadlock): a second writer opening a new file at the same moment, or a reader's snapshot,
-// makes the switch fail at once with SQLITE_BUSY. The switch is retried until the writer's busy
-// timeout instead, so two processes creating one database both get to write to it.
+// Switches the file to write-ahead logging. On a new file the switch takes the write lock from
+// inside a read transaction, where SQLite does not call the busy handler (waiting there could
+// deadlock): a second writer creating the same file at the same moment, holding that lock for its
+// own switch or its tables, makes the switch fail at once with SQLITE_BUSY. The switch is retried
+// until the writer's busy timeout instead, so two processes creating one database both write to it.
 void enterWriteAheadLogMode(SqliteDb& db) {
     const auto deadline =
         std::chrono::steady_clock::now() + std::chrono::milliseconds(kWriterBusyTimeoutMs);

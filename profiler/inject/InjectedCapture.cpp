@@ -141,7 +141,7 @@ void InjectedCapture::finish() {
                                                  m_steps.stepsFound(), toString(m_steps.source())});
         writer.recordDiagnostic(
             DiagnosticRecord{m_run, diagnosticName(DiagnosticId::kProfileLosses), m_lossesReported,
-                             fmt::format("of {} steps", m_steps.stepsFound())});
+                             "steps whose loss the program reported"});
         writer.endRun(m_run, RunStatus::kComplete);
         m_session->close();
     } catch (const std::exception& e) {

@@ -30,6 +30,45 @@ void glueLegend() {
 
 // `nonMathOnly`: the math folded into the label, the other parts to the scale of the widest
 // non-math step, so a 1% share of glue, copy, sync wait or idle is readable.
+
+// What every layer of a profiled model issues per step (analyzers/PerLayerWork), the ops that are
+// not math first: the work the per_layer_glue advice is about, by name and count.
+void perLayerTable(const PerLayerWorkResult& work, RunId run) {
+    if (work.ops.empty() || work.layerRanges.empty()) return;
+    const std::string title = fmt::format(
+        "Per-layer work: {:g} layers ({}), {:.3f} ms per step, {:.3f} ms not math",
+        work.layersPerStep, work.layerRanges.front(), work.layersMsPerStep, work.glueMsPerStep);
+    if (!ImGui::CollapsingHeader(fmt::format("{}###perlayer{}", title, run).c_str(),
+                                 ImGuiTreeNodeFlags_DefaultOpen))
+        return;
+    if (!ImGui::BeginTable(fmt::format("perlayer{}", run).c_str(), 5,
+                           ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders))
+        return;
+    for (const char* column : {"op", "per layer", "per step", "ms per step", "kind"})
+        ImGui::TableSetupColumn(column);
+    ImGui::TableHeadersRow();
+    constexpr int kShown = 15;
+    int shown = 0;
+    for (const bool math : {false, true}) {
+        for (const PerLayerOp& op : work.ops) {
+            if (op.math != math || shown == kShown) continue;
+            ++shown;
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(op.op.c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%g", op.perLayer);
+            ImGui::TableNextColumn();
+            ImGui::Text("%g", op.perStep);
+            ImGui::TableNextColumn();
+            ImGui::Text("%.3f", op.msPerStep);
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(op.kind.c_str());
+        }
+    }
+    ImGui::EndTable();
+}
+
 void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
     const AnalysisResult& a = r.analysis;
     ImGui::Text("Run %lld  %s  (%s on %s)", static_cast<long long>(r.run.id), r.run.label.c_str(),
@@ -43,7 +82,7 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
         ImGui::PopStyleColor();
     }
     if (r.diagnostics.size() > losses) {
-        ImGui::TextDisabled("%zu note(s) of the import (see Diagnostics)",
+        ImGui::TextDisabled("%zu note(s) on how this run was recorded (see Diagnostics)",
                             r.diagnostics.size() - losses);
     }
     ImGui::TextUnformatted("Where each measured step's time goes:");
@@ -82,6 +121,7 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
                            f.toggle.empty() ? "no toggle yet" : "try ", f.toggle.c_str(),
                            f.savingMsPerStep, f.evidence.c_str());
     }
+    perLayerTable(a.perLayer, r.run.id);
 }
 
 class DashboardPanel : public Panel {
