@@ -60,25 +60,51 @@ std::optional<Interval> launchedSpan(const TraceModel& trace, TimestampNs start,
     return span;
 }
 
+// The ranges that time a step's phases: the reference trainer's forward, backward and optimizer.
+// A trace without the trainer's optimizer range (a program `glueprof profile` ran, an imported
+// torch.profiler trace) times its optimizer by torch's own ranges, Optimizer.step#CLASS.step.
+class PhaseRanges {
+  public:
+    explicit PhaseRanges(const TraceModel& trace)
+        : m_trace(trace),
+          m_forward(trace.findName(names::kForward)),
+          m_backward(trace.findName(names::kBackward)),
+          m_optimizer(trace.findName(names::kOptimizer)) {}
+
+    std::optional<TimingMetric> of(const Event& range) const {
+        if (m_forward && range.name == *m_forward) return TimingMetric::kForward;
+        if (m_backward && range.name == *m_backward) return TimingMetric::kBackward;
+        if (m_optimizer && range.name == *m_optimizer) return TimingMetric::kOptimizer;
+        if (!m_optimizer && isTorchOptimizerStep(range.name)) return TimingMetric::kOptimizer;
+        return std::nullopt;
+    }
+
+  private:
+    bool isTorchOptimizerStep(StringId name) const {
+        auto [it, added] = m_torchSteps.try_emplace(name, false);
+        if (added) it->second = m_trace.name(name).rfind("Optimizer.step#", 0) == 0;
+        return it->second;
+    }
+
+    const TraceModel& m_trace;
+    std::optional<StringId> m_forward, m_backward, m_optimizer;
+    mutable std::unordered_map<StringId, bool> m_torchSteps;
+};
+
 // Per step and metric, the spans of device work its ranges launched.
 using DeviceSpans =
     std::map<std::int32_t, std::array<std::vector<Interval>, kTimingMetrics.size()>>;
 
 void addPhaseSpans(const TraceModel& trace, const std::unordered_map<std::int64_t, Interval>& work,
                    DeviceSpans& spans) {
-    const auto forward = trace.findName(names::kForward);
-    const auto backward = trace.findName(names::kBackward);
-    const auto optimizer = trace.findName(names::kOptimizer);
+    const PhaseRanges phases(trace);
     for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
         // Pipeline workers launch at the same time on their own threads: no phase of theirs can be
         // told apart by time, so they keep their host figures.
         if (trace.lanes()[lane].kind != LaneKind::kHostThread) continue;
         for (const Event& e : trace.eventsOnLane(lane)) {
             if (e.kind != EventKind::kRange || e.step == kNoTag) continue;
-            std::optional<TimingMetric> metric;
-            if (forward && e.name == *forward) metric = TimingMetric::kForward;
-            if (backward && e.name == *backward) metric = TimingMetric::kBackward;
-            if (optimizer && e.name == *optimizer) metric = TimingMetric::kOptimizer;
+            const std::optional<TimingMetric> metric = phases.of(e);
             if (!metric) continue;
             if (auto span = launchedSpan(trace, e.startNs, e.endNs, work)) {
                 spans[e.step][indexOf(*metric)].push_back(*span);
@@ -182,21 +208,18 @@ StepBreakdownResult analyzeStepBreakdown(const TraceModel& trace) {
         t.wallMs = static_cast<double>(s.endNs - s.startNs) / kNsPerMs;
         t.loss = s.loss;
     }
-    auto forward = trace.findName(names::kForward);
-    auto backward = trace.findName(names::kBackward);
-    auto optimizer = trace.findName(names::kOptimizer);
+    const PhaseRanges phases(trace);
     for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
         for (const Event& e : trace.eventsOnLane(lane)) {
             if (e.kind != EventKind::kRange) continue;
             auto it = byStep.find(e.step);
             if (it == byStep.end()) continue;
-            double ms = static_cast<double>(e.durationNs()) / kNsPerMs;
-            if (forward && e.name == *forward)
-                it->second.forwardMs += ms;
-            else if (backward && e.name == *backward)
-                it->second.backwardMs += ms;
-            else if (optimizer && e.name == *optimizer)
-                it->second.optimizerMs += ms;
+            const std::optional<TimingMetric> metric = phases.of(e);
+            if (!metric) continue;
+            const double ms = static_cast<double>(e.durationNs()) / kNsPerMs;
+            if (*metric == TimingMetric::kForward) it->second.forwardMs += ms;
+            if (*metric == TimingMetric::kBackward) it->second.backwardMs += ms;
+            if (*metric == TimingMetric::kOptimizer) it->second.optimizerMs += ms;
         }
     }
     addDeviceTimes(trace, byStep);

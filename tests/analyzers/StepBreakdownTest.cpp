@@ -52,6 +52,37 @@ TEST(StepBreakdownTest, MediansAreOverMeasuredStepsOnly) {
     EXPECT_DOUBLE_EQ(r.medianOptimizerMs, 10.0);
 }
 
+// A program glueprof profiled (or an imported torch.profiler trace) has no trainer phases; its
+// optimizer is timed by torch's Optimizer.step#CLASS.step ranges (zero_grad is not the step). A
+// trainer trace keeps its own optimizer range even where torch's ranges are inside it.
+TEST(StepBreakdownTest, WithoutTheTrainersOptimizerRangeTorchsOptimizerStepRangesTimeIt) {
+    TraceModelBuilder b;
+    std::size_t lane = b.addLane(LaneKind::kHostThread, "main");
+    b.addStep(StepInfo{1, 0, 100 * kMs, false, 1, 2.0, 0});
+    b.addStep(StepInfo{2, 100 * kMs, 200 * kMs, false, 1, 1.5, 0});
+    b.addEvent(lane, EventKind::kRange, Category::kOptimizer, "Optimizer.step#AdamW.step", 80 * kMs,
+               92 * kMs, 1);
+    b.addEvent(lane, EventKind::kRange, Category::kOptimizer, "Optimizer.zero_grad#AdamW.zero_grad",
+               92 * kMs, 93 * kMs, 1);
+    b.addEvent(lane, EventKind::kRange, Category::kOptimizer, "Optimizer.step#AdamW.step",
+               180 * kMs, 188 * kMs, 2);
+    const StepBreakdownResult r = analyzeStepBreakdown(std::move(b).build());
+    ASSERT_EQ(r.measured.size(), 2u);
+    EXPECT_DOUBLE_EQ(r.measured[0].optimizerMs, 12.0);
+    EXPECT_DOUBLE_EQ(r.measured[1].optimizerMs, 8.0);
+    EXPECT_DOUBLE_EQ(r.measured[0].forwardMs, 0.0);
+
+    TraceModelBuilder trainer;
+    lane = trainer.addLane(LaneKind::kHostThread, "main");
+    trainer.addStep(StepInfo{1, 0, 100 * kMs, false, 1, 2.0, 0});
+    trainer.addEvent(lane, EventKind::kRange, Category::kOptimizer, names::kOptimizer, 80 * kMs,
+                     95 * kMs, 1);
+    trainer.addEvent(lane, EventKind::kRange, Category::kOptimizer, "Optimizer.step#AdamW.step",
+                     81 * kMs, 90 * kMs, 1);
+    EXPECT_DOUBLE_EQ(analyzeStepBreakdown(std::move(trainer).build()).measured[0].optimizerMs,
+                     15.0);
+}
+
 TEST(StepBreakdownTest, TraceWithoutStepsGivesEmptyResult) {
     TraceModelBuilder b;
     b.addLane(LaneKind::kHostThread, "main");
