@@ -1,5 +1,7 @@
 #include "analyzers/IdleBreakdown.h"
 
+#include <algorithm>
+#include <optional>
 #include <unordered_map>
 
 namespace glueprof {
@@ -20,6 +22,20 @@ std::vector<StreamIdle> analyzeIdleBreakdown(const TraceModel& trace, TimestampN
                 launchStart[e.correlation] = e.startNs;
         }
     }
+    // HTA's step window (hta/common/trace.py, _filter_irrelevant_gpu_kernels, with its last step
+    // kept): with two or more steps, only device work launched by a host event that starts by the
+    // end of the last step; with one step or none, all of it.
+    std::optional<TimestampNs> launchedBy;
+    if (trace.steps().size() >= 2) {
+        TimestampNs lastEnd = trace.steps().front().endNs;
+        for (const StepInfo& step : trace.steps()) lastEnd = std::max(lastEnd, step.endNs);
+        launchedBy = lastEnd;
+    }
+    const auto kept = [&](const Event& e) {
+        if (!launchedBy) return true;
+        const auto launch = launchStart.find(e.correlation);
+        return e.correlation != 0 && launch != launchStart.end() && launch->second <= *launchedBy;
+    };
     std::vector<StreamIdle> result;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         const Lane& lane = trace.lanes()[i];
@@ -27,9 +43,10 @@ std::vector<StreamIdle> analyzeIdleBreakdown(const TraceModel& trace, TimestampN
         if (lane.device < 0) continue;  // the CPU copy engine is a host thread
         StreamIdle s;
         s.lane = lane.name;
+        s.stream = lane.threadOrStream;
         const Event* previous = nullptr;
         for (const Event& e : trace.eventsOnLane(i)) {
-            if (!isDeviceWork(e)) continue;
+            if (!isDeviceWork(e) || !kept(e)) continue;
             s.busyNs += e.durationNs();
             if (previous != nullptr && e.startNs > previous->endNs) {
                 const TimestampNs gap = e.startNs - previous->endNs;

@@ -5,9 +5,14 @@
 //   host wait   when kernel i's launch (its runtime event, by correlation id) started after kernel
 //               i−1 ended: the host did not enqueue work fast enough;
 //   kernel wait otherwise, when the gap is under the threshold (HTA's consecutive_kernel_delay,
-//               30 ns by default): the overhead of back-to-back launches;
+//               30 by default in HTA's time unit, microseconds: 30 us; its docstring says
+//               nanoseconds, its traces are in microseconds): the overhead of back-to-back
+//               launches;
 //   other       otherwise (stream/event synchronization, delayed launches, no launch recorded).
-// Copies and memsets count as work on the stream too. CPU runs have no device streams: no result.
+// Copies and memsets count as work on the stream too. The device work is HTA's selection: with two
+// or more steps, what a host event starting by the last step's end launched (work whose launch is
+// not in the trace, or comes after the last step, is left out); otherwise all of it. Over the
+// whole run, not per step. CPU runs have no device streams: no result.
 #include <string>
 #include <vector>
 
@@ -15,8 +20,12 @@
 
 namespace glueprof {
 
+// HTA's default consecutive_kernel_delay: 30 in its unit, microseconds.
+constexpr TimestampNs kKernelWaitThresholdNs = 30'000;
+
 struct StreamIdle {
     std::string lane;
+    std::int64_t stream = 0;  // the stream's id (Kineto's tid of the stream, CUPTI's stream id)
     TimestampNs busyNs = 0;
     TimestampNs hostWaitNs = 0;
     TimestampNs kernelWaitNs = 0;
@@ -24,7 +33,7 @@ struct StreamIdle {
     std::int64_t gaps = 0;
 };
 
-std::vector<StreamIdle> analyzeIdleBreakdown(const TraceModel& trace,
-                                             TimestampNs kernelWaitThresholdNs = 30);
+std::vector<StreamIdle> analyzeIdleBreakdown(
+    const TraceModel& trace, TimestampNs kernelWaitThresholdNs = kKernelWaitThresholdNs);
 
 }  // namespace glueprof

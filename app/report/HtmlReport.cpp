@@ -399,6 +399,50 @@ std::string diagnosticsBoxes(const RunAnalysis& r) {
     return html;
 }
 
+// HTA's idle-time breakdown per device stream (whole run), and the ops every layer issues.
+std::string idleAndLayerTables(const AnalysisResult& a) {
+    std::string html;
+    if (!a.idle.empty()) {
+        html +=
+            "<h3>Device idle time by stream (HTA's breakdown, whole "
+            "run)</h3>\n<table><tr><th>stream"
+            "</th><th>busy ms</th><th>host wait ms</th><th>kernel wait ms</th><th>other ms</th>"
+            "</tr>\n";
+        for (const StreamIdle& s : a.idle) {
+            html += fmt::format(
+                "<tr><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td></"
+                "tr>\n",
+                escapeMarkup(s.lane), static_cast<double>(s.busyNs) / 1e6,
+                static_cast<double>(s.hostWaitNs) / 1e6, static_cast<double>(s.kernelWaitNs) / 1e6,
+                static_cast<double>(s.otherNs) / 1e6);
+        }
+        html += "</table>\n";
+    }
+    const PerLayerWorkResult& work = a.perLayer;
+    if (!work.ops.empty() && !work.layerRanges.empty()) {
+        html += fmt::format(
+            "<h3>Per-layer work</h3>\n<p>{:g} layers ({}) per step, {:.3f} ms of host time, "
+            "{:.3f} ms of it in ops that are not math.</p>\n<table><tr><th>op</th><th>per layer"
+            "</th><th>per step</th><th>ms per step</th><th>kind</th></tr>\n",
+            work.layersPerStep, escapeMarkup(work.layerRanges.front()), work.layersMsPerStep,
+            work.glueMsPerStep);
+        constexpr std::size_t kShown = 20;
+        std::size_t shown = 0;
+        for (const bool math : {false, true}) {
+            for (const PerLayerOp& op : work.ops) {
+                if (op.math != math || shown == kShown) continue;
+                ++shown;
+                html += fmt::format(
+                    "<tr><td><code>{}</code></td><td>{:g}</td><td>{:g}</td><td>{:.3f}</td>"
+                    "<td>{}</td></tr>\n",
+                    escapeMarkup(op.op), op.perLayer, op.perStep, op.msPerStep, op.kind);
+            }
+        }
+        html += "</table>\n";
+    }
+    return html;
+}
+
 std::string runSection(const RunAnalysis& r, TimestampNs widest, TimestampNs widestNonMath) {
     const AnalysisResult& a = r.analysis;
     std::string html =
@@ -424,6 +468,7 @@ std::string runSection(const RunAnalysis& r, TimestampNs widest, TimestampNs wid
                             a.bubbles.workers, 100 * a.bubbles.ratio, a.bubbles.breakdownText());
         html += gantt(r);
     }
+    html += idleAndLayerTables(a);
     html += "<h3>Advisor</h3>\n";
     if (a.findings.empty()) html += "<p>No glue pattern found that a toggle addresses.</p>\n";
     html += "<ul>\n";

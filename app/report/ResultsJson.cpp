@@ -49,6 +49,20 @@ nlohmann::json toJson(const PerLayerWorkResult& work) {
             {"ops", ops}};
 }
 
+nlohmann::json toJson(const std::vector<StreamIdle>& streams) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const StreamIdle& s : streams) {
+        j.push_back({{"lane", s.lane},
+                     {"stream", s.stream},
+                     {"busy_ms", static_cast<double>(s.busyNs) / 1e6},
+                     {"host_wait_ms", static_cast<double>(s.hostWaitNs) / 1e6},
+                     {"kernel_wait_ms", static_cast<double>(s.kernelWaitNs) / 1e6},
+                     {"other_ms", static_cast<double>(s.otherNs) / 1e6},
+                     {"gaps", s.gaps}});
+    }
+    return j;
+}
+
 nlohmann::json toJson(const BubbleResult& b) {
     nlohmann::json breakdown = nlohmann::json::object();
     for (const auto& [name, part] : b.breakdown()) breakdown[name] = part;
@@ -221,6 +235,7 @@ nlohmann::json toJson(const RunAnalysis& r) {
     }
     addSyncPoints(a.syncPoints, j);
     if (!a.perLayer.ops.empty()) j["per_layer_work"] = toJson(a.perLayer);
+    if (!a.idle.empty()) j["idle_breakdown"] = toJson(a.idle);
     j["copy_overlap"] = toJson(a.copyOverlap);
     j["copy_overlap_ratio"] = a.copyOverlap.total.overlapRatio();
     j["exposed_copy_ms_per_step"] = a.copyOverlap.exposedMsPerStep();

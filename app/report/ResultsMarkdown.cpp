@@ -196,6 +196,22 @@ std::string comparisonSection(const Comparison& comparison, const Results& resul
     return md + rankTable(comparison, results);
 }
 
+// HTA's idle-time breakdown of each device stream over the whole run (docs/metrics.md).
+std::string idleBreakdown(const std::vector<StreamIdle>& streams) {
+    if (streams.empty()) return "";
+    std::string md =
+        "\n### Device idle time by stream (HTA's breakdown, whole run)\n\n| stream | busy ms | "
+        "host wait ms | kernel wait ms | other ms | gaps |\n|---|---:|---:|---:|---:|---:|\n";
+    for (const StreamIdle& s : streams) {
+        md += fmt::format("| {} | {:.3f} | {:.3f} | {:.3f} | {:.3f} | {} |\n", code(s.lane),
+                          static_cast<double>(s.busyNs) / 1e6,
+                          static_cast<double>(s.hostWaitNs) / 1e6,
+                          static_cast<double>(s.kernelWaitNs) / 1e6,
+                          static_cast<double>(s.otherNs) / 1e6, s.gaps);
+    }
+    return md;
+}
+
 // The ops every layer issues per step, glue first (math last), the 20 that take longest.
 std::string perLayerWork(const PerLayerWorkResult& work) {
     if (work.ops.empty() || work.layerRanges.empty()) return "";
@@ -237,6 +253,7 @@ std::string runSection(const RunAnalysis& r) {
             md += fmt::format("| {} | {:.3f} | {} |\n", code(w.name), w.msPerStep,
                               countText(w.countPerStep));
     }
+    md += idleBreakdown(a.idle);
     md += perLayerWork(a.perLayer);
     md += "\n### Sync points by layer (measured steps)\n\n| layer | count |\n|---|---:|\n";
     for (const SyncGroup& g : a.syncPoints.byLayer) {

@@ -327,6 +327,17 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
                                g.count, g.totalMs);
         }
     }
+    if (!a.idle.empty()) {
+        out += "  device idle by stream (ms, whole run; HTA's host wait / kernel wait / other):\n";
+        for (const StreamIdle& s : a.idle) {
+            out += fmt::format(
+                "    {:<28.28} busy {:>10.3f}  host wait {:>9.3f}  kernel wait {:>8.3f}"
+                "  other {:>9.3f}\n",
+                s.lane, static_cast<double>(s.busyNs) / 1e6,
+                static_cast<double>(s.hostWaitNs) / 1e6, static_cast<double>(s.kernelWaitNs) / 1e6,
+                static_cast<double>(s.otherNs) / 1e6);
+        }
+    }
     out += perLayerWorkText(a.perLayer);
     out += "  advisor:\n" + renderFindingsText(a.findings);
     for (const Diagnostic& d : r.diagnostics)

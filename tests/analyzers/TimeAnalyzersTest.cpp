@@ -388,44 +388,86 @@ TEST(PipelineBubblesTest, TracesWithoutWorkersHaveNoBubbleResult) {
 namespace glueprof {
 namespace {
 
-// One stream on GPU 0, step 1, ns:
+// One stream on GPU 0, step 1, in microseconds (HTA's kernel-wait threshold is 30 us):
 //   k1 [100, 200) launched [10, 20) (corr 1)
 //   k2 [210, 300) launched [50, 60): gap 10 < 30 and launched long before k1 ended -> kernel wait
-//   10 k3 [400, 450) launched [350, 360): launch after k2 ended (300)               -> host wait
-//   100 k4 [500, 510) launched [380, 400): gap 50 >= 30, launched before k3 ended     -> other 50
-// Launch delay = kernel start - launch end: 80, 150, 40, 100 -> median 90 ns = 0.09 µs;
-// k4 (10 ns) is shorter than its launch (20 ns).
+//   10 k3 [400, 450) launched [350, 360): launch after k2 ended (300)                  -> host wait
+//   100 k4 [500, 510) launched [380, 400): gap 50 >= 30, launched before k3 ended        -> other
+//   50
+// Launch delay = kernel start - launch end: 80, 150, 40, 100 -> median 90 us;
+// k4 (10 us) is shorter than its launch (20 us).
 TEST(IdleBreakdownTest, GapsAreHostKernelOrOtherWaitAsHtaClassifiesThem) {
+    constexpr TimestampNs kUs = 1000;
     TraceModelBuilder b;
     std::size_t host = b.addLane(LaneKind::kHostThread, "main");
     std::size_t stream = b.addLane(LaneKind::kCudaStream, "stream 7", 0, 7);
-    b.addStep(StepInfo{1, 0, 1000, false, 1, 0.0, 0});
+    b.addStep(StepInfo{1, 0, 1000 * kUs, false, 1, 0.0, 0});
     const TimestampNs kernels[4][4] = {
         {100, 200, 10, 20}, {210, 300, 50, 60}, {400, 450, 350, 360}, {500, 510, 380, 400}};
     for (int k = 0; k < 4; ++k) {
-        b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", kernels[k][2],
-                   kernels[k][3], 1)
+        b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel",
+                   kernels[k][2] * kUs, kernels[k][3] * kUs, 1)
             .correlation = k + 1;
-        b.addEvent(stream, EventKind::kKernel, Category::kNone, "kernel", kernels[k][0],
-                   kernels[k][1], 1)
+        b.addEvent(stream, EventKind::kKernel, Category::kNone, "kernel", kernels[k][0] * kUs,
+                   kernels[k][1] * kUs, 1)
             .correlation = k + 1;
     }
     TraceModel trace = std::move(b).build();
     std::vector<StreamIdle> idle = analyzeIdleBreakdown(trace);
     ASSERT_EQ(idle.size(), 1u);
-    EXPECT_EQ(idle[0].busyNs, 100 + 90 + 50 + 10);
-    EXPECT_EQ(idle[0].kernelWaitNs, 10);
-    EXPECT_EQ(idle[0].hostWaitNs, 100);
-    EXPECT_EQ(idle[0].otherNs, 50);
+    EXPECT_EQ(idle[0].stream, 7);
+    EXPECT_EQ(idle[0].busyNs, (100 + 90 + 50 + 10) * kUs);
+    EXPECT_EQ(idle[0].kernelWaitNs, 10 * kUs);
+    EXPECT_EQ(idle[0].hostWaitNs, 100 * kUs);
+    EXPECT_EQ(idle[0].otherNs, 50 * kUs);
     EXPECT_EQ(idle[0].gaps, 3);
+    // The threshold the gaps above were read with: HTA's default, 30 us.
+    EXPECT_EQ(kKernelWaitThresholdNs, 30 * kUs);
 
     LaunchStatsResult launches = analyzeLaunchStats(trace);
     EXPECT_EQ(launches.kernels, 4);
     EXPECT_EQ(launches.pairedWithLaunch, 4);
     EXPECT_DOUBLE_EQ(launches.launchesPerStep, 4.0);
-    EXPECT_DOUBLE_EQ(launches.medianLaunchDelayUs, 0.09);
-    EXPECT_DOUBLE_EQ(launches.maxLaunchDelayUs, 0.15);
+    EXPECT_DOUBLE_EQ(launches.medianLaunchDelayUs, 90.0);
+    EXPECT_DOUBLE_EQ(launches.maxLaunchDelayUs, 150.0);
     EXPECT_EQ(launches.shorterThanLaunch, 1);
+}
+
+// HTA's selection with two or more steps: device work whose launch is not in the trace is left out;
+// with one step all of it counts (as HTA keeps it).
+TEST(IdleBreakdownTest, WithTwoStepsOnlyWorkLaunchedByTheLastStepsEndIsBrokenDown) {
+    constexpr TimestampNs kUs = 1000;
+    const auto build = [&](int steps) {
+        TraceModelBuilder b;
+        std::size_t host = b.addLane(LaneKind::kHostThread, "main");
+        std::size_t stream = b.addLane(LaneKind::kCudaStream, "stream 7", 0, 7);
+        b.addStep(StepInfo{1, 0, 500 * kUs, false, 1, 0.0, 0});
+        if (steps == 2) b.addStep(StepInfo{2, 500 * kUs, 1000 * kUs, false, 1, 0.0, 0});
+        // Launched in step 1 and in step 2 (or after the one step), then one without a launch.
+        b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", 10 * kUs,
+                   20 * kUs, 1)
+            .correlation = 1;
+        b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", 600 * kUs,
+                   610 * kUs, steps == 2 ? 2 : kNoTag)
+            .correlation = 2;
+        b.addEvent(stream, EventKind::kKernel, Category::kNone, "k", 100 * kUs, 200 * kUs, 1)
+            .correlation = 1;
+        b.addEvent(stream, EventKind::kKernel, Category::kNone, "k", 700 * kUs, 800 * kUs, kNoTag)
+            .correlation = 2;
+        b.addEvent(stream, EventKind::kKernel, Category::kNone, "k", 900 * kUs, 950 * kUs, kNoTag)
+            .correlation = 99;  // its launch is not in the trace
+        return std::move(b).build();
+    };
+    const std::vector<StreamIdle> two = analyzeIdleBreakdown(build(2));
+    ASSERT_EQ(two.size(), 1u);
+    EXPECT_EQ(two[0].busyNs, 200 * kUs);      // k1 and k2; not the kernel without a launch
+    EXPECT_EQ(two[0].hostWaitNs, 500 * kUs);  // k2 launched at 600, after k1 ended at 200
+    EXPECT_EQ(two[0].gaps, 1);
+    const std::vector<StreamIdle> one = analyzeIdleBreakdown(build(1));
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_EQ(one[0].busyNs, 250 * kUs);  // one step: every kernel
+    EXPECT_EQ(one[0].gaps, 2);
+    EXPECT_EQ(one[0].otherNs, 100 * kUs);  // 800 -> 900, no launch found: not the host's wait
 }
 
 }  // namespace

@@ -22,8 +22,8 @@ Figures (HTA's functions with HTA's defaults, except the step window below):
             (compute kernels); copy + comm (device work that is not compute).
   idle      get_idle_time_breakdown: host_wait, kernel_wait and other per stream (kernel_wait: gaps
             under consecutive_kernel_delay = 30 in HTA's time unit, microseconds, though its
-            docstring says nanoseconds). glueprof computes it (analyzers/IdleBreakdown) but no
-            output shows it.
+            docstring says nanoseconds). glueprof: `idle_breakdown` of each run in the report
+            (analyzers/IdleBreakdown, the same threshold), per stream over the whole run.
   launch    get_cuda_kernel_launch_stats, per launch reduced to: launches paired with their device
             work, summed cpu and gpu durations, median and max launch delay, device work shorter
             than its launch. glueprof computes a kernel-only summary (analyzers/LaunchStats) but no
@@ -91,10 +91,9 @@ units: us (times, exact), count (exact), % (overlap, within HTA's rounding: 0.00
 
 MISSING = "MISSING in glueprof"
 LOST = "MISSING in glueprof, though its group is shown"
-# Computed by glueprof (analyzers/IdleBreakdown, analyzers/LaunchStats) or made only for the ranks of
-# one data-parallel job (comm/compute overlap), but not yet in any output: issue 32. Known already:
-# IdleBreakdown's kernel-wait threshold is 30 ns where HTA's default is 30 us.
-NOT_YET_SHOWN = ("idle", "launch", "overlap")
+# Computed by glueprof (analyzers/LaunchStats) or made only for the ranks of one data-parallel job
+# (comm/compute overlap), but not yet in any output: issue 32.
+NOT_YET_SHOWN = ("launch", "overlap")
 KNOWN = "known"
 NOW_EQUAL = "equal, but listed as known: remove it"
 
@@ -225,6 +224,11 @@ def glueprof_figures(cli, trace, work):
     figures[("temporal", "idle_time (us)")] = parts_us(IDLE_PARTS)
     figures[("temporal", "compute_time (us)")] = parts_us(COMPUTE_PARTS)
     figures[("temporal", "non_compute_time (us)")] = parts_us(NON_COMPUTE_PARTS)
+
+    for stream in analyzed.get("idle_breakdown", []):
+        for category in ("host_wait", "kernel_wait", "other"):
+            figures[("idle", "stream %d %s (us)" % (stream["stream"], category))] = (
+                ns_of(stream[category + "_ms"]) / 1e3)
 
     for rank_set in results["rank_sets"]:  # the ranks of one data-parallel job only
         if run in rank_set["runs"]:

@@ -104,6 +104,14 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
                 : fmt::format("step {}: {:.2f} ms", s.step, static_cast<double>(s.wallNs) / 1e6));
     }
     ImGui::Text("Sync points per step: %g", a.syncPoints.medianPerStep);
+    for (const StreamIdle& idle : a.idle) {  // HTA's idle breakdown, whole run
+        ImGui::Text(
+            "Device idle on %s: host wait %.3f ms, kernel wait %.3f ms, other %.3f ms "
+            "(busy %.3f ms)",
+            idle.lane.c_str(), static_cast<double>(idle.hostWaitNs) / 1e6,
+            static_cast<double>(idle.kernelWaitNs) / 1e6, static_cast<double>(idle.otherNs) / 1e6,
+            static_cast<double>(idle.busyNs) / 1e6);
+    }
     if (a.copyOverlap.total.copies > 0) {
         ImGui::Text("Copy/compute overlap: %.3f, exposed copy %.3f ms per step",
                     a.copyOverlap.total.overlapRatio(), a.copyOverlap.exposedMsPerStep());
