@@ -1,8 +1,9 @@
 #include "analyzers/IdleBreakdown.h"
 
-#include <algorithm>
 #include <optional>
 #include <unordered_map>
+
+#include "analyzers/HtaWindow.h"
 
 namespace glueprof {
 
@@ -22,15 +23,8 @@ std::vector<StreamIdle> analyzeIdleBreakdown(const TraceModel& trace, TimestampN
                 launchStart[e.correlation] = e.startNs;
         }
     }
-    // HTA's step window (hta/common/trace.py, _filter_irrelevant_gpu_kernels, with its last step
-    // kept): with two or more steps, only device work launched by a host event that starts by the
-    // end of the last step; with one step or none, all of it.
-    std::optional<TimestampNs> launchedBy;
-    if (trace.steps().size() >= 2) {
-        TimestampNs lastEnd = trace.steps().front().endNs;
-        for (const StepInfo& step : trace.steps()) lastEnd = std::max(lastEnd, step.endNs);
-        launchedBy = lastEnd;
-    }
+    // The device work HTA reads: what a host event it keeps launched (analyzers/HtaWindow.h).
+    const std::optional<TimestampNs> launchedBy = htaHostEventCutoff(trace);
     const auto kept = [&](const Event& e) {
         if (!launchedBy) return true;
         const auto launch = launchStart.find(e.correlation);

@@ -1,12 +1,72 @@
 #include "analyzers/LaunchStats.h"
 
 #include <algorithm>
+#include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
+#include "analyzers/HtaWindow.h"
 #include "analyzers/Statistics.h"
 
 namespace glueprof {
+
+namespace {
+
+// The launch calls HTA pairs with device work; CUPTI's names carry a version suffix (_v7000).
+bool isHtaLaunchCall(const std::string& name) {
+    for (const char* call :
+         {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync",
+          "runFunction - job_prep_and_submit_for_execution"}) {
+        const std::size_t n = std::char_traits<char>::length(call);
+        if (name.compare(0, n, call) == 0 && (name.size() == n || name.compare(n, 2, "_v") == 0))
+            return true;
+    }
+    return false;
+}
+
+bool isDeviceWork(EventKind kind) {
+    return kind == EventKind::kKernel || kind == EventKind::kMemcpy || kind == EventKind::kMemset;
+}
+
+PerLaunchStats perLaunchStats(const TraceModel& trace) {
+    const std::optional<TimestampNs> cutoff = htaHostEventCutoff(trace);
+    std::unordered_map<std::int64_t, const Event*> calls;
+    std::unordered_map<StringId, bool> launchNames;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        for (const Event& e : trace.eventsOnLane(i)) {
+            if (e.kind != EventKind::kRuntime || e.correlation == 0) continue;
+            if (cutoff && e.startNs > *cutoff) continue;
+            auto [name, added] = launchNames.try_emplace(e.name, false);
+            if (added) name->second = isHtaLaunchCall(trace.name(e.name));
+            if (name->second) calls[e.correlation] = &e;
+        }
+    }
+    PerLaunchStats s;
+    std::vector<double> delays;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        for (const Event& e : trace.eventsOnLane(i)) {
+            if (!isDeviceWork(e.kind) || e.correlation == 0) continue;
+            const auto call = calls.find(e.correlation);
+            if (call == calls.end()) continue;
+            const Event& c = *call->second;
+            ++s.paired;
+            s.cpuDurationNs += c.durationNs();
+            s.gpuDurationNs += e.durationNs();
+            const TimestampNs delay =
+                std::max<TimestampNs>(e.startNs - c.startNs - c.durationNs(), 0);
+            delays.push_back(static_cast<double>(delay) / 1e3);
+            if (e.durationNs() < c.durationNs()) ++s.gpuShorterThanCpu;
+        }
+    }
+    if (!delays.empty()) {
+        s.launchDelayMedianUs = median(delays);
+        s.launchDelayMaxUs = *std::max_element(delays.begin(), delays.end());
+    }
+    return s;
+}
+
+}  // namespace
 
 LaunchStatsResult analyzeLaunchStats(const TraceModel& trace) {
     const std::set<std::int32_t> measured = trace.measuredSteps();
@@ -38,6 +98,7 @@ LaunchStatsResult analyzeLaunchStats(const TraceModel& trace) {
                             : static_cast<double>(r.kernels) / static_cast<double>(measured.size());
     r.medianLaunchDelayUs = median(delays);
     r.maxLaunchDelayUs = delays.empty() ? 0.0 : *std::max_element(delays.begin(), delays.end());
+    r.perLaunch = perLaunchStats(trace);
     return r;
 }
 

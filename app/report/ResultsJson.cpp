@@ -63,6 +63,23 @@ nlohmann::json toJson(const std::vector<StreamIdle>& streams) {
     return j;
 }
 
+nlohmann::json toJson(const LaunchStatsResult& l) {
+    const PerLaunchStats& p = l.perLaunch;
+    return {{"kernels_in_measured_steps", l.kernels},
+            {"paired_with_launch", l.pairedWithLaunch},
+            {"launches_per_step", l.launchesPerStep},
+            {"median_launch_delay_us", l.medianLaunchDelayUs},
+            {"max_launch_delay_us", l.maxLaunchDelayUs},
+            {"shorter_than_launch", l.shorterThanLaunch},
+            {"per_launch",
+             {{"paired", p.paired},
+              {"cpu_duration_ms", static_cast<double>(p.cpuDurationNs) / 1e6},
+              {"gpu_duration_ms", static_cast<double>(p.gpuDurationNs) / 1e6},
+              {"launch_delay_median_us", p.launchDelayMedianUs},
+              {"launch_delay_max_us", p.launchDelayMaxUs},
+              {"gpu_shorter_than_cpu", p.gpuShorterThanCpu}}}};
+}
+
 nlohmann::json toJson(const BubbleResult& b) {
     nlohmann::json breakdown = nlohmann::json::object();
     for (const auto& [name, part] : b.breakdown()) breakdown[name] = part;
@@ -236,6 +253,8 @@ nlohmann::json toJson(const RunAnalysis& r) {
     addSyncPoints(a.syncPoints, j);
     if (!a.perLayer.ops.empty()) j["per_layer_work"] = toJson(a.perLayer);
     if (!a.idle.empty()) j["idle_breakdown"] = toJson(a.idle);
+    if (a.launches.kernels > 0 || a.launches.perLaunch.paired > 0)
+        j["launch_stats"] = toJson(a.launches);
     j["copy_overlap"] = toJson(a.copyOverlap);
     j["copy_overlap_ratio"] = a.copyOverlap.total.overlapRatio();
     j["exposed_copy_ms_per_step"] = a.copyOverlap.exposedMsPerStep();

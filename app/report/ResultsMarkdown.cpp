@@ -212,6 +212,22 @@ std::string idleBreakdown(const std::vector<StreamIdle>& streams) {
     return md;
 }
 
+// Kernel launch statistics: the measured steps' kernels, and HTA's per-launch summary.
+std::string launchStats(const LaunchStatsResult& l) {
+    if (l.kernels == 0 && l.perLaunch.paired == 0) return "";
+    const PerLaunchStats& p = l.perLaunch;
+    return fmt::format(
+        "\n### Kernel launches\n\nMeasured steps: {:g} kernels per step, {} of {} paired with "
+        "their launch, launch delay median {:.3f} µs (max {:.3f}), {} shorter than their own "
+        "launch call.\n\nWhole run (HTA's launch statistics): {} launches paired with device work, "
+        "CPU {:.3f} ms, GPU {:.3f} ms, launch delay median {:.3f} µs (max {:.3f}), {} with device "
+        "work shorter than the call.\n",
+        l.launchesPerStep, l.pairedWithLaunch, l.kernels, l.medianLaunchDelayUs, l.maxLaunchDelayUs,
+        l.shorterThanLaunch, p.paired, static_cast<double>(p.cpuDurationNs) / 1e6,
+        static_cast<double>(p.gpuDurationNs) / 1e6, p.launchDelayMedianUs, p.launchDelayMaxUs,
+        p.gpuShorterThanCpu);
+}
+
 // The ops every layer issues per step, glue first (math last), the 20 that take longest.
 std::string perLayerWork(const PerLayerWorkResult& work) {
     if (work.ops.empty() || work.layerRanges.empty()) return "";
@@ -254,6 +270,7 @@ std::string runSection(const RunAnalysis& r) {
                               countText(w.countPerStep));
     }
     md += idleBreakdown(a.idle);
+    md += launchStats(a.launches);
     md += perLayerWork(a.perLayer);
     md += "\n### Sync points by layer (measured steps)\n\n| layer | count |\n|---|---:|\n";
     for (const SyncGroup& g : a.syncPoints.byLayer) {

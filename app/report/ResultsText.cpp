@@ -338,6 +338,15 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
                 static_cast<double>(s.otherNs) / 1e6);
         }
     }
+    if (a.launches.perLaunch.paired > 0) {
+        const PerLaunchStats& p = a.launches.perLaunch;
+        out += fmt::format(
+            "  kernel launches (whole run): {} paired, CPU {:.3f} ms, GPU {:.3f} ms, launch delay "
+            "median {:.3f} us (max {:.3f}), {} shorter on the GPU than their call\n",
+            p.paired, static_cast<double>(p.cpuDurationNs) / 1e6,
+            static_cast<double>(p.gpuDurationNs) / 1e6, p.launchDelayMedianUs, p.launchDelayMaxUs,
+            p.gpuShorterThanCpu);
+    }
     out += perLayerWorkText(a.perLayer);
     out += "  advisor:\n" + renderFindingsText(a.findings);
     for (const Diagnostic& d : r.diagnostics)

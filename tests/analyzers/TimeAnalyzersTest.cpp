@@ -431,6 +431,15 @@ TEST(IdleBreakdownTest, GapsAreHostKernelOrOtherWaitAsHtaClassifiesThem) {
     EXPECT_DOUBLE_EQ(launches.medianLaunchDelayUs, 90.0);
     EXPECT_DOUBLE_EQ(launches.maxLaunchDelayUs, 150.0);
     EXPECT_EQ(launches.shorterThanLaunch, 1);
+    // HTA's per-launch figures (one step: every event): calls 10+10+10+20 us, kernels
+    // 100+90+50+10 us, delays (device start - call start - call duration) 80, 150, 40, 100.
+    const PerLaunchStats& hta = launches.perLaunch;
+    EXPECT_EQ(hta.paired, 4);
+    EXPECT_EQ(hta.cpuDurationNs, 50 * kUs);
+    EXPECT_EQ(hta.gpuDurationNs, 250 * kUs);
+    EXPECT_DOUBLE_EQ(hta.launchDelayMedianUs, 90.0);
+    EXPECT_DOUBLE_EQ(hta.launchDelayMaxUs, 150.0);
+    EXPECT_EQ(hta.gpuShorterThanCpu, 1);
 }
 
 // HTA's selection with two or more steps: device work whose launch is not in the trace is left out;

@@ -26,8 +26,8 @@ Figures (HTA's functions with HTA's defaults, except the step window below):
             (analyzers/IdleBreakdown, the same threshold), per stream over the whole run.
   launch    get_cuda_kernel_launch_stats, per launch reduced to: launches paired with their device
             work, summed cpu and gpu durations, median and max launch delay, device work shorter
-            than its launch. glueprof computes a kernel-only summary (analyzers/LaunchStats) but no
-            output shows it.
+            than its launch. glueprof: `launch_stats.per_launch` of each run in the report
+            (analyzers/LaunchStats, HTA's pairing and window).
   overlap   get_comm_comp_overlap: the rank's comm/compute overlap in percent (n/a: no
             communication kernels). glueprof: `rank_sets[].analysis.comm_compute_overlap`, made only
             for the ranks of one data-parallel job.
@@ -91,9 +91,9 @@ units: us (times, exact), count (exact), % (overlap, within HTA's rounding: 0.00
 
 MISSING = "MISSING in glueprof"
 LOST = "MISSING in glueprof, though its group is shown"
-# Computed by glueprof (analyzers/LaunchStats) or made only for the ranks of one data-parallel job
-# (comm/compute overlap), but not yet in any output: issue 32.
-NOT_YET_SHOWN = ("launch", "overlap")
+# Made only for the ranks of one data-parallel job (comm/compute overlap), not yet for one rank's
+# trace: issue 32.
+NOT_YET_SHOWN = ("overlap",)
 KNOWN = "known"
 NOW_EQUAL = "equal, but listed as known: remove it"
 
@@ -229,6 +229,18 @@ def glueprof_figures(cli, trace, work):
         for category in ("host_wait", "kernel_wait", "other"):
             figures[("idle", "stream %d %s (us)" % (stream["stream"], category))] = (
                 ns_of(stream[category + "_ms"]) / 1e3)
+
+    launches = analyzed.get("launch_stats")
+    if launches is not None:
+        per = launches["per_launch"]
+        paired = per["paired"]
+        figures[("launch", "launches paired (count)")] = paired
+        figures[("launch", "cpu_duration sum (us)")] = ns_of(per["cpu_duration_ms"]) / 1e3
+        figures[("launch", "gpu_duration sum (us)")] = ns_of(per["gpu_duration_ms"]) / 1e3
+        figures[("launch", "launch_delay median (us)")] = (
+            per["launch_delay_median_us"] if paired else None)
+        figures[("launch", "launch_delay max (us)")] = per["launch_delay_max_us"] if paired else None
+        figures[("launch", "gpu shorter than cpu (count)")] = per["gpu_shorter_than_cpu"]
 
     for rank_set in results["rank_sets"]:  # the ranks of one data-parallel job only
         if run in rank_set["runs"]:

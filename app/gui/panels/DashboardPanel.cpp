@@ -104,6 +104,14 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
                 : fmt::format("step {}: {:.2f} ms", s.step, static_cast<double>(s.wallNs) / 1e6));
     }
     ImGui::Text("Sync points per step: %g", a.syncPoints.medianPerStep);
+    if (a.launches.perLaunch.paired > 0) {  // HTA's launch statistics, whole run
+        const PerLaunchStats& p = a.launches.perLaunch;
+        ImGui::Text(
+            "Kernel launches: %lld paired, launch delay median %.3f us (max %.3f), %lld "
+            "shorter on the GPU than their call",
+            static_cast<long long>(p.paired), p.launchDelayMedianUs, p.launchDelayMaxUs,
+            static_cast<long long>(p.gpuShorterThanCpu));
+    }
     for (const StreamIdle& idle : a.idle) {  // HTA's idle breakdown, whole run
         ImGui::Text(
             "Device idle on %s: host wait %.3f ms, kernel wait %.3f ms, other %.3f ms "
