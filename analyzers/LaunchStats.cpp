@@ -29,27 +29,28 @@ bool isDeviceWork(EventKind kind) {
     return kind == EventKind::kKernel || kind == EventKind::kMemcpy || kind == EventKind::kMemset;
 }
 
-PerLaunchStats perLaunchStats(const TraceModel& trace) {
+// `launches`: every runtime call by correlation id (analyzeLaunchStats's map).
+PerLaunchStats perLaunchStats(const TraceModel& trace,
+                              const std::unordered_map<std::int64_t, const Event*>& launches) {
     const std::optional<TimestampNs> cutoff = htaHostEventCutoff(trace);
-    std::unordered_map<std::int64_t, const Event*> calls;
     std::unordered_map<StringId, bool> launchNames;
-    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
-        for (const Event& e : trace.eventsOnLane(i)) {
-            if (e.kind != EventKind::kRuntime || e.correlation == 0) continue;
-            if (cutoff && e.startNs > *cutoff) continue;
-            auto [name, added] = launchNames.try_emplace(e.name, false);
-            if (added) name->second = isHtaLaunchCall(trace.name(e.name));
-            if (name->second) calls[e.correlation] = &e;
-        }
-    }
+    const auto htaCall = [&](std::int64_t correlation) -> const Event* {
+        const auto found = launches.find(correlation);
+        if (found == launches.end()) return nullptr;
+        const Event& call = *found->second;
+        if (cutoff && call.startNs > *cutoff) return nullptr;
+        auto [name, added] = launchNames.try_emplace(call.name, false);
+        if (added) name->second = isHtaLaunchCall(trace.name(call.name));
+        return name->second ? &call : nullptr;
+    };
     PerLaunchStats s;
     std::vector<double> delays;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         for (const Event& e : trace.eventsOnLane(i)) {
             if (!isDeviceWork(e.kind) || e.correlation == 0) continue;
-            const auto call = calls.find(e.correlation);
-            if (call == calls.end()) continue;
-            const Event& c = *call->second;
+            const Event* call = htaCall(e.correlation);
+            if (call == nullptr) continue;
+            const Event& c = *call;
             ++s.paired;
             s.cpuDurationNs += c.durationNs();
             s.gpuDurationNs += e.durationNs();
@@ -98,7 +99,7 @@ LaunchStatsResult analyzeLaunchStats(const TraceModel& trace) {
                             : static_cast<double>(r.kernels) / static_cast<double>(measured.size());
     r.medianLaunchDelayUs = median(delays);
     r.maxLaunchDelayUs = delays.empty() ? 0.0 : *std::max_element(delays.begin(), delays.end());
-    r.perLaunch = perLaunchStats(trace);
+    r.perLaunch = perLaunchStats(trace, launches);
     return r;
 }
 

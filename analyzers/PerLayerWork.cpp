@@ -177,4 +177,14 @@ PerLayerWorkResult analyzePerLayerWork(const TraceModel& trace) {
     return result;
 }
 
+std::vector<const PerLayerOp*> opsGlueFirst(const PerLayerWorkResult& work, std::size_t limit) {
+    std::vector<const PerLayerOp*> listed;
+    for (const bool math : {false, true}) {
+        for (const PerLayerOp& op : work.ops) {
+            if (op.math == math && listed.size() < limit) listed.push_back(&op);
+        }
+    }
+    return listed;
+}
+
 }  // namespace glueprof

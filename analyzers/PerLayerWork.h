@@ -38,6 +38,10 @@ struct PerLayerWorkResult {
 
 PerLayerWorkResult analyzePerLayerWork(const TraceModel& trace);
 
+// The ops a listing shows, at most `limit`: those that are not math first (each group by time, as
+// `ops` holds them), then the math. Reports and the GUI list these.
+std::vector<const PerLayerOp*> opsGlueFirst(const PerLayerWorkResult& work, std::size_t limit);
+
 // Whether an aten op is a layer's math (a GEMM, attention, convolution, embedding) rather than the
 // glue around it.
 bool isLayerMath(const std::string& op);

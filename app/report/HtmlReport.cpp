@@ -427,16 +427,11 @@ std::string idleAndLayerTables(const AnalysisResult& a) {
             work.layersPerStep, escapeMarkup(work.layerRanges.front()), work.layersMsPerStep,
             work.glueMsPerStep);
         constexpr std::size_t kShown = 20;
-        std::size_t shown = 0;
-        for (const bool math : {false, true}) {
-            for (const PerLayerOp& op : work.ops) {
-                if (op.math != math || shown == kShown) continue;
-                ++shown;
-                html += fmt::format(
-                    "<tr><td><code>{}</code></td><td>{:g}</td><td>{:g}</td><td>{:.3f}</td>"
-                    "<td>{}</td></tr>\n",
-                    escapeMarkup(op.op), op.perLayer, op.perStep, op.msPerStep, op.kind);
-            }
+        for (const PerLayerOp* op : opsGlueFirst(work, kShown)) {
+            html += fmt::format(
+                "<tr><td><code>{}</code></td><td>{:g}</td><td>{:g}</td><td>{:.3f}</td>"
+                "<td>{}</td></tr>\n",
+                escapeMarkup(op->op), op->perLayer, op->perStep, op->msPerStep, op->kind);
         }
         html += "</table>\n";
     }

@@ -239,14 +239,9 @@ std::string perLayerWork(const PerLayerWorkResult& work) {
         "ms per step | kind |\n|---|---:|---:|---:|---:|---|\n",
         work.layersPerStep, ranges, work.layersMsPerStep, work.glueMsPerStep);
     constexpr std::size_t kShown = 20;
-    std::size_t shown = 0;
-    for (const bool math : {false, true}) {
-        for (const PerLayerOp& op : work.ops) {
-            if (op.math != math || shown == kShown) continue;
-            ++shown;
-            md += fmt::format("| {} | {:g} | {:g} | {:g} | {:.3f} | {} |\n", code(op.op),
-                              op.perLayer, op.layers, op.perStep, op.msPerStep, op.kind);
-        }
+    for (const PerLayerOp* op : opsGlueFirst(work, kShown)) {
+        md += fmt::format("| {} | {:g} | {:g} | {:g} | {:.3f} | {} |\n", code(op->op), op->perLayer,
+                          op->layers, op->perStep, op->msPerStep, op->kind);
     }
     if (work.ops.size() > kShown) md += fmt::format("\n({} more)\n", work.ops.size() - kShown);
     return md;

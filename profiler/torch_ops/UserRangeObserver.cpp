@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <iterator>
+#include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -33,6 +35,34 @@ struct ThreadRanges {
 };
 
 thread_local ThreadRanges t_ranges;
+
+// Closes the innermost open range of this thread that `matches`: records it and restores the tags
+// that enclosed it. Returns its name, or nullopt when none matched.
+template <typename Matches>
+std::optional<std::string> closeInnermost(HostTracer& tracer, const Matches& matches,
+                                          TimestampNs endNs) {
+    auto& open = t_ranges.open;
+    const auto found = std::find_if(open.rbegin(), open.rend(), matches);
+    if (found == open.rend()) return std::nullopt;
+    const auto it = std::prev(found.base());
+    OpenRange range = std::move(*it);
+    // Ranges opened inside it and not closed yet lose their place: the tags go back to what
+    // enclosed this one.
+    open.erase(it, open.end());
+    HostTracer::setCurrentTags(range.outerTags);
+    Event event;
+    event.kind = EventKind::kRange;
+    event.category = range.category;
+    event.name = range.nameId;
+    event.startNs = range.startNs;
+    event.endNs = endNs;
+    event.step = range.step;
+    // A layer scope carries its own layer; a user range the layer it was opened in.
+    event.layer = range.layer != kNoTag ? range.layer : range.outerTags.layer;
+    event.microbatch = range.outerTags.microbatch;
+    tracer.record(event);
+    return std::move(range.name);
+}
 
 }  // namespace
 
@@ -97,29 +127,11 @@ void UserRangeObserver::onEnd(const at::RecordFunction& fn, at::ObserverContext*
     if (self == nullptr || t_ranges.instance != self->m_instance) return;
     // The range's own entry: the innermost, unless a range ended out of order (or on another
     // thread than it began on, where nothing of it is found and nothing is recorded).
-    auto& open = t_ranges.open;
-    const auto found = std::find_if(open.rbegin(), open.rend(), [&fn](const OpenRange& range) {
-        return range.handle == fn.handle();
-    });
-    if (found == open.rend()) return;
-    const auto it = std::prev(found.base());
-    OpenRange range = std::move(*it);
-    // Ranges opened inside it and not closed yet lose their place: the tags go back to what
-    // enclosed this one.
-    open.erase(it, open.end());
-    HostTracer::setCurrentTags(range.outerTags);
-
-    Event event;
-    event.kind = EventKind::kRange;
-    event.category = range.category;
-    event.name = range.nameId;
-    event.startNs = range.startNs;
-    event.endNs = endNs;
-    event.step = range.step;
-    event.layer = range.outerTags.layer;
-    event.microbatch = range.outerTags.microbatch;
-    self->m_tracer.record(event);
-    if (std::optional<StepInfo> step = self->m_steps.rangeEnded(range.name, endNs))
+    const std::optional<std::string> name = closeInnermost(
+        self->m_tracer, [&fn](const OpenRange& range) { return range.handle == fn.handle(); },
+        endNs);
+    if (!name) return;
+    if (std::optional<StepInfo> step = self->m_steps.rangeEnded(*name, endNs))
         self->m_stepSink(*step);
 }
 
@@ -139,24 +151,8 @@ void UserRangeObserver::exitLayer() {
     const TimestampNs endNs = Clock::nowNs();
     UserRangeObserver* self = s_active.load(std::memory_order_acquire);
     if (self == nullptr || t_ranges.instance != self->m_instance) return;
-    auto& open = t_ranges.open;
-    const auto found = std::find_if(open.rbegin(), open.rend(),
-                                    [](const OpenRange& range) { return range.layer != kNoTag; });
-    if (found == open.rend()) return;
-    const auto it = std::prev(found.base());
-    const OpenRange range = std::move(*it);
-    open.erase(it, open.end());
-    HostTracer::setCurrentTags(range.outerTags);
-    Event event;
-    event.kind = EventKind::kRange;
-    event.category = range.category;
-    event.name = range.nameId;
-    event.startNs = range.startNs;
-    event.endNs = endNs;
-    event.step = range.step;
-    event.layer = range.layer;
-    event.microbatch = range.outerTags.microbatch;
-    self->m_tracer.record(event);
+    closeInnermost(
+        self->m_tracer, [](const OpenRange& range) { return range.layer != kNoTag; }, endNs);
 }
 
 }  // namespace glueprof

@@ -47,24 +47,19 @@ void perLayerTable(const PerLayerWorkResult& work, RunId run) {
     for (const char* column : {"op", "per layer", "per step", "ms per step", "kind"})
         ImGui::TableSetupColumn(column);
     ImGui::TableHeadersRow();
-    constexpr int kShown = 15;
-    int shown = 0;
-    for (const bool math : {false, true}) {
-        for (const PerLayerOp& op : work.ops) {
-            if (op.math != math || shown == kShown) continue;
-            ++shown;
-            ImGui::TableNextRow();
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(op.op.c_str());
-            ImGui::TableNextColumn();
-            ImGui::Text("%g", op.perLayer);
-            ImGui::TableNextColumn();
-            ImGui::Text("%g", op.perStep);
-            ImGui::TableNextColumn();
-            ImGui::Text("%.3f", op.msPerStep);
-            ImGui::TableNextColumn();
-            ImGui::TextUnformatted(op.kind.c_str());
-        }
+    constexpr std::size_t kShown = 15;
+    for (const PerLayerOp* op : opsGlueFirst(work, kShown)) {
+        ImGui::TableNextRow();
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(op->op.c_str());
+        ImGui::TableNextColumn();
+        ImGui::Text("%g", op->perLayer);
+        ImGui::TableNextColumn();
+        ImGui::Text("%g", op->perStep);
+        ImGui::TableNextColumn();
+        ImGui::Text("%.3f", op->msPerStep);
+        ImGui::TableNextColumn();
+        ImGui::TextUnformatted(op->kind.c_str());
     }
     ImGui::EndTable();
 }
