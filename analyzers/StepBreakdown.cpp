@@ -113,14 +113,29 @@ void addPhaseSpans(const TraceModel& trace, const std::unordered_map<std::int64_
     }
 }
 
-// A step's time to completion: from its start to the later of its end and its last device work.
+// A step's device time: from where the step before it completed (or its own start, when that is
+// later) to where it completes, the later of its host end and the end of the last device work it
+// launched. Steps so timed never overlap, and they sum to the span of their device work: a GPU
+// queue running behind the host puts each step's work in that step, not also in the next one's
+// host window.
 void addStepSpans(const TraceModel& trace, const std::unordered_map<std::int64_t, Interval>& work,
                   DeviceSpans& spans) {
-    for (const StepInfo& s : trace.steps()) {
-        if (auto span = launchedSpan(trace, s.startNs, s.endNs, work)) {
-            spans[s.step][indexOf(TimingMetric::kStep)].push_back(
-                Interval{s.startNs, std::max(s.endNs, span->end)});
+    std::vector<const StepInfo*> ordered;
+    for (const StepInfo& s : trace.steps()) ordered.push_back(&s);
+    std::stable_sort(ordered.begin(), ordered.end(), [](const StepInfo* a, const StepInfo* b) {
+        return a->startNs < b->startNs;
+    });
+    std::optional<TimestampNs> previousCompletion;
+    for (const StepInfo* s : ordered) {
+        const std::optional<Interval> span = launchedSpan(trace, s->startNs, s->endNs, work);
+        TimestampNs completion = std::max(s->endNs, span ? span->end : s->endNs);
+        TimestampNs start = s->startNs;
+        if (previousCompletion) {
+            completion = std::max(completion, *previousCompletion);
+            start = std::max(start, *previousCompletion);
         }
+        if (span) spans[s->step][indexOf(TimingMetric::kStep)].push_back(Interval{start, completion});
+        previousCompletion = completion;
     }
 }
 

@@ -10,6 +10,11 @@ Each run writes its own step times (--step-times, measured by the program, the s
 mode); the first step of each run (imports, construction, lazy init) is left out. Prints per program
 and mode the median step and the overhead against `none`, and writes OUT/profile_overhead.json.
 
+Then the same three ways on one op (bench/op_loop.py: a tight loop of torch.add on 8-element
+tensors, best of 7 repeats per run, median over the rounds): what each tracer adds per aten op, in
+ns. On a shared 2-core machine the step medians drift by 10-30% from run to run; the per-op figure
+is the steady one, and a step's overhead is about ops per step x the added ns.
+
 Usage: bench/profile_overhead.py GLUEPROF OUT [--rounds N] [--python PY]
 """
 import argparse
@@ -44,6 +49,18 @@ def run_once(glueprof, python, program, mode, out_dir, index):
     return times[1:]
 
 
+def op_loop_once(glueprof, python, mode, out_dir, index):
+    figure_file = os.path.join(out_dir, f"op_loop-{mode}-{index}.txt")
+    command = [python, os.path.join(HERE, "op_loop.py"), "--out", figure_file]
+    if mode == "glueprof":
+        command = [glueprof, "profile", "--db", os.path.join(out_dir, "overhead.sqlite"), "--"] + command
+    elif mode == "torch.profiler":
+        command = command + ["--torch-profiler"]
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    with open(figure_file) as f:
+        return float(f.read())
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("glueprof")
@@ -59,6 +76,10 @@ def main():
             for mode in order:
                 steps[(program, mode)] += run_once(args.glueprof, args.python, program, mode,
                                                    args.out, index)
+    per_op = {mode: [] for mode in MODES}
+    for index in range(args.rounds):
+        for mode in (MODES if index % 2 == 0 else list(reversed(MODES))):
+            per_op[mode].append(op_loop_once(args.glueprof, args.python, mode, args.out, index))
     result = {}
     print(f"{'program':<20} {'mode':<15} {'median step ms':>15} {'overhead':>9}  (steps)")
     for program in PROGRAMS:
@@ -74,6 +95,16 @@ def main():
         g = result[program]["glueprof"]["overhead"]
         t = result[program]["torch.profiler"]["overhead"]
         result[program]["glueprof_share_of_torch_profiler_overhead"] = g / t if t > 0 else None
+    base_ns = statistics.median(per_op["none"])
+    result["per_op"] = {}
+    print(f"\n{'one aten op (torch.add)':<36} {'ns per op':>10} {'added':>7}")
+    for mode in MODES:
+        ns = statistics.median(per_op[mode])
+        result["per_op"][mode] = {"ns_per_op": ns, "added_ns": ns - base_ns}
+        print(f"{'':<20} {mode:<15} {ns:>10.0f} {ns - base_ns:>+7.0f}")
+    g = result["per_op"]["glueprof"]["added_ns"]
+    t = result["per_op"]["torch.profiler"]["added_ns"]
+    result["per_op"]["glueprof_share_of_torch_profiler"] = g / t if t > 0 else None
     with open(os.path.join(args.out, "profile_overhead.json"), "w") as f:
         json.dump(result, f, indent=2)
 

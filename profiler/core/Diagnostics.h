@@ -107,6 +107,9 @@ inline constexpr const char kImportDerived[] = "import_derived";
       kSkipped, "runtime calls whose correlation id an earlier call has")                         \
     X(kSkippedStreamWaitWithoutStream, kImportSkipped, "stream wait event without a stream",    \
       kSkipped, "a stream wait event that names no stream")                                       \
+    X(kSkippedStreamWaitOfOtherCall, kImportSkipped,                                            \
+      "stream wait event whose API call is not cudaStreamWaitEvent (a stream sync's echo)",       \
+      kSkipped, "a stream wait record correlated with another call (e.g. cudaStreamSynchronize)") \
     X(kSkippedUnknownSync, kImportSkipped, "synchronization of unknown type", kSkipped,         \
       "a sync record of a kind glueprof does not know")                                           \
     X(kSkippedSyncWithoutCall, kImportSkipped,                                                  \

@@ -216,19 +216,25 @@ struct ThreadBufferSlot {
     void* buffer = nullptr;
 };
 // The calling thread's buffer in each writer it recorded into. A writer's instance number is never
-// reused, so the slot of a writer that is gone never matches again.
-thread_local std::vector<ThreadBufferSlot> t_buffers;
+// reused, so the slot of a writer that is gone never matches again. Plain arrays: a thread_local
+// with a constructor is reached through a TLS wrapper call at every use, and record() is per op.
+constexpr std::size_t kThreadBufferSlots = 64;
+thread_local ThreadBufferSlot t_buffers[kThreadBufferSlots];
+thread_local std::size_t t_bufferCount = 0;
 
 }  // namespace
 
 TraceWriter::ThreadBuffer& TraceWriter::bufferForThisThread() {
-    for (auto slot = t_buffers.rbegin(); slot != t_buffers.rend(); ++slot) {
-        if (slot->writer == m_instance) return *static_cast<ThreadBuffer*>(slot->buffer);
+    for (std::size_t i = t_bufferCount; i-- > 0;) {
+        if (t_buffers[i].writer == m_instance)
+            return *static_cast<ThreadBuffer*>(t_buffers[i].buffer);
     }
-    if (t_buffers.size() >= 64) {
+    if (t_bufferCount == kThreadBufferSlots) {
         // Slots of writers long closed: forget the older half (a live writer whose slot goes
         // only gets a second buffer for this thread, which it collects like the first).
-        t_buffers.erase(t_buffers.begin(), t_buffers.begin() + 32);
+        constexpr std::size_t kKept = kThreadBufferSlots / 2;
+        std::copy(t_buffers + kKept, t_buffers + kThreadBufferSlots, t_buffers);
+        t_bufferCount = kKept;
     }
     auto buffer = std::make_unique<ThreadBuffer>();
     buffer->events.reserve(kThreadBufferEvents);
@@ -237,7 +243,7 @@ TraceWriter::ThreadBuffer& TraceWriter::bufferForThisThread() {
         std::lock_guard<std::mutex> lock(m_buffersMutex);
         m_buffers.push_back(std::move(buffer));
     }
-    t_buffers.push_back(ThreadBufferSlot{m_instance, raw});
+    t_buffers[t_bufferCount++] = ThreadBufferSlot{m_instance, raw};
     return *raw;
 }
 
@@ -289,7 +295,7 @@ void TraceWriter::collectThreadBuffers() {
     // one: nothing is copied.
     std::lock_guard<std::mutex> buffersLock(m_buffersMutex);
     for (const std::unique_ptr<ThreadBuffer>& buffer : m_buffers) {
-        std::lock_guard<std::mutex> bufferLock(buffer->mutex);
+        std::lock_guard<SpinLock> bufferLock(buffer->lock);
         if (buffer->events.empty()) continue;
         std::lock_guard<std::mutex> queueLock(m_queueMutex);
         enqueueEvents(buffer->events);
@@ -298,7 +304,7 @@ void TraceWriter::collectThreadBuffers() {
 
 void TraceWriter::record(const Event& event) {
     ThreadBuffer& buffer = bufferForThisThread();
-    std::lock_guard<std::mutex> lock(buffer.mutex);
+    std::lock_guard<SpinLock> lock(buffer.lock);
     buffer.events.push_back(event);
     if (buffer.events.size() >= kThreadBufferEvents) {
         std::lock_guard<std::mutex> queueLock(m_queueMutex);

@@ -24,6 +24,7 @@
 
 #include "profiler/core/Event.h"
 #include "profiler/core/RunIdentity.h"
+#include "profiler/core/SpinLock.h"
 #include "profiler/core/WriterDirectoryLock.h"
 
 namespace glueprof {
@@ -161,7 +162,7 @@ class TraceWriter {
     // A recording thread's events between hand-offs to the queue. Its lock is taken by its own
     // thread per event and by collectThreadBuffers: uncontended but for the moment of a hand-off.
     struct ThreadBuffer {
-        std::mutex mutex;
+        SpinLock lock;
         std::vector<Event> events;
     };
     static constexpr std::size_t kThreadBufferEvents = 1024;

@@ -129,8 +129,20 @@ std::optional<ChromeEventMapper::SpanShape> ChromeEventMapper::commonShape(const
         assembly().count(DiagnosticId::kSkippedPythonFunctions);
         return std::nullopt;
     }
-    if (cat == kCatRuntime || cat == "cuda_driver" || cat == "runtime")
+    // Every device runtime's calls (cuda_runtime, mtia_runtime, ...), as HTA's CPU events take
+    // them (`^(.+)_runtime`).
+    if (cat == kCatRuntime || cat == "cuda_driver" || cat == "runtime" ||
+        (cat.size() > 8 && cat.substr(cat.size() - 8) == "_runtime"))
         return SpanShape{EventKind::kRuntime};
+    if (cat == "mtia_ccp_events") {
+        // An MTIA device's events: HTA counts them as both its kernels and its memory events; the
+        // name tells a copy or a memset from a kernel.
+        const std::string name = lowerCase(e.name);
+        if (name.find("memcpy") != std::string::npos)
+            return SpanShape{EventKind::kMemcpy, Category::kCopy, true};
+        if (name.find("memset") != std::string::npos) return SpanShape{EventKind::kMemset, {}, true};
+        return SpanShape{EventKind::kKernel, Category::kNone, true};
+    }
     if (cat == kCatKernel) {  // with a collective's args: an NCCL kernel
         return SpanShape{EventKind::kKernel,
                          e.collective.empty() ? Category::kNone : Category::kComm, true};

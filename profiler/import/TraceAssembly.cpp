@@ -185,14 +185,24 @@ void TraceAssembly::count(DiagnosticId reason, std::string_view quoted, std::int
 
 namespace {
 
+// NAME is CALL, or CALL with CUPTI's version suffix (cudaEventSynchronize_v3020, as Nsight names).
+bool isCallNamed(const std::string& name, std::string_view call) {
+    return name.compare(0, call.size(), call) == 0 &&
+           (name.size() == call.size() || name.compare(call.size(), 2, "_v") == 0);
+}
+
 // The host-blocking sync calls of the CUDA runtime and driver.
 bool isSyncCall(const std::string& name) {
     for (const char* call : {"cudaStreamSynchronize", "cudaEventSynchronize",
                              "cudaDeviceSynchronize", "cudaThreadSynchronize",
                              "cuStreamSynchronize", "cuEventSynchronize", "cuCtxSynchronize"}) {
-        if (name == call) return true;
+        if (isCallNamed(name, call)) return true;
     }
     return false;
+}
+
+bool isStreamWaitCall(const std::string& name) {
+    return isCallNamed(name, "cudaStreamWaitEvent") || isCallNamed(name, "cuStreamWaitEvent");
 }
 
 }  // namespace
@@ -257,6 +267,14 @@ std::unordered_set<std::int64_t> TraceAssembly::syncsFromRecords(const LinkedCal
                 count(DiagnosticId::kSkippedStreamWaitWithoutStream);
                 continue;
             }
+            // A stream waits only where the program called cudaStreamWaitEvent; a record of the
+            // kind correlated with another call (Nsight writes one beside each stream sync) is
+            // no wait of a stream. Without the call in the trace, the record is taken as it is.
+            auto call = calls.find(s.correlation);
+            if (call != calls.end() && !isStreamWaitCall(m_strings[call->second.name])) {
+                count(DiagnosticId::kSkippedStreamWaitOfOtherCall);
+                continue;
+            }
             add(streamLane(s.device, s.stream, s.process), EventKind::kMarker, Category::kSync,
                 s.name, s.startNs, s.startNs)
                 .correlation = s.correlation;
@@ -272,8 +290,12 @@ std::unordered_set<std::int64_t> TraceAssembly::syncsFromRecords(const LinkedCal
             continue;
         }
         recorded.insert(s.correlation);
-        syncs.push_back(
-            syncOn(call->second, call->second.name, s.startNs, s.endNs, s.correlation, false));
+        // Named by its blocking call (cudaStreamSynchronize, ...); where the call is not one
+        // (CUPTI records an event sync under cudaEventQuery too), by the record: "Event Sync".
+        const StringId name =
+            isSyncCall(m_strings[call->second.name]) || s.name.empty() ? call->second.name
+                                                                       : intern(s.name);
+        syncs.push_back(syncOn(call->second, name, s.startNs, s.endNs, s.correlation, false));
         if (s.waitedStream >= 0)
             markWaitedStream(streamLane(s.device, s.waitedStream, s.process), s.startNs,
                              s.correlation);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -65,10 +66,11 @@ struct PointerSlot {
 };
 constexpr std::size_t kPointerSlots = 1024;
 
-// Per-thread state: the stack of open ops and the name caches, so a steady-state op costs two
-// clock reads, one pointer-keyed lookup of its name (one hash lookup on a miss) and one push into
-// the writer's queue.
+// Per-thread state: the stack of open ops, the name caches and the thread's lane in the current
+// run, so a steady-state op costs two clock reads, one pointer-keyed lookup of its name (one hash
+// lookup on a miss) and one push into the writer's queue.
 struct ThreadState {
+    ~ThreadState();
     std::uint64_t instance = 0;
     std::vector<Frame> frames;
     std::deque<std::string> ownedNames;
@@ -76,6 +78,8 @@ struct ThreadState {
     std::vector<PointerSlot> byPointer = std::vector<PointerSlot>(kPointerSlots);
     int openFunctions = 0;
     int openSyncs = 0;
+    RunId laneRun = 0;  // the run `lane` belongs to (0: none yet)
+    LaneId lane = 0;
 
     void resetFor(std::uint64_t newInstance) {
         instance = newInstance;
@@ -85,20 +89,49 @@ struct ThreadState {
         std::fill(byPointer.begin(), byPointer.end(), PointerSlot{});
         openFunctions = 0;
         openSyncs = 0;
+        laneRun = 0;
+        lane = 0;
     }
 };
 
-thread_local ThreadState t_state;
+// The per-op path reads one plain pointer: a thread_local with a constructor (the state itself) is
+// reached through a TLS wrapper call at every use. The owner frees the state when the thread ends;
+// an op observed after that (another thread_local's destructor) is not recorded.
+thread_local ThreadState* t_state = nullptr;
+thread_local bool t_stateGone = false;
+thread_local std::unique_ptr<ThreadState> t_stateOwner;
 
-NameInfo lookupName(HostTracer& tracer, const char* name) {
+ThreadState::~ThreadState() {
+    t_state = nullptr;
+    t_stateGone = true;
+}
+
+ThreadState* threadState() {
+    if (t_state == nullptr && !t_stateGone) {
+        t_stateOwner = std::make_unique<ThreadState>();
+        t_state = t_stateOwner.get();
+    }
+    return t_state;
+}
+
+// The calling thread's lane in `run`: the tracer's, asked once per run.
+LaneId laneIn(ThreadState& state, HostTracer& tracer, RunId run) {
+    if (state.laneRun != run) {
+        state.lane = tracer.laneForThisThread();
+        state.laneRun = run;
+    }
+    return state.lane;
+}
+
+NameInfo lookupName(ThreadState& state, HostTracer& tracer, const char* name) {
     PointerSlot& slot =
-        t_state.byPointer[(reinterpret_cast<std::uintptr_t>(name) >> 3) % kPointerSlots];
+        state.byPointer[(reinterpret_cast<std::uintptr_t>(name) >> 3) % kPointerSlots];
     if (slot.pointer == name && std::strcmp(name, slot.text) == 0) return slot.info;
     const std::string_view text(name);
-    auto it = t_state.names.find(text);
-    if (it == t_state.names.end()) {
-        const std::string& owned = t_state.ownedNames.emplace_back(text);
-        it = t_state.names
+    auto it = state.names.find(text);
+    if (it == state.names.end()) {
+        const std::string& owned = state.ownedNames.emplace_back(text);
+        it = state.names
                  .emplace(std::string_view(owned),
                           NameInfo{tracer.intern(owned), classifySyncOp(owned),
                                    isInstrumentation(owned), ownCategory(owned)})
@@ -138,15 +171,18 @@ OpObserver::~OpObserver() {
 std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunction& fn) {
     OpObserver* self = s_active.load(std::memory_order_acquire);
     if (self == nullptr) return nullptr;
-    if (t_state.instance != self->m_instance) t_state.resetFor(self->m_instance);
-    NameInfo name = lookupName(self->m_tracer, fn.name());
+    ThreadState* stateOrNull = threadState();
+    if (stateOrNull == nullptr) return nullptr;
+    ThreadState& state = *stateOrNull;
+    if (state.instance != self->m_instance) state.resetFor(self->m_instance);
+    NameInfo name = lookupName(state, self->m_tracer, fn.name());
     if (name.instrumentation) {
-        t_state.frames.push_back(Frame{0, name, false, false});
+        state.frames.push_back(Frame{0, name, false, false});
         return nullptr;
     }
     bool isFunction = fn.scope() == at::RecordScope::FUNCTION;
-    bool countedSync = name.syncKind != SyncKind::kNone && t_state.openSyncs == 0;
-    if (isFunction && t_state.openFunctions == 0) {
+    bool countedSync = name.syncKind != SyncKind::kNone && state.openSyncs == 0;
+    if (isFunction && state.openFunctions == 0) {
         self->m_tracer.counters().add(Counter::kOpsDispatched);
     }
     if (countedSync) {
@@ -159,28 +195,32 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
         if (name.syncKind == SyncKind::kHostRead || name.syncKind == SyncKind::kDeviceToHost) {
             self->m_tracer.counters().add(Counter::kHostReads);
         }
-        ++t_state.openSyncs;
+        ++state.openSyncs;
     }
-    if (isFunction) ++t_state.openFunctions;
+    if (isFunction) ++state.openFunctions;
     if (DeviceCapture* capture = self->m_tracer.deviceCapture()) {
         const Tags tags = self->m_tracer.tagsNow();
         capture->enterOp(fn.handle(), OpContext{name.id, tags.step, tags.layer, tags.microbatch,
                                                 categoryOf(name, tags), self->m_tracer.run()});
     }
-    t_state.frames.push_back(Frame{Clock::nowNs(), name, isFunction, countedSync});
+    state.frames.push_back(Frame{Clock::nowNs(), name, isFunction, countedSync});
     return nullptr;
 }
 
 void OpObserver::onEnd(const at::RecordFunction& fn, at::ObserverContext* /*context*/) {
     TimestampNs endNs = Clock::nowNs();
     OpObserver* self = s_active.load(std::memory_order_acquire);
-    if (self == nullptr || t_state.instance != self->m_instance || t_state.frames.empty()) return;
-    Frame frame = t_state.frames.back();
-    t_state.frames.pop_back();
+    ThreadState* stateOrNull = t_state;
+    if (self == nullptr || stateOrNull == nullptr || stateOrNull->instance != self->m_instance ||
+        stateOrNull->frames.empty())
+        return;
+    ThreadState& state = *stateOrNull;
+    Frame frame = state.frames.back();
+    state.frames.pop_back();
     if (frame.name.instrumentation) return;
     if (DeviceCapture* capture = self->m_tracer.deviceCapture()) capture->exitOp();
-    if (frame.isFunction) --t_state.openFunctions;
-    if (frame.countedSync) --t_state.openSyncs;
+    if (frame.isFunction) --state.openFunctions;
+    if (frame.countedSync) --state.openSyncs;
 
     Tags tags = self->m_tracer.tagsNow();
     Event event;
@@ -197,7 +237,11 @@ void OpObserver::onEnd(const at::RecordFunction& fn, at::ObserverContext* /*cont
         event.flags |= kFlagWouldSync;
         if (frame.name.syncKind != SyncKind::kOutputSize) event.flags |= kFlagHostRead;
     }
-    if (t_state.openFunctions > 0) event.flags |= kFlagNested;
+    if (state.openFunctions > 0) event.flags |= kFlagNested;
+    // Run and lane filled here (HostTracer::record would look the lane up per event).
+    event.run = self->m_tracer.run();
+    if (event.run == 0) return;  // no run yet: not traced
+    event.lane = laneIn(state, self->m_tracer, event.run);
     self->m_tracer.record(event);
 }
 

@@ -140,6 +140,35 @@ TEST(StepBreakdownTest, OnACudaRunPhasesAreTimedByTheDeviceWorkTheyLaunched) {
     EXPECT_DOUBLE_EQ(r.medianHost(TimingMetric::kForward), 0.3);
 }
 
+// A GPU queue running behind the host: steps 1..3 each queue their work in 10 us of host time,
+// and the device runs it back to back, 40 us per step, from 5 us on. Timed to completion from each
+// step's host start, the steps would overlap (45 + 75 + 105 = 225 us for a 120 us device span); as
+// a partition of the device's time they are 45, 40 and 40 us, which sum to the span from the first
+// step's start to the last step's completion (125 us).
+TEST(StepBreakdownTest, StepsTimedOnTheDevicePartitionItsTimeWhenItRunsBehindTheHost) {
+    constexpr TimestampNs kUs = 1000;
+    TraceModelBuilder b;
+    const std::size_t host = b.addLane(LaneKind::kHostThread, "main");
+    const std::size_t stream = b.addLane(LaneKind::kCudaStream, "GPU 0 stream 7", 0, 7);
+    for (std::int32_t step = 1; step <= 3; ++step) {
+        const TimestampNs hostStart = (step - 1) * 10;
+        b.addStep(StepInfo{step, hostStart * kUs, (hostStart + 10) * kUs, false, 1, 1.0, 0});
+        b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel",
+                   (hostStart + 1) * kUs, (hostStart + 2) * kUs, step)
+            .correlation = step;
+        const TimestampNs deviceStart = 5 + (step - 1) * 40;
+        b.addEvent(stream, EventKind::kKernel, Category::kMath, "k", deviceStart * kUs,
+                   (deviceStart + 40) * kUs, step)
+            .correlation = step;
+    }
+    const StepBreakdownResult r = analyzeStepBreakdown(std::move(b).build());
+    ASSERT_EQ(r.measured.size(), 3u);
+    EXPECT_DOUBLE_EQ(r.measured[0].value(TimingMetric::kStep, true), 0.045);
+    EXPECT_DOUBLE_EQ(r.measured[1].value(TimingMetric::kStep, true), 0.040);
+    EXPECT_DOUBLE_EQ(r.measured[2].value(TimingMetric::kStep, true), 0.040);
+    EXPECT_DOUBLE_EQ(r.measured[1].hostValue(TimingMetric::kStep), 0.010);
+}
+
 TEST(StepBreakdownTest, AHostOnlyRunHasNoDeviceTimes) {
     const StepBreakdownResult r = analyzeStepBreakdown(twoMeasuredSteps());
     EXPECT_FALSE(r.hasDeviceTimes);

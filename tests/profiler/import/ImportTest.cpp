@@ -423,6 +423,58 @@ TEST_F(ImportFiles, SyncsWaitOnTheirStreamAndRepeatedCopySyncPairsMergeInLinearT
     EXPECT_EQ(syncs.hostReadsPerStep.at(3), kPairs);
 }
 
+TEST_F(ImportFiles, AnMtiaDevicesEventsAreItsKernelsAndCopiesAsHtaTakesThem) {
+    // An MTIA trace: device events under cat mtia_ccp_events, launches under mtia_runtime (HTA:
+    // kernels and memory events `mtia_ccp_events`, CPU events `^(.+)_runtime`).
+    const std::string json = R"({"traceEvents": [
+      {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+      {"ph": "X", "cat": "mtia_runtime", "name": "runFunction - job_prep_and_submit_for_execution", "pid": 1, "tid": 1, "ts": 1, "dur": 2, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "mtia_ccp_events", "name": "aten::mm", "pid": 0, "tid": 3, "ts": 10, "dur": 20, "args": {"correlation": 1, "stream": 3, "device": 0}},
+      {"ph": "X", "cat": "mtia_runtime", "name": "runFunction - job_prep_and_submit_for_execution", "pid": 1, "tid": 1, "ts": 4, "dur": 2, "args": {"correlation": 2}},
+      {"ph": "X", "cat": "mtia_ccp_events", "name": "Memcpy HtoD", "pid": 0, "tid": 3, "ts": 40, "dur": 5, "args": {"correlation": 2, "stream": 3, "device": 0}},
+      {"ph": "X", "cat": "MTIA_CCP_EVENTS", "name": "Memset", "pid": 0, "tid": 3, "ts": 50, "dur": 1, "args": {"correlation": 3, "stream": 3, "device": 0}}
+    ]})";
+    const ImportedRun run = readTrace(write("mtia.json", json), ImportOptions{});
+    EXPECT_EQ(count(run.model, EventKind::kKernel), 1);
+    EXPECT_EQ(count(run.model, EventKind::kMemcpy), 1);
+    EXPECT_EQ(count(run.model, EventKind::kMemset), 1);
+    EXPECT_EQ(count(run.model, EventKind::kRuntime), 2);
+    for (const auto& [what, n] : run.skipped) EXPECT_EQ(what.find("mtia"), std::string::npos) << what;
+}
+
+TEST_F(ImportFiles, SyncRecordsKeepTheirKindAndAStreamSyncHasNoStreamWait) {
+    // CUPTI's event-sync record under a cudaEventQuery call is named by the record; a stream-wait
+    // record correlated with a cudaStreamSynchronize (Nsight writes one beside each) is no wait
+    // of a stream; the one under cudaStreamWaitEvent is.
+    const std::string json = R"({"traceEvents": [
+      {"ph": "X", "cat": "user_annotation", "name": "ProfilerStep#0", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaEventQuery", "pid": 1, "tid": 1, "ts": 10, "dur": 3, "args": {"correlation": 1}},
+      {"ph": "X", "cat": "cuda_sync", "name": "Event Sync", "pid": 0, "tid": -1, "ts": 10, "dur": 2, "args": {"correlation": 1, "stream": -1, "device": 0}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamSynchronize", "pid": 1, "tid": 1, "ts": 20, "dur": 5, "args": {"correlation": 2}},
+      {"ph": "X", "cat": "cuda_sync", "name": "Stream Sync", "pid": 0, "tid": 7, "ts": 20, "dur": 4, "args": {"correlation": 2, "stream": 7, "device": 0}},
+      {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 7, "ts": 20, "dur": 0, "args": {"correlation": 2, "stream": 7, "device": 0}},
+      {"ph": "X", "cat": "cuda_runtime", "name": "cudaStreamWaitEvent", "pid": 1, "tid": 1, "ts": 30, "dur": 1, "args": {"correlation": 3}},
+      {"ph": "X", "cat": "cuda_sync", "name": "Stream Wait Event", "pid": 0, "tid": 8, "ts": 30, "dur": 0, "args": {"correlation": 3, "stream": 8, "device": 0}}
+    ]})";
+    const ImportedRun run = readTrace(write("sync-kinds.json", json), ImportOptions{});
+    std::vector<std::string> syncs;
+    std::vector<std::string> streamWaits;
+    for (std::size_t i = 0; i < run.model.lanes().size(); ++i) {
+        for (const Event& e : run.model.eventsOnLane(i)) {
+            if (e.kind == EventKind::kSync) syncs.push_back(run.model.name(e.name));
+            if (e.kind == EventKind::kMarker && run.model.name(e.name) == "Stream Wait Event")
+                streamWaits.push_back(fmt::format("{}@{}", e.correlation,
+                                                  run.model.lanes()[i].threadOrStream));
+        }
+    }
+    std::sort(syncs.begin(), syncs.end());
+    EXPECT_EQ(syncs, (std::vector<std::string>{"Event Sync", "cudaStreamSynchronize"}));
+    EXPECT_EQ(streamWaits, (std::vector<std::string>{"3@8"}));
+    EXPECT_EQ(run.skipped.at("stream wait event whose API call is not cudaStreamWaitEvent (a "
+                             "stream sync's echo)"),
+              1);
+}
+
 TEST_F(ImportFiles, AStepMarkerWrittenAsAnOpIsAStep) {
     const std::string path = write("opstep.json", R"({"traceEvents": [
       {"ph": "X", "cat": "cpu_op", "name": "ProfilerStep#5", "pid": 1, "tid": 1, "ts": 0, "dur": 100},
