@@ -122,9 +122,8 @@ void addStepSpans(const TraceModel& trace, const std::unordered_map<std::int64_t
                   DeviceSpans& spans) {
     std::vector<const StepInfo*> ordered;
     for (const StepInfo& s : trace.steps()) ordered.push_back(&s);
-    std::stable_sort(ordered.begin(), ordered.end(), [](const StepInfo* a, const StepInfo* b) {
-        return a->startNs < b->startNs;
-    });
+    std::stable_sort(ordered.begin(), ordered.end(),
+                     [](const StepInfo* a, const StepInfo* b) { return a->startNs < b->startNs; });
     std::optional<TimestampNs> previousCompletion;
     for (const StepInfo* s : ordered) {
         const std::optional<Interval> span = launchedSpan(trace, s->startNs, s->endNs, work);
@@ -134,7 +133,8 @@ void addStepSpans(const TraceModel& trace, const std::unordered_map<std::int64_t
             completion = std::max(completion, *previousCompletion);
             start = std::max(start, *previousCompletion);
         }
-        if (span) spans[s->step][indexOf(TimingMetric::kStep)].push_back(Interval{start, completion});
+        if (span)
+            spans[s->step][indexOf(TimingMetric::kStep)].push_back(Interval{start, completion});
         previousCompletion = completion;
     }
 }

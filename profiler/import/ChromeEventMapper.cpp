@@ -140,7 +140,8 @@ std::optional<ChromeEventMapper::SpanShape> ChromeEventMapper::commonShape(const
         const std::string name = lowerCase(e.name);
         if (name.find("memcpy") != std::string::npos)
             return SpanShape{EventKind::kMemcpy, Category::kCopy, true};
-        if (name.find("memset") != std::string::npos) return SpanShape{EventKind::kMemset, {}, true};
+        if (name.find("memset") != std::string::npos)
+            return SpanShape{EventKind::kMemset, {}, true};
         return SpanShape{EventKind::kKernel, Category::kNone, true};
     }
     if (cat == kCatKernel) {  // with a collective's args: an NCCL kernel

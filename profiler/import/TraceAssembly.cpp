@@ -292,9 +292,9 @@ std::unordered_set<std::int64_t> TraceAssembly::syncsFromRecords(const LinkedCal
         recorded.insert(s.correlation);
         // Named by its blocking call (cudaStreamSynchronize, ...); where the call is not one
         // (CUPTI records an event sync under cudaEventQuery too), by the record: "Event Sync".
-        const StringId name =
-            isSyncCall(m_strings[call->second.name]) || s.name.empty() ? call->second.name
-                                                                       : intern(s.name);
+        const StringId name = isSyncCall(m_strings[call->second.name]) || s.name.empty()
+                                  ? call->second.name
+                                  : intern(s.name);
         syncs.push_back(syncOn(call->second, name, s.startNs, s.endNs, s.correlation, false));
         if (s.waitedStream >= 0)
             markWaitedStream(streamLane(s.device, s.waitedStream, s.process), s.startNs,

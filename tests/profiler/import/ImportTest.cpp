@@ -439,7 +439,8 @@ TEST_F(ImportFiles, AnMtiaDevicesEventsAreItsKernelsAndCopiesAsHtaTakesThem) {
     EXPECT_EQ(count(run.model, EventKind::kMemcpy), 1);
     EXPECT_EQ(count(run.model, EventKind::kMemset), 1);
     EXPECT_EQ(count(run.model, EventKind::kRuntime), 2);
-    for (const auto& [what, n] : run.skipped) EXPECT_EQ(what.find("mtia"), std::string::npos) << what;
+    for (const auto& [what, n] : run.skipped)
+        EXPECT_EQ(what.find("mtia"), std::string::npos) << what;
 }
 
 TEST_F(ImportFiles, SyncRecordsKeepTheirKindAndAStreamSyncHasNoStreamWait) {
@@ -463,8 +464,8 @@ TEST_F(ImportFiles, SyncRecordsKeepTheirKindAndAStreamSyncHasNoStreamWait) {
         for (const Event& e : run.model.eventsOnLane(i)) {
             if (e.kind == EventKind::kSync) syncs.push_back(run.model.name(e.name));
             if (e.kind == EventKind::kMarker && run.model.name(e.name) == "Stream Wait Event")
-                streamWaits.push_back(fmt::format("{}@{}", e.correlation,
-                                                  run.model.lanes()[i].threadOrStream));
+                streamWaits.push_back(
+                    fmt::format("{}@{}", e.correlation, run.model.lanes()[i].threadOrStream));
         }
     }
     std::sort(syncs.begin(), syncs.end());
