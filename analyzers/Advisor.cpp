@@ -9,6 +9,7 @@
 #include <set>
 
 #include "analyzers/AdvisorRules.h"
+#include "analyzers/DeviceAdvisorRules.h"
 #include "analyzers/Intervals.h"
 #include "analyzers/Statistics.h"
 #include "profiler/core/ToggleCatalog.h"
@@ -370,6 +371,7 @@ std::vector<Finding> advise(const AdvisorInput& in) {
     repeatedWouldSyncs(in, findings);
     perLayerGlue(in, findings);
     blockingAllReduces(in, findings);
+    adviseOnDeviceWork(in, findings);
     std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         return a.savingMsPerStep > b.savingMsPerStep;
     });

@@ -35,11 +35,34 @@
 //                             take 10%+ of the layers' host time; no toggle; saving: their own
 //                             time per step beyond one layer's (what hoisting the layer-invariant
 //                             part out of the loop, or fusing it, can remove at most).
+// GPU traces (analyzers/DeviceAdvisorRules; savings per step, at most the idle or blocked time the
+// fix removes; no toggle, the fix named in the user's terms):
+//   launch_bound              HTA's idle breakdown mostly host wait, the GPU idle 30%+ of its span
+//                             and most kernels under 10 us -> CUDA graphs, torch.compile
+//                             (mode="reduce-overhead"), larger batches; saving: the host-wait idle.
+//   exposed_communication     communication kernels with 5%+ of the GPU timeline exposed (no
+//                             computation beside them) -> DDP bucket size, overlap, no_sync with
+//                             gradient accumulation; saving: the exposed communication.
+//   pageable_copies           copies to or from pageable host memory in measured steps, named
+//                             with the op that issues them -> pinned memory and non_blocking=True;
+//                             saving: the host time in those copy calls.
+//   elementwise_fusion        elementwise kernels 20%+ of kernel time, 10+ per step -> fusion
+//                             (torch.compile); saving: the idle gaps before them on their streams.
+//   allocator_churn           cudaMalloc/cudaFree calls in measured steps -> caching allocator
+//                             settings; saving: the host time in those calls.
+//   data_loader_stall         the GPU idle at each step's start while the host runs no torch op
+//                             -> DataLoader workers, pin_memory, prefetch; saving: that idle time.
+//   cross_stream_waits        HTA's "other" idle (waits on other streams, events) 50%+ of the idle
+//                             with stream waits in the trace -> review the streams' dependencies;
+//                             saving: the other idle.
 #include <string>
 #include <vector>
 
 #include "analyzers/CopyOverlap.h"
+#include "analyzers/DeviceTimeline.h"
 #include "analyzers/GlueOverhead.h"
+#include "analyzers/IdleBreakdown.h"
+#include "analyzers/LaunchStats.h"
 #include "analyzers/PerLayerWork.h"
 #include "analyzers/RepeatedWork.h"
 #include "analyzers/SyncPoints.h"
@@ -61,6 +84,10 @@ struct AdvisorInput {
     const SyncPointsResult* syncs = nullptr;   // optional: the repeated_host_syncs rule reads it
     const GlueOverheadResult* glue = nullptr;  // optional: the blocking_all_reduces rule reads it
     const PerLayerWorkResult* perLayer = nullptr;  // optional: the per_layer_glue rule reads it
+    // Optional, GPU traces: the device rules (analyzers/DeviceAdvisorRules) read them.
+    const std::vector<StreamIdle>* idle = nullptr;
+    const LaunchStatsResult* launches = nullptr;
+    const DeviceTimelineResult* timeline = nullptr;
 };
 
 // Findings sorted by estimated saving, largest first.

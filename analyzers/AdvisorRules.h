@@ -24,6 +24,14 @@ constexpr const char* kRepeatedWouldSyncs = "repeated_would_syncs";
 constexpr const char* kPerLayerGlue = "per_layer_glue";
 // Gradient all-reduces each blocking the trainer (one per parameter) exposing the communication.
 constexpr const char* kBlockingAllReduces = "blocking_all_reduces";
+// GPU traces (analyzers/DeviceAdvisorRules): no toggle of the trainer addresses these.
+constexpr const char* kLaunchBound = "launch_bound";
+constexpr const char* kExposedCommunication = "exposed_communication";
+constexpr const char* kPageableCopies = "pageable_copies";
+constexpr const char* kElementwiseFusion = "elementwise_fusion";
+constexpr const char* kAllocatorChurn = "allocator_churn";
+constexpr const char* kDataLoaderStall = "data_loader_stall";
+constexpr const char* kCrossStreamWaits = "cross_stream_waits";
 }  // namespace advisor_rules
 
 // The toggle that addresses a rule's pattern ("" when no toggle does).

@@ -11,10 +11,12 @@ AnalysisResult analyze(const TraceModel& trace) {
     result.repeated = analyzeRepeatedWork(trace);
     result.perLayer = analyzePerLayerWork(trace);
     result.idle = analyzeIdleBreakdown(trace);
+    result.timeline = analyzeDeviceTimeline(trace);
     result.launches = analyzeLaunchStats(trace);
     result.bubbles = analyzeBubbles(trace);
     result.findings = advise(AdvisorInput{&trace, &result.repeated, &result.copyOverlap,
-                                          &result.syncPoints, &result.glue, &result.perLayer});
+                                          &result.syncPoints, &result.glue, &result.perLayer,
+                                          &result.idle, &result.launches, &result.timeline});
     return result;
 }
 

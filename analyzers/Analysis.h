@@ -2,6 +2,7 @@
 // Analysis: the facade that runs every single-run analyzer over one TraceModel.
 #include "analyzers/Advisor.h"
 #include "analyzers/CopyOverlap.h"
+#include "analyzers/DeviceTimeline.h"
 #include "analyzers/GlueOverhead.h"
 #include "analyzers/IdleBreakdown.h"
 #include "analyzers/LaunchStats.h"
@@ -22,6 +23,7 @@ struct AnalysisResult {
     RepeatedWorkResult repeated;
     PerLayerWorkResult perLayer;    // ops every layer issues per step
     std::vector<StreamIdle> idle;   // device streams (GPU traces)
+    DeviceTimelineResult timeline;  // HTA's temporal breakdown, TraceLens's GPU timeline
     LaunchStatsResult launches;     // GPU traces
     BubbleResult bubbles;           // worker lanes (pipelines)
     std::vector<Finding> findings;  // the advisor's, largest saving first

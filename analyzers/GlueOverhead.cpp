@@ -41,7 +41,13 @@ bool isCommKernelName(const std::string& name) {
     std::string lower(name.size(), ' ');
     std::transform(name.begin(), name.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    return lower.find("nccl") != std::string::npos;
+    for (const char* marker :
+         {"nccl", "rccl", "nvshmem", "multimem", "msccl", "deep_ep", "allreduce", "all_reduce",
+          "allgather", "all_gather", "reducescatter", "reduce_scatter", "alltoall", "all_to_all",
+          "cross_device_reduce"}) {
+        if (lower.find(marker) != std::string::npos) return true;
+    }
+    return false;
 }
 
 bool isMathKernelName(const std::string& name) {
@@ -105,9 +111,23 @@ class KernelClasses {
     std::unordered_map<StringId, GluePart> m_byName;
 };
 
+// What the breakdown reads of a trace.
+struct Reading {
+    bool fromKernels = false;  // a GPU trace: the device timeline decides
+    // The trace tags device work with the step of its launch: work tagged with none (launched
+    // before the first step or after the last, as the importer found) is in no step, wherever it
+    // ran.
+    bool deviceWorkHasSteps = false;
+};
+
 // The part an event is an activity of, or none.
 std::optional<GluePart> activityPart(KernelClasses& kernels, const Lane& lane, const Event& e,
-                                     bool fromKernels) {
+                                     const Reading& reading) {
+    const bool fromKernels = reading.fromKernels;
+    if (reading.deviceWorkHasSteps && e.step == kNoTag && isDeviceLane(lane) &&
+        (e.kind == EventKind::kKernel || e.kind == EventKind::kMemcpy ||
+         e.kind == EventKind::kMemset))
+        return std::nullopt;
     switch (e.kind) {
         case EventKind::kWait:
         case EventKind::kSync:
@@ -145,7 +165,7 @@ struct Segment {
 // Disjoint segments of one lane labelled by the innermost activity. Events arrive sorted by start,
 // longest first; a child that outlives its parent is clipped to it.
 std::vector<Segment> innermostSegments(KernelClasses& kernels, const Lane& lane,
-                                       const std::vector<Event>& events, bool fromKernels) {
+                                       const std::vector<Event>& events, const Reading& reading) {
     std::vector<Segment> segments;
     struct Open {
         TimestampNs end;
@@ -158,7 +178,7 @@ std::vector<Segment> innermostSegments(KernelClasses& kernels, const Lane& lane,
         cursor = std::max(cursor, end);
     };
     for (const Event& e : events) {
-        auto part = activityPart(kernels, lane, e, fromKernels);
+        auto part = activityPart(kernels, lane, e, reading);
         if (!part || e.endNs <= e.startNs) continue;
         while (!stack.empty() && stack.back().end <= e.startNs) {
             emit(stack.back().end, stack.back().part);
@@ -222,14 +242,16 @@ std::vector<GapWork> workInGaps(const TraceModel& trace, const IntervalSet& idle
 
 GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace) {
     GlueOverheadResult result;
-    for (std::size_t i = 0; i < trace.lanes().size() && !result.fromKernels; ++i) {
+    Reading reading;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         for (const Event& e : trace.eventsOnLane(i)) {
-            if (e.kind == EventKind::kKernel) {
-                result.fromKernels = true;
-                break;
-            }
+            if (e.kind == EventKind::kKernel) reading.fromKernels = true;
+            if (e.kind == EventKind::kKernel && e.step != kNoTag && isDeviceLane(trace.lanes()[i]))
+                reading.deviceWorkHasSteps = true;
         }
+        if (reading.fromKernels && reading.deviceWorkHasSteps) break;
     }
+    result.fromKernels = reading.fromKernels;
     // All lanes' segments, by part, sorted by start: each lane's come sorted, so lanes are merged.
     std::array<std::vector<Interval>, kGluePartCount> byPart;
     KernelClasses kernels(trace);
@@ -237,8 +259,8 @@ GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace) {
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         std::array<std::size_t, kGluePartCount> laneBegin{};
         for (std::size_t p = 0; p < kGluePartCount; ++p) laneBegin[p] = byPart[p].size();
-        for (const Segment& s : innermostSegments(kernels, trace.lanes()[i], trace.eventsOnLane(i),
-                                                  result.fromKernels)) {
+        for (const Segment& s :
+             innermostSegments(kernels, trace.lanes()[i], trace.eventsOnLane(i), reading)) {
             byPart[static_cast<std::size_t>(s.part)].push_back(Interval{s.start, s.end});
         }
         for (std::size_t p = 0; p < kGluePartCount; ++p) {

@@ -65,7 +65,10 @@ GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace);
 
 // GEMM and attention kernels by name (cutlass, gemm, sgemm, matmul, flash, fmha, attention, sdpa).
 bool isMathKernelName(const std::string& name);
-// Collective kernels by name (NCCL's: ncclKernel_*, ncclDevKernel_*): communication, not math.
+// Collective kernels by name, case-insensitive: communication, not math. NCCL's and RCCL's
+// (ncclDevKernel_*), NVSHMEM's, NVLink SHARP's multimem kernels, MSCCL's, DeepEP's, and custom
+// all-reduces by what they do (`allreduce`/`all_reduce`, `allgather`/`all_gather`,
+// `reducescatter`/`reduce_scatter`, `alltoall`/`all_to_all`, vLLM's `cross_device_reduce`).
 bool isCommKernelName(const std::string& name);
 
 }  // namespace glueprof

@@ -11,4 +11,37 @@ std::optional<TimestampNs> htaHostEventCutoff(const TraceModel& trace) {
     return lastEnd;
 }
 
+HtaDeviceWork::HtaDeviceWork(const TraceModel& trace) : m_cutoff(htaHostEventCutoff(trace)) {
+    m_launchStart.reserve(trace.eventCount() / 4);
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        for (const Event& e : trace.eventsOnLane(i)) {
+            if (e.kind == EventKind::kRuntime && e.correlation != 0)
+                m_launchStart[e.correlation] = e.startNs;
+        }
+    }
+}
+
+bool HtaDeviceWork::keeps(const Event& work) const {
+    if (!m_cutoff) return true;
+    const std::optional<TimestampNs> launch = launchStart(work.correlation);
+    return launch && *launch <= *m_cutoff;
+}
+
+std::optional<TimestampNs> HtaDeviceWork::launchStart(std::int64_t correlation) const {
+    if (correlation == 0) return std::nullopt;
+    const auto found = m_launchStart.find(correlation);
+    if (found == m_launchStart.end()) return std::nullopt;
+    return found->second;
+}
+
+bool isDeviceWork(const Event& e) {
+    return e.kind == EventKind::kKernel || e.kind == EventKind::kMemcpy ||
+           e.kind == EventKind::kMemset;
+}
+
+bool isDeviceWorkLane(const Lane& lane) {
+    return (lane.kind == LaneKind::kCudaStream || lane.kind == LaneKind::kCopyStream) &&
+           lane.device >= 0;
+}
+
 }  // namespace glueprof

@@ -2,8 +2,10 @@
 // Holistic Trace Analysis's step window (hta/common/trace.py, _filter_irrelevant_gpu_kernels, with
 // its last step kept): with two or more steps, HTA keeps the host events that start by the end of
 // the last step and the device work they launched; with one step or none, every event. The idle
-// breakdown and the launch statistics read the device work HTA reads.
+// breakdown, the temporal breakdown and the launch statistics read the device work HTA reads.
+#include <cstdint>
 #include <optional>
+#include <unordered_map>
 
 #include "profiler/core/TraceModel.h"
 
@@ -11,5 +13,23 @@ namespace glueprof {
 
 // The latest start of a host event HTA keeps; nullopt when it keeps every event.
 std::optional<TimestampNs> htaHostEventCutoff(const TraceModel& trace);
+
+// The device work HTA reads, with the start of each launch (runtime call) by correlation id.
+class HtaDeviceWork {
+  public:
+    explicit HtaDeviceWork(const TraceModel& trace);
+    // Whether HTA reads `work` (a kernel, copy or memset): every one without a step window, else
+    // the ones whose launch starts by the cutoff.
+    bool keeps(const Event& work) const;
+    std::optional<TimestampNs> launchStart(std::int64_t correlation) const;
+
+  private:
+    std::unordered_map<std::int64_t, TimestampNs> m_launchStart;
+    std::optional<TimestampNs> m_cutoff;
+};
+
+bool isDeviceWork(const Event& e);  // a kernel, copy or memset
+// A lane of device work: a CUDA stream or copy engine of a device (not the CPU copy engine).
+bool isDeviceWorkLane(const Lane& lane);
 
 }  // namespace glueprof

@@ -25,10 +25,6 @@ bool isHtaLaunchCall(const std::string& name) {
     return false;
 }
 
-bool isDeviceWork(EventKind kind) {
-    return kind == EventKind::kKernel || kind == EventKind::kMemcpy || kind == EventKind::kMemset;
-}
-
 // `launches`: every runtime call by correlation id (analyzeLaunchStats's map).
 PerLaunchStats perLaunchStats(const TraceModel& trace,
                               const std::unordered_map<std::int64_t, const Event*>& launches) {
@@ -47,7 +43,7 @@ PerLaunchStats perLaunchStats(const TraceModel& trace,
     std::vector<double> delays;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         for (const Event& e : trace.eventsOnLane(i)) {
-            if (!isDeviceWork(e.kind) || e.correlation == 0) continue;
+            if (!isDeviceWork(e) || e.correlation == 0) continue;
             const Event* call = htaCall(e.correlation);
             if (call == nullptr) continue;
             const Event& c = *call;

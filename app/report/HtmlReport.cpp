@@ -399,9 +399,45 @@ std::string diagnosticsBoxes(const RunAnalysis& r) {
     return html;
 }
 
-// HTA's idle-time breakdown per device stream (whole run), and the ops every layer issues.
+// The device timeline (HTA's temporal breakdown, TraceLens's GPU timeline), HTA's idle-time
+// breakdown per device stream (whole run), and the ops every layer issues.
 std::string idleAndLayerTables(const AnalysisResult& a) {
     std::string html;
+    if (a.timeline.hasDeviceWork) {
+        const HtaTemporalBreakdown& t = a.timeline.temporal;
+        const GpuTimeline& g = a.timeline.timeline;
+        const auto ms = [](TimestampNs ns) { return static_cast<double>(ns) / 1e6; };
+        const auto pct = [](TimestampNs part, TimestampNs whole) {
+            return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+        };
+        html += fmt::format(
+            "<h3>Device timeline (whole run)</h3>\n<p>HTA's temporal breakdown: kernel time "
+            "{:.3f} ms, idle {:.1f}%, compute {:.1f}%, non-compute {:.1f}%{}.</p>\n<table><tr>"
+            "<th>TraceLens GPU timeline</th><th>ms</th><th>% of total</th></tr>\n",
+            ms(t.kernelNs), pct(t.idleNs, t.kernelNs), pct(t.computeNs, t.kernelNs),
+            pct(t.nonComputeNs, t.kernelNs),
+            a.timeline.commComputeOverlapPct
+                ? fmt::format("; comm/compute overlap {:.2f}%", *a.timeline.commComputeOverlapPct)
+                : std::string());
+        for (const auto& [name, ns] : g.rows())
+            html += fmt::format("<tr><td>{}</td><td>{:.3f}</td><td>{:.1f}</td></tr>\n", name,
+                                ms(ns), pct(ns, g.totalNs));
+        html += "</table>\n";
+        const KernelMix& mix = a.timeline.kernels;
+        html += fmt::format(
+            "<p>Kernels by category (TraceLens's): {} of {} kernels run under 10 µs ({:.3f} "
+            "ms).</p>\n<table><tr><th>category</th><th>count</th><th>ms</th><th>% of time</th>"
+            "</tr>\n",
+            mix.shortKernels, mix.kernels, ms(mix.shortKernelNs));
+        for (std::size_t c = 0; c < mix.byCategory.size(); ++c) {
+            const KernelCategoryTime& k = mix.byCategory[c];
+            if (k.count == 0) continue;
+            html += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.1f}</td></tr>\n",
+                                toString(static_cast<KernelCategory>(c)), k.count, ms(k.ns),
+                                pct(k.ns, mix.ns));
+        }
+        html += "</table>\n";
+    }
     if (!a.idle.empty()) {
         html +=
             "<h3>Device idle time by stream (HTA's breakdown, whole "

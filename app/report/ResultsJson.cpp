@@ -63,6 +63,48 @@ nlohmann::json toJson(const std::vector<StreamIdle>& streams) {
     return j;
 }
 
+nlohmann::json kernelCategoriesJson(const KernelMix& mix) {
+    nlohmann::json j = nlohmann::json::array();
+    for (std::size_t c = 0; c < mix.byCategory.size(); ++c) {
+        const KernelCategoryTime& t = mix.byCategory[c];
+        if (t.count == 0) continue;
+        j.push_back({{"category", toString(static_cast<KernelCategory>(c))},
+                     {"count", t.count},
+                     {"ms", static_cast<double>(t.ns) / 1e6},
+                     {"share",
+                      mix.ns > 0 ? static_cast<double>(t.ns) / static_cast<double>(mix.ns) : 0.0}});
+    }
+    return j;
+}
+
+nlohmann::json toJson(const DeviceTimelineResult& d) {
+    const auto ms = [](TimestampNs ns) { return static_cast<double>(ns) / 1e6; };
+    const HtaTemporalBreakdown& t = d.temporal;
+    const GpuTimeline& g = d.timeline;
+    return {{"hta_temporal",
+             {{"kernel_ms", ms(t.kernelNs)},
+              {"idle_ms", ms(t.idleNs)},
+              {"compute_ms", ms(t.computeNs)},
+              {"non_compute_ms", ms(t.nonComputeNs)}}},
+            {"comm_compute_overlap_pct",
+             d.commComputeOverlapPct ? nlohmann::json(*d.commComputeOverlapPct) : nlohmann::json()},
+            {"tracelens_gpu_timeline",
+             {{"computation_ms", ms(g.computationNs)},
+              {"exposed_comm_ms", ms(g.exposedCommNs)},
+              {"exposed_memcpy_ms", ms(g.exposedMemcpyNs)},
+              {"busy_ms", ms(g.busyNs)},
+              {"idle_ms", ms(g.idleNs)},
+              {"total_ms", ms(g.totalNs)},
+              {"total_comm_ms", ms(g.totalCommNs)},
+              {"total_memcpy_ms", ms(g.totalMemcpyNs)}}},
+            {"kernel_categories", kernelCategoriesJson(d.kernels)},
+            {"short_kernels",
+             {{"under_us", kShortKernelNs / 1000},
+              {"count", d.kernels.shortKernels},
+              {"of_kernels", d.kernels.kernels},
+              {"ms", ms(d.kernels.shortKernelNs)}}}};
+}
+
 nlohmann::json toJson(const LaunchStatsResult& l) {
     const PerLaunchStats& p = l.perLaunch;
     return {{"kernels_in_measured_steps", l.kernels},
@@ -253,6 +295,7 @@ nlohmann::json toJson(const RunAnalysis& r) {
     addSyncPoints(a.syncPoints, j);
     if (!a.perLayer.ops.empty()) j["per_layer_work"] = toJson(a.perLayer);
     if (!a.idle.empty()) j["idle_breakdown"] = toJson(a.idle);
+    if (a.timeline.hasDeviceWork) j["device_timeline"] = toJson(a.timeline);
     if (a.launches.kernels > 0 || a.launches.perLaunch.paired > 0)
         j["launch_stats"] = toJson(a.launches);
     j["copy_overlap"] = toJson(a.copyOverlap);

@@ -212,6 +212,43 @@ std::string idleBreakdown(const std::vector<StreamIdle>& streams) {
     return md;
 }
 
+// The device timeline as HTA and TraceLens define it, whole run (docs/metrics.md).
+std::string deviceTimeline(const DeviceTimelineResult& d) {
+    if (!d.hasDeviceWork) return "";
+    const auto ms = [](TimestampNs ns) { return static_cast<double>(ns) / 1e6; };
+    const auto pct = [](TimestampNs part, TimestampNs whole) {
+        return whole > 0 ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+    };
+    const HtaTemporalBreakdown& t = d.temporal;
+    const GpuTimeline& g = d.timeline;
+    std::string md = fmt::format(
+        "\n### Device timeline (whole run)\n\nHTA's temporal breakdown: kernel time {:.3f} ms, "
+        "idle {:.3f} ms ({:.1f}%), compute {:.3f} ms ({:.1f}%), non-compute {:.3f} ms ({:.1f}%)",
+        ms(t.kernelNs), ms(t.idleNs), pct(t.idleNs, t.kernelNs), ms(t.computeNs),
+        pct(t.computeNs, t.kernelNs), ms(t.nonComputeNs), pct(t.nonComputeNs, t.kernelNs));
+    md += d.commComputeOverlapPct
+              ? fmt::format("; comm/compute overlap {:.2f}%.\n", *d.commComputeOverlapPct)
+              : std::string(".\n");
+    md += "\n| TraceLens GPU timeline | ms | % of total |\n|---|---:|---:|\n";
+    for (const auto& [name, ns] : g.rows())
+        md += fmt::format("| {} | {:.3f} | {:.1f} |\n", name, ms(ns), pct(ns, g.totalNs));
+    const KernelMix& mix = d.kernels;
+    md += fmt::format(
+        "\nKernels by category (TraceLens's, whole run): {} kernels, copies and memsets, {:.3f} "
+        "ms; "
+        "{} of {} kernels run under 10 µs ({:.3f} ms).\n\n| category | count | ms | % of "
+        "time |\n|---|---:|---:|---:|\n",
+        mix.items, ms(mix.ns), mix.shortKernels, mix.kernels, ms(mix.shortKernelNs));
+    for (std::size_t c = 0; c < mix.byCategory.size(); ++c) {
+        const KernelCategoryTime& t = mix.byCategory[c];
+        if (t.count == 0) continue;
+        md +=
+            fmt::format("| {} | {} | {:.3f} | {:.1f} |\n", toString(static_cast<KernelCategory>(c)),
+                        t.count, ms(t.ns), pct(t.ns, mix.ns));
+    }
+    return md;
+}
+
 // Kernel launch statistics: the measured steps' kernels, and HTA's per-launch summary.
 std::string launchStats(const LaunchStatsResult& l) {
     if (l.kernels == 0 && l.perLaunch.paired == 0) return "";
@@ -264,6 +301,7 @@ std::string runSection(const RunAnalysis& r) {
             md += fmt::format("| {} | {:.3f} | {} |\n", code(w.name), w.msPerStep,
                               countText(w.countPerStep));
     }
+    md += deviceTimeline(a.timeline);
     md += idleBreakdown(a.idle);
     md += launchStats(a.launches);
     md += perLayerWork(a.perLayer);

@@ -16,10 +16,8 @@ results model). Each HTA figure is set beside glueprof's counterpart, one table 
 
 Figures (HTA's functions with HTA's defaults, except the step window below):
   temporal  get_temporal_breakdown: kernel_time (first to last device event), idle, compute and
-            non_compute time of the rank. glueprof: the glue breakdown of every measured step
-            (`glue_per_step`, docs/metrics.md "Glue-code overhead") summed over the steps: wall;
-            idle + sync_wait (the device ran nothing); math + glue + optimizer + data + pipeline
-            (compute kernels); copy + comm (device work that is not compute).
+            non_compute time of the rank. glueprof: `device_timeline.hta_temporal` of the run in
+            the report (analyzers/DeviceTimeline, HTA's selection and kernel types).
   idle      get_idle_time_breakdown: host_wait, kernel_wait and other per stream (kernel_wait: gaps
             under consecutive_kernel_delay = 30 in HTA's time unit, microseconds, though its
             docstring says nanoseconds). glueprof: `idle_breakdown` of each run in the report
@@ -29,8 +27,7 @@ Figures (HTA's functions with HTA's defaults, except the step window below):
             than its launch. glueprof: `launch_stats.per_launch` of each run in the report
             (analyzers/LaunchStats, HTA's pairing and window).
   overlap   get_comm_comp_overlap: the rank's comm/compute overlap in percent (n/a: no
-            communication kernels). glueprof: `rank_sets[].analysis.comm_compute_overlap`, made only
-            for the ranks of one data-parallel job.
+            communication kernels). glueprof: `device_timeline.comm_compute_overlap_pct`.
 
 Units and tolerances: times in microseconds, HTA's unit. The fixtures' timestamps are whole
 microseconds, which HTA keeps as integers and glueprof stores as exact nanoseconds, so times (read
@@ -43,9 +40,7 @@ start before the last step starts (include_last_profiler_step=False, its default
 work whose correlation id one of them carries; with one step or none it keeps everything. glueprof
 keeps the last step (docs/import.md, "Steps"), so the test loads HTA with
 include_last_profiler_step=True (host events starting at or before the last step's end): both sides
-count every step. What still differs is a definition, not a convention, and is reported: HTA also
-keeps what precedes the first step, and takes its temporal breakdown from the first to the last
-device event, where glueprof's breakdown is clipped to the host windows of the steps.
+count every step.
 
 Usage: hta_parity.py --glueprof PATH_TO_CLI --work DIR
 Exit: 0 every figure glueprof has is equal or a known difference; 1 a figure differs for no known
@@ -70,13 +65,6 @@ FIXTURES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file_
 EXACT = 0.0
 OVERLAP_TOLERANCE = 0.005 + 1e-9  # HTA's rounding to 2 decimals, and a double's last bits
 
-# glueprof's glue-breakdown parts that make up each temporal-breakdown figure: the compute kernels'
-# parts, device work that is not compute, and time the device ran nothing (idle, or the host blocked
-# in a sync while no device work ran).
-COMPUTE_PARTS = ("math", "glue", "optimizer", "data", "pipeline")
-NON_COMPUTE_PARTS = ("copy", "comm")
-IDLE_PARTS = ("idle", "sync_wait")
-
 CONVENTIONS = """\
 step convention
   HTA 0.5.0  TraceAnalysis(include_last_profiler_step=True): with 2+ ProfilerStep#N, the host events
@@ -84,44 +72,28 @@ step convention
              device work they launched; with 0 or 1 step, every event. Temporal breakdown: from the
              first to the last kept device event. Idle breakdown, launch stats, overlap: every kept
              event.
-  glueprof   every ProfilerStep#N is a measured step, the last included (none: the whole trace is
-             one step); glue breakdown: device work clipped to each step's host window, summed over
-             the steps.
+  glueprof   the same selection for the temporal breakdown, idle breakdown, launch stats and
+             overlap (analyzers/HtaWindow).
 units: us (times, exact), count (exact), % (overlap, within HTA's rounding: 0.005)"""
 
 MISSING = "MISSING in glueprof"
 LOST = "MISSING in glueprof, though its group is shown"
-# Made only for the ranks of one data-parallel job (comm/compute overlap), not yet for one rank's
-# trace: issue 32.
-NOT_YET_SHOWN = ("overlap",)
+NOT_YET_SHOWN = ()
 KNOWN = "known"
 NOW_EQUAL = "equal, but listed as known: remove it"
 
-# Differences understood figure by figure (each reproduced from the events of the fixture). The
-# first two kinds are glueprof's to close (issue 32 reproduces them on real GPU traces); the third is
-# HTA's reading of Kineto's sync records, which glueprof does not share.
-WINDOW = ("window: HTA spans the first to the last device event; glueprof sums the steps' host "
-          "windows (issue 32, items 2 and 4)")
-NO_STEP = ("selection: HTA drops device work whose launch is outside its step filter; glueprof clips "
-           "device work by time, and drops what trails a step's host window (issue 32, item 3)")
-SYNC_RECORDS = ("HTA counts Kineto's cuda_sync records (stream syncs, Stream Wait Event) as device "
-                "work; glueprof keeps them as host waits, not device busy time")
+# Differences understood figure by figure (each reproduced from the events of the fixture): HTA's
+# reading of Kineto's sync records, which glueprof does not share.
+SYNC_RECORDS = ("HTA counts Kineto's cuda_sync records on a stream (Stream Sync, Stream Wait Event) "
+                "as device work, in the span and as kernels (a Stream Wait Event as computation); "
+                "glueprof keeps them as host waits and stream markers, not device busy time")
 KNOWN_DIFFERENCES = {
-    ("hta-alexnet-trace", "temporal: kernel_time (us)"): WINDOW,
-    ("hta-alexnet-trace", "temporal: idle_time (us)"): WINDOW,
+    ("hta-alexnet-trace", "temporal: kernel_time (us)"): SYNC_RECORDS,
+    ("hta-alexnet-trace", "temporal: idle_time (us)"): SYNC_RECORDS,
     ("hta-alexnet-trace", "temporal: compute_time (us)"): SYNC_RECORDS,
     ("hta-alexnet-trace", "temporal: non_compute_time (us)"): SYNC_RECORDS,
-    ("hta-event_sync_trace", "temporal: kernel_time (us)"): WINDOW,
-    ("hta-event_sync_trace", "temporal: idle_time (us)"): WINDOW,
+    ("hta-event_sync_trace", "temporal: idle_time (us)"): SYNC_RECORDS,
     ("hta-event_sync_trace", "temporal: non_compute_time (us)"): SYNC_RECORDS,
-    ("hta-trace_compare-base", "temporal: kernel_time (us)"): WINDOW,
-    ("hta-trace_compare-base", "temporal: idle_time (us)"): WINDOW,
-    ("hta-trace_compare-base", "temporal: compute_time (us)"): NO_STEP,
-    ("hta-trace_compare-base", "temporal: non_compute_time (us)"): NO_STEP,
-    ("hta-trace_compare-test", "temporal: kernel_time (us)"): WINDOW,
-    ("hta-trace_compare-test", "temporal: idle_time (us)"): WINDOW,
-    ("hta-trace_compare-test", "temporal: compute_time (us)"): NO_STEP,
-    ("hta-trace_compare-test", "temporal: non_compute_time (us)"): NO_STEP,
 }
 
 
@@ -215,15 +187,13 @@ def glueprof_figures(cli, trace, work):
     [analyzed] = [r for r in results["runs"] if r["run"] == run]
     figures = {}
 
-    steps = analyzed["glue_per_step"]
-
-    def parts_us(parts):
-        return sum(ns_of(s["parts_ms"][p]) for s in steps for p in parts) / 1e3
-
-    figures[("temporal", "kernel_time (us)")] = sum(ns_of(s["wall_ms"]) for s in steps) / 1e3
-    figures[("temporal", "idle_time (us)")] = parts_us(IDLE_PARTS)
-    figures[("temporal", "compute_time (us)")] = parts_us(COMPUTE_PARTS)
-    figures[("temporal", "non_compute_time (us)")] = parts_us(NON_COMPUTE_PARTS)
+    timeline = analyzed.get("device_timeline")
+    if timeline is not None:
+        temporal = timeline["hta_temporal"]
+        for name, key in (("kernel_time", "kernel_ms"), ("idle_time", "idle_ms"),
+                          ("compute_time", "compute_ms"), ("non_compute_time", "non_compute_ms")):
+            figures[("temporal", name + " (us)")] = ns_of(temporal[key]) / 1e3
+        figures[("overlap", "comm/compute overlap (%)")] = timeline["comm_compute_overlap_pct"]
 
     for stream in analyzed.get("idle_breakdown", []):
         for category in ("host_wait", "kernel_wait", "other"):
@@ -242,11 +212,6 @@ def glueprof_figures(cli, trace, work):
         figures[("launch", "launch_delay max (us)")] = per["launch_delay_max_us"] if paired else None
         figures[("launch", "gpu shorter than cpu (count)")] = per["gpu_shorter_than_cpu"]
 
-    for rank_set in results["rank_sets"]:  # the ranks of one data-parallel job only
-        if run in rank_set["runs"]:
-            ratio = rank_set["analysis"]["comm_compute_overlap"][rank_set["runs"].index(run)]
-            figures[("overlap", "comm/compute overlap (%)")] = (
-                None if ratio is None else 100 * ratio)
     return figures
 
 

@@ -107,6 +107,35 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
             static_cast<long long>(p.paired), p.launchDelayMedianUs, p.launchDelayMaxUs,
             static_cast<long long>(p.gpuShorterThanCpu));
     }
+    if (a.timeline.hasDeviceWork) {  // TraceLens's GPU timeline and HTA's temporal breakdown
+        const GpuTimeline& g = a.timeline.timeline;
+        const HtaTemporalBreakdown& t = a.timeline.temporal;
+        const auto ms = [](TimestampNs ns) { return static_cast<double>(ns) / 1e6; };
+        const auto segment = [&](TimestampNs ns, GluePart colour, const char* name) {
+            return Segment{static_cast<double>(ns), partColour(colour),
+                           fmt::format("{} {:.3f} ms", name, ms(ns))};
+        };
+        stackedBar({segment(g.computationNs, GluePart::kMath, "computation"),
+                    segment(g.exposedCommNs, GluePart::kComm, "exposed communication"),
+                    segment(g.exposedMemcpyNs, GluePart::kCopy, "exposed memcpy"),
+                    segment(g.idleNs, GluePart::kIdle, "idle")},
+                   static_cast<double>(g.totalNs),
+                   fmt::format("GPU timeline (TraceLens), {:.3f} ms: idle {:.1f}%", ms(g.totalNs),
+                               g.totalNs > 0 ? 100.0 * ms(g.idleNs) / ms(g.totalNs) : 0.0));
+        const KernelMix& mix = a.timeline.kernels;
+        const std::string categories = mix.shareText();
+        ImGui::Text("Kernel time by category: %s; %lld of %lld kernels under 10 us",
+                    categories.c_str(), static_cast<long long>(mix.shortKernels),
+                    static_cast<long long>(mix.kernels));
+        ImGui::Text(
+            "HTA temporal breakdown: kernel time %.3f ms, idle %.3f, compute %.3f, non-compute "
+            "%.3f ms%s",
+            ms(t.kernelNs), ms(t.idleNs), ms(t.computeNs), ms(t.nonComputeNs),
+            a.timeline.commComputeOverlapPct
+                ? fmt::format(", comm/compute overlap {:.2f}%", *a.timeline.commComputeOverlapPct)
+                      .c_str()
+                : "");
+    }
     for (const StreamIdle& idle : a.idle) {  // HTA's idle breakdown, whole run
         ImGui::Text(
             "Device idle on %s: host wait %.3f ms, kernel wait %.3f ms, other %.3f ms "

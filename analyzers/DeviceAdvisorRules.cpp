@@ -1,0 +1,418 @@
+#include "analyzers/DeviceAdvisorRules.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analyzers/AdvisorRules.h"
+#include "analyzers/HtaWindow.h"
+#include "analyzers/Intervals.h"
+#include "analyzers/Statistics.h"
+
+namespace glueprof {
+
+namespace {
+
+double ms(TimestampNs ns) { return static_cast<double>(ns) / 1e6; }
+
+// What the rules share: the trace's steps and its device work, read once.
+struct DeviceView {
+    const TraceModel& trace;
+    std::set<std::int32_t> measured;
+    double steps = 1.0;  // the divisor of whole-run figures: the trace's steps (1 when none)
+    std::vector<const Event*> kernels;  // on device lanes, whole run
+    std::unordered_map<std::int64_t, const Event*> copyByCorrelation;
+    IntervalSet busy;  // the union of all device work
+    TimestampNs firstWork = 0, lastWork = 0;
+    IntervalSet hostInTorch;  // the union of host threads' aten ops and runtime calls
+    bool hasOps = false;      // the trace has aten ops (Nsight traces have none)
+
+    explicit DeviceView(const TraceModel& t) : trace(t), measured(t.measuredSteps()) {
+        steps = static_cast<double>(std::max<std::size_t>(1, t.steps().size()));
+        std::vector<Interval> device, host;
+        for (std::size_t i = 0; i < t.lanes().size(); ++i) {
+            const bool deviceLane = isDeviceWorkLane(t.lanes()[i]);
+            const bool hostLane = t.lanes()[i].kind == LaneKind::kHostThread;
+            for (const Event& e : t.eventsOnLane(i)) {
+                if (hostLane && (e.kind == EventKind::kOp || e.kind == EventKind::kRuntime)) {
+                    host.push_back({e.startNs, e.endNs});
+                    hasOps = hasOps || e.kind == EventKind::kOp;
+                }
+                if (!deviceLane || !isDeviceWork(e)) continue;
+                firstWork = device.empty() ? e.startNs : std::min(firstWork, e.startNs);
+                lastWork = device.empty() ? e.endNs : std::max(lastWork, e.endNs);
+                device.push_back({e.startNs, e.endNs});
+                if (e.kind == EventKind::kKernel) kernels.push_back(&e);
+                if (e.kind == EventKind::kMemcpy && e.correlation != 0)
+                    copyByCorrelation.emplace(e.correlation, &e);
+            }
+        }
+        busy = unionOf(std::move(device));
+        hostInTorch = unionOf(std::move(host));
+    }
+};
+
+struct IdleTotals {
+    TimestampNs hostWait = 0, kernelWait = 0, other = 0;
+    TimestampNs all() const { return hostWait + kernelWait + other; }
+};
+
+IdleTotals idleTotals(const std::vector<StreamIdle>& streams) {
+    IdleTotals t;
+    for (const StreamIdle& s : streams) {
+        t.hostWait += s.hostWaitNs;
+        t.kernelWait += s.kernelWaitNs;
+        t.other += s.otherNs;
+    }
+    return t;
+}
+
+double share(TimestampNs part, TimestampNs whole) {
+    return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
+}
+
+bool nameHas(const std::string& name, std::initializer_list<const char*> markers) {
+    for (const char* m : markers)
+        if (name.find(m) != std::string::npos) return true;
+    return false;
+}
+
+// The GPU waits for the host to launch: HTA's host wait dominates the idle, kernels are short.
+void launchBound(const AdvisorInput& in, const DeviceView& v, std::vector<Finding>& findings) {
+    if (in.idle == nullptr || in.timeline == nullptr || in.timeline->kernels.kernels == 0) return;
+    const IdleTotals idle = idleTotals(*in.idle);
+    const TimestampNs span = in.timeline->temporal.kernelNs;
+    const KernelMix& mix = in.timeline->kernels;  // TraceLens's: the kernels linked to a launch
+    const double shortShare =
+        static_cast<double>(mix.shortKernels) / static_cast<double>(mix.kernels);
+    if (share(idle.hostWait, idle.all()) < 0.5 || share(in.timeline->temporal.idleNs, span) < 0.3 ||
+        shortShare < 0.5)
+        return;
+    // Launch-bound means the host is busy issuing the work while the GPU waits: inside torch ops
+    // or runtime calls for most of the GPU's idle time (else it waits for something else, e.g. its
+    // input: data_loader_stall).
+    const IntervalSet gpuIdle =
+        differenceOf(IntervalSet{Interval{v.firstWork, v.lastWork}}, v.busy);
+    const double hostBusyShare =
+        share(totalLength(intersectionOf(gpuIdle, v.hostInTorch)), totalLength(gpuIdle));
+    if (hostBusyShare < 0.5) return;
+    Finding f;
+    f.rule = advisor_rules::kLaunchBound;
+    f.savingMsPerStep = ms(idle.hostWait) / v.steps;
+    f.evidence = fmt::format(
+        "the GPU is idle {:.0f}% of its {:.3f} ms span, {:.3f} ms of it ({:.0f}% of the idle) "
+        "waiting for the host to launch the next kernel (HTA's host wait) while the host is in "
+        "torch ops or runtime calls {:.0f}% of that idle time; {} of {} kernels run under 10 us",
+        100.0 * share(in.timeline->temporal.idleNs, span), ms(span), ms(idle.hostWait),
+        100.0 * share(idle.hostWait, idle.all()), 100.0 * hostBusyShare, mix.shortKernels,
+        mix.kernels);
+    if (in.launches != nullptr && in.launches->perLaunch.paired > 0) {
+        const PerLaunchStats& p = in.launches->perLaunch;
+        f.evidence += fmt::format("; {} launch calls take {:.3f} ms of host time", p.paired,
+                                  ms(p.cpuDurationNs));
+    }
+    f.evidence +=
+        ": the step is launch-bound. Capture it in a CUDA graph (torch.compile with "
+        "mode=\"reduce-overhead\", or torch.cuda.graphs), fuse small ops (torch.compile), or "
+        "give each launch more work (larger batches); at most the host-wait idle is saved";
+    findings.push_back(f);
+}
+
+// Communication the computation does not hide (TraceLens's exposed communication).
+void exposedCommunication(const AdvisorInput& in, const DeviceView& v,
+                          std::vector<Finding>& findings) {
+    if (in.timeline == nullptr) return;
+    const GpuTimeline& g = in.timeline->timeline;
+    if (g.totalCommNs == 0 || share(g.exposedCommNs, g.totalNs) < 0.05) return;
+    Finding f;
+    f.rule = advisor_rules::kExposedCommunication;
+    f.savingMsPerStep = ms(g.exposedCommNs) / v.steps;
+    f.evidence = fmt::format(
+        "communication kernels run {:.3f} ms, {:.3f} ms of it ({:.0f}%) with no computation "
+        "beside it: {:.0f}% of the GPU timeline",
+        ms(g.totalCommNs), ms(g.exposedCommNs), 100.0 * share(g.exposedCommNs, g.totalCommNs),
+        100.0 * share(g.exposedCommNs, g.totalNs));
+    if (in.timeline->commComputeOverlapPct)
+        f.evidence += fmt::format(" (HTA's comm/compute overlap {:.1f}%)",
+                                  *in.timeline->commComputeOverlapPct);
+    f.evidence +=
+        ". Overlap it with the backward pass: DDP's bucket_cap_mb (smaller buckets start "
+        "sooner), gradient_as_bucket_view=True, static_graph=True; with gradient accumulation, "
+        "model.no_sync() on all but the last micro-step; FSDP's backward_prefetch";
+    findings.push_back(f);
+}
+
+// The innermost aten op around each runtime call on the host lanes, by correlation id.
+std::unordered_map<std::int64_t, std::pair<const Event*, const Event*>> callsWithTheirOps(
+    const TraceModel& trace) {
+    std::unordered_map<std::int64_t, std::pair<const Event*, const Event*>> calls;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        if (trace.lanes()[i].kind != LaneKind::kHostThread) continue;
+        std::vector<const Event*> openOps;
+        for (const Event& e : trace.eventsOnLane(i)) {
+            while (!openOps.empty() && openOps.back()->endNs <= e.startNs) openOps.pop_back();
+            if (e.kind == EventKind::kOp) openOps.push_back(&e);
+            if (e.kind == EventKind::kRuntime && e.correlation != 0)
+                calls[e.correlation] = {&e, openOps.empty() ? nullptr : openOps.back()};
+        }
+    }
+    return calls;
+}
+
+// Copies from or to pageable host memory inside measured steps, by the op that issues them.
+void pageableCopies(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
+    if (v.copyByCorrelation.empty() || v.measured.empty()) return;
+    struct Group {
+        std::int64_t count = 0;
+        TimestampNs callNs = 0;
+        std::set<std::string> directions;
+    };
+    std::map<std::string, Group> byOp;
+    for (const auto& [correlation, call] : callsWithTheirOps(v.trace)) {
+        const auto copy = v.copyByCorrelation.find(correlation);
+        if (copy == v.copyByCorrelation.end()) continue;
+        const Event& c = *copy->second;
+        if (c.srcKind != MemoryKind::kPageable && c.dstKind != MemoryKind::kPageable) continue;
+        if (v.measured.count(call.first->step) == 0) continue;
+        Group& g = byOp[call.second != nullptr ? v.trace.name(call.second->name)
+                                               : v.trace.name(call.first->name)];
+        ++g.count;
+        g.callNs += call.first->durationNs();
+        g.directions.insert(c.dstKind == MemoryKind::kPageable ? "device to host"
+                                                               : "host to device");
+    }
+    if (byOp.empty()) return;
+    const double steps = static_cast<double>(v.measured.size());
+    std::vector<std::pair<std::string, Group>> ops(byOp.begin(), byOp.end());
+    std::sort(ops.begin(), ops.end(),
+              [](const auto& a, const auto& b) { return a.second.callNs > b.second.callNs; });
+    std::int64_t count = 0;
+    TimestampNs callNs = 0;
+    std::string issuers;
+    for (std::size_t i = 0; i < ops.size(); ++i) {
+        count += ops[i].second.count;
+        callNs += ops[i].second.callNs;
+        if (i < 3) {
+            std::string directions;
+            for (const std::string& d : ops[i].second.directions)
+                directions += (directions.empty() ? "" : ", ") + d;
+            issuers +=
+                fmt::format("{}{} ({:g} per step, {})", issuers.empty() ? "" : "; ", ops[i].first,
+                            static_cast<double>(ops[i].second.count) / steps, directions);
+        }
+    }
+    Finding f;
+    f.rule = advisor_rules::kPageableCopies;
+    f.savingMsPerStep = ms(callNs) / steps;
+    f.evidence = fmt::format(
+        "{:g} copies per step use pageable host memory, {:.3f} ms per step of host time in their "
+        "calls (a pageable copy holds the host until it is done), issued by {}. Pin the host "
+        "side (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
+        "non_blocking=True; a read back (.item(), .cpu(), .tolist(), boolean-mask indexing, "
+        "nonzero) can move out of the step or be batched into one",
+        static_cast<double>(count) / steps, f.savingMsPerStep, issuers);
+    findings.push_back(f);
+}
+
+bool isElementwiseKernel(const std::string& name) {
+    return nameHas(name, {"elementwise", "Elementwise", "vectorized_", "unrolled_"});
+}
+
+// Many short elementwise kernels: what fusion removes is the gaps before them.
+void elementwiseFusion(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
+    if (v.kernels.empty()) return;
+    TimestampNs all = 0, elementwise = 0;
+    std::int64_t count = 0;
+    std::unordered_map<StringId, bool> isElementwise;
+    for (const Event* e : v.kernels) {
+        all += e->durationNs();
+        auto [it, added] = isElementwise.try_emplace(e->name, false);
+        if (added) it->second = isElementwiseKernel(v.trace.name(e->name));
+        if (!it->second) continue;
+        elementwise += e->durationNs();
+        ++count;
+    }
+    const double perStep = static_cast<double>(count) / v.steps;
+    if (share(elementwise, all) < 0.2 || perStep < 10.0) return;
+    // The idle gap before each elementwise kernel on its stream: launch and dependency gaps a
+    // fused kernel would not have.
+    TimestampNs gaps = 0;
+    for (std::size_t i = 0; i < v.trace.lanes().size(); ++i) {
+        if (!isDeviceWorkLane(v.trace.lanes()[i])) continue;
+        TimestampNs previousEnd = -1;
+        for (const Event& e : v.trace.eventsOnLane(i)) {
+            if (!isDeviceWork(e)) continue;
+            if (e.kind == EventKind::kKernel && previousEnd >= 0 && e.startNs > previousEnd &&
+                isElementwise[e.name])
+                gaps += e.startNs - previousEnd;
+            previousEnd = std::max(previousEnd, e.endNs);
+        }
+    }
+    Finding f;
+    f.rule = advisor_rules::kElementwiseFusion;
+    f.savingMsPerStep = ms(gaps) / v.steps;
+    f.evidence = fmt::format(
+        "{:g} elementwise kernels per step take {:.0f}% of kernel time ({:.3f} ms per step), "
+        "with {:.3f} ms per step of idle gaps before them on their streams: fuse them "
+        "(torch.compile fuses chains of pointwise ops into one kernel; fused optimizers: "
+        "fused=True); at most the gaps are saved",
+        perStep, 100.0 * share(elementwise, all), ms(elementwise) / v.steps, f.savingMsPerStep);
+    findings.push_back(f);
+}
+
+bool isAllocatorCall(const std::string& name) {
+    for (const char* call : {"cudaMalloc", "cudaFree", "cuMemAlloc", "cuMemFree", "cudaMallocAsync",
+                             "cudaFreeAsync", "hipMalloc", "hipFree"}) {
+        const std::size_t n = std::char_traits<char>::length(call);
+        if (name.compare(0, n, call) == 0 && (name.size() == n || name.compare(n, 2, "_v") == 0))
+            return true;
+    }
+    return false;
+}
+
+// The caching allocator going back to the driver inside steady-state steps: the measured steps
+// after the first (the first fills the allocator's cache; one measured step shows no steady state).
+void allocatorChurn(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
+    if (v.measured.size() < 2 || v.kernels.empty()) return;
+    std::set<std::int32_t> steady = v.measured;
+    steady.erase(steady.begin());
+    std::int64_t count = 0;
+    TimestampNs callNs = 0;
+    std::unordered_map<StringId, bool> isAllocator;
+    std::map<std::string, std::int64_t> byCall;
+    for (std::size_t i = 0; i < v.trace.lanes().size(); ++i) {
+        if (v.trace.lanes()[i].kind != LaneKind::kHostThread) continue;
+        for (const Event& e : v.trace.eventsOnLane(i)) {
+            if (e.kind != EventKind::kRuntime || steady.count(e.step) == 0) continue;
+            auto [it, added] = isAllocator.try_emplace(e.name, false);
+            if (added) it->second = isAllocatorCall(v.trace.name(e.name));
+            if (!it->second) continue;
+            ++count;
+            callNs += e.durationNs();
+            ++byCall[v.trace.name(e.name)];
+        }
+    }
+    if (count == 0) return;
+    const double steps = static_cast<double>(steady.size());
+    std::string calls;
+    for (const auto& [name, n] : byCall)
+        calls += fmt::format("{}{} {:g}", calls.empty() ? "" : ", ", name,
+                             static_cast<double>(n) / steps);
+    Finding f;
+    f.rule = advisor_rules::kAllocatorChurn;
+    f.savingMsPerStep = ms(callNs) / steps;
+    f.evidence = fmt::format(
+        "the CUDA caching allocator calls the driver in steady-state steps ({} per step, the "
+        "first measured step left out), "
+        "{:.3f} ms per step of host time (cudaFree also waits for the device): keep tensor "
+        "shapes steady (pad variable lengths to a few buckets), drop torch.cuda.empty_cache() "
+        "from the loop, try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+        calls, f.savingMsPerStep);
+    findings.push_back(f);
+}
+
+// The GPU idle at each step's start while the host runs no torch op: it waits for its input.
+void dataLoaderStall(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
+    if (v.kernels.empty() || v.measured.empty() || !v.hasOps) return;
+    std::map<std::int32_t, TimestampNs> firstWork;  // step -> first start of its device work
+    for (std::size_t i = 0; i < v.trace.lanes().size(); ++i) {
+        if (!isDeviceWorkLane(v.trace.lanes()[i])) continue;
+        for (const Event& e : v.trace.eventsOnLane(i)) {
+            if (!isDeviceWork(e) || e.step == kNoTag) continue;
+            auto [it, added] = firstWork.try_emplace(e.step, e.startNs);
+            if (!added) it->second = std::min(it->second, e.startNs);
+        }
+    }
+    std::vector<double> stallMs;
+    TimestampNs stalled = 0, walls = 0;
+    for (const StepInfo& s : v.trace.steps()) {
+        if (v.measured.count(s.step) == 0) continue;
+        walls += s.endNs - s.startNs;
+        const auto first = firstWork.find(s.step);
+        if (first == firstWork.end()) continue;  // no device work of its own: nothing to wait for
+        const TimestampNs until = std::min(first->second, s.endNs);
+        const IntervalSet window{Interval{s.startNs, until}};
+        const IntervalSet idle = differenceOf(window, v.busy);
+        const TimestampNs outsideOps = totalLength(differenceOf(idle, v.hostInTorch));
+        stallMs.push_back(ms(outsideOps));
+        stalled += outsideOps;
+    }
+    if (stallMs.empty() || share(stalled, walls) < 0.1 || median(stallMs) <= 0.0) return;
+    Finding f;
+    f.rule = advisor_rules::kDataLoaderStall;
+    f.savingMsPerStep = ms(stalled) / static_cast<double>(stallMs.size());
+    f.evidence = fmt::format(
+        "each step begins with the GPU idle while the host runs no torch op (median {:.3f} ms, "
+        "{:.0f}% of step time): the step waits for its input. Load ahead of the step: "
+        "DataLoader(num_workers=N, pin_memory=True, prefetch_factor=2, persistent_workers=True), "
+        "and keep tokenization or collation out of the loop",
+        median(stallMs), 100.0 * share(stalled, walls));
+    findings.push_back(f);
+}
+
+// Streams waiting on each other: HTA's "other" idle dominates and the trace has stream waits.
+void crossStreamWaits(const AdvisorInput& in, const DeviceView& v, std::vector<Finding>& findings) {
+    if (in.idle == nullptr || in.timeline == nullptr) return;
+    const IdleTotals idle = idleTotals(*in.idle);
+    if (share(idle.other, idle.all()) < 0.5 ||
+        share(idle.other, in.timeline->temporal.kernelNs) < 0.1)
+        return;
+    std::int64_t waits = 0;
+    for (std::size_t i = 0; i < v.trace.lanes().size(); ++i) {
+        for (const Event& e : v.trace.eventsOnLane(i)) {
+            if (e.kind != EventKind::kRuntime && e.kind != EventKind::kMarker) continue;
+            const std::string& name = v.trace.name(e.name);
+            if (nameHas(name, {"StreamWaitEvent", "Stream Wait Event", "Stream wait"})) ++waits;
+        }
+    }
+    if (waits == 0) return;
+    std::string streams;
+    for (const StreamIdle& s : *in.idle) {
+        if (share(s.otherNs, s.hostWaitNs + s.kernelWaitNs + s.otherNs) < 0.5 || s.otherNs == 0)
+            continue;
+        streams +=
+            fmt::format("{}{} ({:.3f} ms)", streams.empty() ? "" : ", ", s.lane, ms(s.otherNs));
+    }
+    Finding f;
+    f.rule = advisor_rules::kCrossStreamWaits;
+    f.savingMsPerStep = ms(idle.other) / v.steps;
+    f.evidence = fmt::format(
+        "{:.0f}% of the GPU's idle time is neither launch latency nor host wait but waits on "
+        "other streams or events ({} stream waits in the trace; streams: {}): the streams "
+        "serialize. Check what each side stream waits for (a copy or NCCL stream gated on the "
+        "compute stream), record events only where the data is needed, and overlap independent "
+        "work",
+        100.0 * share(idle.other, idle.all()), waits, streams);
+    findings.push_back(f);
+}
+
+}  // namespace
+
+void adviseOnDeviceWork(const AdvisorInput& in, std::vector<Finding>& findings) {
+    if (in.trace == nullptr) return;
+    const DeviceView view(*in.trace);
+    if (view.kernels.empty() && view.copyByCorrelation.empty()) return;
+    const std::size_t firstOfOurs = findings.size();
+    launchBound(in, view, findings);
+    exposedCommunication(in, view, findings);
+    pageableCopies(in, view, findings);
+    elementwiseFusion(in, view, findings);
+    allocatorChurn(in, view, findings);
+    dataLoaderStall(in, view, findings);
+    crossStreamWaits(in, view, findings);
+    // No fix saves more than a step takes: each saving is at most the mean measured step.
+    TimestampNs walls = 0;
+    for (const StepInfo& s : in.trace->steps())
+        if (view.measured.count(s.step) != 0) walls += s.endNs - s.startNs;
+    if (view.measured.empty()) return;
+    const double meanStepMs = ms(walls) / static_cast<double>(view.measured.size());
+    for (std::size_t i = firstOfOurs; i < findings.size(); ++i)
+        findings[i].savingMsPerStep = std::min(findings[i].savingMsPerStep, meanStepMs);
+}
+
+}  // namespace glueprof

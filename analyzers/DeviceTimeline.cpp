@@ -1,0 +1,233 @@
+#include "analyzers/DeviceTimeline.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "analyzers/GlueOverhead.h"
+#include "analyzers/HtaWindow.h"
+#include "analyzers/Intervals.h"
+
+namespace glueprof {
+
+namespace {
+
+enum class HtaKernelType { kCommunication, kMemory, kComputation, kOther };
+
+bool startsWith(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
+
+// hta/utils/utils.py: get_kernel_type over is_comm_kernel, is_memory_kernel, is_compute_kernel.
+HtaKernelType htaKernelType(const Event& e, const std::string& name) {
+    const bool ncclKernel =
+        startsWith(name, "nccl") && name.find("Kernel", 4) != std::string::npos;  // ^nccl.*Kernel
+    if (ncclKernel) return HtaKernelType::kCommunication;
+    if (e.kind != EventKind::kKernel || startsWith(name, "Memcpy") || startsWith(name, "Memset") ||
+        startsWith(name, "dma"))
+        return HtaKernelType::kMemory;
+    if (name.find("Memcpy") != std::string::npos || name.find("Sync") != std::string::npos)
+        return HtaKernelType::kOther;
+    return HtaKernelType::kComputation;
+}
+
+// Per name id, computed once (a trace has few distinct kernel names and many kernels).
+template <typename Value>
+class ByName {
+  public:
+    template <typename Compute>
+    Value of(StringId name, Compute compute) {
+        auto [it, added] = m_values.try_emplace(name, Value{});
+        if (added) it->second = compute();
+        return it->second;
+    }
+
+  private:
+    std::unordered_map<StringId, Value> m_values;
+};
+
+struct Span {
+    TimestampNs first = 0;
+    TimestampNs last = 0;
+    bool any = false;
+    void add(const Event& e) {
+        first = any ? std::min(first, e.startNs) : e.startNs;
+        last = any ? std::max(last, e.endNs) : e.endNs;
+        any = true;
+    }
+    TimestampNs length() const { return any ? last - first : 0; }
+};
+
+void analyzeHta(const TraceModel& trace, DeviceTimelineResult& result) {
+    const HtaDeviceWork hta(trace);
+    ByName<HtaKernelType> types;
+    std::vector<Interval> all, compute, comm;
+    Span span;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        if (!isDeviceWorkLane(trace.lanes()[i])) continue;
+        for (const Event& e : trace.eventsOnLane(i)) {
+            if (!isDeviceWork(e) || !hta.keeps(e)) continue;
+            span.add(e);
+            all.push_back({e.startNs, e.endNs});
+            const HtaKernelType type =
+                types.of(e.name, [&] { return htaKernelType(e, trace.name(e.name)); });
+            if (type == HtaKernelType::kComputation) compute.push_back({e.startNs, e.endNs});
+            if (type == HtaKernelType::kCommunication) comm.push_back({e.startNs, e.endNs});
+        }
+    }
+    if (!span.any) return;
+    const IntervalSet computeUnion = unionOf(std::move(compute));
+    const IntervalSet commUnion = unionOf(std::move(comm));
+    HtaTemporalBreakdown& t = result.temporal;
+    t.kernelNs = span.length();
+    t.idleNs = t.kernelNs - totalLength(unionOf(std::move(all)));
+    t.computeNs = totalLength(computeUnion);
+    t.nonComputeNs = t.kernelNs - t.computeNs - t.idleNs;
+    const TimestampNs commNs = totalLength(commUnion);
+    if (commNs > 0) {
+        result.commComputeOverlapPct =
+            100.0 * static_cast<double>(totalLength(intersectionOf(commUnion, computeUnion))) /
+            static_cast<double>(commNs);
+    }
+}
+
+bool hasAny(const std::string& lower, std::initializer_list<const char*> markers) {
+    for (const char* m : markers)
+        if (lower.find(m) != std::string::npos) return true;
+    return false;
+}
+
+void addToMix(const Event& e, KernelCategory category, KernelMix& mix) {
+    KernelCategoryTime& c = mix.byCategory[static_cast<std::size_t>(category)];
+    ++c.count;
+    c.ns += e.durationNs();
+    ++mix.items;
+    mix.ns += e.durationNs();
+    if (e.kind != EventKind::kKernel) return;
+    ++mix.kernels;
+    if (e.durationNs() < kShortKernelNs) {
+        ++mix.shortKernels;
+        mix.shortKernelNs += e.durationNs();
+    }
+}
+
+void analyzeTraceLens(const TraceModel& trace, DeviceTimelineResult& result) {
+    std::unordered_map<std::int64_t, bool> launched;  // correlations of runtime calls
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        for (const Event& e : trace.eventsOnLane(i)) {
+            if (e.kind == EventKind::kRuntime && e.correlation != 0) launched[e.correlation] = true;
+        }
+    }
+    ByName<bool> commNames;
+    ByName<KernelCategory> categories;
+    std::vector<Interval> all, computation, comm, memcpy;
+    Span span;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        if (!isDeviceWorkLane(trace.lanes()[i])) continue;
+        for (const Event& e : trace.eventsOnLane(i)) {
+            if (!isDeviceWork(e) || launched.count(e.correlation) == 0) continue;
+            span.add(e);
+            addToMix(
+                e,
+                categories.of(e.name, [&] { return kernelCategoryOf(e.kind, trace.name(e.name)); }),
+                result.kernels);
+            const Interval interval{e.startNs, e.endNs};
+            all.push_back(interval);
+            if (e.kind == EventKind::kMemcpy) {
+                memcpy.push_back(interval);
+            } else if (e.category == Category::kComm ||
+                       commNames.of(e.name, [&] { return isCommKernelName(trace.name(e.name)); })) {
+                comm.push_back(interval);
+            } else {
+                computation.push_back(interval);
+            }
+        }
+    }
+    if (!span.any) return;
+    const IntervalSet computationUnion = unionOf(std::move(computation));
+    const IntervalSet commUnion = unionOf(std::move(comm));
+    const IntervalSet memcpyUnion = unionOf(std::move(memcpy));
+    GpuTimeline& g = result.timeline;
+    g.totalNs = span.length();
+    g.computationNs = totalLength(computationUnion);
+    g.totalCommNs = totalLength(commUnion);
+    g.exposedCommNs = totalLength(differenceOf(commUnion, computationUnion));
+    g.totalMemcpyNs = totalLength(memcpyUnion);
+    g.exposedMemcpyNs =
+        totalLength(differenceOf(differenceOf(memcpyUnion, computationUnion), commUnion));
+    g.busyNs = totalLength(unionOf(std::move(all)));
+    g.idleNs = g.totalNs - g.busyNs;
+}
+
+}  // namespace
+
+std::string KernelMix::shareText() const {
+    std::string text;
+    for (std::size_t c = 0; c < byCategory.size(); ++c) {
+        if (byCategory[c].count == 0) continue;
+        text += fmt::format(
+            "{}{} {:.0f}%", text.empty() ? "" : ", ", toString(static_cast<KernelCategory>(c)),
+            ns > 0 ? 100.0 * static_cast<double>(byCategory[c].ns) / static_cast<double>(ns) : 0.0);
+    }
+    return text;
+}
+
+const char* toString(KernelCategory category) {
+    switch (category) {
+        case KernelCategory::kGemm:
+            return "GEMM";
+        case KernelCategory::kAttention:
+            return "attention";
+        case KernelCategory::kElementwise:
+            return "elementwise";
+        case KernelCategory::kReduction:
+            return "reduction";
+        case KernelCategory::kNormalization:
+            return "normalization";
+        case KernelCategory::kCopy:
+            return "copy";
+        case KernelCategory::kComm:
+            return "communication";
+        case KernelCategory::kOther:
+        case KernelCategory::kCount:
+            break;
+    }
+    return "other";
+}
+
+KernelCategory kernelCategoryOf(EventKind kind, const std::string& name) {
+    if (kind == EventKind::kMemcpy || kind == EventKind::kMemset) return KernelCategory::kCopy;
+    if (isCommKernelName(name)) return KernelCategory::kComm;
+    std::string lower(name.size(), ' ');
+    std::transform(name.begin(), name.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (hasAny(lower, {"gemm", "cijk", "matmul", "cublas", "nvjet", "mfma", "wmma", "tensor_op",
+                       "cutlass", "rocblas", "hipblas", "matrix_multiply"}))
+        return KernelCategory::kGemm;
+    if (hasAny(lower,
+               {"attention", "fmha", "flash", "attn", "sdpa", "scaled_dot_product", "paged"}))
+        return KernelCategory::kAttention;
+    if (hasAny(lower, {"norm"})) return KernelCategory::kNormalization;
+    if (hasAny(lower,
+               {"relu", "gelu", "silu", "swish", "sigmoid", "tanh", "softmax", "act_and_mul",
+                "activation", "elementwise", "pointwise", "add", "mul", "div", "sub", "scalar"}))
+        return KernelCategory::kElementwise;
+    if (hasAny(lower, {"reduce", "sum", "mean", "max", "min", "argmax", "argmin"}))
+        return KernelCategory::kReduction;
+    if (hasAny(lower, {"copy", "memcpy", "memset", "transpose", "permute", "reshape", "cast",
+                       "convert", "fill"}))
+        return KernelCategory::kCopy;
+    return KernelCategory::kOther;
+}
+
+DeviceTimelineResult analyzeDeviceTimeline(const TraceModel& trace) {
+    DeviceTimelineResult result;
+    analyzeHta(trace, result);
+    analyzeTraceLens(trace, result);
+    result.hasDeviceWork = result.temporal.kernelNs > 0 || result.timeline.totalNs > 0;
+    return result;
+}
+
+}  // namespace glueprof

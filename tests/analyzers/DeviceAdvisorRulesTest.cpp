@@ -1,0 +1,183 @@
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "analyzers/AdvisorRules.h"
+#include "analyzers/Analysis.h"
+
+namespace glueprof {
+namespace {
+
+constexpr TimestampNs kUs = 1000;
+
+// A GPU trace of one measured step [0, stepUs) us on a host lane and CUDA streams 7 and 9, with
+// helpers that add a launch and its device work under one correlation id.
+struct GpuTrace {
+    TraceModelBuilder b;
+    std::size_t host = b.addLane(LaneKind::kHostThread, "main");
+    std::size_t s7 = b.addLane(LaneKind::kCudaStream, "GPU 0 stream 7", 0, 7);
+    std::size_t s9 = b.addLane(LaneKind::kCudaStream, "GPU 0 stream 9", 0, 9);
+    std::int64_t correlation = 0;
+
+    explicit GpuTrace(TimestampNs stepUs) {
+        b.addStep(StepInfo{1, 0, stepUs * kUs, false, 1, 0.0, 0});
+    }
+    Event& launch(const char* call, TimestampNs startUs, TimestampNs endUs) {
+        Event& e = b.addEvent(host, EventKind::kRuntime, Category::kNone, call, startUs * kUs,
+                              endUs * kUs, 1);
+        e.correlation = ++correlation;
+        return e;
+    }
+    Event& kernel(std::size_t stream, const char* name, TimestampNs startUs, TimestampNs endUs) {
+        Event& e = b.addEvent(stream, EventKind::kKernel, Category::kNone, name, startUs * kUs,
+                              endUs * kUs, 1);
+        e.correlation = correlation;
+        return e;
+    }
+    std::vector<Finding> findings() { return analyze(std::move(b).build()).findings; }
+};
+
+const Finding* findingOf(const std::vector<Finding>& findings, const char* rule) {
+    auto it = std::find_if(findings.begin(), findings.end(),
+                           [&](const Finding& f) { return f.rule == rule; });
+    return it == findings.end() ? nullptr : &*it;
+}
+
+// 20 kernels of 5 us, each launched 40 us after the one before from inside an aten op that
+// starts 28 us earlier, and starting 2 us after its call: every gap (35 us) is host wait, 665 us
+// of the 765 us span, with the host in torch ops for 32 us of each.
+TEST(DeviceAdvisorRulesTest, ShortKernelsWaitingOnTheirLaunchesAreLaunchBound) {
+    GpuTrace t(1000);
+    for (TimestampNs i = 0; i < 20; ++i) {
+        t.b.addEvent(t.host, EventKind::kOp, Category::kMath, "aten::add",
+                     std::max<TimestampNs>(0, 40 * i - 28) * kUs, (40 * i + 4) * kUs, 1);
+        t.launch("cudaLaunchKernel", 40 * i, 40 * i + 3);
+        t.kernel(t.s7, "vectorized_elementwise_kernel", 40 * i + 5, 40 * i + 10);
+    }
+    const std::vector<Finding> findings = t.findings();
+    const Finding* f = findingOf(findings, advisor_rules::kLaunchBound);
+    ASSERT_NE(f, nullptr);
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.665);
+    EXPECT_NE(f->evidence.find("20 of 20 kernels run under 10 us"), std::string::npos)
+        << f->evidence;
+    EXPECT_NE(f->evidence.find("reduce-overhead"), std::string::npos);
+    EXPECT_EQ(findingOf(findings, advisor_rules::kCrossStreamWaits), nullptr);
+}
+
+// The same kernels and launches without the ops: the host is outside torch for most of the GPU's
+// idle time, waiting for something else: not launch-bound.
+TEST(DeviceAdvisorRulesTest, AnIdleGpuWhileTheHostIsOutsideTorchIsNotLaunchBound) {
+    GpuTrace t(1000);
+    for (TimestampNs i = 0; i < 20; ++i) {
+        t.launch("cudaLaunchKernel", 40 * i, 40 * i + 3);
+        t.kernel(t.s7, "vectorized_elementwise_kernel", 40 * i + 5, 40 * i + 10);
+    }
+    EXPECT_EQ(findingOf(t.findings(), advisor_rules::kLaunchBound), nullptr);
+}
+
+// cudaFree in the first measured step fills the allocator's cache; in the second it is churn.
+TEST(DeviceAdvisorRulesTest, AllocationsOnlyInTheFirstMeasuredStepAreNotChurn) {
+    GpuTrace t(100);
+    t.b.addStep(StepInfo{2, 100 * kUs, 200 * kUs, false, 1, 0.0, 0});
+    t.launch("cudaLaunchKernel", 0, 1);
+    t.kernel(t.s7, "ampere_sgemm_128x64_nn", 2, 50);
+    t.b.addEvent(t.host, EventKind::kRuntime, Category::kNone, "cudaMalloc", 60 * kUs, 90 * kUs, 1);
+    EXPECT_EQ(findingOf(t.findings(), advisor_rules::kAllocatorChurn), nullptr);
+}
+
+// gemm [0, 100) on stream 7, an all-reduce [50, 300) on stream 9: 200 us of it exposed.
+TEST(DeviceAdvisorRulesTest, CommunicationNoComputationHidesIsExposed) {
+    GpuTrace t(400);
+    t.launch("cudaLaunchKernel", 0, 1);
+    t.kernel(t.s7, "ampere_sgemm_128x64_nn", 0, 100);
+    t.launch("cudaLaunchKernel", 2, 3);
+    t.kernel(t.s9, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 50, 300);
+    const std::vector<Finding> findings = t.findings();
+    const Finding* f = findingOf(findings, advisor_rules::kExposedCommunication);
+    ASSERT_NE(f, nullptr);
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.2);
+    EXPECT_NE(f->evidence.find("no_sync"), std::string::npos);
+}
+
+// aten::item [0, 50) issues a copy to pageable memory; its call holds the host [1, 41).
+TEST(DeviceAdvisorRulesTest, PageableCopiesAreNamedWithTheOpThatIssuesThem) {
+    GpuTrace t(100);
+    t.b.addEvent(t.host, EventKind::kOp, Category::kMath, "aten::item", 0, 50 * kUs, 1);
+    t.launch("cudaMemcpyAsync", 1, 41);
+    Event& copy = t.b.addEvent(t.s7, EventKind::kMemcpy, Category::kCopy,
+                               "Memcpy DtoH (Device -> Pageable)", 10 * kUs, 12 * kUs, 1);
+    copy.correlation = t.correlation;
+    copy.srcKind = MemoryKind::kDevice;
+    copy.dstKind = MemoryKind::kPageable;
+    const std::vector<Finding> findings = t.findings();
+    const Finding* f = findingOf(findings, advisor_rules::kPageableCopies);
+    ASSERT_NE(f, nullptr);
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.04);
+    EXPECT_NE(f->evidence.find("aten::item (1 per step, device to host)"), std::string::npos)
+        << f->evidence;
+    EXPECT_NE(f->evidence.find("non_blocking=True"), std::string::npos);
+}
+
+// A gemm of 50 us, then 12 elementwise kernels of 10 us with 5 us gaps before each (launched
+// early: kernel wait): 120 of 170 us of kernel time, 60 us of gaps.
+TEST(DeviceAdvisorRulesTest, ManyElementwiseKernelsPointToFusionSavingAtMostTheirGaps) {
+    GpuTrace t(400);
+    t.launch("cudaLaunchKernel", 0, 1);
+    t.kernel(t.s7, "ampere_sgemm_128x64_nn", 10, 60);
+    for (TimestampNs i = 0; i < 12; ++i) {
+        t.launch("cudaLaunchKernel", 2 + i, 3 + i);
+        t.kernel(t.s7, "vectorized_elementwise_kernel<4, add>", 65 + 15 * i, 75 + 15 * i);
+    }
+    const std::vector<Finding> findings = t.findings();
+    const Finding* f = findingOf(findings, advisor_rules::kElementwiseFusion);
+    ASSERT_NE(f, nullptr);
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.06);
+    EXPECT_NE(f->evidence.find("torch.compile"), std::string::npos);
+}
+
+TEST(DeviceAdvisorRulesTest, DriverAllocationsInsideASteadyStateStepAreAllocatorChurn) {
+    GpuTrace t(100);
+    t.b.addStep(StepInfo{2, 100 * kUs, 200 * kUs, false, 1, 0.0, 0});
+    t.launch("cudaLaunchKernel", 0, 1);
+    t.kernel(t.s7, "ampere_sgemm_128x64_nn", 2, 50);
+    t.b.addEvent(t.host, EventKind::kRuntime, Category::kNone, "cudaFree", 160 * kUs, 190 * kUs, 2);
+    const std::vector<Finding> findings = t.findings();
+    const Finding* f = findingOf(findings, advisor_rules::kAllocatorChurn);
+    ASSERT_NE(f, nullptr);
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.03);
+    EXPECT_NE(f->evidence.find("cudaFree 1"), std::string::npos) << f->evidence;
+}
+
+// The step's first op starts at 600 us; its kernel runs [620, 900). The GPU is idle [0, 620),
+// the host in no op for 610 us of it.
+TEST(DeviceAdvisorRulesTest, AnIdleGpuAtTheStepsStartWithTheHostOutsideOpsIsADataLoaderStall) {
+    GpuTrace t(1000);
+    t.b.addEvent(t.host, EventKind::kOp, Category::kMath, "aten::mm", 600 * kUs, 610 * kUs, 1);
+    t.launch("cudaLaunchKernel", 601, 605);
+    t.kernel(t.s7, "ampere_sgemm_128x64_nn", 620, 900);
+    const std::vector<Finding> findings = t.findings();
+    const Finding* f = findingOf(findings, advisor_rules::kDataLoaderStall);
+    ASSERT_NE(f, nullptr);
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.61);
+    EXPECT_NE(f->evidence.find("num_workers"), std::string::npos);
+}
+
+// k2 is launched long before k1 ends but starts 190 us after it, behind a stream wait.
+TEST(DeviceAdvisorRulesTest, IdleThatIsWaitingOnOtherStreamsIsNamed) {
+    GpuTrace t(300);
+    t.launch("cudaLaunchKernel", 0, 1);
+    t.kernel(t.s7, "ampere_sgemm_128x64_nn", 2, 12);
+    t.b.addEvent(t.host, EventKind::kRuntime, Category::kNone, "cudaStreamWaitEvent", 3 * kUs,
+                 4 * kUs, 1);
+    t.launch("cudaLaunchKernel", 5, 6);
+    t.kernel(t.s7, "ampere_sgemm_128x64_nn", 202, 212);
+    const std::vector<Finding> findings = t.findings();
+    const Finding* f = findingOf(findings, advisor_rules::kCrossStreamWaits);
+    ASSERT_NE(f, nullptr);
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.19);
+    EXPECT_EQ(findingOf(findings, advisor_rules::kLaunchBound), nullptr);
+}
+
+}  // namespace
+}  // namespace glueprof
