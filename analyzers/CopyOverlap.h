@@ -20,6 +20,11 @@ struct CopyTotals {
     TimestampNs copyNs = 0;
     TimestampNs overlappedNs = 0;
     TimestampNs exposedNs() const { return copyNs - overlappedNs; }
+    // Bytes moved per second of copy time (bytes per ns = GB/s, 10^9 bytes), as HTA's memory
+    // bandwidth summary and Nsight report it; 0 without copy time.
+    double bandwidthGBps() const {
+        return copyNs > 0 ? static_cast<double>(bytes) / static_cast<double>(copyNs) : 0.0;
+    }
     // 0 when there are no copies.
     double overlapRatio() const {
         return copyNs > 0 ? static_cast<double>(overlappedNs) / static_cast<double>(copyNs) : 0.0;

@@ -23,13 +23,21 @@ nlohmann::json toJson(const CopyOverlapResult& r) {
                         {"copy_ms", static_cast<double>(t.copyNs) / 1e6},
                         {"overlap_ratio", t.overlapRatio()}};
     }
+    nlohmann::json byDirection = nlohmann::json::object();
+    for (const auto& [direction, t] : r.byDirection) {
+        byDirection[direction] = {{"copies", t.copies},
+                                  {"bytes", t.bytes},
+                                  {"copy_ms", static_cast<double>(t.copyNs) / 1e6},
+                                  {"bandwidth_gb_per_s", t.bandwidthGBps()}};
+    }
     return {{"copies", r.total.copies},
             {"bytes", r.total.bytes},
             {"copy_ms_per_step", r.copyMsPerStep()},
             {"exposed_copy_ms_per_step", r.exposedMsPerStep()},
             {"overlap_ratio", r.total.overlapRatio()},
             {"compute", r.computeFromKernels ? "kernels" : "host ops"},
-            {"by_name", byName}};
+            {"by_name", byName},
+            {"by_direction", byDirection}};
 }
 
 nlohmann::json toJson(const PerLayerWorkResult& work) {

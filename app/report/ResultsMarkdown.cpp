@@ -332,6 +332,11 @@ std::string runSection(const RunAnalysis& r) {
             "{} copies.\n",
             a.copyOverlap.total.overlapRatio(), a.copyOverlap.exposedMsPerStep(),
             a.copyOverlap.total.copies);
+        md += "\n| direction | copies | MB | copy ms | GB/s |\n|---|---:|---:|---:|---:|\n";
+        for (const auto& [direction, t] : a.copyOverlap.byDirection)
+            md += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:.2f} |\n", direction, t.copies,
+                              static_cast<double>(t.bytes) / 1e6,
+                              static_cast<double>(t.copyNs) / 1e6, t.bandwidthGBps());
     }
     if (a.bubbles.workers > 0) {
         md += fmt::format(

@@ -69,6 +69,9 @@ TEST(CopyOverlapTest, HiddenHalfHiddenAndExposedCopies) {
     EXPECT_EQ(r.byHostMemory.at("pageable").copies,
               1);  // counted once although both ends are pageable
     EXPECT_EQ(r.byLane.at("copy engine").copyNs, 50);
+    // Bandwidth: 1000 bytes per copy; the HtoH copy takes 10 ns: 100 bytes/ns = 100 GB/s.
+    EXPECT_DOUBLE_EQ(r.byDirection.at("HtoH").bandwidthGBps(), 100.0);
+    EXPECT_DOUBLE_EQ(CopyTotals{}.bandwidthGBps(), 0.0);
 }
 
 // Step 1 = [0, 100) on a CPU trace:

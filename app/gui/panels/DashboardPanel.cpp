@@ -120,8 +120,13 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
                     segment(g.exposedMemcpyNs, GluePart::kCopy, "exposed memcpy"),
                     segment(g.idleNs, GluePart::kIdle, "idle")},
                    static_cast<double>(g.totalNs),
-                   fmt::format("GPU timeline (TraceLens), {:.3f} ms: idle {:.1f}%", ms(g.totalNs),
+                   fmt::format("GPU idle {:.1f}% (TraceLens)",
                                g.totalNs > 0 ? 100.0 * ms(g.idleNs) / ms(g.totalNs) : 0.0));
+        ImGui::Text(
+            "GPU timeline (TraceLens): total %.3f ms = computation %.3f + exposed comm %.3f + "
+            "exposed memcpy %.3f + idle %.3f ms",
+            ms(g.totalNs), ms(g.computationNs), ms(g.exposedCommNs), ms(g.exposedMemcpyNs),
+            ms(g.idleNs));
         const KernelMix& mix = a.timeline.kernels;
         const std::string categories = mix.shareText();
         ImGui::Text("Kernel time by category: %s; %lld of %lld kernels under 10 us",

@@ -14,9 +14,9 @@ namespace glueprof::gui {
 namespace {
 
 void totalsTable(const char* id, const char* what, const std::map<std::string, CopyTotals>& rows) {
-    if (rows.empty() || !ImGui::BeginTable(id, 5, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders))
+    if (rows.empty() || !ImGui::BeginTable(id, 6, ImGuiTableFlags_RowBg | ImGuiTableFlags_Borders))
         return;
-    for (const char* column : {what, "copies", "copy ms", "exposed ms", "overlap"})
+    for (const char* column : {what, "copies", "copy ms", "exposed ms", "overlap", "GB/s"})
         ImGui::TableSetupColumn(column);
     ImGui::TableHeadersRow();
     for (const auto& [key, t] : rows) {
@@ -31,6 +31,8 @@ void totalsTable(const char* id, const char* what, const std::map<std::string, C
         ImGui::Text("%.3f", static_cast<double>(t.exposedNs()) / 1e6);
         ImGui::TableNextColumn();
         ImGui::Text("%.3f", t.overlapRatio());
+        ImGui::TableNextColumn();
+        ImGui::Text("%.2f", t.bandwidthGBps());
     }
     ImGui::EndTable();
 }
