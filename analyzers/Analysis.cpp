@@ -12,6 +12,7 @@ AnalysisResult analyze(const TraceModel& trace) {
     result.perLayer = analyzePerLayerWork(trace);
     result.idle = analyzeIdleBreakdown(trace);
     result.timeline = analyzeDeviceTimeline(trace);
+    result.kernels = analyzeKernelBreakdown(trace);
     result.launches = analyzeLaunchStats(trace);
     result.bubbles = analyzeBubbles(trace);
     result.findings = advise(AdvisorInput{&trace, &result.repeated, &result.copyOverlap,

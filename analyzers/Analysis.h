@@ -5,6 +5,7 @@
 #include "analyzers/DeviceTimeline.h"
 #include "analyzers/GlueOverhead.h"
 #include "analyzers/IdleBreakdown.h"
+#include "analyzers/KernelBreakdown.h"
 #include "analyzers/LaunchStats.h"
 #include "analyzers/PerLayerWork.h"
 #include "analyzers/PipelineBubbles.h"
@@ -24,6 +25,7 @@ struct AnalysisResult {
     PerLayerWorkResult perLayer;    // ops every layer issues per step
     std::vector<StreamIdle> idle;   // device streams (GPU traces)
     DeviceTimelineResult timeline;  // HTA's temporal breakdown, TraceLens's GPU timeline
+    KernelBreakdownResult kernels;  // HTA's kernel breakdown (GPU traces)
     LaunchStatsResult launches;     // GPU traces
     BubbleResult bubbles;           // worker lanes (pipelines)
     std::vector<Finding> findings;  // the advisor's, largest saving first

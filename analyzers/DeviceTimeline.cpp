@@ -16,23 +16,6 @@ namespace glueprof {
 
 namespace {
 
-enum class HtaKernelType { kCommunication, kMemory, kComputation, kOther };
-
-bool startsWith(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
-
-// hta/utils/utils.py: get_kernel_type over is_comm_kernel, is_memory_kernel, is_compute_kernel.
-HtaKernelType htaKernelType(const Event& e, const std::string& name) {
-    const bool ncclKernel =
-        startsWith(name, "nccl") && name.find("Kernel", 4) != std::string::npos;  // ^nccl.*Kernel
-    if (ncclKernel) return HtaKernelType::kCommunication;
-    if (e.kind != EventKind::kKernel || startsWith(name, "Memcpy") || startsWith(name, "Memset") ||
-        startsWith(name, "dma"))
-        return HtaKernelType::kMemory;
-    if (name.find("Memcpy") != std::string::npos || name.find("Sync") != std::string::npos)
-        return HtaKernelType::kOther;
-    return HtaKernelType::kComputation;
-}
-
 // Per name id, computed once (a trace has few distinct kernel names and many kernels).
 template <typename Value>
 class ByName {

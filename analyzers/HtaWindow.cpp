@@ -34,6 +34,36 @@ std::optional<TimestampNs> HtaDeviceWork::launchStart(std::int64_t correlation) 
     return found->second;
 }
 
+namespace {
+bool startsWith(const std::string& text, const char* prefix) { return text.rfind(prefix, 0) == 0; }
+}  // namespace
+
+HtaKernelType htaKernelType(const Event& e, const std::string& name) {
+    const bool ncclKernel =
+        startsWith(name, "nccl") && name.find("Kernel", 4) != std::string::npos;  // ^nccl.*Kernel
+    if (ncclKernel) return HtaKernelType::kCommunication;
+    if (e.kind != EventKind::kKernel || startsWith(name, "Memcpy") || startsWith(name, "Memset") ||
+        startsWith(name, "dma"))
+        return HtaKernelType::kMemory;
+    if (name.find("Memcpy") != std::string::npos || name.find("Sync") != std::string::npos)
+        return HtaKernelType::kOther;
+    return HtaKernelType::kComputation;
+}
+
+const char* toString(HtaKernelType type) {
+    switch (type) {
+        case HtaKernelType::kCommunication:
+            return "COMMUNICATION";
+        case HtaKernelType::kMemory:
+            return "MEMORY";
+        case HtaKernelType::kComputation:
+            return "COMPUTATION";
+        case HtaKernelType::kOther:
+            break;
+    }
+    return "OTHER";
+}
+
 bool isDeviceWork(const Event& e) {
     return e.kind == EventKind::kKernel || e.kind == EventKind::kMemcpy ||
            e.kind == EventKind::kMemset;

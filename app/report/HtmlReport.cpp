@@ -423,6 +423,9 @@ std::string idleAndLayerTables(const AnalysisResult& a) {
             html += fmt::format("<tr><td>{}</td><td>{:.3f}</td><td>{:.1f}</td></tr>\n", name,
                                 ms(ns), pct(ns, g.totalNs));
         html += "</table>\n";
+        if (!a.kernels.byType.empty())
+            html += fmt::format("<p>Kernel time by HTA's kernel type: {}.</p>\n",
+                                escapeMarkup(a.kernels.typeShareText()));
         const KernelMix& mix = a.timeline.kernels;
         html += fmt::format(
             "<p>Kernels by category (TraceLens's): {} of {} kernels run under 10 µs ({:.3f} "

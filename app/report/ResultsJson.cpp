@@ -113,6 +113,24 @@ nlohmann::json toJson(const DeviceTimelineResult& d) {
               {"ms", ms(d.kernels.shortKernelNs)}}}};
 }
 
+nlohmann::json toJson(const KernelBreakdownResult& k) {
+    nlohmann::json byType = nlohmann::json::array();
+    for (const KernelTypeTime& t : k.byType)
+        byType.push_back(
+            {{"type", t.type}, {"ms", static_cast<double>(t.ns) / 1e6}, {"percent", t.percent}});
+    nlohmann::json kernels = nlohmann::json::array();
+    for (const KernelTime& t : k.kernels) {
+        kernels.push_back({{"type", t.type},
+                           {"name", t.name},
+                           {"count", t.count},
+                           {"ms", static_cast<double>(t.ns) / 1e6},
+                           {"mean_us", t.meanNs / 1e3},
+                           {"min_us", static_cast<double>(t.minNs) / 1e3},
+                           {"max_us", static_cast<double>(t.maxNs) / 1e3}});
+    }
+    return {{"by_type", byType}, {"kernels", kernels}};
+}
+
 nlohmann::json toJson(const LaunchStatsResult& l) {
     const PerLaunchStats& p = l.perLaunch;
     return {{"kernels_in_measured_steps", l.kernels},
@@ -304,6 +322,7 @@ nlohmann::json toJson(const RunAnalysis& r) {
     if (!a.perLayer.ops.empty()) j["per_layer_work"] = toJson(a.perLayer);
     if (!a.idle.empty()) j["idle_breakdown"] = toJson(a.idle);
     if (a.timeline.hasDeviceWork) j["device_timeline"] = toJson(a.timeline);
+    if (!a.kernels.byType.empty()) j["kernel_breakdown"] = toJson(a.kernels);
     if (a.launches.kernels > 0 || a.launches.perLaunch.paired > 0)
         j["launch_stats"] = toJson(a.launches);
     j["copy_overlap"] = toJson(a.copyOverlap);

@@ -23,6 +23,7 @@ nlohmann::json toJson(const PerLayerWorkResult& work);          // ops every lay
 nlohmann::json toJson(const std::vector<StreamIdle>& streams);  // HTA's idle breakdown per stream
 nlohmann::json toJson(const LaunchStatsResult& launches);       // kernel launch statistics
 nlohmann::json toJson(const DeviceTimelineResult& timeline);    // HTA's and TraceLens's views
+nlohmann::json toJson(const KernelBreakdownResult& kernels);    // HTA's kernel breakdown
 nlohmann::json toJson(const GlueOverheadResult& glue);          // median ms per part
 nlohmann::json toJson(const RankAnalysisResult& ranks);
 nlohmann::json toJson(const RunIdentity& identity);

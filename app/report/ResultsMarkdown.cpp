@@ -249,6 +249,25 @@ std::string deviceTimeline(const DeviceTimelineResult& d) {
     return md;
 }
 
+// HTA's kernel breakdown: time by kernel type, and the kernels that take it.
+std::string kernelBreakdown(const KernelBreakdownResult& k) {
+    if (k.byType.empty()) return "";
+    std::string md = "\n### Kernels (HTA's breakdown, whole run)\n\n";
+    for (const KernelTypeTime& t : k.byType)
+        md += fmt::format("{}{} {:.3f} ms ({:.1f}%)", md.back() == '\n' ? "" : ", ", t.type,
+                          static_cast<double>(t.ns) / 1e6, t.percent);
+    md +=
+        ".\n\n| type | kernel | count | ms | mean µs | min µs | max µs |\n"
+        "|---|---|---:|---:|---:|---:|---:|\n";
+    for (const KernelTime& t : k.kernels) {
+        md += fmt::format("| {} | {} | {} | {:.3f} | {:.3f} | {:.3f} | {:.3f} |\n", t.type,
+                          code(t.name.size() > 90 ? t.name.substr(0, 90) + "..." : t.name), t.count,
+                          static_cast<double>(t.ns) / 1e6, t.meanNs / 1e3,
+                          static_cast<double>(t.minNs) / 1e3, static_cast<double>(t.maxNs) / 1e3);
+    }
+    return md;
+}
+
 // Kernel launch statistics: the measured steps' kernels, and HTA's per-launch summary.
 std::string launchStats(const LaunchStatsResult& l) {
     if (l.kernels == 0 && l.perLaunch.paired == 0) return "";
@@ -302,6 +321,7 @@ std::string runSection(const RunAnalysis& r) {
                               countText(w.countPerStep));
     }
     md += deviceTimeline(a.timeline);
+    md += kernelBreakdown(a.kernels);
     md += idleBreakdown(a.idle);
     md += launchStats(a.launches);
     md += perLayerWork(a.perLayer);

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "app/report/Findings.h"
 #include "app/report/RankText.h"
 #include "app/report/SyncComparison.h"
@@ -347,6 +349,19 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
         const std::string categories = mix.shareText();
         out += fmt::format("    kernel time by category: {}; {} of {} kernels under 10 us\n",
                            categories, mix.shortKernels, mix.kernels);
+        const auto longest = std::max_element(a.kernels.kernels.begin(), a.kernels.kernels.end(),
+                                              [](const KernelTime& x, const KernelTime& y) {
+                                                  return (x.name == "others" ? 0 : x.ns) <
+                                                         (y.name == "others" ? 0 : y.ns);
+                                              });
+        if (!a.kernels.byType.empty())
+            out += fmt::format("    kernel time by HTA's type: {}\n", a.kernels.typeShareText());
+        if (longest != a.kernels.kernels.end() && longest->name != "others") {
+            const KernelTime& top = *longest;
+            out +=
+                fmt::format("    longest kernel (HTA's breakdown): {:.80} {:.3f} ms in {} runs\n",
+                            top.name, static_cast<double>(top.ns) / 1e6, top.count);
+        }
     }
     if (!a.idle.empty()) {
         out += "  device idle by stream (ms, whole run; HTA's host wait / kernel wait / other):\n";

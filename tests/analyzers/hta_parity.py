@@ -26,6 +26,10 @@ Figures (HTA's functions with HTA's defaults, except the step window below):
             work, summed cpu and gpu durations, median and max launch delay, device work shorter
             than its launch. glueprof: `launch_stats.per_launch` of each run in the report
             (analyzers/LaunchStats, HTA's pairing and window).
+  kernels   get_gpu_kernel_breakdown (its defaults: duration_ratio 0.8, num_kernels 10, no memory
+            kernels): each kernel type's time, and each kernel name's summed duration per type
+            ("others" for the names HTA folds). glueprof: `kernel_breakdown` of the run in the
+            report (analyzers/KernelBreakdown).
   overlap   get_comm_comp_overlap: the rank's comm/compute overlap in percent (n/a: no
             communication kernels). glueprof: `device_timeline.comm_compute_overlap_pct`.
 
@@ -92,6 +96,8 @@ KNOWN_DIFFERENCES = {
     ("hta-alexnet-trace", "temporal: idle_time (us)"): SYNC_RECORDS,
     ("hta-alexnet-trace", "temporal: compute_time (us)"): SYNC_RECORDS,
     ("hta-alexnet-trace", "temporal: non_compute_time (us)"): SYNC_RECORDS,
+    ("hta-alexnet-trace", "kernels: COMPUTATION (us)"): SYNC_RECORDS,
+    ("hta-alexnet-trace", "kernels: COMPUTATION others (us)"): SYNC_RECORDS,
     ("hta-event_sync_trace", "temporal: idle_time (us)"): SYNC_RECORDS,
     ("hta-event_sync_trace", "temporal: non_compute_time (us)"): SYNC_RECORDS,
 }
@@ -154,10 +160,22 @@ def hta_figures(trace_analysis, trace, work):
     figures[("launch", "gpu shorter than cpu (count)")] = int(
         (launches["gpu_duration"] < launches["cpu_duration"]).sum())
 
+    kernel_types, kernels = analysis.get_gpu_kernel_breakdown(visualize=False)
+    for _, row in kernel_types.iterrows():
+        figures[("kernels", "%s (us)" % row["kernel_type"])] = int(row["sum"])
+    for _, row in kernels[kernels["rank"] == rank].iterrows():
+        figures[("kernels", "%s %s (us)" % (row["kernel_type"], short(row["name"])))] = int(
+            row["sum (us)"])
+
     overlap = analysis.get_comm_comp_overlap(visualize=False).set_index("rank").loc[rank]
     percent = float(overlap["comp_comm_overlap_pctg"])
     figures[("overlap", "comm/compute overlap (%)")] = None if math.isnan(percent) else percent
     return figures
+
+
+def short(name):
+    """A kernel's name as the table shows it (the fixtures' names are unique in 60 characters)."""
+    return name if len(name) <= 60 else name[:57] + "..."
 
 
 def run_cli(cli, *args):
@@ -194,6 +212,13 @@ def glueprof_figures(cli, trace, work):
                           ("compute_time", "compute_ms"), ("non_compute_time", "non_compute_ms")):
             figures[("temporal", name + " (us)")] = ns_of(temporal[key]) / 1e3
         figures[("overlap", "comm/compute overlap (%)")] = timeline["comm_compute_overlap_pct"]
+
+    breakdown = analyzed.get("kernel_breakdown", {"by_type": [], "kernels": []})
+    for row in breakdown["by_type"]:
+        figures[("kernels", "%s (us)" % row["type"])] = ns_of(row["ms"]) / 1e3
+    for row in breakdown["kernels"]:
+        figures[("kernels", "%s %s (us)" % (row["type"], short(row["name"])))] = (
+            ns_of(row["ms"]) / 1e3)
 
     for stream in analyzed.get("idle_breakdown", []):
         for category in ("host_wait", "kernel_wait", "other"):

@@ -129,6 +129,8 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
             ms(g.idleNs));
         const KernelMix& mix = a.timeline.kernels;
         const std::string categories = mix.shareText();
+        if (!a.kernels.byType.empty())
+            ImGui::Text("Kernel time by HTA's kernel type: %s", a.kernels.typeShareText().c_str());
         ImGui::Text("Kernel time by category: %s; %lld of %lld kernels under 10 us",
                     categories.c_str(), static_cast<long long>(mix.shortKernels),
                     static_cast<long long>(mix.kernels));
