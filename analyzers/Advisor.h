@@ -37,24 +37,25 @@
 //                             part out of the loop, or fusing it, can remove at most).
 // GPU traces (analyzers/DeviceAdvisorRules; savings per step, at most the idle or blocked time the
 // fix removes; no toggle, the fix named in the user's terms):
-//   launch_bound              HTA's idle breakdown mostly host wait, the GPU idle 30%+ of its span
-//                             and most kernels under 10 us -> CUDA graphs, torch.compile
-//                             (mode="reduce-overhead"), larger batches; saving: the host-wait idle.
+//   launch_bound              the whole GPU idle 30%+ of its span, that idle mostly HTA's host wait
+//                             with the host in torch ops or runtime calls, most kernels under 10 us
+//                             -> CUDA graphs, torch.compile (mode="reduce-overhead"), larger
+//                             batches; saving: the host-wait time with the whole GPU idle.
 //   exposed_communication     communication kernels with 5%+ of the GPU timeline exposed (no
 //                             computation beside them) -> DDP bucket size, overlap, no_sync with
 //                             gradient accumulation; saving: the exposed communication.
 //   pageable_copies           copies to or from pageable host memory in measured steps, named
 //                             with the op that issues them -> pinned memory and non_blocking=True;
-//                             saving: the host time in those copy calls.
+//                             saving: the host time in those calls from each copy's start on.
 //   elementwise_fusion        elementwise kernels 20%+ of kernel time, 10+ per step -> fusion
-//                             (torch.compile); saving: the idle gaps before them on their streams.
-//   allocator_churn           cudaMalloc/cudaFree calls in measured steps -> caching allocator
-//                             settings; saving: the host time in those calls.
+//                             (torch.compile); saving: the short gaps before them, GPU idle.
+//   allocator_churn           cudaMalloc/cudaFree calls in the measured steps after the first ->
+//                             caching allocator settings; saving: the host time in those calls.
 //   data_loader_stall         the GPU idle at each step's start while the host runs no torch op
 //                             -> DataLoader workers, pin_memory, prefetch; saving: that idle time.
-//   cross_stream_waits        HTA's "other" idle (waits on other streams, events) 50%+ of the idle
-//                             with stream waits in the trace -> review the streams' dependencies;
-//                             saving: the other idle.
+//   cross_stream_waits        the whole GPU's idle mostly HTA's "other" idle (waits on other
+//                             streams, events), stream waits in the trace -> review the streams'
+//                             dependencies; saving: that idle.
 #include <string>
 #include <vector>
 

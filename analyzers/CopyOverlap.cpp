@@ -23,6 +23,7 @@ void add(CopyTotals& totals, const Event& copy, TimestampNs covered) {
     ++totals.copies;
     totals.bytes += copy.bytes;
     totals.copyNs += copy.durationNs();
+    if (copy.bytes > 0) totals.sizedCopyNs += copy.durationNs();
     totals.overlappedNs += covered;
 }
 
@@ -133,6 +134,7 @@ CopyOverlapResult analyzeCopyOverlap(const TraceModel& trace) {
         into.copies += from.copies;
         into.bytes += from.bytes;
         into.copyNs += from.copyNs;
+        into.sizedCopyNs += from.sizedCopyNs;
         into.overlappedNs += from.overlappedNs;
     };
     for (const auto& [name, totals] : byNameId) merge(result.byName[trace.name(name)], totals);

@@ -18,12 +18,14 @@ struct CopyTotals {
     std::int64_t copies = 0;
     std::int64_t bytes = 0;
     TimestampNs copyNs = 0;
+    TimestampNs sizedCopyNs = 0;  // of the copies whose size the trace gives
     TimestampNs overlappedNs = 0;
     TimestampNs exposedNs() const { return copyNs - overlappedNs; }
     // Bytes moved per second of copy time (bytes per ns = GB/s, 10^9 bytes), as HTA's memory
-    // bandwidth summary and Nsight report it; 0 without copy time.
+    // bandwidth summary and Nsight report it, over the copies whose size is known; 0 without them.
     double bandwidthGBps() const {
-        return copyNs > 0 ? static_cast<double>(bytes) / static_cast<double>(copyNs) : 0.0;
+        return sizedCopyNs > 0 ? static_cast<double>(bytes) / static_cast<double>(sizedCopyNs)
+                               : 0.0;
     }
     // 0 when there are no copies.
     double overlapRatio() const {

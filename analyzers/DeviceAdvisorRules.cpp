@@ -11,6 +11,7 @@
 
 #include "analyzers/AdvisorRules.h"
 #include "analyzers/HtaWindow.h"
+#include "analyzers/IdleBreakdown.h"
 #include "analyzers/Intervals.h"
 #include "analyzers/Statistics.h"
 
@@ -54,23 +55,18 @@ struct DeviceView {
         }
         busy = unionOf(std::move(device));
         hostInTorch = unionOf(std::move(host));
+        if (!busy.empty()) gpuIdle = differenceOf(IntervalSet{Interval{firstWork, lastWork}}, busy);
+        gaps = idleGaps(t);
     }
-};
+    IntervalSet gpuIdle;  // where no stream runs anything, first device work to last
+    IdleGaps gaps;        // each stream's gaps by HTA's categories
 
-struct IdleTotals {
-    TimestampNs hostWait = 0, kernelWait = 0, other = 0;
-    TimestampNs all() const { return hostWait + kernelWait + other; }
-};
-
-IdleTotals idleTotals(const std::vector<StreamIdle>& streams) {
-    IdleTotals t;
-    for (const StreamIdle& s : streams) {
-        t.hostWait += s.hostWaitNs;
-        t.kernelWait += s.kernelWaitNs;
-        t.other += s.otherNs;
+    // The part of `streamGaps` (gaps of single streams) where the whole GPU is idle.
+    TimestampNs wholeGpuIdleIn(std::vector<Interval> streamGaps) const {
+        return totalLength(intersectionOf(unionOf(std::move(streamGaps)), gpuIdle));
     }
-    return t;
-}
+    TimestampNs span() const { return lastWork - firstWork; }
+};
 
 double share(TimestampNs part, TimestampNs whole) {
     return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
@@ -82,35 +78,30 @@ bool nameHas(const std::string& name, std::initializer_list<const char*> markers
     return false;
 }
 
-// The GPU waits for the host to launch: HTA's host wait dominates the idle, kernels are short.
+// The GPU waits for the host to launch: where the whole GPU is idle it is mostly HTA's host wait,
+// the host is inside torch ops or runtime calls then, and the kernels are short.
 void launchBound(const AdvisorInput& in, const DeviceView& v, std::vector<Finding>& findings) {
-    if (in.idle == nullptr || in.timeline == nullptr || in.timeline->kernels.kernels == 0) return;
-    const IdleTotals idle = idleTotals(*in.idle);
-    const TimestampNs span = in.timeline->temporal.kernelNs;
+    if (in.timeline == nullptr || in.timeline->kernels.kernels == 0 || v.busy.empty()) return;
+    const TimestampNs idle = totalLength(v.gpuIdle);
+    const TimestampNs hostWait = v.wholeGpuIdleIn(v.gaps.hostWait);
     const KernelMix& mix = in.timeline->kernels;  // TraceLens's: the kernels linked to a launch
     const double shortShare =
         static_cast<double>(mix.shortKernels) / static_cast<double>(mix.kernels);
-    if (share(idle.hostWait, idle.all()) < 0.5 || share(in.timeline->temporal.idleNs, span) < 0.3 ||
-        shortShare < 0.5)
-        return;
+    if (share(hostWait, idle) < 0.5 || share(idle, v.span()) < 0.3 || shortShare < 0.5) return;
     // Launch-bound means the host is busy issuing the work while the GPU waits: inside torch ops
     // or runtime calls for most of the GPU's idle time (else it waits for something else, e.g. its
     // input: data_loader_stall).
-    const IntervalSet gpuIdle =
-        differenceOf(IntervalSet{Interval{v.firstWork, v.lastWork}}, v.busy);
-    const double hostBusyShare =
-        share(totalLength(intersectionOf(gpuIdle, v.hostInTorch)), totalLength(gpuIdle));
+    const double hostBusyShare = share(totalLength(intersectionOf(v.gpuIdle, v.hostInTorch)), idle);
     if (hostBusyShare < 0.5) return;
     Finding f;
     f.rule = advisor_rules::kLaunchBound;
-    f.savingMsPerStep = ms(idle.hostWait) / v.steps;
+    f.savingMsPerStep = ms(hostWait) / v.steps;
     f.evidence = fmt::format(
         "the GPU is idle {:.0f}% of its {:.3f} ms span, {:.3f} ms of it ({:.0f}% of the idle) "
         "waiting for the host to launch the next kernel (HTA's host wait) while the host is in "
         "torch ops or runtime calls {:.0f}% of that idle time; {} of {} kernels run under 10 us",
-        100.0 * share(in.timeline->temporal.idleNs, span), ms(span), ms(idle.hostWait),
-        100.0 * share(idle.hostWait, idle.all()), 100.0 * hostBusyShare, mix.shortKernels,
-        mix.kernels);
+        100.0 * share(idle, v.span()), ms(v.span()), ms(hostWait), 100.0 * share(hostWait, idle),
+        100.0 * hostBusyShare, mix.shortKernels, mix.kernels);
     if (in.launches != nullptr && in.launches->perLaunch.paired > 0) {
         const PerLaunchStats& p = in.launches->perLaunch;
         f.evidence += fmt::format("; {} launch calls take {:.3f} ms of host time", p.paired,
@@ -181,8 +172,11 @@ void pageableCopies(const AdvisorInput&, const DeviceView& v, std::vector<Findin
         if (v.measured.count(call.first->step) == 0) continue;
         Group& g = byOp[call.second != nullptr ? v.trace.name(call.second->name)
                                                : v.trace.name(call.first->name)];
+        // What pinning removes: the call's time from the copy's start on (before it, the call
+        // waits for the work queued ahead of the copy, which a read needs anyway).
         ++g.count;
-        g.callNs += call.first->durationNs();
+        g.callNs +=
+            std::max<TimestampNs>(0, call.first->endNs - std::max(call.first->startNs, c.startNs));
         g.directions.insert(c.dstKind == MemoryKind::kPageable ? "device to host"
                                                                : "host to device");
     }
@@ -211,7 +205,8 @@ void pageableCopies(const AdvisorInput&, const DeviceView& v, std::vector<Findin
     f.savingMsPerStep = ms(callNs) / steps;
     f.evidence = fmt::format(
         "{:g} copies per step use pageable host memory, {:.3f} ms per step of host time in their "
-        "calls (a pageable copy holds the host until it is done), issued by {}. Pin the host "
+        "calls while they copy (a pageable copy holds the host until it is done), issued by {}. "
+        "Pin the host "
         "side (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
         "non_blocking=True; a read back (.item(), .cpu(), .tolist(), boolean-mask indexing, "
         "nonzero) can move out of the step or be batched into one",
@@ -239,26 +234,27 @@ void elementwiseFusion(const AdvisorInput&, const DeviceView& v, std::vector<Fin
     }
     const double perStep = static_cast<double>(count) / v.steps;
     if (share(elementwise, all) < 0.2 || perStep < 10.0) return;
-    // The idle gap before each elementwise kernel on its stream: launch and dependency gaps a
-    // fused kernel would not have.
-    TimestampNs gaps = 0;
+    // The short gaps (HTA's kernel wait, under 30 us) before elementwise kernels on their stream,
+    // where the whole GPU is idle: launch gaps a fused kernel would not have.
+    std::vector<Interval> before;
     for (std::size_t i = 0; i < v.trace.lanes().size(); ++i) {
         if (!isDeviceWorkLane(v.trace.lanes()[i])) continue;
         TimestampNs previousEnd = -1;
         for (const Event& e : v.trace.eventsOnLane(i)) {
             if (!isDeviceWork(e)) continue;
             if (e.kind == EventKind::kKernel && previousEnd >= 0 && e.startNs > previousEnd &&
-                isElementwise[e.name])
-                gaps += e.startNs - previousEnd;
+                e.startNs - previousEnd < kKernelWaitThresholdNs && isElementwise[e.name])
+                before.push_back({previousEnd, e.startNs});
             previousEnd = std::max(previousEnd, e.endNs);
         }
     }
+    const TimestampNs gaps = v.wholeGpuIdleIn(std::move(before));
     Finding f;
     f.rule = advisor_rules::kElementwiseFusion;
     f.savingMsPerStep = ms(gaps) / v.steps;
     f.evidence = fmt::format(
         "{:g} elementwise kernels per step take {:.0f}% of kernel time ({:.3f} ms per step), "
-        "with {:.3f} ms per step of idle gaps before them on their streams: fuse them "
+        "with {:.3f} ms per step of short launch gaps before them (the GPU idle): fuse them "
         "(torch.compile fuses chains of pointwise ops into one kernel; fused optimizers: "
         "fused=True); at most the gaps are saved",
         perStep, 100.0 * share(elementwise, all), ms(elementwise) / v.steps, f.savingMsPerStep);
@@ -355,13 +351,13 @@ void dataLoaderStall(const AdvisorInput&, const DeviceView& v, std::vector<Findi
     findings.push_back(f);
 }
 
-// Streams waiting on each other: HTA's "other" idle dominates and the trace has stream waits.
+// Streams waiting on each other: where the whole GPU is idle it is mostly HTA's "other" idle
+// (waits on other streams or events, not launches), and the trace has stream waits.
 void crossStreamWaits(const AdvisorInput& in, const DeviceView& v, std::vector<Finding>& findings) {
-    if (in.idle == nullptr || in.timeline == nullptr) return;
-    const IdleTotals idle = idleTotals(*in.idle);
-    if (share(idle.other, idle.all()) < 0.5 ||
-        share(idle.other, in.timeline->temporal.kernelNs) < 0.1)
-        return;
+    if (v.busy.empty()) return;
+    const TimestampNs idle = totalLength(v.gpuIdle);
+    const TimestampNs other = v.wholeGpuIdleIn(v.gaps.other);
+    if (share(other, idle) < 0.5 || share(other, v.span()) < 0.1) return;
     std::int64_t waits = 0;
     for (std::size_t i = 0; i < v.trace.lanes().size(); ++i) {
         for (const Event& e : v.trace.eventsOnLane(i)) {
@@ -372,22 +368,23 @@ void crossStreamWaits(const AdvisorInput& in, const DeviceView& v, std::vector<F
     }
     if (waits == 0) return;
     std::string streams;
-    for (const StreamIdle& s : *in.idle) {
-        if (share(s.otherNs, s.hostWaitNs + s.kernelWaitNs + s.otherNs) < 0.5 || s.otherNs == 0)
-            continue;
-        streams +=
-            fmt::format("{}{} ({:.3f} ms)", streams.empty() ? "" : ", ", s.lane, ms(s.otherNs));
+    if (in.idle != nullptr) {
+        for (const StreamIdle& s : *in.idle) {
+            if (share(s.otherNs, s.hostWaitNs + s.kernelWaitNs + s.otherNs) < 0.5) continue;
+            streams +=
+                fmt::format("{}{} ({:.3f} ms)", streams.empty() ? "" : ", ", s.lane, ms(s.otherNs));
+        }
     }
     Finding f;
     f.rule = advisor_rules::kCrossStreamWaits;
-    f.savingMsPerStep = ms(idle.other) / v.steps;
+    f.savingMsPerStep = ms(other) / v.steps;
     f.evidence = fmt::format(
-        "{:.0f}% of the GPU's idle time is neither launch latency nor host wait but waits on "
-        "other streams or events ({} stream waits in the trace; streams: {}): the streams "
-        "serialize. Check what each side stream waits for (a copy or NCCL stream gated on the "
-        "compute stream), record events only where the data is needed, and overlap independent "
-        "work",
-        100.0 * share(idle.other, idle.all()), waits, streams);
+        "{:.0f}% of the time the whole GPU is idle ({:.3f} ms) is neither launch latency nor host "
+        "wait but waits on other streams or events ({} stream waits in the trace; streams mostly "
+        "waiting so: {}): the streams serialize. Check what each side stream waits for (a copy "
+        "or NCCL stream gated on the compute stream), record events only where the data is "
+        "needed, and overlap independent work",
+        100.0 * share(other, idle), ms(other), waits, streams.empty() ? "-" : streams);
     findings.push_back(f);
 }
 

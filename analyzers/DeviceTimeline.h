@@ -9,8 +9,9 @@
 //     computation every other kernel whose name holds neither `Memcpy` nor `Sync`.
 //   TraceLens (AMD-AGI/TraceLens, TreePerf/gpu_event_analyser.py, GPUEventAnalyser.compute_metrics,
 //     as TreePerfAnalyzer.get_df_gpu_timeline calls it): every kernel, copy and memset linked to
-//     its launch, over the whole trace; copies are memcpy, communication kernels (and memsets) are
-//     communication, the rest computation.
+//     its launch, over the whole trace; copies are memcpy, kernels and memsets named as
+//     collectives (or classed communication by the importer) are communication, the rest
+//     computation.
 // CPU runs have no device work: hasDeviceWork false, every figure 0.
 #include <array>
 #include <optional>

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzers/Intervals.h"
 #include "profiler/core/TraceModel.h"
 
 namespace glueprof {
@@ -35,5 +36,15 @@ struct StreamIdle {
 
 std::vector<StreamIdle> analyzeIdleBreakdown(
     const TraceModel& trace, TimestampNs kernelWaitThresholdNs = kKernelWaitThresholdNs);
+
+// The same gaps of every stream as intervals, by category: the advisor asks where the whole GPU
+// waited (a side stream idle while another computes is no idle GPU).
+struct IdleGaps {
+    std::vector<Interval> hostWait;
+    std::vector<Interval> kernelWait;
+    std::vector<Interval> other;
+};
+IdleGaps idleGaps(const TraceModel& trace,
+                  TimestampNs kernelWaitThresholdNs = kKernelWaitThresholdNs);
 
 }  // namespace glueprof

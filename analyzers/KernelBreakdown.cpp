@@ -74,8 +74,8 @@ std::map<unsigned, TimestampNs> timeByCombination(const std::vector<IntervalSet>
     int running = 0;
     for (std::size_t i = 0; i + 1 < edges.size(); ++i) {
         running += edges[i].second;
-        if (running > 0)
-            time[static_cast<unsigned>(running)] += edges[i + 1].first - edges[i].first;
+        const TimestampNs length = edges[i + 1].first - edges[i].first;
+        if (running > 0 && length > 0) time[static_cast<unsigned>(running)] += length;
     }
     return time;
 }

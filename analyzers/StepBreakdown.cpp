@@ -115,9 +115,10 @@ void addPhaseSpans(const TraceModel& trace, const std::unordered_map<std::int64_
 
 // A step's device time: from where the step before it completed (or its own start, when that is
 // later) to where it completes, the later of its host end and the end of the last device work it
-// launched. Steps so timed never overlap, and they sum to the span of their device work: a GPU
-// queue running behind the host puts each step's work in that step, not also in the next one's
-// host window.
+// launched. Steps so timed never overlap; back to back they sum to the span from the first step's
+// start to the last one's completion: a GPU queue running behind the host puts each step's work in
+// that step, not also in the next one's host window. A step whose work all finished before the
+// step ahead of it completed has no device time of its own (it keeps its host figure).
 void addStepSpans(const TraceModel& trace, const std::unordered_map<std::int64_t, Interval>& work,
                   DeviceSpans& spans) {
     std::vector<const StepInfo*> ordered;
@@ -133,7 +134,7 @@ void addStepSpans(const TraceModel& trace, const std::unordered_map<std::int64_t
             completion = std::max(completion, *previousCompletion);
             start = std::max(start, *previousCompletion);
         }
-        if (span)
+        if (span && completion > start)
             spans[s->step][indexOf(TimingMetric::kStep)].push_back(Interval{start, completion});
         previousCompletion = completion;
     }

@@ -100,7 +100,8 @@ TEST(DeviceAdvisorRulesTest, CommunicationNoComputationHidesIsExposed) {
     EXPECT_NE(f->evidence.find("no_sync"), std::string::npos);
 }
 
-// aten::item [0, 50) issues a copy to pageable memory; its call holds the host [1, 41).
+// aten::item [0, 50) issues a copy to pageable memory; its call holds the host [1, 41), the copy
+// runs from 10: pinning could save the 31 us from there on.
 TEST(DeviceAdvisorRulesTest, PageableCopiesAreNamedWithTheOpThatIssuesThem) {
     GpuTrace t(100);
     t.b.addEvent(t.host, EventKind::kOp, Category::kMath, "aten::item", 0, 50 * kUs, 1);
@@ -113,7 +114,7 @@ TEST(DeviceAdvisorRulesTest, PageableCopiesAreNamedWithTheOpThatIssuesThem) {
     const std::vector<Finding> findings = t.findings();
     const Finding* f = findingOf(findings, advisor_rules::kPageableCopies);
     ASSERT_NE(f, nullptr);
-    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.04);
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.031);
     EXPECT_NE(f->evidence.find("aten::item (1 per step, device to host)"), std::string::npos)
         << f->evidence;
     EXPECT_NE(f->evidence.find("non_blocking=True"), std::string::npos);
@@ -177,6 +178,21 @@ TEST(DeviceAdvisorRulesTest, IdleThatIsWaitingOnOtherStreamsIsNamed) {
     ASSERT_NE(f, nullptr);
     EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.19);
     EXPECT_EQ(findingOf(findings, advisor_rules::kLaunchBound), nullptr);
+}
+
+// A side stream that waits between its kernels while the compute stream runs: the GPU is never
+// idle, so no stream serializes anything (a healthy DDP trace's NCCL stream looks so).
+TEST(DeviceAdvisorRulesTest, ASideStreamWaitingWhileAnotherComputesIsNoCrossStreamWait) {
+    GpuTrace t(300);
+    t.launch("cudaLaunchKernel", 0, 1);
+    t.kernel(t.s7, "ampere_sgemm_128x64_nn", 2, 290);
+    t.launch("cudaLaunchKernel", 1, 2);
+    t.kernel(t.s9, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 3, 13);
+    t.b.addEvent(t.host, EventKind::kRuntime, Category::kNone, "cudaStreamWaitEvent", 3 * kUs,
+                 4 * kUs, 1);
+    t.launch("cudaLaunchKernel", 5, 6);
+    t.kernel(t.s9, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 203, 213);
+    EXPECT_EQ(findingOf(t.findings(), advisor_rules::kCrossStreamWaits), nullptr);
 }
 
 }  // namespace
