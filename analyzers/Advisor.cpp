@@ -11,6 +11,7 @@
 #include "analyzers/AdvisorRules.h"
 #include "analyzers/DeviceAdvisorRules.h"
 #include "analyzers/Intervals.h"
+#include "analyzers/NameMatch.h"
 #include "analyzers/Statistics.h"
 #include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceNames.h"
@@ -177,16 +178,6 @@ void stageImbalance(const AdvisorInput& in, std::vector<Finding>& findings) {
 }
 
 }  // namespace
-
-bool containsAny(const std::string& text, std::initializer_list<const char*> parts) {
-    std::string lower(text.size(), ' ');
-    std::transform(text.begin(), text.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (const char* part : parts) {
-        if (lower.find(part) != std::string::npos) return true;
-    }
-    return false;
-}
 
 void repeatedHostSyncs(const AdvisorInput& in, std::vector<Finding>& findings) {
     if (in.syncs == nullptr || !in.syncs->hostSyncsCaptured) return;

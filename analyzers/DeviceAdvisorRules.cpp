@@ -13,7 +13,9 @@
 #include "analyzers/HtaWindow.h"
 #include "analyzers/IdleBreakdown.h"
 #include "analyzers/Intervals.h"
+#include "analyzers/NameMatch.h"
 #include "analyzers/Statistics.h"
+#include "profiler/core/RuntimeCallNames.h"
 
 namespace glueprof {
 
@@ -70,12 +72,6 @@ struct DeviceView {
 
 double share(TimestampNs part, TimestampNs whole) {
     return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
-}
-
-bool nameHas(const std::string& name, std::initializer_list<const char*> markers) {
-    for (const char* m : markers)
-        if (name.find(m) != std::string::npos) return true;
-    return false;
 }
 
 // The GPU waits for the host to launch: where the whole GPU is idle it is mostly HTA's host wait,
@@ -215,7 +211,7 @@ void pageableCopies(const AdvisorInput&, const DeviceView& v, std::vector<Findin
 }
 
 bool isElementwiseKernel(const std::string& name) {
-    return nameHas(name, {"elementwise", "Elementwise", "vectorized_", "unrolled_"});
+    return containsAny(name, {"elementwise", "vectorized_", "unrolled_"});
 }
 
 // Many short elementwise kernels: what fusion removes is the gaps before them.
@@ -262,13 +258,8 @@ void elementwiseFusion(const AdvisorInput&, const DeviceView& v, std::vector<Fin
 }
 
 bool isAllocatorCall(const std::string& name) {
-    for (const char* call : {"cudaMalloc", "cudaFree", "cuMemAlloc", "cuMemFree", "cudaMallocAsync",
-                             "cudaFreeAsync", "hipMalloc", "hipFree"}) {
-        const std::size_t n = std::char_traits<char>::length(call);
-        if (name.compare(0, n, call) == 0 && (name.size() == n || name.compare(n, 2, "_v") == 0))
-            return true;
-    }
-    return false;
+    return isAnyRuntimeCall(name, {"cudaMalloc", "cudaFree", "cuMemAlloc", "cuMemFree",
+                                   "cudaMallocAsync", "cudaFreeAsync", "hipMalloc", "hipFree"});
 }
 
 // The caching allocator going back to the driver inside steady-state steps: the measured steps
@@ -363,7 +354,7 @@ void crossStreamWaits(const AdvisorInput& in, const DeviceView& v, std::vector<F
         for (const Event& e : v.trace.eventsOnLane(i)) {
             if (e.kind != EventKind::kRuntime && e.kind != EventKind::kMarker) continue;
             const std::string& name = v.trace.name(e.name);
-            if (nameHas(name, {"StreamWaitEvent", "Stream Wait Event", "Stream wait"})) ++waits;
+            if (containsAny(name, {"streamwaitevent", "stream wait"})) ++waits;
         }
     }
     if (waits == 0) return;

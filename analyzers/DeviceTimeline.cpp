@@ -11,6 +11,7 @@
 #include "analyzers/GlueOverhead.h"
 #include "analyzers/HtaWindow.h"
 #include "analyzers/Intervals.h"
+#include "analyzers/NameMatch.h"
 
 namespace glueprof {
 
@@ -74,12 +75,6 @@ void analyzeHta(const TraceModel& trace, DeviceTimelineResult& result) {
             100.0 * static_cast<double>(totalLength(intersectionOf(commUnion, computeUnion))) /
             static_cast<double>(commNs);
     }
-}
-
-bool hasAny(const std::string& lower, std::initializer_list<const char*> markers) {
-    for (const char* m : markers)
-        if (lower.find(m) != std::string::npos) return true;
-    return false;
 }
 
 void addToMix(const Event& e, KernelCategory category, KernelMix& mix) {
@@ -146,6 +141,21 @@ void analyzeTraceLens(const TraceModel& trace, DeviceTimelineResult& result) {
 
 }  // namespace
 
+std::string HtaTemporalBreakdown::sumText() const {
+    const auto ms = [](TimestampNs ns) { return static_cast<double>(ns) / 1e6; };
+    return fmt::format(
+        "kernel time {:.3f} ms = idle {:.3f} + compute {:.3f} + non-compute {:.3f} ms",
+        ms(kernelNs), ms(idleNs), ms(computeNs), ms(nonComputeNs));
+}
+
+std::string GpuTimeline::sumText() const {
+    const auto ms = [](TimestampNs ns) { return static_cast<double>(ns) / 1e6; };
+    return fmt::format(
+        "total {:.3f} ms = computation {:.3f} + exposed comm {:.3f} + exposed memcpy {:.3f} + "
+        "idle {:.3f} ms",
+        ms(totalNs), ms(computationNs), ms(exposedCommNs), ms(exposedMemcpyNs), ms(idleNs));
+}
+
 std::string KernelMix::shareText() const {
     std::string text;
     for (std::size_t c = 0; c < byCategory.size(); ++c) {
@@ -183,24 +193,21 @@ const char* toString(KernelCategory category) {
 KernelCategory kernelCategoryOf(EventKind kind, const std::string& name) {
     if (kind == EventKind::kMemcpy || kind == EventKind::kMemset) return KernelCategory::kCopy;
     if (isCommKernelName(name)) return KernelCategory::kComm;
-    std::string lower(name.size(), ' ');
-    std::transform(name.begin(), name.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    if (hasAny(lower, {"gemm", "cijk", "matmul", "cublas", "nvjet", "mfma", "wmma", "tensor_op",
-                       "cutlass", "rocblas", "hipblas", "matrix_multiply"}))
+    if (containsAny(name, {"gemm", "cijk", "matmul", "cublas", "nvjet", "mfma", "wmma", "tensor_op",
+                           "cutlass", "rocblas", "hipblas", "matrix_multiply"}))
         return KernelCategory::kGemm;
-    if (hasAny(lower,
-               {"attention", "fmha", "flash", "attn", "sdpa", "scaled_dot_product", "paged"}))
+    if (containsAny(name,
+                    {"attention", "fmha", "flash", "attn", "sdpa", "scaled_dot_product", "paged"}))
         return KernelCategory::kAttention;
-    if (hasAny(lower, {"norm"})) return KernelCategory::kNormalization;
-    if (hasAny(lower,
-               {"relu", "gelu", "silu", "swish", "sigmoid", "tanh", "softmax", "act_and_mul",
-                "activation", "elementwise", "pointwise", "add", "mul", "div", "sub", "scalar"}))
+    if (containsAny(name, {"norm"})) return KernelCategory::kNormalization;
+    if (containsAny(
+            name, {"relu", "gelu", "silu", "swish", "sigmoid", "tanh", "softmax", "act_and_mul",
+                   "activation", "elementwise", "pointwise", "add", "mul", "div", "sub", "scalar"}))
         return KernelCategory::kElementwise;
-    if (hasAny(lower, {"reduce", "sum", "mean", "max", "min", "argmax", "argmin"}))
+    if (containsAny(name, {"reduce", "sum", "mean", "max", "min", "argmax", "argmin"}))
         return KernelCategory::kReduction;
-    if (hasAny(lower, {"copy", "memcpy", "memset", "transpose", "permute", "reshape", "cast",
-                       "convert", "fill"}))
+    if (containsAny(name, {"copy", "memcpy", "memset", "transpose", "permute", "reshape", "cast",
+                           "convert", "fill"}))
         return KernelCategory::kCopy;
     return KernelCategory::kOther;
 }

@@ -30,6 +30,8 @@ struct HtaTemporalBreakdown {
     TimestampNs idleNs = 0;
     TimestampNs computeNs = 0;
     TimestampNs nonComputeNs = 0;
+    // "kernel time 12.000 ms = idle 1.000 + compute 10.000 + non-compute 1.000 ms"
+    std::string sumText() const;
 };
 
 // TraceLens's GPU timeline. total = first start to last end; computation = union of computation
@@ -44,6 +46,9 @@ struct GpuTimeline {
     TimestampNs totalNs = 0;
     TimestampNs totalCommNs = 0;
     TimestampNs totalMemcpyNs = 0;
+    // "total 4.000 ms = computation 3.000 + exposed comm 0.500 + exposed memcpy 0.100 + idle
+    // 0.400 ms"
+    std::string sumText() const;
     // The figures in TraceLens's order, named for a table: ("computation", computationNs), ...
     std::array<std::pair<const char*, TimestampNs>, 8> rows() const {
         return {{{"computation", computationNs},

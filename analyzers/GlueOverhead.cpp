@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "analyzers/Intervals.h"
+#include "analyzers/NameMatch.h"
 #include "analyzers/Statistics.h"
 
 namespace glueprof {
@@ -38,26 +39,13 @@ const char* toString(GluePart part) {
 }
 
 bool isCommKernelName(const std::string& name) {
-    std::string lower(name.size(), ' ');
-    std::transform(name.begin(), name.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (const char* marker :
-         {"nccl", "rccl", "nvshmem", "multimem", "msccl", "deep_ep", "allreduce", "all_reduce",
-          "allgather", "all_gather", "reducescatter", "reduce_scatter", "alltoall", "all_to_all",
-          "cross_device_reduce"}) {
-        if (lower.find(marker) != std::string::npos) return true;
-    }
-    return false;
+    return containsAny(name, {"nccl", "rccl", "nvshmem", "multimem", "msccl", "deep_ep",
+                              "allreduce", "all_reduce", "allgather", "all_gather", "reducescatter",
+                              "reduce_scatter", "alltoall", "all_to_all", "cross_device_reduce"});
 }
 
 bool isMathKernelName(const std::string& name) {
-    std::string lower(name.size(), ' ');
-    std::transform(name.begin(), name.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (const char* marker : {"gemm", "cutlass", "matmul", "flash", "fmha", "attention", "sdpa"}) {
-        if (lower.find(marker) != std::string::npos) return true;
-    }
-    return false;
+    return containsAny(name, {"gemm", "cutlass", "matmul", "flash", "fmha", "attention", "sdpa"});
 }
 
 namespace {

@@ -8,6 +8,7 @@
 
 #include "analyzers/HtaWindow.h"
 #include "analyzers/Statistics.h"
+#include "profiler/core/RuntimeCallNames.h"
 
 namespace glueprof {
 
@@ -15,14 +16,9 @@ namespace {
 
 // The launch calls HTA pairs with device work; CUPTI's names carry a version suffix (_v7000).
 bool isHtaLaunchCall(const std::string& name) {
-    for (const char* call :
-         {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync",
-          "runFunction - job_prep_and_submit_for_execution"}) {
-        const std::size_t n = std::char_traits<char>::length(call);
-        if (name.compare(0, n, call) == 0 && (name.size() == n || name.compare(n, 2, "_v") == 0))
-            return true;
-    }
-    return false;
+    return isAnyRuntimeCall(
+        name, {"cudaLaunchKernel", "cudaLaunchKernelExC", "cudaMemcpyAsync", "cudaMemsetAsync",
+               "runFunction - job_prep_and_submit_for_execution"});
 }
 
 // `launches`: every runtime call by correlation id (analyzeLaunchStats's map).

@@ -332,19 +332,12 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
     if (a.timeline.hasDeviceWork) {
         const HtaTemporalBreakdown& t = a.timeline.temporal;
         const GpuTimeline& g = a.timeline.timeline;
-        const auto ms = [](TimestampNs ns) { return static_cast<double>(ns) / 1e6; };
         out += fmt::format(
-            "  device timeline (whole run): HTA kernel time {:.3f} ms = idle {:.3f} + compute "
-            "{:.3f} + non-compute {:.3f}{}\n",
-            ms(t.kernelNs), ms(t.idleNs), ms(t.computeNs), ms(t.nonComputeNs),
+            "  device timeline (whole run): HTA {}{}\n", t.sumText(),
             a.timeline.commComputeOverlapPct
                 ? fmt::format(", comm/compute overlap {:.2f}%", *a.timeline.commComputeOverlapPct)
                 : std::string());
-        out += fmt::format(
-            "    TraceLens: total {:.3f} ms = computation {:.3f} + exposed comm {:.3f} + exposed "
-            "memcpy {:.3f} + idle {:.3f}\n",
-            ms(g.totalNs), ms(g.computationNs), ms(g.exposedCommNs), ms(g.exposedMemcpyNs),
-            ms(g.idleNs));
+        out += fmt::format("    TraceLens: {}\n", g.sumText());
         const KernelMix& mix = a.timeline.kernels;
         const std::string categories = mix.shareText();
         out += fmt::format("    kernel time by category: {}; {} of {} kernels under 10 us\n",

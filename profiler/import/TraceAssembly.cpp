@@ -1,6 +1,7 @@
 #include "profiler/import/TraceAssembly.h"
 
 #include "profiler/core/BlockingCopy.h"
+#include "profiler/core/RuntimeCallNames.h"
 #include "profiler/core/TextEncoding.h"
 #include "profiler/core/TraceNames.h"
 
@@ -185,31 +186,18 @@ void TraceAssembly::count(DiagnosticId reason, std::string_view quoted, std::int
 
 namespace {
 
-// NAME is CALL, or CALL with the runtime's per-thread default-stream suffix (_ptsz, _ptds) and
-// CUPTI's version suffix (cudaStreamSynchronize_ptsz_v7000, as Nsight names them).
-bool isCallNamed(const std::string& name, std::string_view call) {
-    if (name.compare(0, call.size(), call) != 0) return false;
-    std::size_t at = call.size();
-    for (const char* perThread : {"_ptsz", "_ptds"}) {
-        if (name.compare(at, 5, perThread) == 0) at += 5;
-    }
-    return name.size() == at || name.compare(at, 2, "_v") == 0;
-}
-
-// The host-blocking sync calls of the CUDA runtime and driver.
+// The host-blocking sync calls of the CUDA runtime and driver, and HIP's.
 bool isSyncCall(const std::string& name) {
-    for (const char* call :
-         {"cudaStreamSynchronize", "cudaEventSynchronize", "cudaDeviceSynchronize",
-          "cudaThreadSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuCtxSynchronize",
-          "hipStreamSynchronize", "hipEventSynchronize", "hipDeviceSynchronize"}) {
-        if (isCallNamed(name, call)) return true;
-    }
-    return false;
+    return isAnyRuntimeCall(
+        name,
+        {"cudaStreamSynchronize", "cudaEventSynchronize", "cudaDeviceSynchronize",
+         "cudaThreadSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuCtxSynchronize",
+         "hipStreamSynchronize", "hipEventSynchronize", "hipDeviceSynchronize"});
 }
 
 bool isStreamWaitCall(const std::string& name) {
-    return isCallNamed(name, "cudaStreamWaitEvent") || isCallNamed(name, "cuStreamWaitEvent") ||
-           isCallNamed(name, "hipStreamWaitEvent");
+    return isAnyRuntimeCall(name,
+                            {"cudaStreamWaitEvent", "cuStreamWaitEvent", "hipStreamWaitEvent"});
 }
 
 }  // namespace

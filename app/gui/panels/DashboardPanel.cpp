@@ -122,11 +122,7 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
                    static_cast<double>(g.totalNs),
                    fmt::format("GPU idle {:.1f}% (TraceLens)",
                                g.totalNs > 0 ? 100.0 * ms(g.idleNs) / ms(g.totalNs) : 0.0));
-        ImGui::Text(
-            "GPU timeline (TraceLens): total %.3f ms = computation %.3f + exposed comm %.3f + "
-            "exposed memcpy %.3f + idle %.3f ms",
-            ms(g.totalNs), ms(g.computationNs), ms(g.exposedCommNs), ms(g.exposedMemcpyNs),
-            ms(g.idleNs));
+        ImGui::Text("GPU timeline (TraceLens): %s", g.sumText().c_str());
         const KernelMix& mix = a.timeline.kernels;
         const std::string categories = mix.shareText();
         if (!a.kernels.byType.empty())
@@ -135,9 +131,7 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
                     categories.c_str(), static_cast<long long>(mix.shortKernels),
                     static_cast<long long>(mix.kernels));
         ImGui::Text(
-            "HTA temporal breakdown: kernel time %.3f ms, idle %.3f, compute %.3f, non-compute "
-            "%.3f ms%s",
-            ms(t.kernelNs), ms(t.idleNs), ms(t.computeNs), ms(t.nonComputeNs),
+            "HTA temporal breakdown: %s%s", t.sumText().c_str(),
             a.timeline.commComputeOverlapPct
                 ? fmt::format(", comm/compute overlap {:.2f}%", *a.timeline.commComputeOverlapPct)
                       .c_str()

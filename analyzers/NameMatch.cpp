@@ -1,0 +1,22 @@
+#include "analyzers/NameMatch.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace glueprof {
+
+std::string lowerCased(const std::string& text) {
+    std::string lower(text.size(), ' ');
+    std::transform(text.begin(), text.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return lower;
+}
+
+bool containsAny(const std::string& text, std::initializer_list<const char*> parts) {
+    const std::string lower = lowerCased(text);
+    for (const char* part : parts)
+        if (lower.find(part) != std::string::npos) return true;
+    return false;
+}
+
+}  // namespace glueprof
