@@ -37,6 +37,7 @@ test: build
 bench: build
 	$(BUILD_DIR)/bench/glueprof_bench
 	bench/import_bench.sh $(BUILD_DIR) 1024 build/import-bench
+	$$(./scripts/torch-env.sh --python) bench/hta_speed.py $(GLUEPROF) build/hta-speed
 	bench/rank_scaling.sh $(BUILD_DIR) build/rank-scaling
 	bench/verdict_calibration.py $(GLUEPROF) build/verdict-calibration
 	$$(./scripts/torch-env.sh --python) bench/profile_overhead.py $(GLUEPROF) build/profile-overhead

@@ -14,6 +14,8 @@ AnalysisResult analyze(const TraceModel& trace) {
     result.timeline = analyzeDeviceTimeline(trace);
     result.kernels = analyzeKernelBreakdown(trace);
     result.launches = analyzeLaunchStats(trace);
+    result.queues = analyzeQueueLength(trace);
+    result.annotations = analyzeAnnotationBreakdown(trace);
     result.bubbles = analyzeBubbles(trace);
     result.findings = advise(AdvisorInput{&trace, &result.repeated, &result.copyOverlap,
                                           &result.syncPoints, &result.glue, &result.perLayer,

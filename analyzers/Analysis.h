@@ -1,6 +1,7 @@
 #pragma once
 // Analysis: the facade that runs every single-run analyzer over one TraceModel.
 #include "analyzers/Advisor.h"
+#include "analyzers/AnnotationBreakdown.h"
 #include "analyzers/CopyOverlap.h"
 #include "analyzers/DeviceTimeline.h"
 #include "analyzers/GlueOverhead.h"
@@ -9,6 +10,7 @@
 #include "analyzers/LaunchStats.h"
 #include "analyzers/PerLayerWork.h"
 #include "analyzers/PipelineBubbles.h"
+#include "analyzers/QueueLength.h"
 #include "analyzers/RepeatedWork.h"
 #include "analyzers/StepBreakdown.h"
 #include "analyzers/SyncPoints.h"
@@ -22,13 +24,15 @@ struct AnalysisResult {
     CopyOverlapResult copyOverlap;
     GlueOverheadResult glue;
     RepeatedWorkResult repeated;
-    PerLayerWorkResult perLayer;    // ops every layer issues per step
-    std::vector<StreamIdle> idle;   // device streams (GPU traces)
-    DeviceTimelineResult timeline;  // HTA's temporal breakdown, TraceLens's GPU timeline
-    KernelBreakdownResult kernels;  // HTA's kernel breakdown (GPU traces)
-    LaunchStatsResult launches;     // GPU traces
-    BubbleResult bubbles;           // worker lanes (pipelines)
-    std::vector<Finding> findings;  // the advisor's, largest saving first
+    PerLayerWorkResult perLayer;            // ops every layer issues per step
+    std::vector<StreamIdle> idle;           // device streams (GPU traces)
+    DeviceTimelineResult timeline;          // HTA's temporal breakdown, TraceLens's GPU timeline
+    KernelBreakdownResult kernels;          // HTA's kernel breakdown (GPU traces)
+    LaunchStatsResult launches;             // GPU traces
+    QueueLengthResult queues;               // HTA's launch queue per stream (GPU traces)
+    AnnotationBreakdownResult annotations;  // HTA's user-annotation breakdown
+    BubbleResult bubbles;                   // worker lanes (pipelines)
+    std::vector<Finding> findings;          // the advisor's, largest saving first
 };
 
 AnalysisResult analyze(const TraceModel& trace);

@@ -18,47 +18,6 @@ namespace {
 constexpr std::size_t kShownKernels = 10;  // HTA's num_kernels
 constexpr double kDurationRatio = 0.8;     // HTA's duration_ratio
 
-// pandas' Series.quantile (linear interpolation) of ascending `values`.
-double quantile(const std::vector<double>& values, double q) {
-    const double position = q * static_cast<double>(values.size() - 1);
-    const std::size_t low = static_cast<std::size_t>(std::floor(position));
-    const std::size_t high = std::min(low + 1, values.size() - 1);
-    return values[low] + (values[high] - values[low]) * (position - static_cast<double>(low));
-}
-
-std::vector<KernelTime> perName(const char* type, std::map<std::string, KernelTime>& byName) {
-    std::vector<KernelTime> kernels;
-    for (auto& [name, k] : byName) kernels.push_back(k);
-    std::sort(kernels.begin(), kernels.end(), [](const KernelTime& a, const KernelTime& b) {
-        return a.ns != b.ns ? a.ns > b.ns : a.name < b.name;
-    });
-    if (kernels.size() > kShownKernels) {
-        std::vector<double> running;
-        double sum = 0.0;
-        for (const KernelTime& k : kernels) running.push_back(sum += static_cast<double>(k.ns));
-        const double cut = quantile(running, kDurationRatio);
-        KernelTime others{type, "others"};
-        std::vector<KernelTime> kept;
-        for (std::size_t i = 0; i < kernels.size(); ++i) {
-            const KernelTime& k = kernels[i];
-            if (i < kShownKernels && running[i] <= cut) {
-                kept.push_back(k);
-                continue;
-            }
-            others.minNs = others.count == 0 ? k.minNs : std::min(others.minNs, k.minNs);
-            others.maxNs = std::max(others.maxNs, k.maxNs);
-            others.count += k.count;
-            others.ns += k.ns;
-        }
-        others.meanNs = static_cast<double>(others.ns) / static_cast<double>(others.count);
-        kept.push_back(others);
-        std::sort(kept.begin(), kept.end(),
-                  [](const KernelTime& a, const KernelTime& b) { return a.ns > b.ns; });
-        kernels = std::move(kept);
-    }
-    return kernels;
-}
-
 // The time each combination of kernel types runs (bit t: type t's union covers it), by a sweep
 // over the unions' boundaries: HTA's running status (_get_gpu_kernel_type_time).
 std::map<unsigned, TimestampNs> timeByCombination(const std::vector<IntervalSet>& unions) {
@@ -96,7 +55,7 @@ KernelBreakdownResult analyzeKernelBreakdown(const TraceModel& trace) {
         HtaKernelType::kComputation, HtaKernelType::kCommunication, HtaKernelType::kMemory};
     const HtaDeviceWork hta(trace);
     std::array<std::vector<Interval>, kTypes> intervals;
-    std::array<std::map<std::string, KernelTime>, kTypes> byName;
+    std::array<DurationsByName, kTypes> byName;
     std::map<StringId, HtaKernelType> typeOf;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         if (!isDeviceWorkLane(trace.lanes()[i])) continue;
@@ -108,17 +67,7 @@ KernelBreakdownResult analyzeKernelBreakdown(const TraceModel& trace) {
             if (found == order.end()) continue;
             const std::size_t t = static_cast<std::size_t>(found - order.begin());
             intervals[t].push_back({e.startNs, e.endNs});
-            auto [k, first] = byName[t].try_emplace(trace.name(e.name));
-            KernelTime& kernel = k->second;
-            if (first) {
-                kernel.type = toString(order[t]);
-                kernel.name = k->first;
-                kernel.minNs = e.durationNs();
-            }
-            ++kernel.count;
-            kernel.ns += e.durationNs();
-            kernel.minNs = std::min(kernel.minNs, e.durationNs());
-            kernel.maxNs = std::max(kernel.maxNs, e.durationNs());
+            byName[t].add(trace.name(e.name), e.durationNs());
         }
     }
     std::vector<IntervalSet> unions;
@@ -139,9 +88,10 @@ KernelBreakdownResult analyzeKernelBreakdown(const TraceModel& trace) {
     std::sort(result.byType.begin(), result.byType.end(),
               [](const KernelTypeTime& a, const KernelTypeTime& b) { return a.ns > b.ns; });
     for (std::size_t t = 0; t < kTypes; ++t) {
-        for (KernelTime& k : perName(toString(order[t]), byName[t])) {
-            if (k.name != "others")
-                k.meanNs = static_cast<double>(k.ns) / static_cast<double>(k.count);
+        for (NamedDurations& d : byName[t].folded(kShownKernels, kDurationRatio)) {
+            KernelTime k;
+            static_cast<NamedDurations&>(k) = std::move(d);
+            k.type = toString(order[t]);
             result.kernels.push_back(std::move(k));
         }
     }

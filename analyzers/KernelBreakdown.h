@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "analyzers/DurationsByName.h"
 #include "profiler/core/TraceModel.h"
 
 namespace glueprof {
@@ -25,14 +26,8 @@ struct KernelTypeTime {
     double percent = 0.0;  // of the types' sum
 };
 
-struct KernelTime {
+struct KernelTime : NamedDurations {
     std::string type;  // "COMPUTATION", "COMMUNICATION" or "MEMORY"
-    std::string name;  // the kernel's name, or "others"
-    std::int64_t count = 0;
-    TimestampNs ns = 0;
-    TimestampNs minNs = 0;
-    TimestampNs maxNs = 0;
-    double meanNs = 0.0;
 };
 
 struct KernelBreakdownResult {

@@ -21,6 +21,36 @@ bool isHtaLaunchCall(const std::string& name) {
                "runFunction - job_prep_and_submit_for_execution"});
 }
 
+// The percentiles of one duration of the pairs, in microseconds.
+Percentiles percentilesOf(const std::vector<LaunchPair>& pairs, TimestampNs LaunchPair::*field) {
+    std::vector<double> us;
+    us.reserve(pairs.size());
+    for (const LaunchPair& p : pairs) us.push_back(static_cast<double>(p.*field) / 1e3);
+    std::sort(us.begin(), us.end());
+    return Percentiles{linearQuantile(us, 0.5), linearQuantile(us, 0.9), linearQuantile(us, 0.99),
+                       us.back()};
+}
+
+// The indices of the pairs whose `field` exceeds `over`, largest first, at most
+// kListedLaunchOutliers of them.
+std::vector<std::size_t> largest(const std::vector<LaunchPair>& pairs,
+                                 TimestampNs LaunchPair::*field, TimestampNs over) {
+    std::vector<std::size_t> outliers;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+        if (pairs[i].*field > over) outliers.push_back(i);
+    }
+    const std::size_t listed = std::min(outliers.size(), kListedLaunchOutliers);
+    std::partial_sort(outliers.begin(), outliers.begin() + static_cast<std::ptrdiff_t>(listed),
+                      outliers.end(), [&](std::size_t a, std::size_t b) {
+                          const LaunchPair& x = pairs[a];
+                          const LaunchPair& y = pairs[b];
+                          return x.*field != y.*field ? x.*field > y.*field
+                                                      : x.callStartNs < y.callStartNs;
+                      });
+    outliers.resize(listed);
+    return outliers;
+}
+
 // `launches`: every runtime call by correlation id (analyzeLaunchStats's map).
 PerLaunchStats perLaunchStats(const TraceModel& trace,
                               const std::unordered_map<std::int64_t, const Event*>& launches) {
@@ -36,7 +66,8 @@ PerLaunchStats perLaunchStats(const TraceModel& trace,
         return name->second ? &call : nullptr;
     };
     PerLaunchStats s;
-    std::vector<double> delays;
+    std::vector<LaunchPair> pairs;
+    std::vector<std::pair<StringId, StringId>> names;  // each pair's call and work
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         for (const Event& e : trace.eventsOnLane(i)) {
             if (!isDeviceWork(e) || e.correlation == 0) continue;
@@ -46,16 +77,38 @@ PerLaunchStats perLaunchStats(const TraceModel& trace,
             ++s.paired;
             s.cpuDurationNs += c.durationNs();
             s.gpuDurationNs += e.durationNs();
-            const TimestampNs delay =
-                std::max<TimestampNs>(e.startNs - c.startNs - c.durationNs(), 0);
-            delays.push_back(static_cast<double>(delay) / 1e3);
+            LaunchPair pair;
+            pair.correlation = e.correlation;
+            pair.step = c.step;
+            pair.callStartNs = c.startNs;
+            pair.cpuDurationNs = c.durationNs();
+            pair.gpuDurationNs = e.durationNs();
+            pair.launchDelayNs = std::max<TimestampNs>(e.startNs - c.startNs - c.durationNs(), 0);
             if (e.durationNs() < c.durationNs()) ++s.gpuShorterThanCpu;
+            if (pair.cpuDurationNs > kLaunchCallOutlierNs) ++s.longCalls;
+            if (pair.launchDelayNs > kLaunchDelayOutlierNs) ++s.longDelays;
+            pairs.push_back(std::move(pair));  // named only when listed (below)
+            names.push_back({c.name, e.name});
         }
     }
-    if (!delays.empty()) {
-        s.launchDelayMedianUs = median(delays);
-        s.launchDelayMaxUs = *std::max_element(delays.begin(), delays.end());
-    }
+    if (pairs.empty()) return s;
+    s.cpuDuration = percentilesOf(pairs, &LaunchPair::cpuDurationNs);
+    s.gpuDuration = percentilesOf(pairs, &LaunchPair::gpuDurationNs);
+    s.launchDelay = percentilesOf(pairs, &LaunchPair::launchDelayNs);
+    s.launchDelayMedianUs = s.launchDelay.p50;
+    s.launchDelayMaxUs = s.launchDelay.max;
+    const auto listed = [&](TimestampNs LaunchPair::*field, TimestampNs over) {
+        std::vector<LaunchPair> list;
+        for (std::size_t index : largest(pairs, field, over)) {
+            LaunchPair p = pairs[index];
+            p.call = trace.name(names[index].first);
+            p.work = trace.name(names[index].second);
+            list.push_back(std::move(p));
+        }
+        return list;
+    };
+    s.longestCalls = listed(&LaunchPair::cpuDurationNs, kLaunchCallOutlierNs);
+    s.longestDelays = listed(&LaunchPair::launchDelayNs, kLaunchDelayOutlierNs);
     return s;
 }
 

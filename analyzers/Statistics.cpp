@@ -23,6 +23,14 @@ RatioInterval percentileInterval(std::vector<double> ratios) {
 
 }  // namespace
 
+double linearQuantile(const std::vector<double>& ascending, double q) {
+    const double position = q * static_cast<double>(ascending.size() - 1);
+    const std::size_t low = static_cast<std::size_t>(std::floor(position));
+    const std::size_t high = std::min(low + 1, ascending.size() - 1);
+    return ascending[low] +
+           (ascending[high] - ascending[low]) * (position - static_cast<double>(low));
+}
+
 double median(std::vector<double> values) {
     if (values.empty()) return 0.0;
     std::size_t mid = values.size() / 2;

@@ -7,6 +7,10 @@ namespace glueprof {
 
 double median(std::vector<double> values);  // 0 for an empty input
 
+// pandas' Series.quantile (linear interpolation between the closest ranks) of `ascending`, a
+// non-empty sorted list; 0 <= q <= 1.
+double linearQuantile(const std::vector<double>& ascending, double q);
+
 struct RatioInterval {
     double low = 0.0;
     double high = 0.0;

@@ -399,6 +399,69 @@ std::string diagnosticsBoxes(const RunAnalysis& r) {
     return html;
 }
 
+// HTA's launch statistics (the distributions and the longest delays), its launch queue per stream
+// and its user-annotation breakdowns (the largest names, the rest as "others").
+std::string launchQueueAndAnnotationTables(const AnalysisResult& a) {
+    std::string html;
+    const PerLaunchStats& p = a.launches.perLaunch;
+    if (p.paired > 0) {
+        html += fmt::format(
+            "<h3>Kernel launches (HTA's launch statistics, whole run)</h3>\n<p>{} launches paired "
+            "with device work; {} ran shorter on the GPU than their call; {} calls over {} µs, {} "
+            "launch delays over {} µs.</p>\n<table><tr><th>µs</th><th>p50</th><th>p90</th>"
+            "<th>p99</th><th>max</th></tr>\n",
+            p.paired, p.gpuShorterThanCpu, p.longCalls, kLaunchCallOutlierNs / 1000, p.longDelays,
+            kLaunchDelayOutlierNs / 1000);
+        for (const auto& [name, q] : p.distributions())
+            html += fmt::format(
+                "<tr><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td></"
+                "tr>\n",
+                name, q->p50, q->p90, q->p99, q->max);
+        html += "</table>\n";
+        if (!p.longestDelays.empty()) {
+            html +=
+                "<table><tr><th>longest launch delays: call</th><th>device work</th><th>delay µs"
+                "</th></tr>\n";
+            for (const LaunchPair& x : p.longestDelays)
+                html += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td></tr>\n",
+                                    escapeMarkup(x.call), escapeMarkup(x.work.substr(0, 90)),
+                                    static_cast<double>(x.launchDelayNs) / 1e3);
+            html += "</table>\n";
+        }
+    }
+    if (!a.queues.streams.empty()) {
+        html += fmt::format(
+            "<h3>Launch queue by stream (HTA's queue length)</h3>\n<p>Operations enqueued and not "
+            "yet started; at {} the host blocks in the launch call.</p>\n<table><tr><th>stream"
+            "</th><th>mean</th><th>time-weighted mean</th><th>max</th><th>ms at a full queue</th>"
+            "</tr>\n",
+            a.queues.capacity);
+        for (const StreamQueueLength& s : a.queues.streams)
+            html += fmt::format(
+                "<tr><td>{}</td><td>{:.2f}</td><td>{:.2f}</td><td>{}</td><td>{:.3f}</td></tr>\n",
+                escapeMarkup(s.lane), s.mean, s.timeWeightedMean, s.max,
+                static_cast<double>(s.atFullQueueNs) / 1e6);
+        html += "</table>\n";
+    }
+    constexpr std::size_t kShownAnnotationRows = 10;
+    const auto annotations = [&](const char* title, const std::vector<NamedDurations>& names) {
+        if (names.empty()) return;
+        html += fmt::format(
+            "<h3>{} (HTA's user-annotation breakdown)</h3>\n<table><tr><th>annotation</th>"
+            "<th>count</th><th>ms</th><th>mean µs</th><th>max µs</th></tr>\n",
+            title);
+        for (const NamedDurations& d : topWithOthers(names, kShownAnnotationRows))
+            html += fmt::format(
+                "<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n",
+                escapeMarkup(d.name.substr(0, 90)), d.count, static_cast<double>(d.ns) / 1e6,
+                d.meanNs / 1e3, static_cast<double>(d.maxNs) / 1e3);
+        html += "</table>\n";
+    };
+    annotations("GPU annotations", a.annotations.gpu);
+    annotations("CPU annotations", a.annotations.cpu);
+    return html;
+}
+
 // The device timeline (HTA's temporal breakdown, TraceLens's GPU timeline), HTA's idle-time
 // breakdown per device stream (whole run), and the ops every layer issues.
 std::string idleAndLayerTables(const AnalysisResult& a) {
@@ -503,6 +566,7 @@ std::string runSection(const RunAnalysis& r, TimestampNs widest, TimestampNs wid
         html += gantt(r);
     }
     html += idleAndLayerTables(a);
+    html += launchQueueAndAnnotationTables(a);
     html += "<h3>Advisor</h3>\n";
     if (a.findings.empty()) html += "<p>No glue pattern found that a toggle addresses.</p>\n";
     html += "<ul>\n";

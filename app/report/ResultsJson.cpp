@@ -131,6 +131,24 @@ nlohmann::json toJson(const KernelBreakdownResult& k) {
     return {{"by_type", byType}, {"kernels", kernels}};
 }
 
+nlohmann::json toJson(const Percentiles& p) {
+    return {{"p50", p.p50}, {"p90", p.p90}, {"p99", p.p99}, {"max", p.max}};
+}
+
+nlohmann::json toJson(const std::vector<LaunchPair>& pairs) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const LaunchPair& p : pairs) {
+        j.push_back({{"call", p.call},
+                     {"work", p.work},
+                     {"correlation", p.correlation},
+                     {"step", p.step},
+                     {"cpu_duration_us", static_cast<double>(p.cpuDurationNs) / 1e3},
+                     {"gpu_duration_us", static_cast<double>(p.gpuDurationNs) / 1e3},
+                     {"launch_delay_us", static_cast<double>(p.launchDelayNs) / 1e3}});
+    }
+    return j;
+}
+
 nlohmann::json toJson(const LaunchStatsResult& l) {
     const PerLaunchStats& p = l.perLaunch;
     return {{"kernels_in_measured_steps", l.kernels},
@@ -145,7 +163,52 @@ nlohmann::json toJson(const LaunchStatsResult& l) {
               {"gpu_duration_ms", static_cast<double>(p.gpuDurationNs) / 1e6},
               {"launch_delay_median_us", p.launchDelayMedianUs},
               {"launch_delay_max_us", p.launchDelayMaxUs},
-              {"gpu_shorter_than_cpu", p.gpuShorterThanCpu}}}};
+              {"gpu_shorter_than_cpu", p.gpuShorterThanCpu},
+              {"cpu_duration_us", toJson(p.cpuDuration)},
+              {"gpu_duration_us", toJson(p.gpuDuration)},
+              {"launch_delay_us", toJson(p.launchDelay)},
+              {"calls_over_us", kLaunchCallOutlierNs / 1000},
+              {"calls_over", p.longCalls},
+              {"delays_over_us", kLaunchDelayOutlierNs / 1000},
+              {"delays_over", p.longDelays},
+              {"longest_calls", toJson(p.longestCalls)},
+              {"longest_delays", toJson(p.longestDelays)}}}};
+}
+
+nlohmann::json toJson(const QueueLengthResult& q) {
+    nlohmann::json streams = nlohmann::json::array();
+    for (const StreamQueueLength& s : q.streams) {
+        streams.push_back({{"lane", s.lane},
+                           {"stream", s.stream},
+                           {"samples", s.samples},
+                           {"mean", s.mean},
+                           {"std", s.stddev},
+                           {"min", s.min},
+                           {"p25", s.p25},
+                           {"p50", s.p50},
+                           {"p75", s.p75},
+                           {"max", s.max},
+                           {"time_weighted_mean", s.timeWeightedMean},
+                           {"at_full_queue_ms", static_cast<double>(s.atFullQueueNs) / 1e6},
+                           {"at_full_queue_share", s.atFullQueueShare}});
+    }
+    return {{"capacity", q.capacity},
+            {"trace_duration_ms", static_cast<double>(q.traceDurationNs) / 1e6},
+            {"streams", streams}};
+}
+
+nlohmann::json toJson(const std::vector<NamedDurations>& names) {
+    nlohmann::json j = nlohmann::json::array();
+    for (const NamedDurations& d : names) {
+        j.push_back({{"name", d.name},
+                     {"count", d.count},
+                     {"ms", static_cast<double>(d.ns) / 1e6},
+                     {"mean_us", d.meanNs / 1e3},
+                     {"min_us", static_cast<double>(d.minNs) / 1e3},
+                     {"max_us", static_cast<double>(d.maxNs) / 1e3},
+                     {"std_us", d.stddevNs / 1e3}});
+    }
+    return j;
 }
 
 nlohmann::json toJson(const BubbleResult& b) {
@@ -325,6 +388,10 @@ nlohmann::json toJson(const RunAnalysis& r) {
     if (!a.kernels.byType.empty()) j["kernel_breakdown"] = toJson(a.kernels);
     if (a.launches.kernels > 0 || a.launches.perLaunch.paired > 0)
         j["launch_stats"] = toJson(a.launches);
+    if (!a.queues.streams.empty()) j["queue_length"] = toJson(a.queues);
+    if (!a.annotations.gpu.empty() || !a.annotations.cpu.empty())
+        j["annotation_breakdown"] = {{"gpu", toJson(a.annotations.gpu)},
+                                     {"cpu", toJson(a.annotations.cpu)}};
     j["copy_overlap"] = toJson(a.copyOverlap);
     j["copy_overlap_ratio"] = a.copyOverlap.total.overlapRatio();
     j["exposed_copy_ms_per_step"] = a.copyOverlap.exposedMsPerStep();

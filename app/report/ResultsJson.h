@@ -19,12 +19,16 @@ nlohmann::json toJson(const Diagnostic& diagnostic);
 nlohmann::json toJson(const std::vector<Diagnostic>& diagnostics);
 nlohmann::json toJson(const CopyOverlapResult& overlap);
 nlohmann::json toJson(const BubbleResult& bubbles);
-nlohmann::json toJson(const PerLayerWorkResult& work);          // ops every layer issues per step
-nlohmann::json toJson(const std::vector<StreamIdle>& streams);  // HTA's idle breakdown per stream
-nlohmann::json toJson(const LaunchStatsResult& launches);       // kernel launch statistics
-nlohmann::json toJson(const DeviceTimelineResult& timeline);    // HTA's and TraceLens's views
-nlohmann::json toJson(const KernelBreakdownResult& kernels);    // HTA's kernel breakdown
-nlohmann::json toJson(const GlueOverheadResult& glue);          // median ms per part
+nlohmann::json toJson(const PerLayerWorkResult& work);            // ops every layer issues per step
+nlohmann::json toJson(const std::vector<StreamIdle>& streams);    // HTA's idle breakdown per stream
+nlohmann::json toJson(const LaunchStatsResult& launches);         // kernel launch statistics
+nlohmann::json toJson(const DeviceTimelineResult& timeline);      // HTA's and TraceLens's views
+nlohmann::json toJson(const KernelBreakdownResult& kernels);      // HTA's kernel breakdown
+nlohmann::json toJson(const QueueLengthResult& queues);           // HTA's queue length per stream
+nlohmann::json toJson(const std::vector<NamedDurations>& names);  // per name: count, ms, ...
+nlohmann::json toJson(const Percentiles& percentiles);            // p50, p90, p99, max
+nlohmann::json toJson(const std::vector<LaunchPair>& pairs);      // launch outliers
+nlohmann::json toJson(const GlueOverheadResult& glue);            // median ms per part
 nlohmann::json toJson(const RankAnalysisResult& ranks);
 nlohmann::json toJson(const RunIdentity& identity);
 nlohmann::json toJson(const RunAnalysis& run);

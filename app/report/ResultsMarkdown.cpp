@@ -16,10 +16,25 @@ namespace glueprof {
 
 namespace {
 
+// Trace-derived text as inline code, fit for a table cell: a backtick would end the span and is
+// dropped; a pipe would end the cell (GFM splits cells before code spans) and is escaped.
 std::string code(std::string text) {
     text.erase(std::remove(text.begin(), text.end(), '`'), text.end());
-    return "`" + text + "`";
+    std::string escaped;
+    for (char c : text) {
+        if (c == '|') escaped += '\\';
+        escaped += c;
+    }
+    return "`" + escaped + "`";
 }
+
+// A trace-derived name short enough for a table cell.
+std::string shortName(const std::string& name) {
+    constexpr std::size_t kLongest = 90;
+    return name.size() > kLongest ? name.substr(0, kLongest) + "..." : name;
+}
+
+std::string stepText(std::int32_t step) { return step == kNoTag ? "-" : std::to_string(step); }
 
 std::string speedupCell(const MetricComparison& m) { return speedupText(m); }
 
@@ -261,27 +276,89 @@ std::string kernelBreakdown(const KernelBreakdownResult& k) {
         "|---|---|---:|---:|---:|---:|---:|\n";
     for (const KernelTime& t : k.kernels) {
         md += fmt::format("| {} | {} | {} | {:.3f} | {:.3f} | {:.3f} | {:.3f} |\n", t.type,
-                          code(t.name.size() > 90 ? t.name.substr(0, 90) + "..." : t.name), t.count,
-                          static_cast<double>(t.ns) / 1e6, t.meanNs / 1e3,
-                          static_cast<double>(t.minNs) / 1e3, static_cast<double>(t.maxNs) / 1e3);
+                          code(shortName(t.name)), t.count, static_cast<double>(t.ns) / 1e6,
+                          t.meanNs / 1e3, static_cast<double>(t.minNs) / 1e3,
+                          static_cast<double>(t.maxNs) / 1e3);
     }
     return md;
 }
 
-// Kernel launch statistics: the measured steps' kernels, and HTA's per-launch summary.
+// Kernel launch statistics: the measured steps' kernels, and HTA's per-launch summary with the
+// distributions and the outliers.
 std::string launchStats(const LaunchStatsResult& l) {
     if (l.kernels == 0 && l.perLaunch.paired == 0) return "";
     const PerLaunchStats& p = l.perLaunch;
-    return fmt::format(
+    std::string md = fmt::format(
         "\n### Kernel launches\n\nMeasured steps: {:g} kernels per step, {} of {} paired with "
         "their launch, launch delay median {:.3f} µs (max {:.3f}), {} shorter than their own "
         "launch call.\n\nWhole run (HTA's launch statistics): {} launches paired with device work, "
-        "CPU {:.3f} ms, GPU {:.3f} ms, launch delay median {:.3f} µs (max {:.3f}), {} with device "
-        "work shorter than the call.\n",
+        "CPU {:.3f} ms, GPU {:.3f} ms, {} with device work shorter than the call; {} calls over "
+        "{} µs, {} launch delays over {} µs.\n",
         l.launchesPerStep, l.pairedWithLaunch, l.kernels, l.medianLaunchDelayUs, l.maxLaunchDelayUs,
         l.shorterThanLaunch, p.paired, static_cast<double>(p.cpuDurationNs) / 1e6,
-        static_cast<double>(p.gpuDurationNs) / 1e6, p.launchDelayMedianUs, p.launchDelayMaxUs,
-        p.gpuShorterThanCpu);
+        static_cast<double>(p.gpuDurationNs) / 1e6, p.gpuShorterThanCpu, p.longCalls,
+        kLaunchCallOutlierNs / 1000, p.longDelays, kLaunchDelayOutlierNs / 1000);
+    if (p.paired == 0) return md;
+    md += "\n| µs | p50 | p90 | p99 | max |\n|---|---:|---:|---:|---:|\n";
+    for (const auto& [name, q] : p.distributions())
+        md += fmt::format("| {} | {:.3f} | {:.3f} | {:.3f} | {:.3f} |\n", name, q->p50, q->p90,
+                          q->p99, q->max);
+    const auto outliers = [&](const char* title, const std::vector<LaunchPair>& pairs) {
+        if (pairs.empty()) return;
+        md += fmt::format(
+            "\n{}\n\n| call | device work | step | call µs | work µs | delay µs |\n"
+            "|---|---|---:|---:|---:|---:|\n",
+            title);
+        for (const LaunchPair& x : pairs) {
+            md += fmt::format("| {} | {} | {} | {:.3f} | {:.3f} | {:.3f} |\n", code(x.call),
+                              code(shortName(x.work)), stepText(x.step),
+                              static_cast<double>(x.cpuDurationNs) / 1e3,
+                              static_cast<double>(x.gpuDurationNs) / 1e3,
+                              static_cast<double>(x.launchDelayNs) / 1e3);
+        }
+    };
+    outliers("Longest launch calls:", p.longestCalls);
+    outliers("Longest launch delays:", p.longestDelays);
+    return md;
+}
+
+// HTA's queue length per stream and the time at a full launch queue.
+std::string queueLength(const QueueLengthResult& q) {
+    if (q.streams.empty()) return "";
+    std::string md = fmt::format(
+        "\n### Launch queue by stream (HTA's queue length, whole run)\n\nOperations enqueued and "
+        "not yet started; at {} the host blocks in the launch call.\n\n| stream | samples | mean "
+        "| p50 | p75 | max | time-weighted mean | ms at a full queue | % of trace |\n"
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        q.capacity);
+    for (const StreamQueueLength& s : q.streams) {
+        md += fmt::format("| {} | {} | {:.2f} | {:g} | {:g} | {} | {:.2f} | {:.3f} | {:.1f} |\n",
+                          code(s.lane), s.samples, s.mean, s.p50, s.p75, s.max, s.timeWeightedMean,
+                          static_cast<double>(s.atFullQueueNs) / 1e6, 100.0 * s.atFullQueueShare);
+    }
+    return md;
+}
+
+// HTA's user-annotation breakdown, GPU and CPU, the largest names and the rest as "others".
+std::string annotationBreakdown(const AnnotationBreakdownResult& a) {
+    constexpr std::size_t kShown = 15;
+    std::string md;
+    const auto table = [&](const char* title, const std::vector<NamedDurations>& names) {
+        if (names.empty()) return;
+        md += fmt::format(
+            "\n### {} (HTA's user-annotation breakdown, whole run)\n\n| annotation | count | ms "
+            "| mean µs | min µs | max µs | std µs |\n|---|---:|---:|---:|---:|---:|---:|\n",
+            title);
+        for (const NamedDurations& d : topWithOthers(names, kShown)) {
+            md += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:.3f} | {:.3f} | {:.3f} |\n",
+                              code(shortName(d.name)), d.count, static_cast<double>(d.ns) / 1e6,
+                              d.meanNs / 1e3, static_cast<double>(d.minNs) / 1e3,
+                              static_cast<double>(d.maxNs) / 1e3, d.stddevNs / 1e3);
+        }
+    };
+    table("GPU annotations", a.gpu);
+    table("CPU annotations", a.cpu);
+    return md;
 }
 
 // The ops every layer issues per step, glue first (math last), the 20 that take longest.
@@ -324,6 +401,8 @@ std::string runSection(const RunAnalysis& r) {
     md += kernelBreakdown(a.kernels);
     md += idleBreakdown(a.idle);
     md += launchStats(a.launches);
+    md += queueLength(a.queues);
+    md += annotationBreakdown(a.annotations);
     md += perLayerWork(a.perLayer);
     md += "\n### Sync points by layer (measured steps)\n\n| layer | count |\n|---|---:|\n";
     for (const SyncGroup& g : a.syncPoints.byLayer) {

@@ -375,7 +375,35 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
             p.paired, static_cast<double>(p.cpuDurationNs) / 1e6,
             static_cast<double>(p.gpuDurationNs) / 1e6, p.launchDelayMedianUs, p.launchDelayMaxUs,
             p.gpuShorterThanCpu);
+        out += fmt::format(
+            "    launch delay p50/p90/p99 {:.1f}/{:.1f}/{:.1f} us; {} calls over {} us, {} delays "
+            "over {} us\n",
+            p.launchDelay.p50, p.launchDelay.p90, p.launchDelay.p99, p.longCalls,
+            kLaunchCallOutlierNs / 1000, p.longDelays, kLaunchDelayOutlierNs / 1000);
+        if (!p.longestDelays.empty()) {
+            const LaunchPair& worst = p.longestDelays.front();
+            out +=
+                fmt::format("    longest launch delay: {:.3f} us, {} -> {:.60}\n",
+                            static_cast<double>(worst.launchDelayNs) / 1e3, worst.call, worst.work);
+        }
     }
+    for (const StreamQueueLength& s : a.queues.streams) {
+        out += fmt::format(
+            "  launch queue {:<24.24} mean {:.1f} (time-weighted {:.1f}), max {}, {:.3f} ms at a "
+            "full queue ({})\n",
+            s.lane, s.mean, s.timeWeightedMean, s.max, static_cast<double>(s.atFullQueueNs) / 1e6,
+            a.queues.capacity);
+    }
+    const auto topAnnotations = [&](const char* where, const std::vector<NamedDurations>& names) {
+        if (names.empty()) return;
+        out += fmt::format("  {} annotations (HTA's breakdown, ms):", where);
+        for (const NamedDurations& d : topWithOthers(names, 3))
+            out += fmt::format(" {:.40} {:.3f} in {};", d.name, static_cast<double>(d.ns) / 1e6,
+                               d.count);
+        out.back() = '\n';
+    };
+    topAnnotations("GPU", a.annotations.gpu);
+    topAnnotations("CPU", a.annotations.cpu);
     out += perLayerWorkText(a.perLayer);
     out += "  advisor:\n" + renderFindingsText(a.findings);
     for (const Diagnostic& d : r.diagnostics)

@@ -23,9 +23,16 @@ Figures (HTA's functions with HTA's defaults, except the step window below):
             docstring says nanoseconds). glueprof: `idle_breakdown` of each run in the report
             (analyzers/IdleBreakdown, the same threshold), per stream over the whole run.
   launch    get_cuda_kernel_launch_stats, per launch reduced to: launches paired with their device
-            work, summed cpu and gpu durations, median and max launch delay, device work shorter
-            than its launch. glueprof: `launch_stats.per_launch` of each run in the report
-            (analyzers/LaunchStats, HTA's pairing and window).
+            work, summed cpu and gpu durations, median, p90, p99 (linear) and max launch delay,
+            device work shorter than its launch, and HTA's outliers: calls over its runtime_cutoff
+            (50 us) and delays over its launch_delay_cutoff (100 us). glueprof:
+            `launch_stats.per_launch` of each run in the report (analyzers/LaunchStats, HTA's
+            pairing and window).
+  queue     get_queue_length_summary: per stream the count, mean, min, median and max of the queue
+            length series. glueprof: `queue_length.streams` (analyzers/QueueLength).
+  annotations  get_gpu_user_annotation_breakdown(use_gpu_annotation=False) (CPU annotations; the
+            fixtures have no GPU annotations): per name the summed, max and min duration. glueprof:
+            `annotation_breakdown.cpu` (analyzers/AnnotationBreakdown).
   kernels   get_gpu_kernel_breakdown (its defaults: duration_ratio 0.8, num_kernels 10, no memory
             kernels): each kernel type's time, and each kernel name's summed duration per type
             ("others" for the names HTA folds). glueprof: `kernel_breakdown` of the run in the
@@ -68,6 +75,8 @@ FIXTURES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file_
                                          "fixtures", "import", "kineto"))
 EXACT = 0.0
 OVERLAP_TOLERANCE = 0.005 + 1e-9  # HTA's rounding to 2 decimals, and a double's last bits
+QUEUE_TOLERANCE = 1e-9  # a mean of whole numbers, summed in another order
+QUANTILE_TOLERANCE = 1e-6  # an interpolated quantile, from µs (HTA) or ns / 1e3 (glueprof)
 
 CONVENTIONS = """\
 step convention
@@ -78,7 +87,8 @@ step convention
              event.
   glueprof   the same selection for the temporal breakdown, idle breakdown, launch stats and
              overlap (analyzers/HtaWindow).
-units: us (times, exact), count (exact), % (overlap, within HTA's rounding: 0.005)"""
+units: us (times, exact; interpolated launch-delay quantiles within 1e-6), count (exact), queue
+length (a mean within 1e-9), % (overlap, within HTA's rounding: 0.005)"""
 
 MISSING = "MISSING in glueprof"
 LOST = "MISSING in glueprof, though its group is shown"
@@ -160,6 +170,28 @@ def hta_figures(trace_analysis, trace, work):
     figures[("launch", "gpu shorter than cpu (count)")] = int(
         (launches["gpu_duration"] < launches["cpu_duration"]).sum())
 
+    for name, q in (("p90", 0.9), ("p99", 0.99)):
+        figures[("launch", "launch_delay %s (us)" % name)] = (
+            None if none else float(delays.quantile(q)))
+    figures[("launch", "cpu_duration over 50 us (count)")] = int(
+        (launches["cpu_duration"] > 50).sum())
+    figures[("launch", "launch_delay over 100 us (count)")] = int((delays > 100).sum())
+
+    queues = analysis.get_queue_length_summary(ranks=[rank])
+    if queues is not None:
+        for (_, stream), row in queues.iterrows():
+            for stat in ("count", "mean", "min", "50%", "max"):
+                figures[("queue", "stream %d %s" % (stream, stat))] = float(
+                    row[("queue_length", stat)])
+
+    annotations = analysis.get_gpu_user_annotation_breakdown(use_gpu_annotation=False,
+                                                             visualize=False)
+    if annotations is not None:
+        for _, row in annotations[annotations["rank"] == rank].iterrows():
+            for stat in ("sum", "max", "min"):
+                figures[("annotations", "cpu %s %s (us)" % (short(row["name"]), stat))] = int(
+                    row[stat + " (us)"])
+
     kernel_types, kernels = analysis.get_gpu_kernel_breakdown(visualize=False)
     for _, row in kernel_types.iterrows():
         figures[("kernels", "%s (us)" % row["kernel_type"])] = int(row["sum"])
@@ -236,6 +268,21 @@ def glueprof_figures(cli, trace, work):
             per["launch_delay_median_us"] if paired else None)
         figures[("launch", "launch_delay max (us)")] = per["launch_delay_max_us"] if paired else None
         figures[("launch", "gpu shorter than cpu (count)")] = per["gpu_shorter_than_cpu"]
+        for name in ("p90", "p99"):
+            figures[("launch", "launch_delay %s (us)" % name)] = (
+                per["launch_delay_us"][name] if paired else None)
+        figures[("launch", "cpu_duration over 50 us (count)")] = per["calls_over"]
+        figures[("launch", "launch_delay over 100 us (count)")] = per["delays_over"]
+
+    for stream in analyzed.get("queue_length", {"streams": []})["streams"]:
+        for stat, key in (("count", "samples"), ("mean", "mean"), ("min", "min"), ("50%", "p50"),
+                          ("max", "max")):
+            figures[("queue", "stream %d %s" % (stream["stream"], stat))] = float(stream[key])
+
+    for row in analyzed.get("annotation_breakdown", {"cpu": []})["cpu"]:
+        for stat, key in (("sum", "ms"), ("max", "max_us"), ("min", "min_us")):
+            value = ns_of(row[key]) / 1e3 if key == "ms" else round(row[key] * 1e3) / 1e3
+            figures[("annotations", "cpu %s %s (us)" % (short(row["name"]), stat))] = value
 
     return figures
 
@@ -244,7 +291,9 @@ def verdict(group, hta, glueprof):
     """equal or DIFFERENT; None (n/a) equals only None."""
     if hta is None or glueprof is None:
         return "equal" if hta is None and glueprof is None else "DIFFERENT"
-    tolerance = OVERLAP_TOLERANCE if group == "overlap" else EXACT
+    tolerance = {"overlap": OVERLAP_TOLERANCE, "queue": QUEUE_TOLERANCE}.get(group, EXACT)
+    if group == "launch" and not float(hta).is_integer():  # a quantile between two delays
+        tolerance = QUANTILE_TOLERANCE
     return "equal" if abs(hta - glueprof) <= tolerance else "DIFFERENT"
 
 

@@ -64,6 +64,38 @@ void perLayerTable(const PerLayerWorkResult& work, RunId run) {
     ImGui::EndTable();
 }
 
+// HTA's user-annotation breakdown of one run, the largest names and the rest as "others",
+// folded under a header.
+void annotationTable(const char* title, const std::vector<NamedDurations>& names, RunId run) {
+    if (names.empty()) return;
+    const std::string header = fmt::format("{} (HTA's user-annotation breakdown): {} names##{}{}",
+                                           title, names.size(), title, run);
+    if (!ImGui::TreeNode(header.c_str())) return;
+    constexpr std::size_t kShown = 12;
+    if (ImGui::BeginTable(
+            fmt::format("annotations{}{}", title, run).c_str(), 4,
+            ImGuiTableFlags_Borders | ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+        ImGui::TableSetupColumn("annotation", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("count");
+        ImGui::TableSetupColumn("ms");
+        ImGui::TableSetupColumn("mean us");
+        ImGui::TableHeadersRow();
+        for (const NamedDurations& d : topWithOthers(names, kShown)) {
+            ImGui::TableNextRow();
+            ImGui::TableNextColumn();
+            ImGui::TextUnformatted(d.name.c_str());
+            ImGui::TableNextColumn();
+            ImGui::Text("%lld", static_cast<long long>(d.count));
+            ImGui::TableNextColumn();
+            ImGui::Text("%.3f", static_cast<double>(d.ns) / 1e6);
+            ImGui::TableNextColumn();
+            ImGui::Text("%.1f", d.meanNs / 1e3);
+        }
+        ImGui::EndTable();
+    }
+    ImGui::TreePop();
+}
+
 void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
     const AnalysisResult& a = r.analysis;
     ImGui::Text("Run %lld  %s  (%s on %s)", static_cast<long long>(r.run.id), r.run.label.c_str(),
@@ -106,7 +138,22 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
             "shorter on the GPU than their call",
             static_cast<long long>(p.paired), p.launchDelayMedianUs, p.launchDelayMaxUs,
             static_cast<long long>(p.gpuShorterThanCpu));
+        ImGui::Text(
+            "Launch delay p50/p90/p99 %.1f/%.1f/%.1f us; %lld calls over %lld us, %lld delays "
+            "over %lld us",
+            p.launchDelay.p50, p.launchDelay.p90, p.launchDelay.p99,
+            static_cast<long long>(p.longCalls),
+            static_cast<long long>(kLaunchCallOutlierNs / 1000),
+            static_cast<long long>(p.longDelays),
+            static_cast<long long>(kLaunchDelayOutlierNs / 1000));
     }
+    for (const StreamQueueLength& q : a.queues.streams) {  // HTA's queue length, whole run
+        ImGui::Text("Launch queue on %s: mean %.1f (time-weighted %.1f), max %lld, %.3f ms full",
+                    q.lane.c_str(), q.mean, q.timeWeightedMean, static_cast<long long>(q.max),
+                    static_cast<double>(q.atFullQueueNs) / 1e6);
+    }
+    annotationTable("GPU annotations", a.annotations.gpu, r.run.id);
+    annotationTable("CPU annotations", a.annotations.cpu, r.run.id);
     if (a.timeline.hasDeviceWork) {  // TraceLens's GPU timeline and HTA's temporal breakdown
         const GpuTimeline& g = a.timeline.timeline;
         const HtaTemporalBreakdown& t = a.timeline.temporal;
