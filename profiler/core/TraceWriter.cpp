@@ -304,12 +304,22 @@ void TraceWriter::collectThreadBuffers() {
 
 void TraceWriter::record(const Event& event) {
     ThreadBuffer& buffer = bufferForThisThread();
-    std::lock_guard<SpinLock> lock(buffer.lock);
-    buffer.events.push_back(event);
-    if (buffer.events.size() >= kThreadBufferEvents) {
-        std::lock_guard<std::mutex> queueLock(m_queueMutex);
-        enqueueEvents(buffer.events);
+    std::vector<Event> full;
+    {
+        std::lock_guard<SpinLock> lock(buffer.lock);
+        buffer.events.push_back(event);
+        if (buffer.events.size() < kThreadBufferEvents) return;
+        full.swap(buffer.events);
     }
+    // The full buffer is queued outside its spin lock, so a collector never spins while this
+    // thread waits for the queue's mutex. Only this thread adds to its buffer, and a collector
+    // finds it empty meanwhile: the thread's events stay in order.
+    {
+        std::lock_guard<std::mutex> queueLock(m_queueMutex);
+        enqueueEvents(full);  // leaves `full` an empty chunk with room
+    }
+    std::lock_guard<SpinLock> lock(buffer.lock);
+    if (buffer.events.empty()) buffer.events.swap(full);
 }
 
 void TraceWriter::recordStep(const StepRecord& step) {
