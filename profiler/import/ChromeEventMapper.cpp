@@ -34,6 +34,14 @@ std::pair<MemoryKind, MemoryKind> copyKinds(std::string_view name) {
             memoryKindOf(trim(name.substr(arrow + 2, close - arrow - 2)))};
 }
 
+bool equalsIgnoringCase(std::string_view text, std::string_view lower) {
+    if (text.size() != lower.size()) return false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (std::tolower(static_cast<unsigned char>(text[i])) != lower[i]) return false;
+    }
+    return true;
+}
+
 bool isInstant(std::string_view ph) {
     return ph == chrome::kPhaseInstant || ph == chrome::kPhaseInstantLegacy ||
            ph == chrome::kPhaseMark;
@@ -54,8 +62,12 @@ std::string lowerCase(std::string_view text) {
 
 void ChromeEventMapper::map(const RawEvent& e) {
     const bool complete = e.ph == chrome::kPhaseComplete;
-    assembly().countRead(complete ? (e.cat.empty() ? std::string("X without cat") : e.cat)
-                                  : "ph " + e.ph);
+    if (complete) {
+        assembly().countRead(e.cat.empty() ? std::string_view("X without cat") : e.cat);
+    } else {
+        m_readKey.assign("ph ").append(e.ph);  // reused: no allocation per event
+        assembly().countRead(m_readKey);
+    }
     if (complete) {
         span(e, *e.ts, *e.ts + e.dur.value_or(0));  // the tokenizer checked that it fits
     } else if (e.ph == chrome::kPhaseBegin) {
@@ -103,7 +115,7 @@ void ChromeEventMapper::span(const RawEvent& e, TimestampNs start, TimestampNs e
 
 // Only launch-to-kernel flows (ac2g) link events; fwdbwd and others are not links of ours.
 void ChromeEventMapper::flow(const RawEvent& e) {
-    if (!e.ts || e.id.empty() || lowerCase(e.cat) != chrome::kCatLaunchFlow ||
+    if (!e.ts || e.id.empty() || !equalsIgnoringCase(e.cat, chrome::kCatLaunchFlow) ||
         e.ph == chrome::kPhaseFlowStep)
         return;
     if (auto id = parseInteger(e.id)) m_state.flow(e, e.ph == chrome::kPhaseFlowStart, *id);

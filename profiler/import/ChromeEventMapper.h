@@ -63,7 +63,8 @@ class ChromeEventMapper {
     void flow(const RawEvent& e);
     void metadata(const RawEvent& e);
 
-    std::string m_cat;  // the span's category in lower case, a buffer kept from event to event
+    std::string m_cat;      // the span's category in lower case, a buffer kept from event to event
+    std::string m_readKey;  // "ph X": the key an event is counted under, a buffer likewise
 };
 
 // `text` in lower case (ASCII).

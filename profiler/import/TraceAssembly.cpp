@@ -150,13 +150,13 @@ Event& TraceAssembly::add(std::size_t lane, EventKind kind, Category category,
 
 void TraceAssembly::addSync(const SyncRecord& sync) { m_syncs.push_back(sync); }
 
-void TraceAssembly::countRead(const std::string& what) {
+void TraceAssembly::countRead(std::string_view what) {
     // Keyed by the source's own text (a category): printed and stored safely.
     auto it = m_read.find(what);
     if (it != m_read.end()) {
         ++it->second;
     } else {
-        ++m_read[printableText(what)];
+        ++m_read[printableText(std::string(what))];
     }
 }
 
@@ -522,7 +522,7 @@ ImportedRun TraceAssembly::finish(RunSummary run) && {
                                      [](const Lane& l) { return l.kind == LaneKind::kCudaStream; });
         run.device = gpu ? "cuda" : "cpu";
     }
-    out.read = m_read;
+    out.read.insert(m_read.begin(), m_read.end());
     std::vector<Diagnostic> diagnostics;
     for (const auto& [what, count] : m_skipped) {
         diagnostics.push_back(Diagnostic{kImportSkipped, count, what});

@@ -25,6 +25,7 @@
 //     point (would-sync; host read when the sync is a blocking device-to-host copy).
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -118,7 +119,7 @@ class TraceAssembly {
     void takeEventsAsRecorded() { m_asRecorded = true; }
 
     // What the source held, by its own names (Kineto's categories, Nsight's tables).
-    void countRead(const std::string& what);
+    void countRead(std::string_view what);
 
     // Counted into the run's diagnostics and the import line: an import's reason from the table
     // of diagnostics (Diagnostics.h), skipped or derived; `quoted` is the source's own text its
@@ -185,7 +186,7 @@ class TraceAssembly {
     std::vector<SyncRecord> m_syncs;
     std::map<std::string, std::int64_t> m_skipped;
     std::map<std::string, std::int64_t> m_derived;
-    std::map<std::string, std::int64_t> m_read;
+    std::map<std::string, std::int64_t, std::less<>> m_read;  // found by string_view
     std::size_t m_eventCount = 0;
     bool m_asRecorded = false;
 };
