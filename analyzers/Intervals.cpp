@@ -43,7 +43,13 @@ IntervalSet intersectionOf(const IntervalSet& a, const IntervalSet& b) {
 
 IntervalSet differenceOf(const IntervalSet& a, const IntervalSet& b) {
     IntervalSet out;
-    std::size_t j = 0;
+    if (a.empty()) return out;
+    // From the first interval of b that ends after a starts: a short `a` against a long `b` (one
+    // step's window against a whole run's busy time) costs log |b|, not |b|.
+    std::size_t j = static_cast<std::size_t>(
+        std::upper_bound(b.begin(), b.end(), a.front().start,
+                         [](TimestampNs t, const Interval& i) { return t < i.end; }) -
+        b.begin());
     for (const Interval& interval : a) {
         TimestampNs cursor = interval.start;
         while (j < b.size() && b[j].end <= cursor) ++j;
