@@ -27,6 +27,20 @@ TEST(IntervalsTest, UnionIntersectionDifferenceAndCoverage) {
     EXPECT_EQ(totalLength(clippedTo(a, {3, 6})), 1 + 1);
 }
 
+// A short set against a long one that starts long before it (one step's window against a run's
+// busy time): the intervals of the long one before the window take no part.
+TEST(IntervalsTest, DifferenceOfAWindowFromALongSetStartingEarlier) {
+    const IntervalSet busy = unionOf({{0, 10}, {20, 30}, {95, 105}, {150, 160}, {300, 400}});
+    const IntervalSet idle = differenceOf(IntervalSet{{100, 200}}, busy);
+    ASSERT_EQ(idle.size(), 2u);  // [105, 150) and [160, 200)
+    EXPECT_EQ(idle[0].start, 105);
+    EXPECT_EQ(idle[0].end, 150);
+    EXPECT_EQ(idle[1].start, 160);
+    EXPECT_EQ(idle[1].end, 200);
+    EXPECT_TRUE(differenceOf(IntervalSet{}, busy).empty());
+    EXPECT_EQ(totalLength(differenceOf(IntervalSet{{500, 600}}, busy)), 100);
+}
+
 // Copies on lane "copy" against compute (top-level ops) on lane "main", step 1 = [0, 100):
 //   main: op [0, 40), op [60, 100) with a wait [80, 100) inside it (blocked, not computing).
 //   copy: A [10, 30) fully hidden (ratio 1); B [30, 50) half hidden ([30, 40) under the op);
