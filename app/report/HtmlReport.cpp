@@ -420,8 +420,8 @@ std::string launchQueueAndAnnotationTables(const AnalysisResult& a) {
         html += "</table>\n";
         if (!p.longestDelays.empty()) {
             html +=
-                "<table><tr><th>longest launch delays: call</th><th>device work</th><th>delay µs"
-                "</th></tr>\n";
+                "<p>The longest launch delays:</p>\n<table><tr><th>call</th><th>device work</th>"
+                "<th>delay µs</th></tr>\n";
             for (const LaunchPair& x : p.longestDelays)
                 html += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td></tr>\n",
                                     escapeMarkup(x.call), escapeMarkup(x.work.substr(0, 90)),
