@@ -17,7 +17,11 @@ AnnotationBreakdownResult analyzeAnnotationBreakdown(const TraceModel& trace) {
         const bool device = isDeviceWorkLane(lane);
         if (!device && lane.kind != LaneKind::kHostThread) continue;
         for (const Event& e : trace.eventsOnLane(i)) {
-            if (e.kind != EventKind::kRange) continue;
+            // Python frames (with_stack) and collectives' comm ranges (record_param_comms) are
+            // ranges, but no annotation of the program's: HTA reads user_annotation alone.
+            if (e.kind != EventKind::kRange || (e.flags & kFlagPythonFrame) != 0 ||
+                e.category == Category::kComm)
+                continue;
             if (device) {
                 gpu.add(trace.name(e.name), e.durationNs());
             } else if (!cutoff || e.startNs <= *cutoff) {
@@ -31,26 +35,39 @@ AnnotationBreakdownResult analyzeAnnotationBreakdown(const TraceModel& trace) {
 
 std::vector<NamedDurations> topWithOthers(const std::vector<NamedDurations>& names,
                                           std::size_t shown) {
-    if (names.size() <= shown + 1) return names;
-    std::vector<NamedDurations> top(names.begin(),
-                                    names.begin() + static_cast<std::ptrdiff_t>(shown));
-    NamedDurations rest{kOthersName};
-    double squares = 0.0;  // the parts' sums of squares, from their mean and deviation
-    for (std::size_t i = shown; i < names.size(); ++i) {
-        const NamedDurations& d = names[i];
-        rest.minNs = rest.count == 0 ? d.minNs : std::min(rest.minNs, d.minNs);
-        rest.maxNs = std::max(rest.maxNs, d.maxNs);
-        rest.count += d.count;
-        rest.ns += d.ns;
-        const double n = static_cast<double>(d.count);
-        squares += d.stddevNs * d.stddevNs * (n - 1.0) + n * d.meanNs * d.meanNs;
+    // An "others" entry the breakdown folded already joins the rest, so there is one at most.
+    std::vector<const NamedDurations*> named;
+    std::vector<const NamedDurations*> rest;
+    for (const NamedDurations& d : names) {
+        if (d.name == kOthersName || named.size() == shown) {
+            rest.push_back(&d);
+        } else {
+            named.push_back(&d);
+        }
     }
-    const double n = static_cast<double>(rest.count);
-    rest.meanNs = static_cast<double>(rest.ns) / n;
-    if (rest.count > 1)
-        rest.stddevNs =
-            std::sqrt(std::max((squares - n * rest.meanNs * rest.meanNs) / (n - 1.0), 0.0));
-    top.push_back(rest);
+    std::vector<NamedDurations> top;
+    for (const NamedDurations* d : named) top.push_back(*d);
+    if (rest.empty()) return top;
+    if (rest.size() == 1 && rest.front()->name != kOthersName) {  // one left over: itself
+        top.push_back(*rest.front());
+        return top;
+    }
+    NamedDurations others{kOthersName};
+    double squares = 0.0;  // the parts' sums of squares, from their mean and deviation
+    for (const NamedDurations* d : rest) {
+        others.minNs = others.count == 0 ? d->minNs : std::min(others.minNs, d->minNs);
+        others.maxNs = std::max(others.maxNs, d->maxNs);
+        others.count += d->count;
+        others.ns += d->ns;
+        const double n = static_cast<double>(d->count);
+        squares += d->stddevNs * d->stddevNs * (n - 1.0) + n * d->meanNs * d->meanNs;
+    }
+    const double n = static_cast<double>(others.count);
+    others.meanNs = static_cast<double>(others.ns) / n;
+    if (others.count > 1)
+        others.stddevNs =
+            std::sqrt(std::max((squares - n * others.meanNs * others.meanNs) / (n - 1.0), 0.0));
+    top.push_back(others);
     return top;
 }
 

@@ -6,7 +6,8 @@
 //   gpu  the annotations on device streams (Kineto's gpu_user_annotation: the time a
 //        record_function's kernels span on the GPU), HTA's use_gpu_annotation=True;
 //   cpu  the ranges on host threads (Kineto's user_annotation: record_function, ProfilerStep#N;
-//        glueprof's own ranges on its runs), HTA's use_gpu_annotation=False, over the host events
+//        glueprof's own ranges on its runs; not Python frames nor collectives' comm ranges),
+//        HTA's use_gpu_annotation=False, over the host events
 //        HTA reads (analyzers/HtaWindow.h: with two or more steps, those starting by the last
 //        step's end).
 #include <cstddef>
@@ -27,8 +28,9 @@ struct AnnotationBreakdownResult {
 
 AnnotationBreakdownResult analyzeAnnotationBreakdown(const TraceModel& trace);
 
-// The first `shown` entries of `names` and one "others" entry for the rest (none when nothing is
-// left): what a report has room for.
+// The first `shown` entries of `names` and one "others" entry for the rest, with any "others"
+// the breakdown folded already (none when nothing is left; a single leftover name stays itself):
+// what a report has room for.
 std::vector<NamedDurations> topWithOthers(const std::vector<NamedDurations>& names,
                                           std::size_t shown);
 

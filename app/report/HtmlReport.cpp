@@ -8,11 +8,13 @@
 
 #include "app/report/Escape.h"
 #include "app/report/HtmlReport.h"
+
 #include "app/report/Palette.h"
 #include "app/report/RankText.h"
 #include "app/report/VerdictText.h"
 #include "profiler/core/CountText.h"
 #include "profiler/core/Diagnostics.h"
+#include "profiler/core/TextEncoding.h"
 
 namespace glueprof {
 
@@ -424,7 +426,7 @@ std::string launchQueueAndAnnotationTables(const AnalysisResult& a) {
                 "<th>delay µs</th></tr>\n";
             for (const LaunchPair& x : p.longestDelays)
                 html += fmt::format("<tr><td>{}</td><td>{}</td><td>{:.3f}</td></tr>\n",
-                                    escapeMarkup(x.call), escapeMarkup(x.work.substr(0, 90)),
+                                    escapeMarkup(x.call), escapeMarkup(shortenedText(x.work, 90)),
                                     static_cast<double>(x.launchDelayNs) / 1e3);
             html += "</table>\n";
         }
@@ -453,7 +455,7 @@ std::string launchQueueAndAnnotationTables(const AnalysisResult& a) {
         for (const NamedDurations& d : topWithOthers(names, kShownAnnotationRows))
             html += fmt::format(
                 "<tr><td>{}</td><td>{}</td><td>{:.3f}</td><td>{:.3f}</td><td>{:.3f}</td></tr>\n",
-                escapeMarkup(d.name.substr(0, 90)), d.count, static_cast<double>(d.ns) / 1e6,
+                escapeMarkup(shortenedText(d.name, 90)), d.count, static_cast<double>(d.ns) / 1e6,
                 d.meanNs / 1e3, static_cast<double>(d.maxNs) / 1e3);
         html += "</table>\n";
     };

@@ -11,28 +11,34 @@
 #include "app/report/RankText.h"
 #include "app/report/SyncComparison.h"
 #include "profiler/core/CountText.h"
+#include "profiler/core/TextEncoding.h"
 
 namespace glueprof {
 
 namespace {
 
-// Trace-derived text as inline code, fit for a table cell: a backtick would end the span and is
-// dropped; a pipe would end the cell (GFM splits cells before code spans) and is escaped.
+// Trace-derived text as inline code: a backtick would end the span and is dropped; a line break
+// would end the paragraph or the table row and becomes a space.
 std::string code(std::string text) {
     text.erase(std::remove(text.begin(), text.end(), '`'), text.end());
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    std::replace(text.begin(), text.end(), '\r', ' ');
+    return "`" + text + "`";
+}
+
+// The same in a table cell, where a pipe would end the cell (GFM splits cells before it reads code
+// spans) and is escaped; in prose the escape would show.
+std::string cellCode(const std::string& text) {
     std::string escaped;
-    for (char c : text) {
+    for (char c : code(text)) {
         if (c == '|') escaped += '\\';
         escaped += c;
     }
-    return "`" + escaped + "`";
+    return escaped;
 }
 
 // A trace-derived name short enough for a table cell.
-std::string shortName(const std::string& name) {
-    constexpr std::size_t kLongest = 90;
-    return name.size() > kLongest ? name.substr(0, kLongest) + "..." : name;
-}
+std::string shortName(const std::string& name) { return shortenedText(name, 90); }
 
 std::string stepText(std::int32_t step) { return step == kNoTag ? "-" : std::to_string(step); }
 
@@ -64,7 +70,7 @@ std::string verdictTable(const Results& results) {
         const AbComparison& c = comparison.ab;
         const MetricComparison* m = c.metric(c.primaryMetric);
         md += fmt::format(
-            "| {} | {} | {} | {} | {} | {} | {} |\n", code(c.toggle),
+            "| {} | {} | {} | {} | {} | {} | {} |\n", cellCode(c.toggle),
             c.target ? escapeMarkdown(targetVerdictText(*c.target)) : "-",
             escapeMarkdown(endToEndVerdictText(c)),
             escapeMarkdown(m != nullptr ? verdictText(c.verdict(), *m) : toString(c.verdict())),
@@ -74,7 +80,7 @@ std::string verdictTable(const Results& results) {
                             : "differs");
     }
     for (const SkippedComparison& s : results.skipped) {
-        md += fmt::format("| {} | - | - | skipped | - | - | {} |\n", code(s.toggle), s.reason);
+        md += fmt::format("| {} | - | - | skipped | - | - | {} |\n", cellCode(s.toggle), s.reason);
     }
     return md;
 }
@@ -120,7 +126,7 @@ std::string syncsByOp(const SyncPointsResult& b, const SyncPointsResult& o) {
         "\n### Sync points per measured step, by op\n\n| op | baseline | optimized |\n"
         "|---|---:|---:|\n";
     for (const SyncOpPerStep& op : compareSyncPoints(b, o).opsPerStep) {
-        md += fmt::format("| {} | {} | {} |\n", code(op.op), countText(op.baseline),
+        md += fmt::format("| {} | {} | {} |\n", cellCode(op.op), countText(op.baseline),
                           countText(op.optimized));
     }
     return md;
@@ -218,7 +224,7 @@ std::string idleBreakdown(const std::vector<StreamIdle>& streams) {
         "\n### Device idle time by stream (HTA's breakdown, whole run)\n\n| stream | busy ms | "
         "host wait ms | kernel wait ms | other ms | gaps |\n|---|---:|---:|---:|---:|---:|\n";
     for (const StreamIdle& s : streams) {
-        md += fmt::format("| {} | {:.3f} | {:.3f} | {:.3f} | {:.3f} | {} |\n", code(s.lane),
+        md += fmt::format("| {} | {:.3f} | {:.3f} | {:.3f} | {:.3f} | {} |\n", cellCode(s.lane),
                           static_cast<double>(s.busyNs) / 1e6,
                           static_cast<double>(s.hostWaitNs) / 1e6,
                           static_cast<double>(s.kernelWaitNs) / 1e6,
@@ -276,7 +282,7 @@ std::string kernelBreakdown(const KernelBreakdownResult& k) {
         "|---|---|---:|---:|---:|---:|---:|\n";
     for (const KernelTime& t : k.kernels) {
         md += fmt::format("| {} | {} | {} | {:.3f} | {:.3f} | {:.3f} | {:.3f} |\n", t.type,
-                          code(shortName(t.name)), t.count, static_cast<double>(t.ns) / 1e6,
+                          cellCode(shortName(t.name)), t.count, static_cast<double>(t.ns) / 1e6,
                           t.meanNs / 1e3, static_cast<double>(t.minNs) / 1e3,
                           static_cast<double>(t.maxNs) / 1e3);
     }
@@ -310,8 +316,8 @@ std::string launchStats(const LaunchStatsResult& l) {
             "|---|---|---:|---:|---:|---:|\n",
             title);
         for (const LaunchPair& x : pairs) {
-            md += fmt::format("| {} | {} | {} | {:.3f} | {:.3f} | {:.3f} |\n", code(x.call),
-                              code(shortName(x.work)), stepText(x.step),
+            md += fmt::format("| {} | {} | {} | {:.3f} | {:.3f} | {:.3f} |\n", cellCode(x.call),
+                              cellCode(shortName(x.work)), stepText(x.step),
                               static_cast<double>(x.cpuDurationNs) / 1e3,
                               static_cast<double>(x.gpuDurationNs) / 1e3,
                               static_cast<double>(x.launchDelayNs) / 1e3);
@@ -333,8 +339,9 @@ std::string queueLength(const QueueLengthResult& q) {
         q.capacity);
     for (const StreamQueueLength& s : q.streams) {
         md += fmt::format("| {} | {} | {:.2f} | {:g} | {:g} | {} | {:.2f} | {:.3f} | {:.1f} |\n",
-                          code(s.lane), s.samples, s.mean, s.p50, s.p75, s.max, s.timeWeightedMean,
-                          static_cast<double>(s.atFullQueueNs) / 1e6, 100.0 * s.atFullQueueShare);
+                          cellCode(s.lane), s.samples, s.mean, s.p50, s.p75, s.max,
+                          s.timeWeightedMean, static_cast<double>(s.atFullQueueNs) / 1e6,
+                          100.0 * s.atFullQueueShare);
     }
     return md;
 }
@@ -351,7 +358,7 @@ std::string annotationBreakdown(const AnnotationBreakdownResult& a) {
             title);
         for (const NamedDurations& d : topWithOthers(names, kShown)) {
             md += fmt::format("| {} | {} | {:.3f} | {:.3f} | {:.3f} | {:.3f} | {:.3f} |\n",
-                              code(shortName(d.name)), d.count, static_cast<double>(d.ns) / 1e6,
+                              cellCode(shortName(d.name)), d.count, static_cast<double>(d.ns) / 1e6,
                               d.meanNs / 1e3, static_cast<double>(d.minNs) / 1e3,
                               static_cast<double>(d.maxNs) / 1e3, d.stddevNs / 1e3);
         }
@@ -373,8 +380,8 @@ std::string perLayerWork(const PerLayerWorkResult& work) {
         work.layersPerStep, ranges, work.layersMsPerStep, work.glueMsPerStep);
     constexpr std::size_t kShown = 20;
     for (const PerLayerOp* op : opsGlueFirst(work, kShown)) {
-        md += fmt::format("| {} | {:g} | {:g} | {:g} | {:.3f} | {} |\n", code(op->op), op->perLayer,
-                          op->layers, op->perStep, op->msPerStep, op->kind);
+        md += fmt::format("| {} | {:g} | {:g} | {:g} | {:.3f} | {} |\n", cellCode(op->op),
+                          op->perLayer, op->layers, op->perStep, op->msPerStep, op->kind);
     }
     if (work.ops.size() > kShown) md += fmt::format("\n({} more)\n", work.ops.size() - kShown);
     return md;
@@ -394,7 +401,7 @@ std::string runSection(const RunAnalysis& r) {
             "\n### Host work while the device idled (per step)\n\n| host op | ms | count |\n"
             "|---|---:|---:|\n";
         for (const GapWork& w : a.glue.gapWork)
-            md += fmt::format("| {} | {:.3f} | {} |\n", code(w.name), w.msPerStep,
+            md += fmt::format("| {} | {:.3f} | {} |\n", cellCode(w.name), w.msPerStep,
                               countText(w.countPerStep));
     }
     md += deviceTimeline(a.timeline);
@@ -406,7 +413,7 @@ std::string runSection(const RunAnalysis& r) {
     md += perLayerWork(a.perLayer);
     md += "\n### Sync points by layer (measured steps)\n\n| layer | count |\n|---|---:|\n";
     for (const SyncGroup& g : a.syncPoints.byLayer) {
-        md += fmt::format("| {} | {} |\n", code(g.key), g.count);
+        md += fmt::format("| {} | {} |\n", cellCode(g.key), g.count);
     }
     if (a.syncPoints.hostSyncsCaptured) {
         md += fmt::format(
@@ -418,8 +425,8 @@ std::string runSection(const RunAnalysis& r) {
             const SyncPoint& p = a.syncPoints.hostSyncs[i];
             const std::string awaited =
                 p.awaited.size() > 100 ? p.awaited.substr(0, 100) + "..." : p.awaited;
-            md += fmt::format("| step {} | {} | {} | {:.3f} |\n", p.step, code(p.op),
-                              awaited.empty() ? "(none launched)" : code(awaited),
+            md += fmt::format("| step {} | {} | {} | {:.3f} |\n", p.step, cellCode(p.op),
+                              awaited.empty() ? "(none launched)" : cellCode(awaited),
                               static_cast<double>(p.durationNs) / 1e6);
         }
         if (a.syncPoints.hostSyncs.size() > kShown)

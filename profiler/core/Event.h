@@ -60,6 +60,9 @@ enum EventFlags : std::uint32_t {
         1u << 0,              // the op blocks the host on CUDA (see profiler/torch_ops SyncOpTable)
     kFlagHostRead = 1u << 1,  // the op reads a device value back to the host
     kFlagNested = 1u << 2,    // the op runs inside another op (not a top-level dispatch)
+    // A range that is a Python function's frame (Kineto's python_function, with_stack=True), not
+    // a range the program annotated (record_function, NVTX).
+    kFlagPythonFrame = 1u << 3,
 };
 
 constexpr std::int32_t kNoTag = -1;  // step/layer/microbatch not known

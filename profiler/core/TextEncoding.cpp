@@ -94,4 +94,12 @@ std::string jsonStringLiteral(std::string_view text) {
     return out + "\"";
 }
 
+std::string shortenedText(std::string_view text, std::size_t maxBytes) {
+    if (text.size() <= maxBytes) return std::string(text);
+    std::size_t cut = maxBytes;
+    // Back up over continuation bytes (10xxxxxx) to the start of the sequence being cut.
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+    return std::string(text.substr(0, cut)) + "...";
+}
+
 }  // namespace glueprof

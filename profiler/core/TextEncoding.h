@@ -22,6 +22,10 @@ std::string validUtf8(std::string_view text);
 // outside that is printed on a terminal or in a table.
 std::string printableText(std::string_view text);
 
+// At most `maxBytes` of `text`, cut before a UTF-8 sequence rather than inside one, with "..."
+// after it when anything was cut: a long trace name fit for a table cell.
+std::string shortenedText(std::string_view text, std::size_t maxBytes);
+
 // `text` as a JSON string literal: quoted, escaped, invalid UTF-8 replaced.
 std::string jsonStringLiteral(std::string_view text);
 

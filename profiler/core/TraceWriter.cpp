@@ -295,31 +295,27 @@ void TraceWriter::collectThreadBuffers() {
     // one: nothing is copied.
     std::lock_guard<std::mutex> buffersLock(m_buffersMutex);
     for (const std::unique_ptr<ThreadBuffer>& buffer : m_buffers) {
-        std::lock_guard<SpinLock> bufferLock(buffer->lock);
-        if (buffer->events.empty()) continue;
+        // The queue's mutex first, then the buffer's spin lock (as record() takes them).
         std::lock_guard<std::mutex> queueLock(m_queueMutex);
-        enqueueEvents(buffer->events);
+        std::lock_guard<SpinLock> bufferLock(buffer->lock);
+        if (!buffer->events.empty()) enqueueEvents(buffer->events);
     }
 }
 
 void TraceWriter::record(const Event& event) {
     ThreadBuffer& buffer = bufferForThisThread();
-    std::vector<Event> full;
     {
         std::lock_guard<SpinLock> lock(buffer.lock);
         buffer.events.push_back(event);
         if (buffer.events.size() < kThreadBufferEvents) return;
-        full.swap(buffer.events);
     }
-    // The full buffer is queued outside its spin lock, so a collector never spins while this
-    // thread waits for the queue's mutex. Only this thread adds to its buffer, and a collector
-    // finds it empty meanwhile: the thread's events stay in order.
-    {
-        std::lock_guard<std::mutex> queueLock(m_queueMutex);
-        enqueueEvents(full);  // leaves `full` an empty chunk with room
-    }
+    // Full: queued under the queue's mutex and then the buffer's lock, the order every collector
+    // takes them in. No one holds a spin lock while waiting for the mutex, and the events stay in
+    // the buffer, where a collector finds them, until they are queued: a step row, a run's end or
+    // a flush never overtakes events recorded before it.
+    std::lock_guard<std::mutex> queueLock(m_queueMutex);
     std::lock_guard<SpinLock> lock(buffer.lock);
-    if (buffer.events.empty()) buffer.events.swap(full);
+    if (!buffer.events.empty()) enqueueEvents(buffer.events);
 }
 
 void TraceWriter::recordStep(const StepRecord& step) {

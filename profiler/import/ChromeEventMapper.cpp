@@ -106,6 +106,7 @@ void ChromeEventMapper::span(const RawEvent& e, TimestampNs start, TimestampNs e
     Event& added = assembly().add(lane, kind, shape->category, e.name, start, end);
     added.srcKind = src;
     added.dstKind = dst;
+    added.flags |= shape->flags;
     if (e.bytes != kAbsent && e.bytes >= 0) added.bytes = e.bytes;
     if (e.bytes != kAbsent && e.bytes < 0) assembly().count(DiagnosticId::kSkippedNegativeBytes);
     if (kind == EventKind::kOp && e.externalId != kAbsent) added.correlation = e.externalId;
@@ -137,7 +138,8 @@ std::optional<ChromeEventMapper::SpanShape> ChromeEventMapper::commonShape(const
     }
     if (cat == kCatUserAnnotation) return SpanShape{EventKind::kRange};
     if (cat == "python_function") {
-        if (assembly().options().keepPythonFunctions) return SpanShape{EventKind::kRange};
+        if (assembly().options().keepPythonFunctions)
+            return SpanShape{EventKind::kRange, Category::kNone, false, kFlagPythonFrame};
         assembly().count(DiagnosticId::kSkippedPythonFunctions);
         return std::nullopt;
     }

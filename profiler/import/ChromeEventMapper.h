@@ -4,6 +4,7 @@
 // they share (ChromeTraceState) and the assembly both formats feed (TraceAssembly). This base
 // reads what the dialects agree on: phases (X, B/E, instants, ac2g flows, metadata) and Kineto's
 // categories; a dialect says what its categories, lanes, memory kinds and args add.
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,7 +36,8 @@ class ChromeEventMapper {
     struct SpanShape {
         EventKind kind;
         Category category = Category::kNone;
-        bool onDevice = false;  // Kineto's say: its category is device work
+        bool onDevice = false;    // Kineto's say: its category is device work
+        std::uint32_t flags = 0;  // the Event flags it starts with (kFlagPythonFrame)
     };
     // The span's shape by its category (`cat`, lower case); nullopt when it was taken otherwise
     // (a sync record) or skipped (counted).

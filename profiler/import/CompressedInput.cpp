@@ -19,14 +19,19 @@ CompressedInput::CompressedInput(const std::string& path) : m_path(path) {
         throw inputError(fmt::format("cannot read '{}': {}; check the path and its permissions",
                                      path, std::strerror(errno)));
     }
-    gzbuffer(m_file, 1u << 18);
-    for (Block& block : m_blocks) block.bytes.resize(kBlockBytes + 1);
-    // The first block is read here, so gzipped() is known before the parser starts.
-    inflateInto(m_blocks[0]);
-    m_gzipped = gzdirect(m_file) == 0;
-    m_filled = 1;
-    if (!m_blocks[0].last) m_reader = std::thread([this] { readBlocks(); });
-    refill();
+    try {
+        gzbuffer(m_file, 1u << 18);
+        for (Block& block : m_blocks) block.bytes.resize(kBlockBytes + 1);
+        // The first block is read here, so gzipped() is known before the parser starts.
+        inflateInto(m_blocks[0]);
+        m_gzipped = gzdirect(m_file) == 0;
+        m_filled = 1;
+        if (!m_blocks[0].last) m_reader = std::thread([this] { readBlocks(); });
+    } catch (...) {  // no memory or no thread: the destructor does not run, close the file here
+        gzclose(m_file);
+        throw;
+    }
+    refill();  // the first block is filled: no wait, no throw
 }
 
 CompressedInput::~CompressedInput() {

@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "analyzers/AnnotationBreakdown.h"
+#include "analyzers/DurationsByName.h"
 #include "analyzers/LaunchStats.h"
 #include "analyzers/QueueLength.h"
 
@@ -107,6 +109,59 @@ TEST(AnnotationBreakdownTest, GpuAndCpuAnnotationsByNameLargestFirstWithinHtasWi
     // Mean 18 us: deviations 12, -8 and -4.
     EXPECT_NEAR(top[2].stddevNs, std::sqrt((144.0 + 64.0 + 16.0) / 2.0) * kUs, 1e-6);
     EXPECT_EQ(topWithOthers(r.cpu, 3).size(), 4u);  // one left over: itself, not "others"
+}
+
+// Python frames (Kineto's python_function) and a collective's comm range are ranges on the host
+// but no annotation of the program's: HTA reads user_annotation alone.
+TEST(AnnotationBreakdownTest, PythonFramesAndCollectiveRangesAreNoAnnotations) {
+    TraceModelBuilder b;
+    const std::size_t host = b.addLane(LaneKind::kHostThread, "main", 0, 1);
+    b.addEvent(host, EventKind::kRange, Category::kNone, "train_step", 0, 10 * kUs);
+    b.addEvent(host, EventKind::kRange, Category::kNone, "train.py(12): forward", 0, 5 * kUs)
+        .flags = kFlagPythonFrame;
+    b.addEvent(host, EventKind::kRange, Category::kComm, "record_param_comms", 5 * kUs, 6 * kUs);
+    const AnnotationBreakdownResult r = analyzeAnnotationBreakdown(std::move(b).build());
+    ASSERT_EQ(r.cpu.size(), 1u);
+    EXPECT_EQ(r.cpu[0].name, "train_step");
+}
+
+// More names than a report shows, where the breakdown folded some into "others" already: one
+// "others" row holds the folded ones and the names past the shown ones.
+TEST(AnnotationBreakdownTest, AReportsTopKeepsOneOthersRow) {
+    std::vector<NamedDurations> names = {{"a", 1, 50 * kUs, 50 * kUs, 50 * kUs, 50.0 * kUs},
+                                         {"others", 4, 40 * kUs, 5 * kUs, 15 * kUs, 10.0 * kUs},
+                                         {"b", 1, 30 * kUs, 30 * kUs, 30 * kUs, 30.0 * kUs},
+                                         {"c", 2, 20 * kUs, 10 * kUs, 10 * kUs, 10.0 * kUs}};
+    const std::vector<NamedDurations> top = topWithOthers(names, 2);
+    ASSERT_EQ(top.size(), 3u);
+    EXPECT_EQ(top[0].name, "a");
+    EXPECT_EQ(top[1].name, "b");
+    EXPECT_EQ(top[2].name, "others");
+    EXPECT_EQ(top[2].count, 4 + 2);
+    EXPECT_EQ(top[2].ns, 60 * kUs);
+    EXPECT_EQ(top[2].minNs, 5 * kUs);
+    EXPECT_EQ(top[2].maxNs, 15 * kUs);
+    // Nothing past the shown names but the folded "others": it stays as it is.
+    EXPECT_EQ(topWithOthers({names[0], names[1]}, 1).back().count, 4);
+}
+
+// Past `shown` names, HTA folds the names past the shown-th and those whose running sum passes
+// the ratio's quantile; fewer names are never folded.
+TEST(DurationsByNameTest, FoldsLikeHtaOnlyPastTheShownNames) {
+    DurationsByName d;
+    for (int n = 1; n <= 5; ++n) {
+        for (int k = 0; k < n; ++k) d.add("n" + std::to_string(n), 10 * kUs);
+    }
+    EXPECT_EQ(d.folded(5, 0.8).size(), 5u);  // not more than shown: as they are
+    // Sums 50, 40, 30, 20, 10 us: running 50, 90, 120, 140, 150; 0.5 quantile 120.
+    const std::vector<NamedDurations> folded = d.folded(4, 0.5);
+    ASSERT_EQ(folded.size(), 4u);
+    EXPECT_EQ(folded[0].name, "n5");
+    EXPECT_EQ(folded[1].name, "n4");
+    EXPECT_EQ(folded[2].name, "n3");
+    EXPECT_EQ(folded[3].name, "others");  // n2 (running 140 > 120) and n1
+    EXPECT_EQ(folded[3].count, 3);
+    EXPECT_EQ(folded[3].ns, 30 * kUs);
 }
 
 // Launches whose call takes 10, 60 and 5 us and whose kernels start 0, 50 and 200 us after the

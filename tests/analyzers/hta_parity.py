@@ -9,7 +9,8 @@ results model). Each HTA figure is set beside glueprof's counterpart, one table 
   known      they differ, for the reason KNOWN_DIFFERENCES gives (a definition glueprof does not
              share yet, or HTA's own reading): listed with the reason, not a failure;
   DIFFERENT  they differ and no known reason says why: the test fails (exit 1); so does a known
-             difference that has become equal (take it out of KNOWN_DIFFERENCES);
+             difference that has become equal (take it out of KNOWN_DIFFERENCES), and, in the
+             per-stream queue and per-name annotation groups, a stream or name only glueprof has;
   MISSING    glueprof shows no counterpart in any output yet: listed, not a failure for the groups
              NOT_YET_SHOWN names (issue 32 puts them in the report); a figure of any other group
              that goes missing (an output glueprof had dropped) fails the test.
@@ -94,6 +95,8 @@ MISSING = "MISSING in glueprof"
 LOST = "MISSING in glueprof, though its group is shown"
 NOT_YET_SHOWN = ()
 KNOWN = "known"
+EXTRA = "DIFFERENT: only glueprof has it"
+EXTRA_CHECKED = ("queue", "annotations")
 NOW_EQUAL = "equal, but listed as known: remove it"
 
 # Differences understood figure by figure (each reproduced from the events of the fixture): HTA's
@@ -321,6 +324,11 @@ def compare(cli, trace_analysis, traces, work):
             else:
                 rows.append((fixture_name(trace), label, shown(value), "-",
                              MISSING if group in NOT_YET_SHOWN else LOST))
+        # Per-name and per-stream groups: a name or stream only glueprof has is a difference too.
+        for (group, figure), mine in sorted(ours.items()):
+            if group in EXTRA_CHECKED and (group, figure) not in hta:
+                rows.append((fixture_name(trace), "%s: %s" % (group, figure), "-", shown(mine),
+                             EXTRA))
     return rows
 
 
