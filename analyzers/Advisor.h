@@ -56,6 +56,11 @@
 //   cross_stream_waits        the whole GPU's idle mostly HTA's "other" idle (waits on other
 //                             streams, events), stream waits in the trace -> review the streams'
 //                             dependencies; saving: that idle.
+//   warmup_in_profile         runtime calls of 1 ms or more that are no wait (launches in any
+//                             measured step; context, allocation, stream and library setup in the
+//                             first) taking 10%+ of the measured steps: first-call costs -> profile
+//                             steady-state steps (a torch.profiler schedule with warm-up); saving:
+//                             those calls' time.
 #include <string>
 #include <vector>
 

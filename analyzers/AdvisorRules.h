@@ -32,6 +32,7 @@ constexpr const char* kElementwiseFusion = "elementwise_fusion";
 constexpr const char* kAllocatorChurn = "allocator_churn";
 constexpr const char* kDataLoaderStall = "data_loader_stall";
 constexpr const char* kCrossStreamWaits = "cross_stream_waits";
+constexpr const char* kWarmupInProfile = "warmup_in_profile";
 }  // namespace advisor_rules
 
 // The toggle that addresses a rule's pattern ("" when no toggle does).

@@ -379,6 +379,98 @@ void crossStreamWaits(const AdvisorInput& in, const DeviceView& v, std::vector<F
     findings.push_back(f);
 }
 
+// Runtime calls of a millisecond or more that are no wait: a launch, an allocation or a stream's
+// creation takes microseconds; one that takes milliseconds pays a first call's costs (CUDA context
+// creation, lazy module loading, cuBLAS/cuDNN handles and workspaces, autotuning). Launches count
+// in every measured step; the other calls in the first (later, allocation calls are
+// allocator_churn's). When they take a tenth of the measured steps, the profile holds warm-up,
+// not the steady state the other figures are read as.
+constexpr TimestampNs kFirstCallNs = 1'000'000;
+
+bool isKernelLaunchCall(const std::string& name) {
+    return isAnyRuntimeCall(
+        name, {"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
+               "hipLaunchKernel", "hipExtModuleLaunchKernel"});
+}
+
+// A call that waits for the device by design (a sync, a blocking copy or memset, a query).
+bool isWaitingCall(const std::string& name) {
+    return containsAny(lowerCased(name), {"synchronize", "memcpy", "memset", "query", "waitevent"});
+}
+
+void warmupInProfile(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
+    if (v.measured.empty()) return;
+    const std::int32_t firstMeasured = *v.measured.begin();
+    TimestampNs walls = 0;
+    for (const StepInfo& s : v.trace.steps())
+        if (v.measured.count(s.step) != 0) walls += s.endNs - s.startNs;
+    enum class Call { kLaunch, kSetup, kWait };
+    std::unordered_map<StringId, Call> callOf;
+    std::vector<const Event*> slow;
+    for (std::size_t i = 0; i < v.trace.lanes().size(); ++i) {
+        if (v.trace.lanes()[i].kind != LaneKind::kHostThread) continue;
+        for (const Event& e : v.trace.eventsOnLane(i)) {
+            if (e.kind != EventKind::kRuntime || e.durationNs() < kFirstCallNs ||
+                v.measured.count(e.step) == 0)
+                continue;
+            auto [it, added] = callOf.try_emplace(e.name, Call::kWait);
+            if (added) {
+                const std::string& name = v.trace.name(e.name);
+                it->second = isKernelLaunchCall(name) ? Call::kLaunch
+                             : isWaitingCall(name)    ? Call::kWait
+                                                      : Call::kSetup;
+            }
+            if (it->second == Call::kLaunch ||
+                (it->second == Call::kSetup && e.step == firstMeasured))
+                slow.push_back(&e);
+        }
+    }
+    TimestampNs slowNs = 0;
+    std::map<std::string, std::pair<std::int64_t, TimestampNs>> byCall;  // count, time
+    for (const Event* e : slow) {
+        slowNs += e->durationNs();
+        auto& [count, ns] = byCall[v.trace.name(e->name)];
+        ++count;
+        ns += e->durationNs();
+    }
+    if (slow.empty() || share(slowNs, walls) < 0.1) return;
+    std::vector<std::pair<std::string, std::pair<std::int64_t, TimestampNs>>> calls(byCall.begin(),
+                                                                                    byCall.end());
+    std::sort(calls.begin(), calls.end(),
+              [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
+    std::string listed;
+    for (std::size_t c = 0; c < std::min<std::size_t>(calls.size(), 3); ++c)
+        listed += fmt::format("{}{} {} x {:.3f} ms", listed.empty() ? "" : ", ", calls[c].first,
+                              calls[c].second.first, ms(calls[c].second.second));
+    const Event* longestLaunch = nullptr;
+    for (const Event* e : slow) {
+        if (callOf.at(e->name) == Call::kLaunch &&
+            (longestLaunch == nullptr || e->durationNs() > longestLaunch->durationNs()))
+            longestLaunch = e;
+    }
+    std::string launched;
+    for (const Event* k : v.kernels) {
+        if (longestLaunch != nullptr && k->correlation != 0 &&
+            k->correlation == longestLaunch->correlation) {
+            launched = fmt::format("; the longest launch ({:.3f} ms) launched {:.80}",
+                                   ms(longestLaunch->durationNs()), v.trace.name(k->name));
+            break;
+        }
+    }
+    Finding f;
+    f.rule = advisor_rules::kWarmupInProfile;
+    f.savingMsPerStep = ms(slowNs) / static_cast<double>(v.measured.size());
+    f.evidence = fmt::format(
+        "runtime calls that take 1 ms or more without waiting for the device ({} of them: {}) take "
+        "{:.3f} ms, {:.0f}% of the measured steps' time{}: first-call costs (CUDA context "
+        "creation, lazy module loading, cuBLAS/cuDNN setup, autotuning). The profile holds "
+        "warm-up, and the other figures describe warm-up, not training: profile steady-state "
+        "steps (torch.profiler.schedule(wait=1, warmup=2, active=3); with Nsight Systems, "
+        "--capture-range=cudaProfilerApi around later iterations; or skip the first iterations)",
+        slow.size(), listed, ms(slowNs), 100.0 * share(slowNs, walls), launched);
+    findings.push_back(f);
+}
+
 }  // namespace
 
 void adviseOnDeviceWork(const AdvisorInput& in, std::vector<Finding>& findings) {
@@ -393,6 +485,7 @@ void adviseOnDeviceWork(const AdvisorInput& in, std::vector<Finding>& findings) 
     allocatorChurn(in, view, findings);
     dataLoaderStall(in, view, findings);
     crossStreamWaits(in, view, findings);
+    warmupInProfile(in, view, findings);
     // No fix saves more than a step takes: each saving is at most the mean measured step.
     TimestampNs walls = 0;
     for (const StepInfo& s : in.trace->steps())

@@ -164,6 +164,40 @@ TEST(DeviceAdvisorRulesTest, AnIdleGpuAtTheStepsStartWithTheHostOutsideOpsIsADat
     EXPECT_NE(f->evidence.find("num_workers"), std::string::npos);
 }
 
+// Twenty launches of 5 us and one of 3 ms (cuDNN's first call) in a 10 ms step, and a 1 ms
+// cudaStreamCreate and a 2 ms cudaStreamSynchronize (a wait, not a first call's cost): 4 ms, 40%
+// of the step, in first calls.
+TEST(DeviceAdvisorRulesTest, MillisecondLaunchCallsTakingTheStepAreWarmupInTheProfile) {
+    GpuTrace t(10000);
+    for (TimestampNs i = 0; i < 20; ++i) {
+        t.launch("cudaLaunchKernel", 100 * i, 100 * i + 5);
+        t.kernel(t.s7, "ampere_sgemm_128x64_nn", 100 * i + 6, 100 * i + 50);
+    }
+    t.launch("cudaLaunchKernel", 3000, 6000);
+    t.kernel(t.s7, "cask_cudnn::computeOffsetsKernel", 6001, 6005);
+    t.b.addEvent(t.host, EventKind::kRuntime, Category::kNone, "cudaStreamCreateWithFlags",
+                 6100 * kUs, 7100 * kUs, 1);
+    t.b.addEvent(t.host, EventKind::kRuntime, Category::kNone, "cudaStreamSynchronize", 7200 * kUs,
+                 9200 * kUs, 1);
+    const std::vector<Finding> findings = t.findings();
+    const Finding* f = findingOf(findings, advisor_rules::kWarmupInProfile);
+    ASSERT_NE(f, nullptr);
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 4.0);
+    EXPECT_NE(f->evidence.find("cask_cudnn::computeOffsetsKernel"), std::string::npos)
+        << f->evidence;
+    EXPECT_NE(f->evidence.find("40%"), std::string::npos) << f->evidence;
+    EXPECT_EQ(f->evidence.find("cudaStreamSynchronize"), std::string::npos) << f->evidence;
+
+    // The same slow launch in a 100 ms step: 3% of it, a warm-up that does not distort the step.
+    GpuTrace quiet(100000);
+    quiet.launch("cudaLaunchKernel", 0, 5);
+    quiet.kernel(quiet.s7, "ampere_sgemm_128x64_nn", 6, 50);
+    quiet.launch("cudaLaunchKernel", 3000, 6000);
+    quiet.kernel(quiet.s7, "cask_cudnn::computeOffsetsKernel", 6001, 6005);
+    const std::vector<Finding> none = quiet.findings();
+    EXPECT_EQ(findingOf(none, advisor_rules::kWarmupInProfile), nullptr);
+}
+
 // k2 is launched long before k1 ends but starts 190 us after it, behind a stream wait.
 TEST(DeviceAdvisorRulesTest, IdleThatIsWaitingOnOtherStreamsIsNamed) {
     GpuTrace t(300);
