@@ -1,7 +1,5 @@
 #include "analyzers/AnnotationBreakdown.h"
 
-#include <algorithm>
-#include <cmath>
 #include <optional>
 
 #include "analyzers/HtaWindow.h"
@@ -31,44 +29,6 @@ AnnotationBreakdownResult analyzeAnnotationBreakdown(const TraceModel& trace) {
     }
     return {gpu.folded(kShownAnnotations, kAnnotationDurationRatio),
             cpu.folded(kShownAnnotations, kAnnotationDurationRatio)};
-}
-
-std::vector<NamedDurations> topWithOthers(const std::vector<NamedDurations>& names,
-                                          std::size_t shown) {
-    // An "others" entry the breakdown folded already joins the rest, so there is one at most.
-    std::vector<const NamedDurations*> named;
-    std::vector<const NamedDurations*> rest;
-    for (const NamedDurations& d : names) {
-        if (d.name == kOthersName || named.size() == shown) {
-            rest.push_back(&d);
-        } else {
-            named.push_back(&d);
-        }
-    }
-    std::vector<NamedDurations> top;
-    for (const NamedDurations* d : named) top.push_back(*d);
-    if (rest.empty()) return top;
-    if (rest.size() == 1 && rest.front()->name != kOthersName) {  // one left over: itself
-        top.push_back(*rest.front());
-        return top;
-    }
-    NamedDurations others{kOthersName};
-    double squares = 0.0;  // the parts' sums of squares, from their mean and deviation
-    for (const NamedDurations* d : rest) {
-        others.minNs = others.count == 0 ? d->minNs : std::min(others.minNs, d->minNs);
-        others.maxNs = std::max(others.maxNs, d->maxNs);
-        others.count += d->count;
-        others.ns += d->ns;
-        const double n = static_cast<double>(d->count);
-        squares += d->stddevNs * d->stddevNs * (n - 1.0) + n * d->meanNs * d->meanNs;
-    }
-    const double n = static_cast<double>(others.count);
-    others.meanNs = static_cast<double>(others.ns) / n;
-    if (others.count > 1)
-        others.stddevNs =
-            std::sqrt(std::max((squares - n * others.meanNs * others.meanNs) / (n - 1.0), 0.0));
-    top.push_back(others);
-    return top;
 }
 
 }  // namespace glueprof

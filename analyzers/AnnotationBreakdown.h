@@ -28,10 +28,4 @@ struct AnnotationBreakdownResult {
 
 AnnotationBreakdownResult analyzeAnnotationBreakdown(const TraceModel& trace);
 
-// The first `shown` entries of `names` and one "others" entry for the rest, with any "others"
-// the breakdown folded already (none when nothing is left; a single leftover name stays itself):
-// what a report has room for.
-std::vector<NamedDurations> topWithOthers(const std::vector<NamedDurations>& names,
-                                          std::size_t shown);
-
 }  // namespace glueprof

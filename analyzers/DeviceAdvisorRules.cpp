@@ -35,8 +35,12 @@ struct DeviceView {
     IntervalSet hostInTorch;  // the union of host threads' aten ops and runtime calls
     bool hasOps = false;      // the trace has aten ops (Nsight traces have none)
 
+    TimestampNs measuredWallNs = 0;  // the measured steps' time together
+
     explicit DeviceView(const TraceModel& t) : trace(t), measured(t.measuredSteps()) {
         steps = static_cast<double>(std::max<std::size_t>(1, t.steps().size()));
+        for (const StepInfo& s : t.steps())
+            if (measured.count(s.step) != 0) measuredWallNs += s.endNs - s.startNs;
         std::vector<Interval> device, host;
         for (std::size_t i = 0; i < t.lanes().size(); ++i) {
             const bool deviceLane = isDeviceWorkLane(t.lanes()[i]);
@@ -316,10 +320,10 @@ void dataLoaderStall(const AdvisorInput&, const DeviceView& v, std::vector<Findi
         }
     }
     std::vector<double> stallMs;
-    TimestampNs stalled = 0, walls = 0;
+    TimestampNs stalled = 0;
+    const TimestampNs walls = v.measuredWallNs;
     for (const StepInfo& s : v.trace.steps()) {
         if (v.measured.count(s.step) == 0) continue;
-        walls += s.endNs - s.startNs;
         const auto first = firstWork.find(s.step);
         if (first == firstWork.end()) continue;  // no device work of its own: nothing to wait for
         const TimestampNs until = std::min(first->second, s.endNs);
@@ -401,9 +405,7 @@ bool isWaitingCall(const std::string& name) {
 void warmupInProfile(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
     if (v.measured.empty()) return;
     const std::int32_t firstMeasured = *v.measured.begin();
-    TimestampNs walls = 0;
-    for (const StepInfo& s : v.trace.steps())
-        if (v.measured.count(s.step) != 0) walls += s.endNs - s.startNs;
+    const TimestampNs walls = v.measuredWallNs;
     enum class Call { kLaunch, kSetup, kWait };
     std::unordered_map<StringId, Call> callOf;
     std::vector<const Event*> slow;
@@ -487,9 +489,7 @@ void adviseOnDeviceWork(const AdvisorInput& in, std::vector<Finding>& findings) 
     crossStreamWaits(in, view, findings);
     warmupInProfile(in, view, findings);
     // No fix saves more than a step takes: each saving is at most the mean measured step.
-    TimestampNs walls = 0;
-    for (const StepInfo& s : in.trace->steps())
-        if (view.measured.count(s.step) != 0) walls += s.endNs - s.startNs;
+    const TimestampNs walls = view.measuredWallNs;
     if (view.measured.empty()) return;
     const double meanStepMs = ms(walls) / static_cast<double>(view.measured.size());
     for (std::size_t i = firstOfOurs; i < findings.size(); ++i)

@@ -16,6 +16,12 @@ void DurationsByName::add(const std::string& name, TimestampNs duration) {
     m_byName[name].add(one);
 }
 
+DurationsByName::Sums DurationsByName::Sums::of(const NamedDurations& d) {
+    const double n = static_cast<double>(d.count);
+    return Sums{d.count, d.ns, d.minNs, d.maxNs,
+                d.stddevNs * d.stddevNs * (n - 1.0) + n * d.meanNs * d.meanNs};
+}
+
 void DurationsByName::Sums::add(const Sums& other) {
     minNs = count == 0 ? other.minNs : std::min(minNs, other.minNs);
     maxNs = count == 0 ? other.maxNs : std::max(maxNs, other.maxNs);
@@ -62,6 +68,28 @@ std::vector<NamedDurations> DurationsByName::folded(std::size_t shown, double ra
     std::stable_sort(kept.begin(), kept.end(),
                      [](const NamedDurations& a, const NamedDurations& b) { return a.ns > b.ns; });
     return kept;
+}
+
+std::vector<NamedDurations> topWithOthers(const std::vector<NamedDurations>& names,
+                                          std::size_t shown) {
+    // An "others" entry the breakdown folded already joins the rest, so there is one at most.
+    std::vector<NamedDurations> top;
+    std::vector<const NamedDurations*> rest;
+    for (const NamedDurations& d : names) {
+        if (d.name == kOthersName || top.size() == shown) {
+            rest.push_back(&d);
+        } else {
+            top.push_back(d);
+        }
+    }
+    if (rest.size() == 1 && rest.front()->name != kOthersName) {  // one left over: itself
+        top.push_back(*rest.front());
+    } else if (!rest.empty()) {
+        DurationsByName::Sums others;
+        for (const NamedDurations* d : rest) others.add(DurationsByName::Sums::of(*d));
+        top.push_back(others.named(kOthersName));
+    }
+    return top;
 }
 
 }  // namespace glueprof

@@ -4,6 +4,7 @@
 // largest first; with more than `shown` names, every name past the shown-th and every name whose
 // running sum exceeds the `ratio` quantile (linear) of the running sums fold into one "others"
 // entry. The kernel breakdown and the user-annotation breakdown both fold this way.
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -38,11 +39,21 @@ class DurationsByName {
         TimestampNs ns = 0;
         TimestampNs minNs = 0;
         TimestampNs maxNs = 0;
-        double squares = 0.0;  // of the durations, for the standard deviation
+        double squares = 0.0;                     // of the durations, for the standard deviation
+        static Sums of(const NamedDurations& d);  // the sums behind a name's figures
         void add(const Sums& other);
         NamedDurations named(const std::string& name) const;
     };
     std::map<std::string, Sums> m_byName;
+
+    friend std::vector<NamedDurations> topWithOthers(const std::vector<NamedDurations>&,
+                                                     std::size_t);
 };
+
+// The first `shown` entries of `names` and one "others" entry for the rest, with any "others"
+// folded already (none when nothing is left; a single leftover name stays itself): what a report
+// has room for.
+std::vector<NamedDurations> topWithOthers(const std::vector<NamedDurations>& names,
+                                          std::size_t shown);
 
 }  // namespace glueprof

@@ -95,8 +95,6 @@ PerLaunchStats perLaunchStats(const TraceModel& trace,
     s.cpuDuration = percentilesOf(pairs, &LaunchPair::cpuDurationNs);
     s.gpuDuration = percentilesOf(pairs, &LaunchPair::gpuDurationNs);
     s.launchDelay = percentilesOf(pairs, &LaunchPair::launchDelayNs);
-    s.launchDelayMedianUs = s.launchDelay.p50;
-    s.launchDelayMaxUs = s.launchDelay.max;
     const auto listed = [&](TimestampNs LaunchPair::*field, TimestampNs over) {
         std::vector<LaunchPair> list;
         for (std::size_t index : largest(pairs, field, over)) {

@@ -46,10 +46,8 @@ struct PerLaunchStats {
     std::int64_t paired = 0;  // (call, device work) pairs
     TimestampNs cpuDurationNs = 0;
     TimestampNs gpuDurationNs = 0;
-    double launchDelayMedianUs = 0.0;  // 0 when nothing is paired
-    double launchDelayMaxUs = 0.0;
     std::int64_t gpuShorterThanCpu = 0;  // device work shorter than its own call: launch-bound
-    Percentiles cpuDuration;             // the distributions, over the pairs
+    Percentiles cpuDuration;             // the distributions, over the pairs (0 with none)
     Percentiles gpuDuration;
     Percentiles launchDelay;
     std::int64_t longCalls = 0;            // cpu duration > kLaunchCallOutlierNs

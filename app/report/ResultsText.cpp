@@ -373,7 +373,7 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
             "  kernel launches (whole run): {} paired, CPU {:.3f} ms, GPU {:.3f} ms, launch delay "
             "median {:.3f} us (max {:.3f}), {} shorter on the GPU than their call\n",
             p.paired, static_cast<double>(p.cpuDurationNs) / 1e6,
-            static_cast<double>(p.gpuDurationNs) / 1e6, p.launchDelayMedianUs, p.launchDelayMaxUs,
+            static_cast<double>(p.gpuDurationNs) / 1e6, p.launchDelay.p50, p.launchDelay.max,
             p.gpuShorterThanCpu);
         out += fmt::format(
             "    launch delay p50/p90/p99 {:.1f}/{:.1f}/{:.1f} us; {} calls over {} us, {} delays "

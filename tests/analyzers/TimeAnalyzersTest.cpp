@@ -454,8 +454,8 @@ TEST(IdleBreakdownTest, GapsAreHostKernelOrOtherWaitAsHtaClassifiesThem) {
     EXPECT_EQ(hta.paired, 4);
     EXPECT_EQ(hta.cpuDurationNs, 50 * kUs);
     EXPECT_EQ(hta.gpuDurationNs, 250 * kUs);
-    EXPECT_DOUBLE_EQ(hta.launchDelayMedianUs, 90.0);
-    EXPECT_DOUBLE_EQ(hta.launchDelayMaxUs, 150.0);
+    EXPECT_DOUBLE_EQ(hta.launchDelay.p50, 90.0);
+    EXPECT_DOUBLE_EQ(hta.launchDelay.max, 150.0);
     EXPECT_EQ(hta.gpuShorterThanCpu, 1);
 }
 

@@ -136,7 +136,7 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
         ImGui::Text(
             "Kernel launches: %lld paired, launch delay median %.3f us (max %.3f), %lld "
             "shorter on the GPU than their call",
-            static_cast<long long>(p.paired), p.launchDelayMedianUs, p.launchDelayMaxUs,
+            static_cast<long long>(p.paired), p.launchDelay.p50, p.launchDelay.max,
             static_cast<long long>(p.gpuShorterThanCpu));
         ImGui::Text(
             "Launch delay p50/p90/p99 %.1f/%.1f/%.1f us; %lld calls over %lld us, %lld delays "
