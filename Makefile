@@ -35,7 +35,7 @@ test: build
 	ctest --test-dir $(BUILD_DIR) -j $(JOBS) --output-on-failure
 
 bench: build
-	$(BUILD_DIR)/bench/glueprof_bench
+	$(BUILD_DIR)/bench/glueprof_bench --benchmark_enable_random_interleaving=true
 	bench/import_bench.sh $(BUILD_DIR) 1024 build/import-bench
 	$$(./scripts/torch-env.sh --python) bench/hta_speed.py $(GLUEPROF) build/hta-speed
 	bench/rank_scaling.sh $(BUILD_DIR) build/rank-scaling

@@ -8,8 +8,9 @@
 
 #include <chrono>
 #include <filesystem>
-#include <unordered_set>
+#include <set>
 
+#include "profiler/core/Clock.h"
 #include "profiler/core/TraceWriter.h"
 #include "profiler/host/HostTracer.h"
 #include "profiler/torch_ops/OpObserver.h"
@@ -41,6 +42,27 @@ class EmptyRecordFunctionCallback {
     at::CallbackHandle m_handle;
 };
 
+// Starts libtorch's own profiler as torch.profiler does (prepare, then enable): Kineto with CPU
+// activities, every aten op and autograd node. False (the benchmark skipped with libtorch's
+// error) where this libtorch refuses.
+bool startLibtorchProfiler(benchmark::State& state) {
+    namespace prof = torch::autograd::profiler;
+    using torch::profiler::impl::ActivityType;
+    using torch::profiler::impl::ProfilerConfig;
+    using torch::profiler::impl::ProfilerState;
+    const ProfilerConfig config(ProfilerState::KINETO);
+    const std::set<ActivityType> activities = {ActivityType::CPU};
+    try {
+        prof::prepareProfiler(config, activities);
+        prof::enableProfiler(config, activities,
+                             {at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION});
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+        return false;
+    }
+    return true;
+}
+
 // Tracing: off; RecordFunction alone (EmptyRecordFunctionCallback); the op observer's callbacks
 // with no run to record into (everything but the event's hand-off to the writer); on.
 enum class Tracing { kOff, kRecordFunctionOnly, kCallbackOnly, kOn };
@@ -68,13 +90,34 @@ void stepTime(benchmark::State& state, const char* preset, Tracing tracing) {
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + suffix);
 }
 
+// The clock every event reads twice: Clock::nowNs (the steady clock through the time-stamp counter
+// where the CPU has an invariant one) beside clock_gettime itself, in the same process.
+void BM_ClockNowNs(benchmark::State& state) {
+    for (auto _ : state) benchmark::DoNotOptimize(Clock::nowNs());
+    state.SetLabel(Clock::readsTimeStampCounter() ? "time-stamp counter" : "clock_gettime");
+}
+void BM_ClockSteadyNs(benchmark::State& state) {
+    for (auto _ : state) benchmark::DoNotOptimize(Clock::steadyNs());
+}
+BENCHMARK(BM_ClockNowNs)->Repetitions(5);
+BENCHMARK(BM_ClockSteadyNs)->Repetitions(5);
+
 // One observed op, the unit of the tracer's cost: at::add of two 1-element tensors (about a
 // microsecond of libtorch dispatch) 1000 times per iteration, so the time per iteration in us is
 // the time per op in ns. Modes: no observer; RecordFunction with an empty callback (the floor);
 // the observer's callback active but no run (it records nothing); recording into a writer whose
 // drain is held back (the trainer thread's cost alone); recording and writing (the background
-// writer commits as in a real run). The added cost per op is a mode's time minus the first's.
-enum class Observed { kNone, kRecordFunctionOnly, kCallbackOnly, kRecord, kRecordAndWrite };
+// writer commits as in a real run); libtorch's own profiler. The added cost per op is a mode's time
+// minus the first's. Twenty repetitions each, which `make bench` interleaves at random so that the
+// machine's drift hits every mode alike.
+enum class Observed {
+    kNone,
+    kRecordFunctionOnly,
+    kCallbackOnly,
+    kRecord,
+    kRecordAndWrite,
+    kLibtorchProfiler
+};
 
 void observedOp(benchmark::State& state, Observed mode) {
     const auto db = std::filesystem::temp_directory_path() /
@@ -95,11 +138,13 @@ void observedOp(benchmark::State& state, Observed mode) {
         emptyCallback = std::make_unique<EmptyRecordFunctionCallback>();
     const at::Tensor a = at::ones({1});
     const at::Tensor b = at::ones({1});
+    if (mode == Observed::kLibtorchProfiler && !startLibtorchProfiler(state)) return;
     constexpr int kOpsPerIteration = 1000;
     for (auto _ : state) {
         for (int i = 0; i < kOpsPerIteration; ++i) benchmark::DoNotOptimize(at::add(a, b));
     }
     state.SetItemsProcessed(state.iterations() * kOpsPerIteration);
+    if (mode == Observed::kLibtorchProfiler) torch::autograd::profiler::disableProfiler();
     observer.reset();
     writer.close();
     state.counters["events/op"] = static_cast<double>(writer.stats().eventsWritten) /
@@ -114,33 +159,44 @@ void BM_ObservedOpRecordFunctionOnly(benchmark::State& s) {
 void BM_ObservedOpCallbackOnly(benchmark::State& s) { observedOp(s, Observed::kCallbackOnly); }
 void BM_ObservedOpRecord(benchmark::State& s) { observedOp(s, Observed::kRecord); }
 void BM_ObservedOpRecordAndWrite(benchmark::State& s) { observedOp(s, Observed::kRecordAndWrite); }
-BENCHMARK(BM_ObservedOpNoObserver)->Unit(benchmark::kMicrosecond)->Repetitions(5);
-BENCHMARK(BM_ObservedOpRecordFunctionOnly)->Unit(benchmark::kMicrosecond)->Repetitions(5);
-BENCHMARK(BM_ObservedOpCallbackOnly)->Unit(benchmark::kMicrosecond)->Repetitions(5);
-BENCHMARK(BM_ObservedOpRecord)->Unit(benchmark::kMicrosecond)->Repetitions(5);
-BENCHMARK(BM_ObservedOpRecordAndWrite)->Unit(benchmark::kMicrosecond)->Repetitions(5);
+void BM_ObservedOpLibtorchProfiler(benchmark::State& s) {
+    observedOp(s, Observed::kLibtorchProfiler);
+}
+BENCHMARK(BM_ObservedOpNoObserver)
+    ->Unit(benchmark::kMicrosecond)
+    ->Repetitions(20)
+    ->ReportAggregatesOnly(true);
+BENCHMARK(BM_ObservedOpRecordFunctionOnly)
+    ->Unit(benchmark::kMicrosecond)
+    ->Repetitions(20)
+    ->ReportAggregatesOnly(true);
+BENCHMARK(BM_ObservedOpCallbackOnly)
+    ->Unit(benchmark::kMicrosecond)
+    ->Repetitions(20)
+    ->ReportAggregatesOnly(true);
+BENCHMARK(BM_ObservedOpRecord)
+    ->Unit(benchmark::kMicrosecond)
+    ->Repetitions(20)
+    ->ReportAggregatesOnly(true);
+BENCHMARK(BM_ObservedOpRecordAndWrite)
+    ->Unit(benchmark::kMicrosecond)
+    ->Repetitions(20)
+    ->ReportAggregatesOnly(true);
+BENCHMARK(BM_ObservedOpLibtorchProfiler)
+    ->Unit(benchmark::kMicrosecond)
+    ->Repetitions(20)
+    ->ReportAggregatesOnly(true);
 
 // The peer: libtorch's own profiler on the same steps, from C++, recording every aten op and
-// autograd node with its name and timestamps as glueprof does (ProfilerState::KINETO with CPU
-// activities: this libtorch has no libkineto, and its op collection runs without one). Its events
+// autograd node with its name and timestamps as glueprof does (startLibtorchProfiler). Its events
 // are collected in memory and post-processed when it stops, outside the timed steps; "events/step"
-// counts them. A libtorch that refuses the state skips the benchmark with its error.
+// counts them.
 void stepTimeLibtorchProfiler(benchmark::State& state, const char* preset) {
     namespace prof = torch::autograd::profiler;
-    using torch::profiler::impl::ActivityType;
-    using torch::profiler::impl::ProfilerConfig;
-    using torch::profiler::impl::ProfilerState;
     Trainer trainer(presetConfig(preset), nullptr);
     std::int32_t step = 0;
     trainer.step(step++);  // warm-up: allocator and caches
-    const std::unordered_set<at::RecordScope> scopes = {at::RecordScope::FUNCTION,
-                                                        at::RecordScope::BACKWARD_FUNCTION};
-    try {
-        prof::enableProfiler(ProfilerConfig(ProfilerState::KINETO), {ActivityType::CPU}, scopes);
-    } catch (const std::exception& e) {
-        state.SkipWithError(e.what());
-        return;
-    }
+    if (!startLibtorchProfiler(state)) return;
     for (auto _ : state) trainer.step(step++);
     const auto stopped = std::chrono::steady_clock::now();
     const std::unique_ptr<prof::ProfilerResult> result = prof::disableProfiler();

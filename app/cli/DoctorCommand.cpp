@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "app/cli/Commands.h"
+#include "profiler/core/Clock.h"
 #include "profiler/core/TraceSchema.h"
 #include "profiler/cupti/GpuCapture.h"
 #include "profiler/host/ScopedRange.h"
@@ -29,6 +30,10 @@ int doctor() {
                              torch.cuda ? fmt::format("yes, {} device(s)", torch.cudaDevices)
                                         : "none: " + torch.whyNoCuda + "; runs use --device cpu");
     std::cout << fmt::format("intra-op threads        {}\n", torch.intraOpThreads);
+    std::cout << fmt::format("host clock              {}\n",
+                             Clock::readsTimeStampCounter()
+                                 ? "steady clock read through the invariant time-stamp counter"
+                                 : "steady clock (clock_gettime)");
     std::cout << fmt::format("NVTX ranges             {}\n",
                              nvtxEnabled() ? "pushed (NVTX3 headers found at build time)"
                                            : "off (no NVTX3 headers at build time)");

@@ -1,7 +1,10 @@
 #pragma once
-// One clock for every event: int64 nanoseconds on one timeline. By default the steady clock; while
-// CUPTI captures, profiler/cupti installs CUPTI's timestamp (cuptiGetTimestamp) as the source, so
-// host ranges, aten ops and device records share one timeline.
+// One clock for every event: int64 nanoseconds on one timeline. By default the steady clock
+// (CLOCK_MONOTONIC), read through the CPU's invariant time-stamp counter where there is one (one
+// instruction; mapped onto the steady clock and re-anchored every 50 ms, so it stays within
+// microseconds of it and never steps back; GLUEPROF_CLOCK=steady reads clock_gettime instead).
+// While CUPTI captures, profiler/cupti installs CUPTI's timestamp (cuptiGetTimestamp) as the
+// source, so host ranges, aten ops and device records share one timeline.
 #include <cstdint>
 
 namespace glueprof {
@@ -14,7 +17,11 @@ class Clock {
     static TimestampNs nowNs();
     // Installs `source` (nullptr: the steady clock again). Returns the previous one.
     static Source useSource(Source source);
+    // The steady clock itself, through clock_gettime.
     static TimestampNs steadyNs();
+    // Whether nowNs() reads the steady clock through the time-stamp counter (calibrating it on
+    // first use, about 2 ms).
+    static bool readsTimeStampCounter();
 };
 
 }  // namespace glueprof

@@ -238,11 +238,12 @@ void OpObserver::onEnd(const at::RecordFunction& fn, at::ObserverContext* /*cont
         if (frame.name.syncKind != SyncKind::kOutputSize) event.flags |= kFlagHostRead;
     }
     if (state.openFunctions > 0) event.flags |= kFlagNested;
-    // Run and lane filled here (HostTracer::record would look the lane up per event).
+    // Run and lane filled here, so the event goes straight to the writer (HostTracer::record would
+    // look the lane up per event).
     event.run = self->m_tracer.run();
     if (event.run == 0) return;  // no run yet: not traced
     event.lane = laneIn(state, self->m_tracer, event.run);
-    self->m_tracer.record(event);
+    self->m_tracer.writer().record(event);
 }
 
 }  // namespace glueprof

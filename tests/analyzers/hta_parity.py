@@ -29,8 +29,8 @@ Figures (HTA's functions with HTA's defaults, except the step window below):
             (50 us) and delays over its launch_delay_cutoff (100 us). glueprof:
             `launch_stats.per_launch` of each run in the report (analyzers/LaunchStats, HTA's
             pairing and window).
-  queue     get_queue_length_summary: per stream the count, mean, min, median and max of the queue
-            length series. glueprof: `queue_length.streams` (analyzers/QueueLength).
+  queue     get_queue_length_summary: per stream the count, mean, std (2+ samples), min,
+            quartiles and max of the queue length series. glueprof: `queue_length.streams` (analyzers/QueueLength).
   annotations  get_gpu_user_annotation_breakdown(use_gpu_annotation=False) (CPU annotations; the
             fixtures have no GPU annotations): per name the summed, max and min duration. glueprof:
             `annotation_breakdown.cpu` (analyzers/AnnotationBreakdown).
@@ -76,7 +76,11 @@ FIXTURES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file_
                                          "fixtures", "import", "kineto"))
 EXACT = 0.0
 OVERLAP_TOLERANCE = 0.005 + 1e-9  # HTA's rounding to 2 decimals, and a double's last bits
-QUEUE_TOLERANCE = 1e-9  # a mean of whole numbers, summed in another order
+QUEUE_TOLERANCE = 1e-9  # relative: means, deviations and quartiles of whole numbers, summed in
+                        # another order
+# pandas' describe() of the queue length series, as HTA's get_queue_length_summary gives it (std
+# with one degree of freedom; quartiles interpolated linearly).
+QUEUE_STATS = ("count", "mean", "std", "min", "25%", "50%", "75%", "max")
 QUANTILE_TOLERANCE = 1e-6  # an interpolated quantile, from µs (HTA) or ns / 1e3 (glueprof)
 
 CONVENTIONS = """\
@@ -89,7 +93,7 @@ step convention
   glueprof   the same selection for the temporal breakdown, idle breakdown, launch stats and
              overlap (analyzers/HtaWindow).
 units: us (times, exact; interpolated launch-delay quantiles within 1e-6), count (exact), queue
-length (a mean within 1e-9), % (overlap, within HTA's rounding: 0.005)"""
+length (its statistics within 1e-9, relative), % (overlap, within HTA's rounding: 0.005)"""
 
 MISSING = "MISSING in glueprof"
 LOST = "MISSING in glueprof, though its group is shown"
@@ -183,7 +187,9 @@ def hta_figures(trace_analysis, trace, work):
     queues = analysis.get_queue_length_summary(ranks=[rank])
     if queues is not None:
         for (_, stream), row in queues.iterrows():
-            for stat in ("count", "mean", "min", "50%", "max"):
+            for stat in QUEUE_STATS:
+                if stat == "std" and row[("queue_length", "count")] < 2:
+                    continue  # pandas: NaN for one sample
                 figures[("queue", "stream %d %s" % (stream, stat))] = float(
                     row[("queue_length", stat)])
 
@@ -278,8 +284,10 @@ def glueprof_figures(cli, trace, work):
         figures[("launch", "launch_delay over 100 us (count)")] = per["delays_over"]
 
     for stream in analyzed.get("queue_length", {"streams": []})["streams"]:
-        for stat, key in (("count", "samples"), ("mean", "mean"), ("min", "min"), ("50%", "p50"),
-                          ("max", "max")):
+        for stat, key in zip(QUEUE_STATS, ("samples", "mean", "std", "min", "p25", "p50", "p75",
+                                           "max")):
+            if stat == "std" and stream["samples"] < 2:
+                continue
             figures[("queue", "stream %d %s" % (stream["stream"], stat))] = float(stream[key])
 
     for row in analyzed.get("annotation_breakdown", {"cpu": []})["cpu"]:
@@ -297,6 +305,8 @@ def verdict(group, hta, glueprof):
     tolerance = {"overlap": OVERLAP_TOLERANCE, "queue": QUEUE_TOLERANCE}.get(group, EXACT)
     if group == "launch" and not float(hta).is_integer():  # a quantile between two delays
         tolerance = QUANTILE_TOLERANCE
+    if group == "queue":
+        tolerance *= max(1.0, abs(hta))
     return "equal" if abs(hta - glueprof) <= tolerance else "DIFFERENT"
 
 
