@@ -67,11 +67,14 @@ bool startLibtorchProfiler(benchmark::State& state) {
 // with no run to record into (everything but the event's hand-off to the writer); on.
 enum class Tracing { kOff, kRecordFunctionOnly, kCallbackOnly, kOn };
 
-void stepTime(benchmark::State& state, const char* preset, Tracing tracing) {
+// writerNice: the writer thread's nice value (-1: the default, GLUEPROF_WRITER_NICE or 19).
+void stepTime(benchmark::State& state, const char* preset, Tracing tracing, int writerNice = -1) {
     const auto db = std::filesystem::temp_directory_path() /
                     ("glueprof-bench-overhead-" + std::to_string(getpid()) + ".sqlite");
     std::filesystem::remove(db);
-    TraceWriter writer(db.string());
+    WriterOptions options;
+    if (writerNice >= 0) options.writerNice = writerNice;
+    TraceWriter writer(db.string(), options);
     HostTracer tracer(writer);
     const bool traced = tracing == Tracing::kOn;
     if (traced) tracer.setRun(writer.beginRun(RunInfo{}));
@@ -213,6 +216,9 @@ void BM_StepTinyRecordFunctionOnly(benchmark::State& s) {
 }
 void BM_StepTinyCallbackOnly(benchmark::State& s) { stepTime(s, "tiny", Tracing::kCallbackOnly); }
 void BM_StepTinyTracingOn(benchmark::State& s) { stepTime(s, "tiny", Tracing::kOn); }
+// The writer at nice 5 (the default before 19): what a larger share of the cores for the writer
+// costs the step, beside the default's.
+void BM_StepTinyTracingOnWriterNice5(benchmark::State& s) { stepTime(s, "tiny", Tracing::kOn, 5); }
 void BM_StepTinyLibtorchProfiler(benchmark::State& s) { stepTimeLibtorchProfiler(s, "tiny"); }
 void BM_StepSmallTracingOff(benchmark::State& s) { stepTime(s, "small", Tracing::kOff); }
 void BM_StepSmallTracingOn(benchmark::State& s) { stepTime(s, "small", Tracing::kOn); }
@@ -234,6 +240,11 @@ BENCHMARK(BM_StepTinyCallbackOnly)
     ->Repetitions(3)
     ->ReportAggregatesOnly(true);
 BENCHMARK(BM_StepTinyTracingOn)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(30)
+    ->Repetitions(3)
+    ->ReportAggregatesOnly(true);
+BENCHMARK(BM_StepTinyTracingOnWriterNice5)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(30)
     ->Repetitions(3)

@@ -68,11 +68,12 @@ std::vector<std::string> programEnvironment(const ProfileRequest& request,
             environment.push_back(variable);
         }
     }
-    // The writer thread in the program at the lowest priority (unless the user chose one): a
-    // program's compute threads (OpenMP, 1 per core) wait for each other at every parallel region,
-    // so a writer that takes a core from one of them slows every op. At nice 5 (the trainer's) the
-    // examples' steps took 34% longer under glueprof profile on 2 cores; at 19, about 14%
-    // (bench/profile_overhead.py). The writer catches up in idle time and at the program's end.
+    // The writer thread in the program at the lowest priority (unless the user chose one; 19 is
+    // also the writer's own default): a program's compute threads (OpenMP, 1 per core) wait for
+    // each other at every parallel region, so a writer that takes a core from one of them slows
+    // every op. At nice 5 the examples' steps took 34% longer under glueprof profile on 2 cores; at
+    // 19, about 14% (bench/profile_overhead.py). The writer catches up in idle time and at the
+    // program's end.
     if (std::getenv("GLUEPROF_WRITER_NICE") == nullptr)
         environment.push_back("GLUEPROF_WRITER_NICE=19");
     using namespace profile;

@@ -438,7 +438,7 @@ void TraceWriter::rethrowWriterFailure() {
 }
 
 int WriterOptions::defaultWriterNice() {
-    constexpr int kDefault = 5;
+    constexpr int kDefault = 19;
     const char* text = std::getenv("GLUEPROF_WRITER_NICE");
     if (text == nullptr || *text == '\0') return kDefault;
     char* end = nullptr;
@@ -451,7 +451,9 @@ void TraceWriter::drainLoop() {
         // The recorded work comes first: on a machine with few cores the writer's SQLite time would
         // otherwise be taken from the training it records (a step's compute threads all wait for
         // the one the writer displaced). At a higher nice value it runs mostly in the cores' idle
-        // time, and still gets a share under load (nice 5: a third of what a nice-0 thread gets).
+        // time, and still gets a share under load; behind, it catches up at nice 0 (below). The
+        // default, 19: on 2 cores the tiny preset's traced step took 33-40 ms with the writer at
+        // nice 5 and 21-27 ms at 19, in one process (bench: BM_StepTinyTracingOn*).
         ::setpriority(PRIO_PROCESS, static_cast<id_t>(::syscall(SYS_gettid)), m_options.writerNice);
     }
     Batch batch;
