@@ -165,30 +165,16 @@ void BM_ObservedOpRecordAndWrite(benchmark::State& s) { observedOp(s, Observed::
 void BM_ObservedOpLibtorchProfiler(benchmark::State& s) {
     observedOp(s, Observed::kLibtorchProfiler);
 }
-BENCHMARK(BM_ObservedOpNoObserver)
-    ->Unit(benchmark::kMicrosecond)
-    ->Repetitions(20)
-    ->ReportAggregatesOnly(true);
-BENCHMARK(BM_ObservedOpRecordFunctionOnly)
-    ->Unit(benchmark::kMicrosecond)
-    ->Repetitions(20)
-    ->ReportAggregatesOnly(true);
-BENCHMARK(BM_ObservedOpCallbackOnly)
-    ->Unit(benchmark::kMicrosecond)
-    ->Repetitions(20)
-    ->ReportAggregatesOnly(true);
-BENCHMARK(BM_ObservedOpRecord)
-    ->Unit(benchmark::kMicrosecond)
-    ->Repetitions(20)
-    ->ReportAggregatesOnly(true);
-BENCHMARK(BM_ObservedOpRecordAndWrite)
-    ->Unit(benchmark::kMicrosecond)
-    ->Repetitions(20)
-    ->ReportAggregatesOnly(true);
-BENCHMARK(BM_ObservedOpLibtorchProfiler)
-    ->Unit(benchmark::kMicrosecond)
-    ->Repetitions(20)
-    ->ReportAggregatesOnly(true);
+// Twenty repetitions of each mode, reported as aggregates (make bench interleaves them).
+void observedOpSettings(benchmark::internal::Benchmark* b) {
+    b->Unit(benchmark::kMicrosecond)->Repetitions(20)->ReportAggregatesOnly(true);
+}
+BENCHMARK(BM_ObservedOpNoObserver)->Apply(observedOpSettings);
+BENCHMARK(BM_ObservedOpRecordFunctionOnly)->Apply(observedOpSettings);
+BENCHMARK(BM_ObservedOpCallbackOnly)->Apply(observedOpSettings);
+BENCHMARK(BM_ObservedOpRecord)->Apply(observedOpSettings);
+BENCHMARK(BM_ObservedOpRecordAndWrite)->Apply(observedOpSettings);
+BENCHMARK(BM_ObservedOpLibtorchProfiler)->Apply(observedOpSettings);
 
 // The peer: libtorch's own profiler on the same steps, from C++, recording every aten op and
 // autograd node with its name and timestamps as glueprof does (startLibtorchProfiler). Its events
@@ -224,51 +210,22 @@ void BM_StepSmallTracingOff(benchmark::State& s) { stepTime(s, "small", Tracing:
 void BM_StepSmallTracingOn(benchmark::State& s) { stepTime(s, "small", Tracing::kOn); }
 void BM_StepSmallLibtorchProfiler(benchmark::State& s) { stepTimeLibtorchProfiler(s, "small"); }
 
-BENCHMARK(BM_StepTinyTracingOff)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(30)
-    ->Repetitions(3)
-    ->ReportAggregatesOnly(true);
-BENCHMARK(BM_StepTinyRecordFunctionOnly)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(30)
-    ->Repetitions(3)
-    ->ReportAggregatesOnly(true);
-BENCHMARK(BM_StepTinyCallbackOnly)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(30)
-    ->Repetitions(3)
-    ->ReportAggregatesOnly(true);
-BENCHMARK(BM_StepTinyTracingOn)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(30)
-    ->Repetitions(3)
-    ->ReportAggregatesOnly(true);
-BENCHMARK(BM_StepTinyTracingOnWriterNice5)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(30)
-    ->Repetitions(3)
-    ->ReportAggregatesOnly(true);
-BENCHMARK(BM_StepTinyLibtorchProfiler)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(30)
-    ->Repetitions(3)
-    ->ReportAggregatesOnly(true);
-BENCHMARK(BM_StepSmallTracingOff)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(6)
-    ->Repetitions(3)
-    ->ReportAggregatesOnly(true);
-BENCHMARK(BM_StepSmallTracingOn)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(6)
-    ->Repetitions(3)
-    ->ReportAggregatesOnly(true);
-BENCHMARK(BM_StepSmallLibtorchProfiler)
-    ->Unit(benchmark::kMillisecond)
-    ->Iterations(6)
-    ->Repetitions(3)
-    ->ReportAggregatesOnly(true);
+// Steps per repetition: 30 of the tiny preset, 6 of the small one; three repetitions each.
+void tinyStepSettings(benchmark::internal::Benchmark* b) {
+    b->Unit(benchmark::kMillisecond)->Iterations(30)->Repetitions(3)->ReportAggregatesOnly(true);
+}
+void smallStepSettings(benchmark::internal::Benchmark* b) {
+    b->Unit(benchmark::kMillisecond)->Iterations(6)->Repetitions(3)->ReportAggregatesOnly(true);
+}
+BENCHMARK(BM_StepTinyTracingOff)->Apply(tinyStepSettings);
+BENCHMARK(BM_StepTinyRecordFunctionOnly)->Apply(tinyStepSettings);
+BENCHMARK(BM_StepTinyCallbackOnly)->Apply(tinyStepSettings);
+BENCHMARK(BM_StepTinyTracingOn)->Apply(tinyStepSettings);
+BENCHMARK(BM_StepTinyTracingOnWriterNice5)->Apply(tinyStepSettings);
+BENCHMARK(BM_StepTinyLibtorchProfiler)->Apply(tinyStepSettings);
+BENCHMARK(BM_StepSmallTracingOff)->Apply(smallStepSettings);
+BENCHMARK(BM_StepSmallTracingOn)->Apply(smallStepSettings);
+BENCHMARK(BM_StepSmallLibtorchProfiler)->Apply(smallStepSettings);
 
 }  // namespace
 }  // namespace glueprof

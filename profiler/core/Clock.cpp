@@ -112,10 +112,13 @@ TicksAndNs readPair() {
 
 bool saneRate(double nsPerTick) { return nsPerTick >= 0.05 && nsPerTick <= 50.0; }
 
-std::uint64_t toQ32(double nsPerTick) {
-    return static_cast<std::uint64_t>(nsPerTick *
-                                      static_cast<double>(std::uint64_t{1} << kRateShift));
+// Rates between double and 32.32 fixed point.
+constexpr double kQ32One = static_cast<double>(std::uint64_t{1} << kRateShift);
+std::uint64_t toQ32(double nsPerTick) { return static_cast<std::uint64_t>(nsPerTick * kQ32One); }
+std::int64_t toSignedQ32(double nsPerTick) {
+    return static_cast<std::int64_t>(nsPerTick * kQ32One);
 }
+double fromQ32(std::uint64_t q32) { return static_cast<double>(q32) / kQ32One; }
 
 void publish(const TscMapping& mapping) {
     const std::uint32_t sequence = g_sequence.load(std::memory_order_relaxed);
@@ -193,8 +196,7 @@ void reanchor() {
                                  static_cast<double>(pair.ticks - g_first.ticks)
                            : 0.0;
     if (!saneRate(nsPerTick)) {  // the counter went back or jumped: measure from here on
-        nsPerTick = static_cast<double>(current.rateQ32) /
-                    static_cast<double>(std::uint64_t{1} << kRateShift);
+        nsPerTick = fromQ32(current.rateQ32);
         g_first = pair;
     }
     if (error > kStepBeyondNs) {  // far behind (a counter that stopped): step forward
@@ -206,9 +208,7 @@ void reanchor() {
     const double limit = nsPerTick * kMaxCorrection;
     if (perTick > limit) perTick = limit;
     if (perTick < -limit) perTick = -limit;
-    publish(TscMapping{
-        pair.ticks, mapped, toQ32(nsPerTick),
-        static_cast<std::int64_t>(perTick * static_cast<double>(std::uint64_t{1} << kRateShift))});
+    publish(TscMapping{pair.ticks, mapped, toQ32(nsPerTick), toSignedQ32(perTick)});
 }
 
 void waitWhileCalibrating() {

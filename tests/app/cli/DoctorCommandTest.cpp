@@ -26,6 +26,7 @@ TEST_F(CliTest, DoctorReportsTorchAndWhyThereIsNoGpu) {
                                        : r.out.substr(at, r.out.find('\n', at) - at);
     };
     EXPECT_FALSE(line("libtorch ").empty()) << r.out;
+    EXPECT_NE(line("host clock ").find("steady clock"), std::string::npos) << r.out;
 #ifdef GLUEPROF_TORCH_CUDA_BUILD
     EXPECT_TRUE(std::regex_search(
         line("libtorch "),
@@ -50,6 +51,13 @@ TEST_F(CliTest, DoctorReportsTorchAndWhyThereIsNoGpu) {
     }
     EXPECT_TRUE(named) << r.out;
 #endif
+
+    // GLUEPROF_CLOCK=steady: the clock is clock_gettime, whatever the CPU has.
+    Result steady = run("doctor", "GLUEPROF_CLOCK=steady");
+    ASSERT_EQ(steady.exitCode, 0) << steady.err;
+    EXPECT_NE(steady.out.find("host clock              steady clock (clock_gettime)"),
+              std::string::npos)
+        << steady.out;
 
     Result bad = run("doctor", "GLUEPROF_CUPTI_PATH=" + path("missing-libcupti.so"));
     ASSERT_EQ(bad.exitCode, 0) << bad.err;
