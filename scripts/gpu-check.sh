@@ -219,12 +219,22 @@ fi
 # C++ ABI of libtorch changes between versions; the loader would not notice). Both are checked on a
 # copy without RUNPATH (patchelf) where that tool exists, so the check cannot lean on the build
 # machine's folders. Otherwise glueprof is built here.
+# glueprof hands every command that needs libtorch to glueprof-torch beside it (docs/cli.md, "Two
+# executables"): that is the one checked against torch, and both travel together.
 binary_fits() {  # BINARY -> 0 when it loads against this torch and was built for it; else prints why
   local dir loaded built status=0
+  if [ ! -x "$(dirname "$1")/glueprof-torch" ]; then
+    echo "no glueprof-torch beside it: carry build/release/app/cli/glueprof-torch with it"
+    return 1
+  fi
   dir=$(mktemp -d)
   cp "$1" "$dir/glueprof"
-  if command -v patchelf >/dev/null 2>&1; then patchelf --remove-rpath "$dir/glueprof"; fi
-  loaded=$(LD_LIBRARY_PATH="$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$dir/glueprof" 2>&1)
+  cp "$(dirname "$1")/glueprof-torch" "$dir/glueprof-torch"
+  if command -v patchelf >/dev/null 2>&1; then
+    patchelf --remove-rpath "$dir/glueprof"
+    patchelf --remove-rpath "$dir/glueprof-torch"
+  fi
+  loaded=$(LD_LIBRARY_PATH="$torch_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ldd "$dir/glueprof" "$dir/glueprof-torch" 2>&1)
   if grep -q "not found" <<<"$loaded"; then
     grep "not found" <<<"$loaded" | sed 's/^[[:space:]]*//' | tr '\n' ';'
     status=1
@@ -243,12 +253,12 @@ mode=build
 if [ -z "$binary" ] && [ -x "$repo/build/release/app/cli/glueprof" ]; then binary="$repo/build/release/app/cli/glueprof"; fi
 if [ -n "$binary" ]; then
   if [ ! -x "$binary" ]; then
-    need "glueprof binary" "--binary=$binary is not an executable file: carry build/release/app/cli/glueprof, or omit --binary to build here"
+    need "glueprof binary" "--binary=$binary is not an executable file: carry build/release/app/cli/glueprof and glueprof-torch, or omit --binary to build here"
   elif [ -z "$torch_lib" ]; then
     say "glueprof binary" "$binary: cannot check it without torch; building here instead"
   elif misfit=$(binary_fits "$binary"); then
     mode=carried
-    say "glueprof binary" "$binary ($(( $(stat -c %s "$binary") / 1048576 )) MiB), built against this torch's version: every dynamic dependency resolves against torch $torch_version's $torch_lib and the system$(command -v patchelf >/dev/null 2>&1 && echo ' (checked without its RUNPATH)')"
+    say "glueprof binary" "$binary and glueprof-torch beside it ($(( ($(stat -c %s "$binary") + $(stat -c %s "$(dirname "$binary")/glueprof-torch")) / 1048576 )) MiB), built against this torch's version: every dynamic dependency resolves against torch $torch_version's $torch_lib and the system$(command -v patchelf >/dev/null 2>&1 && echo ' (checked without its RUNPATH)')"
   else
     say "glueprof binary" "$binary does not fit here ($misfit): building here instead"
   fi
@@ -390,7 +400,7 @@ else
     echo "gpu-check: configure failed: see $out/configure.log" >&2; exit 1
   fi
   cp "$build/nccl-probe.log" "$out/" 2>/dev/null || true
-  if ! cmake --build "$build" -j "$(nproc)" --target glueprof >"$out/build.log" 2>&1; then
+  if ! cmake --build "$build" -j "$(nproc)" --target glueprof glueprof-torch >"$out/build.log" 2>&1; then
     echo "gpu-check: build failed: see $out/build.log" >&2; exit 1
   fi
   glueprof="$build/app/cli/glueprof"

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "app/cli/AbExec.h"
+#include "app/cli/CommandDescriptions.h"
 #include "app/cli/Commands.h"
 #include "app/cli/NumberChecks.h"
 #include "app/cli/Progress.h"
@@ -146,8 +147,7 @@ int runAb(const AbOptions& o) {
 
 void registerAbCommand(CLI::App& app, Action& action) {
     auto options = std::make_shared<AbOptions>();
-    CLI::App* command = app.add_subcommand(
-        "ab", "A/B-compare toggles on the reference trainer (interleaved blocks, same batches)");
+    CLI::App* command = app.add_subcommand(kAbDescription.name, kAbDescription.text);
     options->trainer.addTo(*command);
     command->add_option("--opt", options->toggles,
                         "toggle to compare (repeatable): " + toggleNames());

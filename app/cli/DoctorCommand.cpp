@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "app/cli/CommandDescriptions.h"
 #include "app/cli/Commands.h"
 #include "profiler/core/Clock.h"
 #include "profiler/core/TraceSchema.h"
@@ -63,7 +64,7 @@ int doctor() {
 }  // namespace
 
 void registerDoctorCommand(CLI::App& app, Action& action) {
-    CLI::App* command = app.add_subcommand("doctor", "what this build and machine can capture");
+    CLI::App* command = app.add_subcommand(kDoctorDescription.name, kDoctorDescription.text);
     command->callback([&action] { action = [] { return doctor(); }; });
 }
 

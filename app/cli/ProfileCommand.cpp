@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "app/cli/CommandDescriptions.h"
 #include "app/cli/Commands.h"
 #include "app/report/Results.h"
 #include "app/report/ResultsJson.h"
@@ -53,10 +54,7 @@ int profileProgram(const ProfileCliOptions& o) {
 
 void registerProfileCommand(CLI::App& app, Action& action) {
     auto options = std::make_shared<ProfileCliOptions>();
-    CLI::App* command = app.add_subcommand(
-        "profile",
-        "run your own torch program (python train.py, torchrun ..., a C++ libtorch program) with "
-        "glueprof's capture inside it, unchanged: glueprof profile [options] -- CMD ARGS...");
+    CLI::App* command = app.add_subcommand(kProfileDescription.name, kProfileDescription.text);
     command->add_option("command", options->request.command, "the program and its arguments")
         ->required();
     command->add_option("--db", options->request.db, "trace database to add the runs to")

@@ -36,10 +36,6 @@ ProgressCallback terminalProgress(const std::string& what, int index, int count,
     };
 }
 
-void endProgressLine() {
-    if (isatty(STDERR_FILENO) != 0) std::fprintf(stderr, "\r%60s\r", "");
-}
-
 void printNotice(const std::string& line) { std::cerr << line << "\n"; }
 
 }  // namespace glueprof::cli

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <string>
 
+#include "app/cli/ErrorLine.h"
 #include "reference_trainer/AbRunner.h"
 
 namespace glueprof::cli {
@@ -12,7 +13,6 @@ ProgressCallback terminalProgress(const std::string& what);
 // suite, from this toggle's pace and the average toggle so far.
 ProgressCallback terminalProgress(const std::string& what, int index, int count,
                                   std::chrono::steady_clock::time_point suiteStart);
-void endProgressLine();
 // A line the recording tells the user (CaptureSession's notices), on stderr.
 void printNotice(const std::string& line);
 

@@ -105,13 +105,6 @@ std::string mergeWhatTheRanksRecorded(const std::string& db, const std::string& 
 
 }  // namespace
 
-std::string messagePrefix() {
-    const char* rank = std::getenv("RANK");
-    const char* world = std::getenv("WORLD_SIZE");
-    if (rank == nullptr || world == nullptr || std::string(world) == "1") return "glueprof: ";
-    return fmt::format("glueprof (rank {} of {}): ", rank, world);
-}
-
 void rememberCommandLine(int argc, char** argv) { g_commandLine.assign(argv, argv + argc); }
 
 int launchRanks(int nproc, const std::string& db) {

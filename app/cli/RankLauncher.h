@@ -10,10 +10,6 @@
 
 namespace glueprof::cli {
 
-// "glueprof: ", or "glueprof (rank R of N): " in a rank of a multi-process run: how an error
-// line starts.
-std::string messagePrefix();
-
 // The command line this process was started with (main calls it first): what each rank runs.
 void rememberCommandLine(int argc, char** argv);
 

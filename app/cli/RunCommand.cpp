@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "app/cli/CommandDescriptions.h"
 #include "app/cli/Commands.h"
 #include "app/cli/Progress.h"
 #include "app/cli/RankLauncher.h"
@@ -116,7 +117,7 @@ int runOnce(const RunOptions& o) {
 
 void registerRunCommand(CLI::App& app, Action& action) {
     auto options = std::make_shared<RunOptions>();
-    CLI::App* command = app.add_subcommand("run", "one traced run of the reference trainer");
+    CLI::App* command = app.add_subcommand(kRunDescription.name, kRunDescription.text);
     options->trainer.addTo(*command);
     command->add_option("--opt", options->toggles,
                         "toggle to enable (repeatable): " + toggleNames());

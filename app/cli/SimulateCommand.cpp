@@ -5,6 +5,7 @@
 #include <iostream>
 #include <memory>
 
+#include "app/cli/CommandDescriptions.h"
 #include "app/cli/Commands.h"
 #include "app/cli/NumberChecks.h"
 #include "app/cli/Progress.h"
@@ -40,9 +41,7 @@ int simulateCommand(const SimulateOptions& o) {
 void registerSimulateCommand(CLI::App& app, Action& action) {
     auto options = std::make_shared<SimulateOptions>();
     SimulationRequest* o = &options->request;
-    CLI::App* command = app.add_subcommand("simulate",
-                                           "simulate a pipeline schedule (gpipe, 1f1b, looped-bfs, "
-                                           "roundpipe): makespan and bubble ratio");
+    CLI::App* command = app.add_subcommand(kSimulateDescription.name, kSimulateDescription.text);
     command->add_option("--schedule", o->schedules,
                         "gpipe, 1f1b, looped-bfs or roundpipe (repeatable; default roundpipe)");
     command->add_option("--workers", o->workers, "workers P (default: the cost file's, else 2)")
