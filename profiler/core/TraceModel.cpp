@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/LaneOrder.h"
 
 namespace glueprof {
 
@@ -19,16 +20,7 @@ TraceModel::TraceModel(RunSummary run, std::vector<Lane> lanes,
       m_diagnostics(std::move(diagnostics)),
       m_strings(std::move(strings)) {
     m_laneEvents.resize(m_lanes.size());
-    // Parents (which start first, or at the same time and end later) come before children. The
-    // store returns events by start already: sort only the lanes that need it.
-    auto parentsFirst = [](const Event& a, const Event& b) {
-        return a.startNs != b.startNs ? a.startNs < b.startNs : a.endNs > b.endNs;
-    };
-    for (auto& events : m_laneEvents) {
-        if (!std::is_sorted(events.begin(), events.end(), parentsFirst)) {
-            std::stable_sort(events.begin(), events.end(), parentsFirst);
-        }
-    }
+    for (auto& events : m_laneEvents) sortParentsFirst(events);  // LaneOrder.h
     std::sort(m_steps.begin(), m_steps.end(),
               [](const StepInfo& a, const StepInfo& b) { return a.step < b.step; });
     for (const auto& [id, text] : m_strings) m_stringIds.emplace(text, id);

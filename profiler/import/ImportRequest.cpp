@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <future>
 #include <memory>
 
 #include "profiler/core/Error.h"
@@ -88,14 +89,26 @@ ImportOutcome runImport(const ImportRequest& request, const ImportProgress& prog
     // DIR/out.sqlite` would read its own output as a trace).
     const TraceInputs inputs = expandTraceInputs(request.inputs, request.db);
     const std::vector<std::string>& files = inputs.files;
+    if (files.empty())
+        throw usageError("no trace to import; name a trace file or a directory of them");
     checkRequest(request, files.size());
     for (const std::string& skipped : inputs.skipped) notify(progress, printableText(skipped));
     ImportOptions options;
     options.stepPrefix = request.stepPrefix;
     options.keepPythonFunctions = request.keepPythonFunctions;
-    std::vector<ImportedRun> read;
+    // Each file is read on a thread of its own, one ahead of the one being stored: the next file
+    // parses on one core while the writer stores the current one on the other. --ab reads both
+    // (at once) before the database is touched: a bad AFTER leaves no lone BEFORE.
+    const auto readInBackground = [&options](const std::string& file) {
+        return std::async(std::launch::async,
+                          [&options, file] { return readTrace(file, options); });
+    };
+    std::vector<std::future<ImportedRun>> reads(files.size());
+    reads[0] = readInBackground(files[0]);
+    std::vector<ImportedRun> pair;
     if (request.ab) {
-        for (const std::string& file : files) read.push_back(readTrace(file, options));
+        reads[1] = readInBackground(files[1]);
+        for (std::future<ImportedRun>& read : reads) pair.push_back(read.get());
     }
     ImportOutcome outcome;
     outcome.db = request.db;
@@ -103,7 +116,8 @@ ImportOutcome runImport(const ImportRequest& request, const ImportProgress& prog
     std::unique_ptr<TraceWriter> writer;
     RankGrouping ranks;
     for (std::size_t i = 0; i < files.size(); ++i) {
-        ImportedRun run = request.ab ? std::move(read[i]) : readTrace(files[i], options);
+        ImportedRun run = request.ab ? std::move(pair[i]) : reads[i].get();
+        if (!request.ab && i + 1 < files.size()) reads[i + 1] = readInBackground(files[i + 1]);
         if (!writer) {
             writer = std::make_unique<TraceWriter>(request.db);
             if (!writer->upgradeNotice().empty()) notify(progress, writer->upgradeNotice());

@@ -1,6 +1,7 @@
 #include "profiler/import/TraceAssembly.h"
 
 #include "profiler/core/BlockingCopy.h"
+#include "profiler/core/LaneOrder.h"
 #include "profiler/core/RuntimeCallNames.h"
 #include "profiler/core/TextEncoding.h"
 #include "profiler/core/TraceNames.h"
@@ -16,11 +17,6 @@
 namespace glueprof {
 
 namespace {
-
-// Parents first: earlier start, then longer (the order TraceModel keeps).
-bool parentsFirst(const Event& a, const Event& b) {
-    return a.startNs != b.startNs ? a.startNs < b.startNs : a.endNs > b.endNs;
-}
 
 // The step number of a range named <prefix><N>, if it is one.
 std::optional<std::int32_t> stepNumber(const std::string& name, const std::string& prefix) {
@@ -502,7 +498,7 @@ void TraceAssembly::flagOps() {
 
 ImportedRun TraceAssembly::finish(RunSummary run) && {
     if (!m_asRecorded) placeSyncs();
-    for (auto& events : m_events) std::stable_sort(events.begin(), events.end(), parentsFirst);
+    for (auto& events : m_events) sortParentsFirst(events);
     ImportedRun out;
     std::vector<StepInfo> steps = assignSteps(out.stepsFound);
     if (!m_asRecorded) flagOps();

@@ -1,0 +1,58 @@
+// sortParentsFirst: the order std::stable_sort with parentsFirst gives, event for event, on lanes
+// with many ties (same start, same start and end) where stability decides.
+#include "profiler/core/LaneOrder.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <random>
+#include <vector>
+
+namespace glueprof {
+namespace {
+
+std::vector<Event> randomLane(std::mt19937_64& random, std::size_t size) {
+    std::uniform_int_distribution<TimestampNs> start(0, 40);  // few values: many ties
+    std::uniform_int_distribution<TimestampNs> length(0, 5);
+    std::vector<Event> events;
+    for (std::size_t i = 0; i < size; ++i) {
+        Event e;
+        e.startNs = start(random);
+        e.endNs = e.startNs + length(random);
+        e.correlation = static_cast<std::int64_t>(i);  // which event it was, to compare orders
+        events.push_back(e);
+    }
+    return events;
+}
+
+std::vector<std::int64_t> order(const std::vector<Event>& events) {
+    std::vector<std::int64_t> ids;
+    for (const Event& e : events) ids.push_back(e.correlation);
+    return ids;
+}
+
+TEST(LaneOrderTest, SortsAsAStableSortWouldEventForEvent) {
+    std::mt19937_64 random(7);
+    for (std::size_t size : {0, 1, 2, 17, 1000, 20000}) {
+        std::vector<Event> events = randomLane(random, size);
+        std::vector<Event> expected = events;
+        std::stable_sort(expected.begin(), expected.end(), parentsFirst);
+        sortParentsFirst(events);
+        EXPECT_EQ(order(events), order(expected)) << size << " events";
+        EXPECT_TRUE(std::is_sorted(events.begin(), events.end(), parentsFirst));
+    }
+}
+
+TEST(LaneOrderTest, ALaneInOrderIsLeftAsItIs) {
+    std::mt19937_64 random(11);
+    std::vector<Event> events = randomLane(random, 500);
+    std::stable_sort(events.begin(), events.end(), parentsFirst);
+    const std::vector<std::int64_t> before = order(events);
+    const Event* storage = events.data();
+    sortParentsFirst(events);
+    EXPECT_EQ(order(events), before);
+    EXPECT_EQ(events.data(), storage);  // not copied into a new vector
+}
+
+}  // namespace
+}  // namespace glueprof
