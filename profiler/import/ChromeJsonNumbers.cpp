@@ -1,12 +1,47 @@
 #include "profiler/import/ChromeJsonNumbers.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 #include <string>
 
 namespace glueprof {
 
+namespace {
+
+// What nearly every trace writes ("1707417525509335.123", "12"): an optional '-', digits with at
+// most three after a point, and a result below 10^18, in 64-bit integers. nullopt: another form,
+// which the exact reading below takes.
+std::optional<TimestampNs> plainMicrosToNanos(std::string_view text) {
+    const bool negative = !text.empty() && text[0] == '-';
+    std::uint64_t mantissa = 0;
+    int digits = 0;
+    int fraction = -1;  // digits after the point; -1: no point
+    for (std::size_t i = negative ? 1 : 0; i < text.size(); ++i) {
+        const unsigned digit = static_cast<unsigned char>(text[i]) - static_cast<unsigned>('0');
+        if (digit <= 9) {
+            if (++digits > 19) return std::nullopt;  // < 10^19: no unsigned overflow
+            mantissa = mantissa * 10 + digit;
+            if (fraction >= 0) ++fraction;
+        } else if (text[i] == '.' && fraction < 0) {
+            fraction = 0;
+        } else {
+            return std::nullopt;
+        }
+    }
+    const int scale = 3 - std::max(fraction, 0);  // µs -> ns
+    if (digits == 0 || scale < 0 || digits + scale > 19) return std::nullopt;
+    for (int i = 0; i < scale; ++i) mantissa *= 10;
+    if (mantissa > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max()))
+        return std::nullopt;
+    const auto value = static_cast<std::int64_t>(mantissa);
+    return negative ? -value : value;
+}
+
+}  // namespace
+
 std::optional<TimestampNs> microsToNanos(std::string_view text) {
+    if (auto plain = plainMicrosToNanos(text)) return plain;
     // mantissa digits and a decimal exponent, all in integers: exact to the nanosecond.
     std::size_t i = 0;
     bool negative = false;

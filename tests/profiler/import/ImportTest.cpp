@@ -2,7 +2,9 @@
 // and the fixtures' README) and on hand-made bad input.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
 #include <zlib.h>
+#include <random>
 
 #include <algorithm>
 #include <filesystem>
@@ -111,6 +113,36 @@ TEST(KinetoNumbers, MicrosecondTextBecomesExactNanoseconds) {
     EXPECT_FALSE(microsToNanos("1e300"));
     EXPECT_EQ(validUtf8("ok"), "ok");
     EXPECT_EQ(validUtf8(std::string("x\xFFy")), "x\xEF\xBF\xBDy");
+}
+
+// The 64-bit reading of the common forms gives what the exact one does: each text against itself
+// with "e0" after it (an exponent, which only the exact reading takes), at every length up to and
+// past 64 bits, with 0-5 digits after the point, signed and not.
+TEST(KinetoNumbers, TheFastReadingOfPlainNumbersEqualsTheExactOne) {
+    std::mt19937_64 random(3);
+    int checked = 0;
+    for (int length = 1; length <= 22; ++length) {
+        for (int fraction = 0; fraction <= std::min(length, 5); ++fraction) {
+            for (int round = 0; round < 40; ++round) {
+                std::string digits;
+                for (int i = 0; i < length; ++i) digits += static_cast<char>('0' + random() % 10);
+                if (round % 4 == 0) digits = std::string(static_cast<std::size_t>(length), '9');
+                std::string text = fraction == 0 ? digits
+                                                 : digits.substr(0, length - fraction) + "." +
+                                                       digits.substr(length - fraction);
+                if (round % 2 == 1) text = "-" + text;
+                EXPECT_EQ(microsToNanos(text), microsToNanos(text + "e0")) << text;
+                ++checked;
+            }
+        }
+    }
+    EXPECT_EQ(microsToNanos("9223372036854775.807"), 9223372036854775807);  // INT64_MAX
+    EXPECT_FALSE(microsToNanos("9223372036854775.808"));                    // one past it
+    EXPECT_EQ(microsToNanos("-9223372036854775.807"), -9223372036854775807);
+    EXPECT_FALSE(microsToNanos("1.2.3"));
+    EXPECT_FALSE(microsToNanos("-"));
+    EXPECT_FALSE(microsToNanos(""));
+    EXPECT_GT(checked, 3000);
 }
 
 TEST(KinetoImport, EventSyncTraceNamesTheSpinKernelAsWhatTheSyncsWaitFor) {
