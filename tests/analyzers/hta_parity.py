@@ -31,6 +31,12 @@ Figures (HTA's functions with HTA's defaults, except the step window below):
             pairing and window).
   queue     get_queue_length_summary: per stream the count, mean, std (2+ samples), min,
             quartiles and max of the queue length series. glueprof: `queue_length.streams` (analyzers/QueueLength).
+  blocked   get_time_spent_blocked_on_full_queue(queue length series, max_queue_length=1024):
+            the stream's time at a full launch queue and its share of the trace's duration. The
+            vendored fixtures never fill a queue (their longest is 9), so the test also writes one
+            trace that does (write_full_queue_trace: 3,000 launches on one stream, the host
+            blocked at 1,024 queued, as CUDA's launch queue blocks it) and compares every group on
+            it too. glueprof: `queue_length.streams[].at_full_queue_ms` / `at_full_queue_share`.
   annotations  get_gpu_user_annotation_breakdown(use_gpu_annotation=False) (CPU annotations; the
             fixtures have no GPU annotations): per name the summed, max and min duration. glueprof:
             `annotation_breakdown.cpu` (analyzers/AnnotationBreakdown).
@@ -62,6 +68,7 @@ fixture;
 """
 import argparse
 import glob
+import gzip
 import json
 import logging
 import math
@@ -82,6 +89,7 @@ QUEUE_TOLERANCE = 1e-9  # relative: means, deviations and quartiles of whole num
 # with one degree of freedom; quartiles interpolated linearly).
 QUEUE_STATS = ("count", "mean", "std", "min", "25%", "50%", "75%", "max")
 QUANTILE_TOLERANCE = 1e-6  # an interpolated quantile, from µs (HTA) or ns / 1e3 (glueprof)
+FULL_QUEUE = 1024  # CUDA's launch queue; HTA's max_queue_length in the blocked-time figure
 
 CONVENTIONS = """\
 step convention
@@ -100,7 +108,7 @@ LOST = "MISSING in glueprof, though its group is shown"
 NOT_YET_SHOWN = ()
 KNOWN = "known"
 EXTRA = "DIFFERENT: only glueprof has it"
-EXTRA_CHECKED = ("queue", "annotations")
+EXTRA_CHECKED = ("queue", "blocked", "annotations")
 NOW_EQUAL = "equal, but listed as known: remove it"
 
 # Differences understood figure by figure (each reproduced from the events of the fixture): HTA's
@@ -126,6 +134,38 @@ class SetupError(Exception):
 
 class GlueprofFailure(Exception):
     """glueprof failed on a fixture: the test fails (exit 1)."""
+
+
+def write_full_queue_trace(path, launches=3000):
+    """A Kineto trace whose launch queue fills: one host thread launches a kernel every 2 us on
+    stream 7; each kernel runs 8 us, from 5 us after its launch or when the one before it ends.
+    From the 1,025th launch on the host blocks, as CUDA's launch queue makes it: that launch call
+    starts 1 us after the kernel 1,024 launches before it started (a slot freed) and lasts until
+    2 us later. Host times are even and kernel starts odd microseconds, so no enqueue shares an
+    instant with a start (whose order the two tools might break differently). Returns the path."""
+    events = []
+    kernel_starts = []
+    host = 0  # when the host can issue the next launch
+    previous_end = 0
+    for i in range(launches):
+        start = host if i < FULL_QUEUE else max(host, kernel_starts[i - FULL_QUEUE] + 1)
+        duration = 1 if i < FULL_QUEUE else 2
+        correlation = 1000 + i
+        events.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 100,
+                       "tid": 100, "ts": 1000 + start, "dur": duration,
+                       "args": {"correlation": correlation, "External id": correlation}})
+        kernel_start = max(start + 5, previous_end)
+        kernel_starts.append(kernel_start)
+        previous_end = kernel_start + 8
+        events.append({"ph": "X", "cat": "kernel", "name": "full_queue_kernel", "pid": 0,
+                       "tid": 7, "ts": 1000 + kernel_start, "dur": 8,
+                       "args": {"device": 0, "stream": 7, "correlation": correlation,
+                                "External id": correlation}})
+        host = start + 2
+    with gzip.open(path, "wt") as f:
+        json.dump({"schemaVersion": 1, "distributedInfo": {"rank": 0},
+                   "traceEvents": events}, f)
+    return path
 
 
 def fixture_name(trace):
@@ -192,6 +232,17 @@ def hta_figures(trace_analysis, trace, work):
                     continue  # pandas: NaN for one sample
                 figures[("queue", "stream %d %s" % (stream, stat))] = float(
                     row[("queue_length", stat)])
+
+    from hta.analyzers.trace_counters import TraceCounters  # importable: load_hta succeeded
+    series = analysis.get_queue_length_time_series(ranks=[rank])
+    blocked = TraceCounters.get_time_spent_blocked_on_full_queue(analysis.t, series,
+                                                                 max_queue_length=FULL_QUEUE)
+    if blocked is not None:
+        for _, row in blocked.iterrows():
+            figures[("blocked", "stream %d at full queue (us)" % row["stream"])] = int(
+                row["duration_at_max_queue_length"])
+            figures[("blocked", "stream %d at full queue (share)" % row["stream"])] = float(
+                row["relative_duration_at_max_queue_length"])
 
     annotations = analysis.get_gpu_user_annotation_breakdown(use_gpu_annotation=False,
                                                              visualize=False)
@@ -290,6 +341,13 @@ def glueprof_figures(cli, trace, work):
                 continue
             figures[("queue", "stream %d %s" % (stream["stream"], stat))] = float(stream[key])
 
+    for stream in analyzed.get("queue_length", {"streams": []})["streams"]:
+        if stream["at_full_queue_ms"] > 0:  # HTA lists only the streams that reach it
+            figures[("blocked", "stream %d at full queue (us)" % stream["stream"])] = (
+                ns_of(stream["at_full_queue_ms"]) / 1e3)
+            figures[("blocked", "stream %d at full queue (share)" % stream["stream"])] = (
+                stream["at_full_queue_share"])
+
     for row in analyzed.get("annotation_breakdown", {"cpu": []})["cpu"]:
         for stat, key in (("sum", "ms"), ("max", "max_us"), ("min", "min_us")):
             value = ns_of(row[key]) / 1e3 if key == "ms" else round(row[key] * 1e3) / 1e3
@@ -303,6 +361,8 @@ def verdict(group, hta, glueprof):
     if hta is None or glueprof is None:
         return "equal" if hta is None and glueprof is None else "DIFFERENT"
     tolerance = {"overlap": OVERLAP_TOLERANCE, "queue": QUEUE_TOLERANCE}.get(group, EXACT)
+    if group == "blocked" and not float(hta).is_integer():  # a share: a ratio of two doubles
+        tolerance = QUEUE_TOLERANCE
     if group == "launch" and not float(hta).is_integer():  # a quantile between two delays
         tolerance = QUANTILE_TOLERANCE
     if group == "queue":
@@ -358,9 +418,12 @@ def main():
         if not traces:
             raise SetupError("no Kineto fixtures in %s" % FIXTURES)
         # Fresh each time: `import` appends to a database, HTA reads every file of its folder.
-        for sub in ("hta", "glueprof"):
+        for sub in ("hta", "glueprof", "generated"):
             shutil.rmtree(os.path.join(args.work, sub), ignore_errors=True)
         os.makedirs(os.path.join(args.work, "glueprof"))
+        os.makedirs(os.path.join(args.work, "generated"))
+        traces.append(write_full_queue_trace(os.path.join(args.work, "generated",
+                                                          "full-launch-queue.json.gz")))
         rows = compare(cli, trace_analysis, traces, args.work)
     except SetupError as error:
         print("hta_parity: %s" % error, file=sys.stderr)
