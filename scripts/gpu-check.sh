@@ -251,6 +251,8 @@ binary_fits() {  # BINARY -> 0 when it loads against this torch and was built fo
 }
 mode=build
 if [ -z "$binary" ] && [ -x "$repo/build/release/app/cli/glueprof" ]; then binary="$repo/build/release/app/cli/glueprof"; fi
+# glueprof looks for glueprof-torch beside its own resolved path: so does this check.
+if [ -n "$binary" ] && [ -e "$binary" ]; then binary=$(readlink -f "$binary"); fi
 if [ -n "$binary" ]; then
   if [ ! -x "$binary" ]; then
     need "glueprof binary" "--binary=$binary is not an executable file: carry build/release/app/cli/glueprof and glueprof-torch, or omit --binary to build here"

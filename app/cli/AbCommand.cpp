@@ -8,11 +8,11 @@
 #include <memory>
 
 #include "app/cli/AbExec.h"
-#include "app/cli/CommandDescriptions.h"
 #include "app/cli/Commands.h"
 #include "app/cli/NumberChecks.h"
 #include "app/cli/Progress.h"
 #include "app/cli/RankLauncher.h"
+#include "app/cli/TorchCommands.h"
 #include "app/cli/TrainerOptions.h"
 #include "app/report/AtomicFile.h"
 #include "app/report/Results.h"

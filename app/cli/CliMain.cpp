@@ -9,16 +9,6 @@
 
 namespace glueprof::cli {
 
-void registerDatabaseCommands(CLI::App& app, Action& action) {
-    registerListCommand(app, action);
-    registerAdviseCommand(app, action);
-    registerCheckCommand(app, action);
-    registerExportCommand(app, action);
-    registerReportCommand(app, action);
-    registerImportCommand(app, action);
-    registerCompareCommand(app, action);
-}
-
 int runCommandLine(int argc, char** argv, const Registration& registerCommands) {
     CLI::App app{"glueprof: where an LLM fine-tuning step loses time outside the math kernels"};
     app.require_subcommand(1);

@@ -12,7 +12,4 @@ using Registration = std::function<void(CLI::App& app, Action& action)>;
 
 int runCommandLine(int argc, char** argv, const Registration& registerCommands);
 
-// The commands that read and write trace databases without libtorch: both executables have them.
-void registerDatabaseCommands(CLI::App& app, Action& action);
-
 }  // namespace glueprof::cli

@@ -21,4 +21,8 @@ void registerImportCommand(CLI::App& app, Action& action);
 void registerCompareCommand(CLI::App& app, Action& action);
 void registerProfileCommand(CLI::App& app, Action& action);
 
+// The commands that read and write trace databases without libtorch (list, advise, check, export,
+// report, import, compare): both executables have them (DatabaseCommands.cpp).
+void registerDatabaseCommands(CLI::App& app, Action& action);
+
 }  // namespace glueprof::cli

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "app/cli/CommandDescriptions.h"
 #include "app/cli/Commands.h"
+#include "app/cli/TorchCommands.h"
 #include "profiler/core/Clock.h"
 #include "profiler/core/TraceSchema.h"
 #include "profiler/cupti/GpuCapture.h"

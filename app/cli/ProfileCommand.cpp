@@ -5,8 +5,8 @@
 #include <iostream>
 #include <memory>
 
-#include "app/cli/CommandDescriptions.h"
 #include "app/cli/Commands.h"
+#include "app/cli/TorchCommands.h"
 #include "app/report/Results.h"
 #include "app/report/ResultsJson.h"
 #include "app/report/ResultsText.h"

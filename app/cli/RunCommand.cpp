@@ -5,10 +5,10 @@
 #include <iostream>
 #include <memory>
 
-#include "app/cli/CommandDescriptions.h"
 #include "app/cli/Commands.h"
 #include "app/cli/Progress.h"
 #include "app/cli/RankLauncher.h"
+#include "app/cli/TorchCommands.h"
 #include "app/cli/TrainerOptions.h"
 #include "app/report/Results.h"
 #include "app/report/ResultsJson.h"

@@ -5,10 +5,10 @@
 #include <iostream>
 #include <memory>
 
-#include "app/cli/CommandDescriptions.h"
 #include "app/cli/Commands.h"
 #include "app/cli/NumberChecks.h"
 #include "app/cli/Progress.h"
+#include "app/cli/TorchCommands.h"
 #include "app/report/ResultsJson.h"
 #include "app/report/SimulationText.h"
 #include "app/usecases/SimulationRequest.h"

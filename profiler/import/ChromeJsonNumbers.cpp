@@ -9,9 +9,9 @@ namespace glueprof {
 
 namespace {
 
-// What nearly every trace writes ("1707417525509335.123", "12"): an optional '-', digits with at
-// most three after a point, and a result below 10^18, in 64-bit integers. nullopt: another form,
-// which the exact reading below takes.
+// What nearly every trace writes ("1707417525509335.123", "12"): an optional '-', at most 19
+// digits with at most three after a point, read in 64-bit integers. nullopt: another form, or a
+// value past 64 bits, which the exact reading below takes (and refuses).
 std::optional<TimestampNs> plainMicrosToNanos(std::string_view text) {
     const bool negative = !text.empty() && text[0] == '-';
     std::uint64_t mantissa = 0;

@@ -188,5 +188,32 @@ TEST_F(ImportRequestTest, ABadAfterTraceLeavesNoLoneBeforeArm) {
     EXPECT_FALSE(fs::exists(request.db));
 }
 
+// Files are read one ahead of the store: a bad second file is found while the first is stored;
+// the first stays whole, the second leaves nothing, and a third is never stored.
+TEST_F(ImportRequestTest, ABadFileAmongSeveralKeepsTheRunsBeforeItAndNothingOfItsOwn) {
+    writeRank("ranks", 0);
+    writeRank("ranks", 1);
+    std::ofstream(path("ranks/rank0b.json")) << "{\"traceEvents\": [{\"ph\": \"X\", \"ts\": 1,";
+    ImportRequest request;
+    request.inputs = {path("ranks")};  // rank0.json, rank0b.json (bad), rank1.json: name order
+    request.db = path("ranks.sqlite");
+    std::vector<RunId> heard;
+    ImportProgress progress;
+    progress.stored = [&](const StoredImport& run) { heard.push_back(run.run); };
+    try {
+        runImport(request, progress);
+        FAIL() << "a truncated trace was imported";
+    } catch (const GlueprofError& e) {
+        EXPECT_EQ(e.code(), ExitCode::kInput);
+        EXPECT_NE(std::string(e.what()).find("rank0b.json"), std::string::npos) << e.what();
+    }
+    ASSERT_EQ(heard.size(), 1u);
+    const std::vector<RunSummary> stored = TraceReader(request.db).listRuns();
+    ASSERT_EQ(stored.size(), 1u);
+    EXPECT_EQ(stored[0].label, "rank0.json");
+    EXPECT_EQ(stored[0].status, "complete");
+    EXPECT_EQ(stored[0].stepCount, 1);
+}
+
 }  // namespace
 }  // namespace glueprof

@@ -4,12 +4,12 @@
 #include <gtest/gtest.h>
 
 #include <zlib.h>
-#include <random>
 
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <random>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -130,7 +130,7 @@ TEST(KinetoNumbers, TheFastReadingOfPlainNumbersEqualsTheExactOne) {
                 std::string text = fraction == 0 ? digits
                                                  : digits.substr(0, length - fraction) + "." +
                                                        digits.substr(length - fraction);
-                if (round % 2 == 1) text = "-" + text;
+                if (round % 3 == 1) text = "-" + text;  // all-nines ones too (round % 4 == 0)
                 EXPECT_EQ(microsToNanos(text), microsToNanos(text + "e0")) << text;
                 ++checked;
             }
