@@ -4,6 +4,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 
 #include "profiler/core/Error.h"
 
@@ -19,6 +20,9 @@ CompressedInput::CompressedInput(const std::string& path) : m_path(path) {
         throw inputError(fmt::format("cannot read '{}': {}; check the path and its permissions",
                                      path, std::strerror(errno)));
     }
+    std::error_code sizeError;
+    const std::uintmax_t size = std::filesystem::file_size(path, sizeError);
+    m_fileBytes = sizeError ? 0 : static_cast<std::uint64_t>(size);
     try {
         gzbuffer(m_file, 1u << 18);
         for (Block& block : m_blocks) block.bytes.resize(kBlockBytes + 1);
@@ -59,6 +63,10 @@ void CompressedInput::inflateInto(Block& block) {
     block.size = read > 0 ? static_cast<std::size_t>(read) : 0;
     block.bytes[block.size] = '\0';
     block.last = block.size < kBlockBytes || !block.failure.empty();
+    const z_off_t offset = gzoffset(m_file);  // zlib's own read-ahead included: a progress figure
+    block.fileBytesRead = offset > 0 ? static_cast<std::uint64_t>(offset) : 0;
+    if (block.last || (m_fileBytes > 0 && block.fileBytesRead > m_fileBytes))
+        block.fileBytesRead = m_fileBytes;
 }
 
 void CompressedInput::readBlocks() {

@@ -46,6 +46,11 @@ class CompressedInput {
     bool gzipped() const { return m_gzipped; }
     // Whether the data really ended here: Peek() gives '\0' at the end and at a NUL byte alike.
     bool atEnd() const { return m_eof && m_current == m_last; }
+    // How far the parse is, in bytes of the file as it lies on disk (compressed or not): those read
+    // to fill the blocks parsed so far, the current one included; and the file's size (0 when it
+    // cannot be told). For a progress line.
+    std::uint64_t fileBytesRead() const { return m_block != nullptr ? m_block->fileBytesRead : 0; }
+    std::uint64_t fileBytes() const { return m_fileBytes; }
 
   private:
     // One inflated block: `size` bytes and a '\0' after them; `last` once the data ends (or
@@ -55,6 +60,7 @@ class CompressedInput {
         std::size_t size = 0;
         bool last = false;
         std::string failure;
+        std::uint64_t fileBytesRead = 0;  // of the file, once this block was filled
     };
     static constexpr std::size_t kBlocks = 4;
 
@@ -70,6 +76,7 @@ class CompressedInput {
     void inflateInto(Block&);  // one gzread into a block
 
     std::string m_path;
+    std::uint64_t m_fileBytes = 0;
     gzFile m_file = nullptr;
     std::array<Block, kBlocks> m_blocks;
     // Blocks are filled and read in ring order: the reader fills m_filled, the parser has read

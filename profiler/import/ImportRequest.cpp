@@ -99,9 +99,14 @@ ImportOutcome runImport(const ImportRequest& request, const ImportProgress& prog
     // Each file is read on a thread of its own, one ahead of the one being stored: the next file
     // parses on one core while the writer stores the current one on the other. --ab reads both
     // (at once) before the database is touched: a bad AFTER leaves no lone BEFORE.
-    const auto readInBackground = [&options](const std::string& file) {
-        return std::async(std::launch::async,
-                          [&options, file] { return readTrace(file, options); });
+    const auto readInBackground = [&options, &progress](const std::string& file) {
+        ImportOptions forFile = options;
+        if (progress.reading) {
+            forFile.readProgress = [&progress, file](std::uint64_t done, std::uint64_t total) {
+                progress.reading(file, done, total);
+            };
+        }
+        return std::async(std::launch::async, [forFile, file] { return readTrace(file, forFile); });
     };
     std::vector<std::future<ImportedRun>> reads(files.size());
     reads[0] = readInBackground(files[0]);
@@ -123,6 +128,7 @@ ImportOutcome runImport(const ImportRequest& request, const ImportProgress& prog
             if (!writer->upgradeNotice().empty()) notify(progress, writer->upgradeNotice());
         }
         const RunInfo info = runInfoOf(request, run, i, files.size(), outcome, ranks);
+        if (progress.storing) progress.storing(files[i], run.model.eventCount());
         outcome.runs.push_back(store(writer, std::move(run), info));
         if (info.identity.abGroup != 0) ranks.started(outcome.runs.back().run);
         if (progress.stored) progress.stored(outcome.runs.back());

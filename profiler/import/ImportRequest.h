@@ -4,6 +4,7 @@
 // data-parallel job form one group (RankGrouping.h), and two traces given as BEFORE and AFTER one
 // A/B pair. The CLI renders what it says (app/report/ImportText.h); any face may run it.
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -36,6 +37,13 @@ struct ImportProgress {
     // A directory entry skipped (a broken link), the database's schema upgraded.
     std::function<void(const std::string& line)> notice;
     std::function<void(const StoredImport& run)> stored;  // after each run is written
+    // How far the read of a Kineto JSON file is: the bytes of the file read and its size (0:
+    // unknown). Called on the thread reading that file, which may run beside the store of the
+    // file before it.
+    std::function<void(const std::string& file, std::uint64_t readBytes, std::uint64_t fileBytes)>
+        reading;
+    // A file read whole is about to be stored: its events.
+    std::function<void(const std::string& file, std::size_t events)> storing;
 };
 
 struct ImportOutcome {

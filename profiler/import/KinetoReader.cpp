@@ -20,21 +20,32 @@ namespace {
 // The one place the dialect is decided: a file is Kineto's until otherData.producer says
 // glueprof wrote it. Both mappers share the state, so events read before that keep their lanes,
 // begins and flows.
+// Also tells the read's progress (ImportOptions::readProgress) every kProgressEvents events.
 class DialectSwitch final : public RawEventSink {
   public:
-    explicit DialectSwitch(ChromeTraceState& state) : m_kineto(state), m_export(state) {}
+    DialectSwitch(ChromeTraceState& state, const CompressedInput& input,
+                  const ImportOptions& options)
+        : m_kineto(state), m_export(state), m_input(input), m_options(options) {}
 
     void producer(std::string_view name) override {
         if (name == chrome::kGlueprofProducer) m_mapper = &m_export;
     }
     bool readsRecordedArgs() const override { return m_mapper->readsRecordedArgs(); }
-    void event(const RawEvent& e) override { m_mapper->map(e); }
+    void event(const RawEvent& e) override {
+        m_mapper->map(e);
+        if (++m_events % kProgressEvents == 0 && m_options.readProgress)
+            m_options.readProgress(m_input.fileBytesRead(), m_input.fileBytes());
+    }
     const ChromeEventMapper& mapper() const { return *m_mapper; }
 
   private:
+    static constexpr std::uint64_t kProgressEvents = 1u << 16;
     KinetoEventMapper m_kineto;
     ChromeExportMapper m_export;
     ChromeEventMapper* m_mapper = &m_kineto;
+    const CompressedInput& m_input;
+    const ImportOptions& m_options;
+    std::uint64_t m_events = 0;
 };
 
 std::string devicesJson(const std::vector<std::pair<std::int64_t, std::string>>& devices) {
@@ -64,8 +75,9 @@ ImportedRun readKinetoTrace(const std::string& path, const ImportOptions& option
     CompressedInput input(path);
     TraceAssembly assembly(options);
     ChromeTraceState state(assembly);
-    DialectSwitch dialect(state);
+    DialectSwitch dialect(state, input, options);
     const ChromeFileFacts facts = tokenizeChromeJson(path, input, dialect);
+    if (options.readProgress) options.readProgress(input.fileBytes(), input.fileBytes());
     state.finish();
     if (assembly.eventCount() == 0) {
         throw inputError(fmt::format(

@@ -69,6 +69,10 @@ struct SyncRecord {
 struct ImportOptions {
     std::string stepPrefix = "ProfilerStep#";  // ranges named <prefix><N> are step N
     bool keepPythonFunctions = true;           // Kineto python_function events as ranges
+    // How far the read of a Kineto JSON file is: the bytes of the file read so far and its size
+    // (0: unknown), every 65,536 events and once when the read is through. Called on the thread
+    // that reads the file. Empty: not told.
+    std::function<void(std::uint64_t readBytes, std::uint64_t fileBytes)> readProgress;
 };
 
 // What a reader read, for the one line per run the import prints.

@@ -39,6 +39,31 @@ TEST_F(CliTest, ImportOfEveryFixtureFormatPrintsOneLinePerRun) {
     EXPECT_EQ(run(fmt::format("advise --db {} --run 1", db)).exitCode, 0);
 }
 
+// On a terminal (script(1) gives the import one) a line on stderr says how far the read is and
+// what is being stored, and is cleared before the import's own lines; piped, nothing (the tests
+// above read stderr line by line).
+TEST_F(CliTest, OnATerminalTheImportShowsHowFarItIsAndClearsTheLine) {
+    const std::string trace = sharedFixture("kineto/hta-alexnet-trace.json.gz");
+    const std::string command = fmt::format("script -qec '{} import {} --db {}' /dev/null >{}",
+                                            GLUEPROF_CLI, trace, path("t.sqlite"), path("tty.txt"));
+    ASSERT_EQ(std::system(command.c_str()), 0);
+    const std::string shown = slurp(path("tty.txt"));
+    const std::size_t reading = shown.find("\rreading hta-alexnet-trace.json.gz: 100% of 0.0 MB");
+    const std::size_t storing = shown.find("\rstoring hta-alexnet-trace.json.gz: ");
+    const std::size_t imported = shown.find("imported run 1 from");
+    ASSERT_NE(reading, std::string::npos) << shown;
+    ASSERT_NE(storing, std::string::npos) << shown;
+    ASSERT_NE(imported, std::string::npos) << shown;
+    EXPECT_LT(reading, storing);
+    EXPECT_LT(storing, imported);
+    // Cleared before the import line: 60 spaces between carriage returns.
+    EXPECT_NE(shown.rfind("\r" + std::string(60, ' ') + "\r", imported), std::string::npos);
+
+    Result piped = run(fmt::format("import {} --db {}", trace, path("piped.sqlite")));
+    ASSERT_EQ(piped.exitCode, 0) << piped.err;
+    EXPECT_EQ(piped.err, "");
+}
+
 TEST_F(CliTest, BadTracesExitTwoWithOneLineAndWriteNoDatabase) {
     const std::string db = path("never.sqlite");
     std::ofstream(path("empty.json")).close();

@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -122,6 +124,47 @@ TEST_F(ImportRequestTest, PerRankTracesBecomeOneGroupAndEachRunIsHeardAsItIsStor
     EXPECT_EQ(stored[0].label, "job rank 0");  // files in name order: one per rank
     EXPECT_EQ(stored[1].label, "job rank 1");
     for (const RunSummary& run : stored) EXPECT_EQ(run.identity.abGroup, outcome.rankGroup);
+}
+
+// The read's progress (every 65,536 events and once at the end) never goes back and ends at the
+// file's size; each file is announced once before it is stored, with the events it stores.
+TEST_F(ImportRequestTest, EachFileTellsHowFarItsReadIsAndWhatItStores) {
+    const std::string base = testing::importFixture("kineto/hta-trace_compare-base.json.gz");
+    const std::string alexnet = testing::importFixture("kineto/hta-alexnet-trace.json.gz");
+    ImportRequest request;
+    request.inputs = {base, alexnet};
+    request.db = path("progress.sqlite");
+    std::map<std::string, std::vector<std::pair<std::uint64_t, std::uint64_t>>> reads;
+    std::vector<std::pair<std::string, std::size_t>> stores;
+    std::mutex mutex;  // the next file is read on its own thread
+    ImportProgress progress;
+    progress.reading = [&](const std::string& file, std::uint64_t done, std::uint64_t total) {
+        std::lock_guard<std::mutex> lock(mutex);
+        reads[file].emplace_back(done, total);
+    };
+    progress.storing = [&](const std::string& file, std::size_t events) {
+        stores.emplace_back(file, events);
+    };
+    const ImportOutcome outcome = runImport(request, progress);
+
+    ASSERT_EQ(reads.size(), 2u);
+    for (const std::string& file : {base, alexnet}) {
+        const auto& told = reads[file];
+        ASSERT_FALSE(told.empty()) << file;
+        for (std::size_t i = 1; i < told.size(); ++i) EXPECT_GE(told[i].first, told[i - 1].first);
+        EXPECT_EQ(told.back().first, fs::file_size(file)) << file;
+        EXPECT_EQ(told.back().second, fs::file_size(file)) << file;
+    }
+    ASSERT_EQ(stores.size(), 2u);
+    ASSERT_EQ(outcome.runs.size(), 2u);
+    for (std::size_t i = 0; i < 2; ++i) {
+        EXPECT_EQ(stores[i].first, request.inputs[i]);
+        std::size_t stored = 0;
+        for (const auto& [kind, count] : outcome.runs[i].trace.eventsByKind)
+            stored += static_cast<std::size_t>(count);
+        EXPECT_EQ(stores[i].second, stored) << stores[i].first;
+        EXPECT_GT(stored, 0u);
+    }
 }
 
 TEST_F(ImportRequestTest, BeforeAndAfterAreTheArmsOfOnePair) {
