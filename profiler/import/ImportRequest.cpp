@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <filesystem>
+#include <functional>
 #include <future>
 #include <memory>
 
@@ -81,34 +83,18 @@ StoredImport store(std::unique_ptr<TraceWriter>& writer, ImportedRun run, const 
     return stored;
 }
 
-}  // namespace
+// What a read still in flight is stopped with when the import has ended early; nobody catches it
+// but the read's own future, which is dropped.
+struct ReadAbandoned {};
 
-ImportOutcome runImport(const ImportRequest& request, const ImportProgress& progress) {
-    requireParentDirectory(request.db, "write the trace database", "--db");
-    // A directory's entries never include the database written here (a second `import DIR --db
-    // DIR/out.sqlite` would read its own output as a trace).
-    const TraceInputs inputs = expandTraceInputs(request.inputs, request.db);
-    const std::vector<std::string>& files = inputs.files;
-    if (files.empty())
-        throw usageError("no trace to import; name a trace file or a directory of them");
-    checkRequest(request, files.size());
-    for (const std::string& skipped : inputs.skipped) notify(progress, printableText(skipped));
-    ImportOptions options;
-    options.stepPrefix = request.stepPrefix;
-    options.keepPythonFunctions = request.keepPythonFunctions;
-    // Each file is read on a thread of its own, one ahead of the one being stored: the next file
-    // parses on one core while the writer stores the current one on the other. --ab reads both
-    // (at once) before the database is touched: a bad AFTER leaves no lone BEFORE.
-    const auto readInBackground = [&options, &progress](const std::string& file) {
-        ImportOptions forFile = options;
-        if (progress.reading) {
-            forFile.readProgress = [&progress, file](std::uint64_t done, std::uint64_t total) {
-                progress.reading(file, done, total);
-            };
-        }
-        return std::async(std::launch::async, [forFile, file] { return readTrace(file, forFile); });
-    };
-    std::vector<std::future<ImportedRun>> reads(files.size());
+using ReadInBackground = std::function<std::future<ImportedRun>(const std::string& file)>;
+
+// Reads `files` (each through `readInBackground`, one ahead of the store; --ab: both first) and
+// stores each as a run.
+ImportOutcome importFiles(const ImportRequest& request, const ImportProgress& progress,
+                          const std::vector<std::string>& files,
+                          std::vector<std::future<ImportedRun>>& reads,
+                          const ReadInBackground& readInBackground) {
     reads[0] = readInBackground(files[0]);
     std::vector<ImportedRun> pair;
     if (request.ab) {
@@ -139,6 +125,45 @@ ImportOutcome runImport(const ImportRequest& request, const ImportProgress& prog
         outcome.groupedRanks = ranks.ranks();
     }
     return outcome;
+}
+
+}  // namespace
+
+ImportOutcome runImport(const ImportRequest& request, const ImportProgress& progress) {
+    requireParentDirectory(request.db, "write the trace database", "--db");
+    // A directory's entries never include the database written here (a second `import DIR --db
+    // DIR/out.sqlite` would read its own output as a trace).
+    const TraceInputs inputs = expandTraceInputs(request.inputs, request.db);
+    const std::vector<std::string>& files = inputs.files;
+    if (files.empty())
+        throw usageError("no trace to import; name a trace file or a directory of them");
+    checkRequest(request, files.size());
+    for (const std::string& skipped : inputs.skipped) notify(progress, printableText(skipped));
+    ImportOptions options;
+    options.stepPrefix = request.stepPrefix;
+    options.keepPythonFunctions = request.keepPythonFunctions;
+    // Each file is read on a thread of its own, one ahead of the one being stored: the next file
+    // parses on one core while the writer stores the current one on the other. --ab reads both
+    // (at once) before the database is touched: a bad AFTER leaves no lone BEFORE. When the import
+    // ends early (a store failed, a bad BEFORE), a read still in flight stops at its next progress
+    // report (every 65,536 events of a Kineto file) rather than hold the error back.
+    std::atomic<bool> abandoned{false};
+    const auto readInBackground = [&options, &progress, &abandoned](const std::string& file) {
+        ImportOptions forFile = options;
+        forFile.readProgress = [&progress, &abandoned, file](std::uint64_t done,
+                                                             std::uint64_t total) {
+            if (abandoned.load(std::memory_order_relaxed)) throw ReadAbandoned{};
+            if (progress.reading) progress.reading(file, done, total);
+        };
+        return std::async(std::launch::async, [forFile, file] { return readTrace(file, forFile); });
+    };
+    std::vector<std::future<ImportedRun>> reads(files.size());
+    try {
+        return importFiles(request, progress, files, reads, readInBackground);
+    } catch (...) {
+        abandoned.store(true, std::memory_order_relaxed);  // then `reads` waits for them
+        throw;
+    }
 }
 
 }  // namespace glueprof

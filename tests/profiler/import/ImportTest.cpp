@@ -377,6 +377,40 @@ TEST_F(ImportFiles, OddButValidEventsAreCountedNotFatal) {
 
 // The dialect is decided once, by otherData.producer: only glueprof's own export has its args
 // (step, category, ...) read, and checked; a Kineto trace's are passed over, whatever they hold.
+// The read tells its progress every 65,536 events and once at the end, by the bytes of the file,
+// never going back; a report that throws stops the read there (how an import that ended early
+// stops a read still in flight, ImportRequest.cpp).
+TEST_F(ImportFiles, AReadReportsItsProgressAndStopsWhereAReportThrows) {
+    std::string json = "{\"traceEvents\": [";
+    constexpr int kEvents = 140000;  // two reports during the read, one at its end
+    for (int i = 0; i < kEvents; ++i) {
+        json += fmt::format(R"({}{{"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, )"
+                            R"("tid": 1, "ts": {}, "dur": 1}})",
+                            i == 0 ? "" : ", ", i * 2);
+    }
+    const std::string path = write("many.json", json + "]}");
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> told;
+    ImportOptions options;
+    options.readProgress = [&](std::uint64_t done, std::uint64_t total) {
+        told.emplace_back(done, total);
+    };
+    const ImportedRun run = readTrace(path, options);
+    EXPECT_EQ(run.model.eventCount(), static_cast<std::size_t>(kEvents));
+    ASSERT_EQ(told.size(), 3u);
+    for (std::size_t i = 1; i < told.size(); ++i) EXPECT_GE(told[i].first, told[i - 1].first);
+    EXPECT_EQ(told.back(), std::make_pair(static_cast<std::uint64_t>(fs::file_size(path)),
+                                          static_cast<std::uint64_t>(fs::file_size(path))));
+
+    struct Stop {};
+    int reports = 0;
+    options.readProgress = [&](std::uint64_t, std::uint64_t) {
+        ++reports;
+        throw Stop{};
+    };
+    EXPECT_THROW(readTrace(path, options), Stop);
+    EXPECT_EQ(reports, 1);  // stopped at the first report, 65,536 events in
+}
+
 TEST_F(ImportFiles, GlueprofArgsAreReadOnlyFromItsOwnExport) {
     const std::string op =
         R"({"ph": "X", "cat": "cpu_op", "name": "op", "pid": 1, "tid": 1, "ts": 10, "dur": 5, )"
