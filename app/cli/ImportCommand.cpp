@@ -1,17 +1,11 @@
 // glueprof import: traces recorded by other tools (torch.profiler / Kineto JSON, Nsight Systems
 // SQLite exports) into a trace database, one run per file and rank, for every analyzer, the GUI,
 // `compare` and `check` (docs/import.md).
-#include <fmt/format.h>
-#include <unistd.h>
-
-#include <cstdio>
-#include <filesystem>
 #include <iostream>
 #include <memory>
-#include <mutex>
 
 #include "app/cli/Commands.h"
-#include "app/cli/ErrorLine.h"
+#include "app/cli/ImportProgressLine.h"
 #include "app/report/ImportText.h"
 #include "profiler/import/ImportRequest.h"
 
@@ -25,47 +19,9 @@ struct ImportCliOptions {
     bool noPython = false;
 };
 
-// On a terminal, one updating line on stderr while a file is read and stored ("reading
-// trace.json.gz: 45% of 268 MB"), cleared before each line the import prints; nothing
-// otherwise. The next file is read on its own thread while one is stored: one lock for the line.
-class ProgressLine {
-  public:
-    ProgressLine() : m_terminal(isatty(STDERR_FILENO) != 0) {}
-
-    void reading(const std::string& file, std::uint64_t done, std::uint64_t total) {
-        if (total == 0) return;
-        show(fmt::format("reading {}: {}% of {:.1f} MB", nameOf(file), done * 100 / total,
-                         static_cast<double>(total) / 1e6));
-    }
-    void storing(const std::string& file, std::size_t events) {
-        show(fmt::format("storing {}: {} events", nameOf(file), events));
-    }
-    void clear() {
-        if (!m_terminal) return;
-        std::lock_guard<std::mutex> lock(m_mutex);
-        endProgressLine();
-    }
-
-  private:
-    static std::string nameOf(const std::string& file) {
-        const std::string name = std::filesystem::path(file).filename().string();
-        return name.size() <= 32 ? name : name.substr(0, 29) + "...";
-    }
-    // Within endProgressLine's 60 columns, so that it clears the line whole.
-    void show(const std::string& text) {
-        if (!m_terminal) return;
-        std::lock_guard<std::mutex> lock(m_mutex);
-        std::fprintf(stderr, "\r%-59.59s", text.c_str());
-        std::fflush(stderr);
-    }
-
-    bool m_terminal;
-    std::mutex m_mutex;
-};
-
 int importTraces(ImportCliOptions& o) {
     o.request.keepPythonFunctions = !o.noPython;
-    ProgressLine line;
+    ImportProgressLine line;
     ImportProgress progress;  // each line as it happens: a failed import keeps what it stored
     progress.notice = [&line](const std::string& text) {
         line.clear();
