@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include <atomic>
+#include <exception>
 #include <filesystem>
-#include <functional>
 #include <future>
 #include <memory>
 
@@ -87,45 +87,21 @@ StoredImport store(std::unique_ptr<TraceWriter>& writer, ImportedRun run, const 
 // but the read's own future, which is dropped.
 struct ReadAbandoned {};
 
-using ReadInBackground = std::function<std::future<ImportedRun>(const std::string& file)>;
+// Declared after the reads' futures, so that it runs before they wait: when the import ends by an
+// exception, the reads still in flight stop at their next progress report.
+class AbandonReadsOnError {
+  public:
+    explicit AbandonReadsOnError(std::atomic<bool>& abandoned) : m_abandoned(abandoned) {}
+    ~AbandonReadsOnError() {
+        if (std::uncaught_exceptions() > m_exceptions) m_abandoned.store(true);
+    }
+    AbandonReadsOnError(const AbandonReadsOnError&) = delete;
+    AbandonReadsOnError& operator=(const AbandonReadsOnError&) = delete;
 
-// Reads `files` (each through `readInBackground`, one ahead of the store; --ab: both first) and
-// stores each as a run.
-ImportOutcome importFiles(const ImportRequest& request, const ImportProgress& progress,
-                          const std::vector<std::string>& files,
-                          std::vector<std::future<ImportedRun>>& reads,
-                          const ReadInBackground& readInBackground) {
-    reads[0] = readInBackground(files[0]);
-    std::vector<ImportedRun> pair;
-    if (request.ab) {
-        reads[1] = readInBackground(files[1]);
-        for (std::future<ImportedRun>& read : reads) pair.push_back(read.get());
-    }
-    ImportOutcome outcome;
-    outcome.db = request.db;
-    if (request.ab) outcome.abName = request.name;
-    std::unique_ptr<TraceWriter> writer;
-    RankGrouping ranks;
-    for (std::size_t i = 0; i < files.size(); ++i) {
-        ImportedRun run = request.ab ? std::move(pair[i]) : reads[i].get();
-        if (!request.ab && i + 1 < files.size()) reads[i + 1] = readInBackground(files[i + 1]);
-        if (!writer) {
-            writer = std::make_unique<TraceWriter>(request.db);
-            if (!writer->upgradeNotice().empty()) notify(progress, writer->upgradeNotice());
-        }
-        const RunInfo info = runInfoOf(request, run, i, files.size(), outcome, ranks);
-        if (progress.storing) progress.storing(files[i], run.model.eventCount());
-        outcome.runs.push_back(store(writer, std::move(run), info));
-        if (info.identity.abGroup != 0) ranks.started(outcome.runs.back().run);
-        if (progress.stored) progress.stored(outcome.runs.back());
-    }
-    if (writer) writer->close();
-    if (ranks.ranks() > 1) {
-        outcome.rankGroup = ranks.group();
-        outcome.groupedRanks = ranks.ranks();
-    }
-    return outcome;
-}
+  private:
+    std::atomic<bool>& m_abandoned;
+    int m_exceptions = std::uncaught_exceptions();
+};
 
 }  // namespace
 
@@ -158,12 +134,37 @@ ImportOutcome runImport(const ImportRequest& request, const ImportProgress& prog
         return std::async(std::launch::async, [forFile, file] { return readTrace(file, forFile); });
     };
     std::vector<std::future<ImportedRun>> reads(files.size());
-    try {
-        return importFiles(request, progress, files, reads, readInBackground);
-    } catch (...) {
-        abandoned.store(true, std::memory_order_relaxed);  // then `reads` waits for them
-        throw;
+    const AbandonReadsOnError stopReads(abandoned);
+    reads[0] = readInBackground(files[0]);
+    std::vector<ImportedRun> pair;
+    if (request.ab) {
+        reads[1] = readInBackground(files[1]);
+        for (std::future<ImportedRun>& read : reads) pair.push_back(read.get());
     }
+    ImportOutcome outcome;
+    outcome.db = request.db;
+    if (request.ab) outcome.abName = request.name;
+    std::unique_ptr<TraceWriter> writer;
+    RankGrouping ranks;
+    for (std::size_t i = 0; i < files.size(); ++i) {
+        ImportedRun run = request.ab ? std::move(pair[i]) : reads[i].get();
+        if (!request.ab && i + 1 < files.size()) reads[i + 1] = readInBackground(files[i + 1]);
+        if (!writer) {
+            writer = std::make_unique<TraceWriter>(request.db);
+            if (!writer->upgradeNotice().empty()) notify(progress, writer->upgradeNotice());
+        }
+        const RunInfo info = runInfoOf(request, run, i, files.size(), outcome, ranks);
+        if (progress.storing) progress.storing(files[i], run.model.eventCount());
+        outcome.runs.push_back(store(writer, std::move(run), info));
+        if (info.identity.abGroup != 0) ranks.started(outcome.runs.back().run);
+        if (progress.stored) progress.stored(outcome.runs.back());
+    }
+    if (writer) writer->close();
+    if (ranks.ranks() > 1) {
+        outcome.rankGroup = ranks.group();
+        outcome.groupedRanks = ranks.ranks();
+    }
+    return outcome;
 }
 
 }  // namespace glueprof

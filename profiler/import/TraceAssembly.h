@@ -71,7 +71,8 @@ struct ImportOptions {
     bool keepPythonFunctions = true;           // Kineto python_function events as ranges
     // How far the read of a Kineto JSON file is: the bytes of the file read so far and its size
     // (0: unknown), every 65,536 events and once when the read is through. Called on the thread
-    // that reads the file. Empty: not told.
+    // that reads the file; an exception it throws stops the read there (how an import that ended
+    // early stops a read in flight). Empty: not told.
     std::function<void(std::uint64_t readBytes, std::uint64_t fileBytes)> readProgress;
 };
 

@@ -40,9 +40,16 @@ class CliHarness : public ::testing::Test {
     CliResult run(const std::string& args, const std::string& environment = "",
                   const std::string& stdoutName = "out.txt",
                   const std::string& stderrName = "err.txt") const {
-        const std::string command = environment + (environment.empty() ? "" : " ") +
-                                    std::string(GLUEPROF_CLI) + " " + args + " >" +
-                                    path(stdoutName) + " 2>" + path(stderrName);
+        return runBinary(GLUEPROF_CLI, args, environment, stdoutName, stderrName);
+    }
+
+    // The same with another executable (a copy of glueprof, glueprof-torch).
+    CliResult runBinary(const std::string& binary, const std::string& args,
+                        const std::string& environment = "",
+                        const std::string& stdoutName = "out.txt",
+                        const std::string& stderrName = "err.txt") const {
+        const std::string command = environment + (environment.empty() ? "" : " ") + binary + " " +
+                                    args + " >" + path(stdoutName) + " 2>" + path(stderrName);
         const int status = std::system(command.c_str());
         CliResult r;
         r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

@@ -65,32 +65,27 @@ TEST_F(CliTest, ATorchCommandWithoutGlueprofTorchBesideItExitsTwoNamingIt) {
     std::filesystem::create_directories(alone);
     std::filesystem::copy_file(GLUEPROF_CLI, alone / "glueprof");
     const std::string glueprof = (alone / "glueprof").string();
-    const auto runAlone = [&](const std::string& args) {
-        const std::string command =
-            glueprof + " " + args + " >" + path("out.txt") + " 2>" + path("err.txt");
-        const int status = std::system(command.c_str());
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    };
     const std::string db = path("t.sqlite");
 
-    EXPECT_EQ(runAlone("run --preset tiny --steps 1 --db " + db), 2);
-    const std::string err = slurp(path("err.txt"));
-    EXPECT_NE(err.find("glueprof: cannot start " + (alone / "glueprof-torch").string() +
-                       " (No such file or directory), which runs 'run'; build it (make build) or "
-                       "install it beside glueprof"),
+    const Result refused = runBinary(glueprof, "run --preset tiny --steps 1 --db " + db);
+    EXPECT_EQ(refused.exitCode, 2);
+    EXPECT_NE(refused.err.find("glueprof: cannot start " + (alone / "glueprof-torch").string() +
+                               " (No such file or directory), which runs 'run'; build it (make "
+                               "build) or install it beside glueprof"),
               std::string::npos)
-        << err;
+        << refused.err;
     EXPECT_FALSE(std::filesystem::exists(db));
 
-    ASSERT_EQ(runAlone("import " + sharedFixture("kineto/hta-trace_compare-base.json.gz") +
-                       " --db " + db),
-              0)
-        << slurp(path("err.txt"));
-    ASSERT_EQ(runAlone("list --db " + db), 0) << slurp(path("err.txt"));
-    EXPECT_NE(slurp(path("out.txt")).find("hta-trace_compare-base.json.gz"), std::string::npos);
-    ASSERT_EQ(runAlone("--help"), 0);
-    EXPECT_NE(slurp(path("out.txt")).find("one traced run of the reference trainer"),
-              std::string::npos);
+    const Result imported =
+        runBinary(glueprof, "import " + sharedFixture("kineto/hta-trace_compare-base.json.gz") +
+                                " --db " + db);
+    ASSERT_EQ(imported.exitCode, 0) << imported.err;
+    const Result listed = runBinary(glueprof, "list --db " + db);
+    ASSERT_EQ(listed.exitCode, 0) << listed.err;
+    EXPECT_NE(listed.out.find("hta-trace_compare-base.json.gz"), std::string::npos);
+    const Result help = runBinary(glueprof, "--help");
+    ASSERT_EQ(help.exitCode, 0);
+    EXPECT_NE(help.out.find("one traced run of the reference trainer"), std::string::npos);
 }
 
 // glueprof-torch alone has every command, the database ones too.
@@ -98,12 +93,12 @@ TEST_F(CliTest, GlueprofTorchAloneRunsTheDatabaseCommandsToo) {
     const std::string torch =
         (std::filesystem::path(GLUEPROF_CLI).parent_path() / "glueprof-torch").string();
     const std::string db = path("t.sqlite");
-    const std::string command =
-        torch + " import " + sharedFixture("kineto/hta-trace_compare-base.json.gz") + " --db " +
-        db + " >" + path("out.txt") + " 2>" + path("err.txt") + " && " + torch + " list --db " +
-        db + " >" + path("list.txt") + " 2>>" + path("err.txt");
-    ASSERT_EQ(std::system(command.c_str()), 0) << slurp(path("err.txt"));
-    EXPECT_NE(slurp(path("list.txt")).find("hta-trace_compare-base.json.gz"), std::string::npos);
+    const Result imported = runBinary(
+        torch, "import " + sharedFixture("kineto/hta-trace_compare-base.json.gz") + " --db " + db);
+    ASSERT_EQ(imported.exitCode, 0) << imported.err;
+    const Result listed = runBinary(torch, "list --db " + db);
+    ASSERT_EQ(listed.exitCode, 0) << listed.err;
+    EXPECT_NE(listed.out.find("hta-trace_compare-base.json.gz"), std::string::npos);
 }
 
 }  // namespace
