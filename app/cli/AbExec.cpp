@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <iostream>
+#include <set>
 
 #include "app/report/AtomicFile.h"
 #include "app/report/Results.h"
@@ -58,13 +59,20 @@ bool AbExecOptions::wanted() const {
 
 int runAbExec(const AbExecOptions& o, const TrainerOptions& trainer, int repeats,
               const std::string& reportPath, const CLI::App& command) {
-    for (const char* option : {"--opt", "--all", "--preset", "--steps", "--aa", "--budget",
-                               "--nproc", "--seq-len", "--layers", "--scale"}) {
-        if (command.count(option) > 0) {
-            throw usageError(fmt::format(
-                "{} sets up the reference trainer; ab --exec runs your program as it is: drop {}",
-                option, option));
-        }
+    // Every other option of `ab` sets up the reference trainer: refused, never silently ignored.
+    static const std::set<std::string> kExecOptions = {
+        "--exec",           "--baseline",     "--optimized",     "--baseline-args",
+        "--optimized-args", "--baseline-env", "--optimized-env", "--target",
+        "--name",           "--step-range",   "--glue",          "--db",
+        "--json",           "--warmup",       "--device",        "--repeats",
+        "--report",         "--help"};
+    for (const CLI::Option* option : command.get_options()) {
+        if (option->count() == 0 || option->get_lnames().empty()) continue;
+        const std::string name = "--" + option->get_lnames().front();
+        if (kExecOptions.count(name) > 0) continue;
+        throw usageError(fmt::format(
+            "{} sets up the reference trainer; ab --exec runs your program as it is: drop {}", name,
+            name));
     }
     ExecAbRequest request;
     if (!o.exec.empty()) {

@@ -5,10 +5,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <csignal>
 #include <filesystem>
 
 #include "app/usecases/ProfileRequest.h"
 #include "profiler/core/Error.h"
+#include "profiler/core/Interruption.h"
 #include "profiler/core/OutputPath.h"
 #include "profiler/core/RunCopy.h"
 #include "profiler/core/TraceReader.h"
@@ -127,6 +129,9 @@ ExecAbOutcome runExecAb(const ExecAbRequest& request, const ExecAbProgress& prog
     checkRequest(request);
     requireParentDirectory(request.db, "create trace database", "--db");
     const ScratchDatabase scratch(request.db);
+    // Ctrl-C or SIGTERM anywhere in the blocks (while a program runs, or between two) ends the A/B
+    // after the program in flight: noted here, so the scratch database is removed on the way out.
+    const InterruptionScope interruptible;
     std::vector<RunId> blockRuns[2];
     ExecAbOutcome outcome;
     for (int block = 1; block <= request.repeats; ++block) {
@@ -146,6 +151,12 @@ ExecAbOutcome runExecAb(const ExecAbRequest& request, const ExecAbProgress& prog
             run.environment = arm == 0 ? request.baselineEnvironment : request.optimizedEnvironment;
             const ProfileResult result = runProfile(run);
             if (progress) progress(block, kArms[arm], result.ending);
+            if (const int signal = pendingInterruption(); signal != 0) {
+                throw GlueprofError(
+                    static_cast<ExitCode>(static_cast<int>(ExitCode::kSignalBase) + signal),
+                    fmt::format("interrupted by {} in block {}: nothing of this A/B is stored",
+                                signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM", block));
+            }
             if (result.exitCode != 0) {
                 throw GlueprofError(
                     ExitCode::kInput,

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
-#include <chrono>
 #include <filesystem>
 #include <fstream>
 
@@ -19,6 +18,7 @@
 #include "profiler/core/TraceWriter.h"
 #include "profiler/inject/ProfileProtocol.h"
 #include "reference_trainer/AbRunner.h"
+#include "reference_trainer/distributed/RankEnvironment.h"
 #include "reference_trainer/distributed/RankMerge.h"
 
 namespace glueprof {
@@ -37,11 +37,8 @@ fs::path injectDirectory() {
     return exe.parent_path().parent_path().parent_path() / "profiler" / "inject";
 }
 
-std::string launchId() {
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    return fmt::format("profile-{}-{}", ::getpid(),
-                       std::chrono::duration_cast<std::chrono::microseconds>(now).count());
-}
+// profile-PID-RANDOM: this process owns the launch while it runs (newLaunchId).
+std::string launchId() { return "profile-" + newLaunchId(); }
 
 std::string joined(const std::vector<std::string>& items, const char* separator) {
     std::string text;
@@ -49,8 +46,9 @@ std::string joined(const std::vector<std::string>& items, const char* separator)
     return text;
 }
 
-// The environment the program runs with: this one, with the protocol's variables and the way in
-// for the capture (PYTHONPATH for Python, LD_PRELOAD for the rest).
+// The environment the program runs with: this one, with the protocol's variables and the ways in
+// for the capture (PYTHONPATH for any Python the program is or starts, LD_PRELOAD for a native
+// program that links libtorch).
 std::vector<std::string> programEnvironment(const ProfileRequest& request,
                                             const ProfiledProgram& program,
                                             const std::string& tracePrefix, const fs::path& library,
@@ -92,19 +90,16 @@ std::vector<std::string> programEnvironment(const ProfileRequest& request,
     environment.push_back(fmt::format("{}={}", kLibraryVar, library.string()));
     if (!request.arm.empty()) environment.push_back(fmt::format("{}={}", kArmVar, request.arm));
     if (request.block > 0) environment.push_back(fmt::format("{}={}", kBlockVar, request.block));
-    if (program.kind == ProgramKind::kPython) {
-        environment.push_back("PYTHONPATH=" + hook.string() +
-                              (pythonPath.empty() ? "" : ":" + pythonPath));
-        if (!preload.empty()) environment.push_back("LD_PRELOAD=" + preload);
-    } else {
-        if (program.linksTorch) {
-            environment.push_back("LD_PRELOAD=" + library.string() +
-                                  (preload.empty() ? "" : ":" + preload));
-            environment.push_back(fmt::format("{}=1", kPreloadVar));
-        } else if (!preload.empty()) {
-            environment.push_back("LD_PRELOAD=" + preload);
-        }
-        if (!pythonPath.empty()) environment.push_back("PYTHONPATH=" + pythonPath);
+    // The hook on PYTHONPATH whatever CMD is: a shell script, `valgrind python ...` or a launcher
+    // starts Python itself, and the hook does nothing until that Python imports torch.
+    environment.push_back("PYTHONPATH=" + hook.string() +
+                          (pythonPath.empty() ? "" : ":" + pythonPath));
+    if (program.kind == ProgramKind::kNative && program.linksTorch) {
+        environment.push_back("LD_PRELOAD=" + library.string() +
+                              (preload.empty() ? "" : ":" + preload));
+        environment.push_back(fmt::format("{}=1", kPreloadVar));
+    } else if (!preload.empty()) {
+        environment.push_back("LD_PRELOAD=" + preload);
     }
     for (const std::string& variable : request.environment) environment.push_back(variable);
     return environment;
@@ -192,8 +187,11 @@ ProfileResult runProfile(const ProfileRequest& request) {
     }
     ProfileResult result;
     if (program.kind == ProgramKind::kNative && !program.linksTorch) {
-        result.notices.push_back(fmt::format(
-            "'{}' does not link libtorch: it runs without glueprof's capture", program.path));
+        result.notices.push_back(
+            fmt::format("'{}' does not link libtorch: glueprof captures a Python program it "
+                        "starts, not a native "
+                        "one (profile that one directly)",
+                        program.path));
     }
     ProfileRequest absolute = request;
     absolute.db = fs::absolute(request.db).lexically_normal().string();

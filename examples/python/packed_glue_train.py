@@ -19,7 +19,7 @@ and off (same seed). The loss goes to glueprof when it runs the program (gluepro
 
   glueprof profile -- python3 examples/python/packed_glue_train.py --steps 6
   glueprof ab --exec "python3 examples/python/packed_glue_train.py --steps 6" \
-      --optimized-args "--packed-cache" --target build_packed_mask
+      --optimized-args=--packed-cache --target build_packed_mask
 """
 import argparse
 import math

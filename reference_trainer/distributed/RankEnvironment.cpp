@@ -7,6 +7,8 @@
 #include <fstream>
 #include <limits>
 
+#include <unistd.h>
+
 #include "profiler/core/Error.h"
 
 namespace glueprof {
@@ -65,9 +67,9 @@ std::optional<RankEnvironment> rankEnvironmentFromProcess() {
     if (const char* launch = variable("GLUEPROF_LAUNCH_ID")) {
         environment.launchId = launch;
         if (environment.launchId.size() > 32 ||
-            environment.launchId.find_first_not_of("0123456789abcdef") != std::string::npos) {
+            environment.launchId.find_first_not_of("0123456789abcdef-") != std::string::npos) {
             throw usageError(fmt::format(
-                "GLUEPROF_LAUNCH_ID='{}' is not up to 32 lowercase hex digits; unset it",
+                "GLUEPROF_LAUNCH_ID='{}' is not up to 32 lowercase hex digits and dashes; unset it",
                 environment.launchId));
         }
     }
@@ -95,9 +97,22 @@ std::string newLaunchId() {
     std::ifstream random("/dev/urandom", std::ios::binary);
     unsigned char bytes[6] = {};
     random.read(reinterpret_cast<char*>(bytes), sizeof(bytes));
-    std::string id;
+    std::string id = fmt::format("{}-", ::getpid());
     for (unsigned char b : bytes) id += fmt::format("{:02x}", b);
     return id;
+}
+
+int launchOwnerPid(const std::string& launchId) {
+    const auto last = launchId.rfind('-');
+    if (last == std::string::npos || last == 0) return 0;
+    const auto before = launchId.rfind('-', last - 1);
+    const std::string field =
+        launchId.substr(before == std::string::npos ? 0 : before + 1,
+                        last - (before == std::string::npos ? 0 : before + 1));
+    if (field.empty() || field.size() > 9 ||
+        field.find_first_not_of("0123456789") != std::string::npos)
+        return 0;
+    return std::stoi(field);
 }
 
 std::string rankTracePath(const std::string& db, const std::string& launchId, int rank) {

@@ -21,8 +21,14 @@ struct RankEnvironment {
     std::string launchId;
 };
 
-// A new launch id: 12 hex digits from the kernel's random source.
+// A new launch id: this process's PID, a dash, then 12 hex digits from the kernel's random source
+// ("4242-9f3a0c11d2e7"). The PID says whose launch it is: while that process lives, its rank files
+// are its own (mergeLeftoverRankTraces leaves them alone).
 std::string newLaunchId();
+
+// The PID of the process that made `launchId` (its last dash-separated field but one, when that is
+// all digits), or 0 for an id without one (an earlier glueprof's: 12 hex digits only).
+int launchOwnerPid(const std::string& launchId);
 
 // The environment's rank, or nullopt when WORLD_SIZE is unset (one process). Throws a usage error
 // naming the variable and the fix for a partial or malformed one (RANK without WORLD_SIZE, RANK not

@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -17,6 +20,13 @@
 
 namespace glueprof {
 namespace {
+
+// Whether the process that made `launchId` still runs (kill with signal 0 only asks; EPERM: it
+// runs as another user).
+bool launchIsLive(const std::string& launchId) {
+    const int pid = launchOwnerPid(launchId);
+    return pid > 0 && (::kill(pid, 0) == 0 || errno == EPERM);
+}
 
 // The run's environment JSON with what the merge knows of its clock.
 std::string withClockAlignment(const std::string& environmentJson, const RankClock* clock) {
@@ -141,8 +151,12 @@ MergedRanks mergeLeftoverRankTraces(const std::string& db, const std::string& ex
         if (marker == std::string::npos) continue;
         const std::string launch = rest.substr(0, marker);
         const std::string rank = rest.substr(marker + 6);
-        if (launch.empty() || launch == exceptLaunchId || rank.empty() || rank.size() > 4 ||
-            rank.find_first_not_of("0123456789") != std::string::npos)
+        // A launch id has no dot: DB.other.sqlite.LAUNCH.rank-R is another database's rank file
+        // (ab --exec's scratch database beside DB). A launch whose process lives is still
+        // recording: its files are its own, whatever else writes to DB meanwhile.
+        if (launch.empty() || launch == exceptLaunchId || launch.find('.') != std::string::npos ||
+            rank.empty() || rank.size() > 4 ||
+            rank.find_first_not_of("0123456789") != std::string::npos || launchIsLive(launch))
             continue;
         int& highest = launches[launch];
         highest = std::max(highest, std::stoi(rank));

@@ -29,8 +29,9 @@ struct MergedRanks {
 MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId, int worldSize,
                             const std::vector<RankClock>& clocks);
 
-// Merges every launch's rank files found beside DB (DB.LAUNCH.rank-R) except `exceptLaunchId`'s:
-// what earlier runs left when their launcher was killed or a rank failed under another launcher.
+// Merges every launch's rank files found beside DB (DB.LAUNCH.rank-R) except `exceptLaunchId`'s
+// and those of a launch whose process still runs (launchOwnerPid): what earlier runs left when
+// their launcher was killed or a rank failed under another launcher.
 MergedRanks mergeLeftoverRankTraces(const std::string& db, const std::string& exceptLaunchId = "");
 
 // What a merge left out — ranks without a file, files that could not be read — as notice lines.

@@ -1,6 +1,8 @@
 // The launcher environment a rank reads (RankEnvironment.h), set in this process for each case.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <string>
 
@@ -57,6 +59,21 @@ TEST_F(LauncherVariables, TheLocalRankFallsBackToOpenMpisThenSrunsLocalId) {
     EXPECT_EQ(rankEnvironmentFromProcess()->localRank, 2);
     set("LOCAL_RANK", "3");
     EXPECT_EQ(rankEnvironmentFromProcess()->localRank, 3);
+}
+
+// A launch id names the process that made it: while that process lives its rank files are its own.
+TEST_F(LauncherVariables, ALaunchIdNamesTheProcessThatMadeIt) {
+    EXPECT_EQ(launchOwnerPid(newLaunchId()), static_cast<int>(::getpid()));
+    EXPECT_EQ(launchOwnerPid("profile-" + newLaunchId()), static_cast<int>(::getpid()));
+    EXPECT_EQ(launchOwnerPid("profile-42-1733300000000000"), 42);  // an earlier profile's id
+    EXPECT_EQ(launchOwnerPid("0123abcd9f3a"), 0);                  // an earlier launch's: no PID
+    EXPECT_EQ(launchOwnerPid("ab-cd-ef"), 0);
+    EXPECT_EQ(launchOwnerPid("-12"), 0);
+    // The launcher hands its id to the ranks, dash and all.
+    set("WORLD_SIZE", "2");
+    set("RANK", "1");
+    set("GLUEPROF_LAUNCH_ID", "4242-9f3a0c11d2e7");
+    EXPECT_EQ(rankEnvironmentFromProcess()->launchId, "4242-9f3a0c11d2e7");
 }
 
 TEST_F(LauncherVariables, AMalformedLocalIdIsNamedWithItsVariable) {

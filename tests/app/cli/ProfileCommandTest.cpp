@@ -16,6 +16,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <string>
@@ -260,6 +261,25 @@ TEST_F(CliTest, ProfileOfAProgramThatNeverImportsTorchStoresARunWithNoOpsAndSays
     EXPECT_NE(diagnosticDetail(trace, DiagnosticId::kProfileNoTorch, nullptr), "<none>");
 }
 
+// A shell script (or valgrind, or any launcher that is not Python) that starts the training script:
+// the Python it starts is captured through the start-up hook all the same.
+TEST_F(CliTest, ProfileOfAShellScriptCapturesThePythonItStarts) {
+    SKIP_WITHOUT_PYTHON();
+    {
+        std::ofstream script(path("train.sh"));
+        script << "#!/bin/sh\nexec " << kPython << " " << kExample << " " << kSmall << "\n";
+    }
+    fs::permissions(path("train.sh"), fs::perms::owner_all);
+    const Result r = run(fmt::format("profile --db {} -- {}", path("s.sqlite"), path("train.sh")));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.err.find("captures a Python program it starts"), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("never imported torch"), std::string::npos) << r.err;
+    const TraceReader reader(path("s.sqlite"));
+    const TraceModel trace = reader.loadRun(reader.listRuns().front().id);
+    EXPECT_EQ(trace.steps().size(), 3u);
+    EXPECT_GT(opCount(trace), 1000u);
+}
+
 TEST_F(CliTest, ProfileRefusesAMissingCommandAndAnotherTorchBeforeRunning) {
     const Result missing = run("profile --db " + path("m.sqlite") + " -- no-such-program-xyz");
     EXPECT_EQ(missing.exitCode, 2);
@@ -387,6 +407,53 @@ TEST_F(CliTest, CtrlCStopsTheProfiledProgramAndKeepsItsFinishedSteps) {
     EXPECT_GE(reader.loadRun(run.id).steps().size(), 3u);
 }
 
+// SIGTERM to `ab --exec` while a program runs: glueprof passes it on and, once the program has
+// ended (this one ends with exit 0, as a program that saves and leaves on SIGTERM does), stops the
+// A/B instead of starting the next program: exit 143, nothing stored, no scratch database left.
+TEST_F(CliTest, SigtermStopsAbExecAfterTheProgramInFlightAndStoresNothing) {
+    SKIP_WITHOUT_PYTHON();
+    {
+        std::ofstream script(path("polite.py"));
+        script << "import signal, time, torch\n"
+                  "stop = []\n"
+                  "signal.signal(signal.SIGTERM, lambda *a: stop.append(1))\n"
+                  "m = torch.nn.Linear(4, 4); o = torch.optim.SGD(m.parameters(), lr=0.1)\n"
+                  "for i in range(200):\n"
+                  "    m(torch.randn(2, 4)).sum().backward(); o.step(); o.zero_grad()\n"
+                  "    if i == 2: open('"
+               << path("started")
+               << "', 'w').close()\n"
+                  "    if stop: break\n"
+                  "    time.sleep(0.01)\n";
+    }
+    const std::string db = path("ab.sqlite");
+    const std::string command = fmt::format("{} {}", kPython, path("polite.py"));
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+        const std::string err = path("err.txt");
+        ::freopen(err.c_str(), "w", stderr);
+        ::execl(GLUEPROF_CLI, GLUEPROF_CLI, "ab", "--baseline", command.c_str(), "--optimized",
+                command.c_str(), "--repeats", "2", "--db", db.c_str(), static_cast<char*>(nullptr));
+        ::_exit(127);
+    }
+    for (int i = 0; i < 600 && !fs::exists(path("started")); ++i) ::usleep(50'000);
+    ASSERT_TRUE(fs::exists(path("started")));
+    ::kill(pid, SIGTERM);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 143);
+    std::ifstream errors(path("err.txt"));
+    const std::string err((std::istreambuf_iterator<char>(errors)), {});
+    EXPECT_NE(err.find("interrupted by SIGTERM in block 1: nothing of this A/B is stored"),
+              std::string::npos)
+        << err;
+    EXPECT_FALSE(fs::exists(db));
+    for (const auto& entry : fs::directory_iterator(m_dir))
+        EXPECT_EQ(entry.path().filename().string().find("exec-ab"), std::string::npos);
+}
+
 // ab --exec: the example's two versions (with and without the packed cache) in interleaved blocks,
 // stored as an A/B pair every reader compares as a toggle's: the target named by --target gets its
 // verdict, the losses match bit for bit, the mask builds per step drop from one per layer to one.
@@ -425,6 +492,21 @@ TEST_F(CliTest, AbExecComparesTwoVersionsOfAProgramAsAToggleIsCompared) {
             ASSERT_EQ(masks.count(step), 1u) << step;
             EXPECT_EQ(masks.at(step), arm == 0 ? 2 : 1) << step;
         }
+    }
+}
+
+// A reference-trainer option given to ab --exec is refused by name (usage, exit 1) before anything
+// runs, never silently ignored: --seed, --hidden and --lora-rank as much as --steps.
+TEST_F(CliTest, AbExecRefusesEveryReferenceTrainerOptionByName) {
+    for (const char* option : {"--seed 3", "--hidden 64", "--lora-rank 4", "--steps 2"}) {
+        const std::string name = std::string(option).substr(0, std::string(option).find(' '));
+        const Result r =
+            run(fmt::format("ab --exec \"{} {}\" --optimized-args=--packed-cache {} "
+                            "--db {}",
+                            kPython, kExample, option, path("x.sqlite")));
+        EXPECT_EQ(r.exitCode, 1) << option << ": " << r.err;
+        EXPECT_NE(r.err.find(name + " sets up the reference trainer"), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(path("x.sqlite")));
     }
 }
 
