@@ -37,6 +37,7 @@ test: build
 bench: build
 	$(BUILD_DIR)/bench/glueprof_bench --benchmark_enable_random_interleaving=true
 	@if command -v valgrind >/dev/null; then bench/op_instructions.sh $(BUILD_DIR) build/op-instructions; else echo "bench/op_instructions.sh skipped: no valgrind (apt-get install valgrind)"; fi
+	@if command -v valgrind >/dev/null; then $$(./scripts/torch-env.sh --python) bench/step_instructions.py $(GLUEPROF) build/step-instructions --python $$(./scripts/torch-env.sh --python); else echo "bench/step_instructions.py skipped: no valgrind (apt-get install valgrind)"; fi
 	bench/import_bench.sh $(BUILD_DIR) 1024 build/import-bench
 	$$(./scripts/torch-env.sh --python) bench/hta_speed.py $(GLUEPROF) build/hta-speed
 	bench/rank_scaling.sh $(BUILD_DIR) build/rank-scaling

@@ -363,6 +363,39 @@ TEST_F(TraceStoreTest, AWriterRefusesADamagedTableAndLeavesTheFileUntouched) {
     EXPECT_EQ(bytes(), before);
 }
 
+// The same for the events table, which is too big to check whole: a damaged page on its right edge,
+// where a new run's events go, is found by reading that edge at open, not by an insert after the
+// run has begun (the CLI fuzzer's inserted-bytes case: `run` failed with the file changed).
+TEST_F(TraceStoreTest, AWriterRefusesADamagedEventsRightEdgeAndLeavesTheFileUntouched) {
+    const std::string db = path("damaged-events.sqlite");
+    writeRunOfOps(db, 1);
+    std::int64_t root = 0;
+    std::int64_t pageBytes = 0;
+    {
+        SqliteDb sqlite(db, OpenMode::kReadOnly);
+        root = sqlite.queryInt("SELECT rootpage FROM sqlite_master WHERE name = 'events'");
+        pageBytes = sqlite.queryInt("PRAGMA page_size");
+    }
+    {  // the whole root page, the right edge's first page: no valid page type any more
+        ASSERT_GT(root, 1);
+        std::fstream file(db, std::ios::binary | std::ios::in | std::ios::out);
+        file.seekp((root - 1) * pageBytes);
+        const std::string zeros(static_cast<std::size_t>(pageBytes), '\0');
+        file.write(zeros.data(), static_cast<std::streamsize>(zeros.size()));
+    }
+    const auto bytes = [&db] {
+        std::ifstream in(db, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), {});
+    };
+    const std::string before = bytes();
+    const std::string error = errorOf([&] {
+        TraceWriter writer(db);
+        writer.beginRun(RunInfo{});
+    });
+    EXPECT_NE(error.find("malformed"), std::string::npos) << error;
+    EXPECT_EQ(bytes(), before);
+}
+
 // Runs F in a child process without root's right to ignore permissions (as nobody when this test
 // runs as root) and returns its exit status: F returns the child's exit code.
 template <typename F>
