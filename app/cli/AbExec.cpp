@@ -4,6 +4,7 @@
 
 #include <iostream>
 #include <set>
+#include <utility>
 
 #include "app/report/AtomicFile.h"
 #include "app/report/Results.h"
@@ -19,6 +20,8 @@ namespace glueprof::cli {
 
 namespace {
 
+constexpr const char kExecOptionGroup[] = "Your own program (--exec)";
+
 std::vector<std::string> withArguments(const std::string& command, const std::string& arguments) {
     std::vector<std::string> words = splitCommand(command);
     for (std::string& word : splitCommand(arguments)) words.push_back(std::move(word));
@@ -28,29 +31,31 @@ std::vector<std::string> withArguments(const std::string& command, const std::st
 }  // namespace
 
 void AbExecOptions::addTo(CLI::App& command) {
-    command.add_option("--exec", exec,
-                       "A/B your own program: the command both arms run (quoted), told apart by "
-                       "--baseline-env/--optimized-env or --baseline-args/--optimized-args");
-    command.add_option("--baseline", baseline, "with --optimized: the baseline arm's command");
-    command.add_option("--optimized", optimized, "with --baseline: the optimized arm's command");
-    command.add_option("--baseline-args", baselineArgs,
-                       "with --exec: arguments added for the baseline arm");
-    command.add_option("--optimized-args", optimizedArgs,
-                       "with --exec: arguments added for the optimized arm (e.g. a flag)");
-    command.add_option("--baseline-env", baselineEnvironment,
-                       "NAME=VALUE for the baseline arm's processes (repeatable)");
-    command.add_option("--optimized-env", optimizedEnvironment,
-                       "NAME=VALUE for the optimized arm's processes (repeatable)");
-    command.add_option("--target", target,
-                       "the program's range (record_function name) the change targets: its time "
-                       "per step gets its own verdict");
-    command.add_option("--name", name, "the A/B's name (check baselines key on it)")
-        ->capture_default_str();
-    command.add_option("--step-range", stepRange,
-                       "with --exec: each range of this name is a step (default: ProfilerStep#N, "
-                       "else each optimizer step)");
-    command.add_option("--glue", glueRanges,
-                       "with --exec: a range name whose ops are glue (repeatable)");
+    // Every option of ab --exec in one group: runAbExec tells them from the trainer's by it.
+    const auto add = [&command](auto&&... arguments) {
+        return command.add_option(std::forward<decltype(arguments)>(arguments)...)
+            ->group(kExecOptionGroup);
+    };
+    add("--exec", exec,
+        "A/B your own program: the command both arms run (quoted), told apart by "
+        "--baseline-env/--optimized-env or --baseline-args/--optimized-args");
+    add("--baseline", baseline, "with --optimized: the baseline arm's command");
+    add("--optimized", optimized, "with --baseline: the optimized arm's command");
+    add("--baseline-args", baselineArgs, "with --exec: arguments added for the baseline arm");
+    add("--optimized-args", optimizedArgs,
+        "with --exec: arguments added for the optimized arm (e.g. a flag)");
+    add("--baseline-env", baselineEnvironment,
+        "NAME=VALUE for the baseline arm's processes (repeatable)");
+    add("--optimized-env", optimizedEnvironment,
+        "NAME=VALUE for the optimized arm's processes (repeatable)");
+    add("--target", target,
+        "the program's range (record_function name) the change targets: its time "
+        "per step gets its own verdict");
+    add("--name", name, "the A/B's name (check baselines key on it)")->capture_default_str();
+    add("--step-range", stepRange,
+        "with --exec: each range of this name is a step (default: ProfilerStep#N, "
+        "else each optimizer step)");
+    add("--glue", glueRanges, "with --exec: a range name whose ops are glue (repeatable)");
 }
 
 bool AbExecOptions::wanted() const {
@@ -60,16 +65,14 @@ bool AbExecOptions::wanted() const {
 int runAbExec(const AbExecOptions& o, const TrainerOptions& trainer, int repeats,
               const std::string& reportPath, const CLI::App& command) {
     // Every other option of `ab` sets up the reference trainer: refused, never silently ignored.
-    static const std::set<std::string> kExecOptions = {
-        "--exec",           "--baseline",     "--optimized",     "--baseline-args",
-        "--optimized-args", "--baseline-env", "--optimized-env", "--target",
-        "--name",           "--step-range",   "--glue",          "--db",
-        "--json",           "--warmup",       "--device",        "--repeats",
-        "--report",         "--help"};
+    static const std::set<std::string> kSharedOptions = {
+        "--db", "--json", "--warmup", "--device", "--repeats", "--report", "--help"};
     for (const CLI::Option* option : command.get_options()) {
-        if (option->count() == 0 || option->get_lnames().empty()) continue;
+        if (option->count() == 0 || option->get_lnames().empty() ||
+            option->get_group() == kExecOptionGroup)
+            continue;
         const std::string name = "--" + option->get_lnames().front();
-        if (kExecOptions.count(name) > 0) continue;
+        if (kSharedOptions.count(name) > 0) continue;
         throw usageError(fmt::format(
             "{} sets up the reference trainer; ab --exec runs your program as it is: drop {}", name,
             name));

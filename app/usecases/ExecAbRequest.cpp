@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <csignal>
 #include <filesystem>
 
 #include "app/usecases/ProfileRequest.h"
@@ -151,12 +150,8 @@ ExecAbOutcome runExecAb(const ExecAbRequest& request, const ExecAbProgress& prog
             run.environment = arm == 0 ? request.baselineEnvironment : request.optimizedEnvironment;
             const ProfileResult result = runProfile(run);
             if (progress) progress(block, kArms[arm], result.ending);
-            if (const int signal = pendingInterruption(); signal != 0) {
-                throw GlueprofError(
-                    static_cast<ExitCode>(static_cast<int>(ExitCode::kSignalBase) + signal),
-                    fmt::format("interrupted by {} in block {}: nothing of this A/B is stored",
-                                signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM", block));
-            }
+            throwIfInterrupted(
+                fmt::format("nothing of this A/B is stored (it was in block {})", block));
             if (result.exitCode != 0) {
                 throw GlueprofError(
                     ExitCode::kInput,

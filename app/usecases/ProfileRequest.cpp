@@ -187,11 +187,10 @@ ProfileResult runProfile(const ProfileRequest& request) {
     }
     ProfileResult result;
     if (program.kind == ProgramKind::kNative && !program.linksTorch) {
-        result.notices.push_back(
-            fmt::format("'{}' does not link libtorch: glueprof captures a Python program it "
-                        "starts, not a native "
-                        "one (profile that one directly)",
-                        program.path));
+        result.notices.push_back(fmt::format(
+            "'{}' does not link libtorch: glueprof captures a Python program it starts, not a "
+            "native one (profile that one directly)",
+            program.path));
     }
     ProfileRequest absolute = request;
     absolute.db = fs::absolute(request.db).lexically_normal().string();

@@ -55,14 +55,12 @@ InterruptionScope::~InterruptionScope() {
 
 int pendingInterruption() { return g_pending.load(); }
 
-void throwIfInterrupted() {
+void throwIfInterrupted(std::string_view consequence) {
     const int signal = g_pending.load();
     if (signal == 0) return;
-    throw GlueprofError(
-        static_cast<ExitCode>(static_cast<int>(ExitCode::kSignalBase) + signal),
-        fmt::format("interrupted by {}: the runs in progress are marked aborted and keep their "
-                    "finished steps",
-                    signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM"));
+    throw GlueprofError(static_cast<ExitCode>(static_cast<int>(ExitCode::kSignalBase) + signal),
+                        fmt::format("interrupted by {}: {}",
+                                    signal == SIGINT ? "SIGINT (Ctrl-C)" : "SIGTERM", consequence));
 }
 
 }  // namespace glueprof

@@ -3,6 +3,7 @@
 // stops at its next step boundary (throwIfInterrupted), and the runs in progress end `aborted` with
 // every finished step kept; a second signal of the same kind ends the process at once.
 #include <csignal>
+#include <string_view>
 
 namespace glueprof {
 
@@ -27,7 +28,9 @@ class InterruptionScope {
 int pendingInterruption();
 
 // Throws GlueprofError with exit code 128 + the signal (130 for SIGINT, 143 for SIGTERM) when one
-// was noted: "interrupted by SIGINT ...".
-void throwIfInterrupted();
+// was noted: "interrupted by SIGINT (Ctrl-C): CONSEQUENCE" (by default, what a recording keeps).
+void throwIfInterrupted(
+    std::string_view consequence =
+        "the runs in progress are marked aborted and keep their finished steps");
 
 }  // namespace glueprof

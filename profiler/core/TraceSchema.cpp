@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "profiler/core/Error.h"
@@ -396,9 +397,17 @@ namespace {
 // damaged page on that path fails the read here rather than an insert after the run has begun.
 void refuseDamaged(SqliteDb& db, const std::string& path) {
     std::vector<std::string> tables;
-    SqliteStatement list = db.prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name <> 'events' ORDER BY name");
-    while (list.step()) tables.push_back(list.columnText(0));
+    bool hasEvents = false;
+    SqliteStatement list =
+        db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name");
+    while (list.step()) {
+        std::string table = list.columnText(0);
+        if (table == "events") {
+            hasEvents = true;
+        } else {
+            tables.push_back(std::move(table));
+        }
+    }
     for (const std::string& table : tables) {
         SqliteStatement check = db.prepare(fmt::format("PRAGMA quick_check(\"{}\")", table));
         std::string finding = check.step() ? check.columnText(0) : std::string("no answer");
@@ -411,8 +420,7 @@ void refuseDamaged(SqliteDb& db, const std::string& path) {
         throw inputError(damagedDatabaseMessage(
             path, fmt::format("SQLite quick_check of table {}: {}", table, finding)));
     }
-    if (db.queryInt("SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'events'") >
-        0) {
+    if (hasEvents) {
         db.queryInt(
             "SELECT count(*) FROM (SELECT run_id FROM events ORDER BY run_id DESC LIMIT 1)");
     }

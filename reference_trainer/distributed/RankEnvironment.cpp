@@ -106,9 +106,8 @@ int launchOwnerPid(const std::string& launchId) {
     const auto last = launchId.rfind('-');
     if (last == std::string::npos || last == 0) return 0;
     const auto before = launchId.rfind('-', last - 1);
-    const std::string field =
-        launchId.substr(before == std::string::npos ? 0 : before + 1,
-                        last - (before == std::string::npos ? 0 : before + 1));
+    const std::size_t start = before == std::string::npos ? 0 : before + 1;
+    const std::string field = launchId.substr(start, last - start);
     if (field.empty() || field.size() > 9 ||
         field.find_first_not_of("0123456789") != std::string::npos)
         return 0;
