@@ -20,8 +20,6 @@ namespace glueprof {
 
 namespace {
 
-constexpr double kNsPerMs = 1e6;
-
 void repeatedRanges(const AdvisorInput& in, std::vector<Finding>& findings) {
     for (const RepeatedRange& r : in.repeated->repeated) {
         Finding f;

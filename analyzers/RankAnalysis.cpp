@@ -11,8 +11,6 @@
 namespace glueprof {
 namespace {
 
-constexpr double kNsPerMs = 1e6;
-
 // Each collective of a rank (its comm ranges, by sequence number): the one that starts first.
 std::map<std::int64_t, const Event*> collectiveStarts(const TraceModel& t) {
     std::map<std::int64_t, const Event*> starts;

@@ -14,8 +14,6 @@ namespace glueprof {
 
 namespace {
 
-constexpr double kNsPerMs = 1e6;
-
 std::size_t indexOf(TimingMetric metric) { return static_cast<std::size_t>(metric); }
 
 bool isDeviceWork(EventKind kind) {

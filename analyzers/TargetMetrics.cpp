@@ -12,8 +12,6 @@ namespace glueprof {
 
 namespace {
 
-constexpr double kNsPerMs = 1e6;
-
 // Total time of the events named `name` of `kind`, per step.
 std::map<std::int32_t, TimestampNs> sumByStep(const TraceModel& trace, EventKind kind,
                                               const char* name) {

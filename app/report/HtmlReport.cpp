@@ -168,11 +168,9 @@ std::string syncByLayer(const RunAnalysis& r) {
     return svg + "</svg>\n";
 }
 
-// Long kernel names (templated CUDA kernels run to kilobytes) shortened for a table cell.
-std::string shortName(const std::string& name) {
-    constexpr std::size_t kShown = 100;
-    return name.size() > kShown ? name.substr(0, kShown) + "..." : name;
-}
+// Long kernel names (templated CUDA kernels run to kilobytes) shortened for a table cell, never
+// inside a UTF-8 character.
+std::string shortCellName(const std::string& name) { return shortenedText(name, 100); }
 
 // GPU runs: each host sync of the measured steps (the first 20) with the work it waits for, and
 // the host work that ran while the device idled.
@@ -191,7 +189,7 @@ std::string hostSyncs(const RunAnalysis& r) {
                 "<tr><td>{}</td><td><code>{}</code></td><td>{}</td><td>{:.3f}</td></tr>\n", p.step,
                 escapeMarkup(p.op),
                 p.awaited.empty() ? "(none launched)"
-                                  : "<code>" + escapeMarkup(shortName(p.awaited)) + "</code>",
+                                  : "<code>" + escapeMarkup(shortCellName(p.awaited)) + "</code>",
                 static_cast<double>(p.durationNs) / 1e6);
         }
         html += "</table>\n";
@@ -205,7 +203,7 @@ std::string hostSyncs(const RunAnalysis& r) {
             "op</th><th>ms</th><th>count</th></tr>\n";
         for (const GapWork& w : gaps) {
             html += fmt::format("<tr><td><code>{}</code></td><td>{:.3f}</td><td>{}</td></tr>\n",
-                                escapeMarkup(shortName(w.name)), w.msPerStep,
+                                escapeMarkup(shortCellName(w.name)), w.msPerStep,
                                 countText(w.countPerStep));
         }
         html += "</table>\n";
@@ -328,7 +326,7 @@ std::string comparisonSection(const AbComparison& c) {
 }
 
 // A data-parallel A/B's ranks: each rank's arms compared, and the ranks side by side per arm.
-std::string rankTable(const Comparison& comparison, const Results& results) {
+std::string htmlRankTable(const Comparison& comparison, const Results& results) {
     const RankPairsView view = rankPairsOf(comparison, results);
     if (view.ranks.empty()) return "";
     std::string html = fmt::format(
@@ -361,7 +359,7 @@ std::string rankTable(const Comparison& comparison, const Results& results) {
 }
 
 // A data-parallel run's ranks side by side.
-std::string rankSetSection(const RankSet& set, const Results& results) {
+std::string htmlRankSetSection(const RankSet& set, const Results& results) {
     const RankAnalysisResult& a = set.analysis;
     std::string html = fmt::format(
         "<h2>Ranks of run {} ({} processes, data parallel)</h2>\n<table><tr><th>rank</th>"
@@ -618,13 +616,14 @@ std::string renderResultsHtml(const Results& results) {
     // Each comparison, then its two runs; then the runs of no comparison.
     std::set<std::size_t> shown;
     for (const Comparison& comparison : results.comparisons) {
-        html += comparisonSection(comparison.ab) + rankTable(comparison, results);
+        html += comparisonSection(comparison.ab) + htmlRankTable(comparison, results);
         for (std::size_t index : {comparison.baseline, comparison.optimized}) {
             if (shown.insert(index).second)
                 html += runSection(results.runs[index], widest, widestNonMath);
         }
     }
-    for (const RankSet* set : rankSetsShownAlone(results)) html += rankSetSection(*set, results);
+    for (const RankSet* set : rankSetsShownAlone(results))
+        html += htmlRankSetSection(*set, results);
     for (std::size_t index = 0; index < results.runs.size(); ++index) {
         if (shown.count(index) == 0) html += runSection(results.runs[index], widest, widestNonMath);
     }

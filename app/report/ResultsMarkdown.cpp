@@ -42,8 +42,6 @@ std::string shortName(const std::string& name) { return shortenedText(name, 90);
 
 std::string stepText(std::int32_t step) { return step == kNoTag ? "-" : std::to_string(step); }
 
-std::string speedupCell(const MetricComparison& m) { return speedupText(m); }
-
 std::string header(const Results& results) {
     std::string md = "# glueprof report\n\n";
     if (results.setup) {
@@ -74,7 +72,7 @@ std::string verdictTable(const Results& results) {
             c.target ? escapeMarkdown(targetVerdictText(*c.target)) : "-",
             escapeMarkdown(endToEndVerdictText(c)),
             escapeMarkdown(m != nullptr ? verdictText(c.verdict(), *m) : toString(c.verdict())),
-            toString(c.primaryMetric), m != nullptr ? speedupCell(*m) : "-",
+            toString(c.primaryMetric), m != nullptr ? speedupText(*m) : "-",
             !c.lossRecorded ? "not recorded"
             : c.lossEqual   ? "bit-identical"
                             : "differs");
@@ -147,7 +145,7 @@ std::string rankTable(const Comparison& comparison, const Results& results) {
             "| {} | {} vs {} | {} | {} | {:.3f} → {:.3f} | {} → {} | {} | {} |\n", rank.rank,
             rank.ab->baselineRun, rank.ab->optimizedRun,
             step != nullptr ? fmt::format("{:.3f} → {:.3f}", step->baseline, step->optimized) : "-",
-            step != nullptr ? speedupCell(*step) : "-",
+            step != nullptr ? speedupText(*step) : "-",
             rank.baseline->medianPartMs(GluePart::kComm),
             rank.optimized->medianPartMs(GluePart::kComm), overlapRatioText(rank.baselineOverlap),
             overlapRatioText(rank.optimizedOverlap),
@@ -193,7 +191,7 @@ std::string comparisonSection(const Comparison& comparison, const Results& resul
     md += "| metric (median ms) | baseline | optimized | speedup [95% CI] |\n|---|---:|---:|---|\n";
     for (const MetricComparison& m : c.metrics) {
         md += fmt::format("| {} | {:.3f} | {:.3f} | {} |\n", m.name(), m.baseline, m.optimized,
-                          speedupCell(m));
+                          speedupText(m));
     }
     if (c.target) md += fmt::format("\nTarget: {}.\n", targetVerdictText(*c.target));
     md += fmt::format("\nEnd to end: {}.\n", endToEndVerdictText(c));

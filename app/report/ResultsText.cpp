@@ -20,8 +20,6 @@ constexpr const char* kRow = "  {:<34} {:>12} {:>12}{}\n";
 std::string number(double value) { return fmt::format("{:.3f}", value); }
 std::string count(double value) { return countText(value); }
 
-std::string speedupCell(const MetricComparison& m) { return speedupText(m); }
-
 std::string row(const std::string& name, const std::string& before, const std::string& after,
                 const std::string& note = "") {
     return fmt::format(kRow, name, before, after, note.empty() ? "" : "   " + note);
@@ -31,13 +29,13 @@ std::string verdictLine(const AbComparison& c) {
     const MetricComparison* m = c.metric(c.primaryMetric);
     if (m == nullptr) return toString(c.verdict());
     std::string line = toString(c.verdict());
-    line += fmt::format(" ({} {})", toString(c.primaryMetric), speedupCell(*m));
+    line += fmt::format(" ({} {})", toString(c.primaryMetric), speedupText(*m));
     line += detectableSuffix(c.verdict(), *m);
     return line;
 }
 
 // The figures beside the timings: copies, pipeline bubbles, the GPU's host syncs.
-std::string sideFigures(const AnalysisResult& b, const AnalysisResult& o) {
+std::string sideFigureRows(const AnalysisResult& b, const AnalysisResult& o) {
     std::string out;
     if (b.copyOverlap.total.copies > 0 || o.copyOverlap.total.copies > 0) {
         out += row("copy_overlap_ratio", number(b.copyOverlap.total.overlapRatio()),
@@ -79,7 +77,7 @@ std::string rankComparisonBlock(const Comparison& comparison, const Results& res
                         rank.optimized->medianPartMs(GluePart::kComm)),
             overlapRatioText(rank.baselineOverlap) + " -> " +
                 overlapRatioText(rank.optimizedOverlap),
-            step != nullptr ? speedupCell(*step) : std::string("-"));
+            step != nullptr ? speedupText(*step) : std::string("-"));
         clocks += fmt::format("    clock of rank {}: {}\n", rank.rank,
                               clockAlignmentText(*rank.optimized));
     }
@@ -102,13 +100,13 @@ std::string comparisonBlock(const Comparison& comparison, const Results& results
     out += row(device ? "metric (median, device time)" : "metric (median)", "baseline", "optimized",
                "speedup [95% CI]");
     for (const MetricComparison& m : c.metrics) {
-        out += row(m.name(), number(m.baseline), number(m.optimized), speedupCell(m));
+        out += row(m.name(), number(m.baseline), number(m.optimized), speedupText(m));
     }
     for (const CounterComparison& k : c.counters) {
         out += row(k.name, count(k.baseline), count(k.optimized),
                    k.baselineConstant && k.optimizedConstant ? "" : "(varies per step)");
     }
-    out += sideFigures(b.analysis, o.analysis);
+    out += sideFigureRows(b.analysis, o.analysis);
     out += fmt::format(
         "  {:<34} {}\n", "loss",
         !c.lossRecorded

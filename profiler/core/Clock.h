@@ -10,6 +10,7 @@
 namespace glueprof {
 
 using TimestampNs = std::int64_t;
+constexpr double kNsPerMs = 1e6;  // nanoseconds to the milliseconds reports print
 
 class Clock {
   public:

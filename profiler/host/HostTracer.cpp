@@ -12,7 +12,7 @@ namespace glueprof {
 
 namespace {
 
-std::atomic<std::uint64_t> g_nextInstance{1};
+std::atomic<std::uint64_t> g_nextTracerInstance{1};
 
 struct ThreadLaneCache {
     std::uint64_t instance = 0;
@@ -32,7 +32,7 @@ std::int64_t osThreadId() { return static_cast<std::int64_t>(::syscall(SYS_getti
 }  // namespace
 
 HostTracer::HostTracer(TraceWriter& writer)
-    : m_writer(writer), m_instance(g_nextInstance.fetch_add(1)) {}
+    : m_writer(writer), m_instance(g_nextTracerInstance.fetch_add(1)) {}
 
 void HostTracer::setRun(RunId run) { m_run.store(run, std::memory_order_release); }
 

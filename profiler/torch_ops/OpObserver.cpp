@@ -19,7 +19,7 @@ std::atomic<OpObserver*> OpObserver::s_active{nullptr};
 
 namespace {
 
-std::atomic<std::uint64_t> g_nextInstance{1};
+std::atomic<std::uint64_t> g_nextOpObserverInstance{1};
 
 struct NameInfo {
     StringId id;
@@ -147,7 +147,7 @@ NameInfo lookupName(ThreadState& state, HostTracer& tracer, const char* name) {
 OpObserver::OpObserver(HostTracer& tracer)
     : m_tracer(tracer),
       m_routingRange(tracer.intern(names::kMoeRouting)),
-      m_instance(g_nextInstance.fetch_add(1)) {
+      m_instance(g_nextOpObserverInstance.fetch_add(1)) {
     OpObserver* expected = nullptr;
     if (!s_active.compare_exchange_strong(expected, this)) {
         throw GlueprofError(ExitCode::kInput,

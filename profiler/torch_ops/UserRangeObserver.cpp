@@ -16,7 +16,7 @@ std::atomic<UserRangeObserver*> UserRangeObserver::s_active{nullptr};
 
 namespace {
 
-std::atomic<std::uint64_t> g_nextInstance{1};
+std::atomic<std::uint64_t> g_nextUserRangeObserverInstance{1};
 
 struct OpenRange {
     std::uint64_t handle;
@@ -72,7 +72,7 @@ UserRangeObserver::UserRangeObserver(HostTracer& tracer, StepDetector& steps,
       m_steps(steps),
       m_glueRanges(std::move(glueRanges)),
       m_stepSink(std::move(stepSink)),
-      m_instance(g_nextInstance.fetch_add(1)) {
+      m_instance(g_nextUserRangeObserverInstance.fetch_add(1)) {
     m_glueRanges.insert(names::kMaskBuild);
     m_glueRanges.insert(names::kMoeRouting);
     UserRangeObserver* expected = nullptr;

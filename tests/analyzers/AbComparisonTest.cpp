@@ -10,6 +10,12 @@
 namespace glueprof {
 namespace {
 
+RunSummary runWithId(RunId id) {
+    RunSummary run;
+    run.id = id;
+    return run;
+}
+
 // Three measured steps, one per block (plus one warm-up), of `stepMs` each, `maskBuilds` per step.
 TraceModel runWith(RunId id, double stepMs, std::int64_t maskBuilds, double loss,
                    std::int32_t blocks = 3) {
@@ -73,7 +79,7 @@ TEST(AbComparisonTest, CountersAreComparedPerMeasuredStep) {
 
 TEST(AbComparisonTest, AnAbortedAbComparesTheLossesOfTheStepsBothArmsRan) {
     // The optimized arm stopped after step 2 (of 0..3): the shared steps are bit-identical.
-    TraceModelBuilder shorter(RunSummary{2});
+    TraceModelBuilder shorter(runWithId(2));
     shorter.addLane(LaneKind::kHostThread, "main");
     for (std::int32_t step = 0; step < 3; ++step)
         shorter.addStep(StepInfo{step, step * 10, step * 10 + 5, step == 0, step, 2.0 + step, 0});
@@ -132,7 +138,7 @@ TEST(StatisticsTest, PairedBlocksCancelADriftBothArmsShared) {
 
 // Three measured steps of 10 ms, one per block, each with `maskMs` inside build_packed_mask.
 TraceModel runWithMaskBuilds(RunId id, double maskMs) {
-    TraceModelBuilder b(RunSummary{id});
+    TraceModelBuilder b(runWithId(id));
     const std::size_t lane = b.addLane(LaneKind::kHostThread, "main");
     for (std::int32_t step = 0; step < 3; ++step) {
         const TimestampNs t = step * 10'000'000LL;
@@ -166,7 +172,7 @@ TEST(AbComparisonTest, TheTargetVerdictSaysWhatTheToggleMovedAndItsShareOfTheSte
 // Three measured steps of 10 ms, one per block, with `maskMs[k]` inside build_packed_mask in step
 // k.
 TraceModel runWithMaskBuildsPerStep(RunId id, std::vector<double> maskMs) {
-    TraceModelBuilder b(RunSummary{id});
+    TraceModelBuilder b(runWithId(id));
     const std::size_t lane = b.addLane(LaneKind::kHostThread, "main");
     for (std::int32_t step = 0; step < 3; ++step) {
         const TimestampNs t = step * 10'000'000LL;

@@ -5,11 +5,12 @@
 
 #include "analyzers/AdvisorRules.h"
 #include "analyzers/Analysis.h"
+#include "tests/support/TimeUnits.h"
 
 namespace glueprof {
 namespace {
 
-constexpr TimestampNs kUs = 1000;
+using testing_units::kUs;
 
 // A GPU trace of one measured step [0, stepUs) us on a host lane and CUDA streams 7 and 9, with
 // helpers that add a launch and its device work under one correlation id.

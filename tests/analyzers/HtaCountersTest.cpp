@@ -8,11 +8,12 @@
 #include "analyzers/DurationsByName.h"
 #include "analyzers/LaunchStats.h"
 #include "analyzers/QueueLength.h"
+#include "tests/support/TimeUnits.h"
 
 namespace glueprof {
 namespace {
 
-constexpr TimestampNs kUs = 1000;
+using testing_units::kUs;
 
 // Three launches at 0, 1 and 2 us whose kernels run back to back from 10 us on stream 7 for 10 us
 // each: the queue goes 1, 2, 3 (enqueued) and then 2, 1, 0 (started at 10, 20, 30 us).

@@ -3,11 +3,12 @@
 #include <string>
 
 #include "analyzers/KernelBreakdown.h"
+#include "tests/support/TimeUnits.h"
 
 namespace glueprof {
 namespace {
 
-constexpr TimestampNs kUs = 1000;
+using testing_units::kUs;
 
 // Twelve computation kernels k1..k12 of 12, 11, ..., 1 us back to back on stream 7 from 0, and a
 // copy [5, 20) us on stream 9 under the first two: HTA's running sums 12, 23, ..., 72, 75, 77,

@@ -4,11 +4,12 @@
 
 #include "analyzers/LayerCosts.h"
 #include "profiler/core/TraceNames.h"
+#include "tests/support/TimeUnits.h"
 
 namespace glueprof {
 namespace {
 
-constexpr TimestampNs kMs = 1000000;
+using testing_units::kMs;
 
 // One micro-batch of a 2-layer checkpointed model, in ms, as the trainer's host lane records it.
 struct Microbatch {

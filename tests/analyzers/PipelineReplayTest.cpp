@@ -7,11 +7,12 @@
 
 #include "analyzers/PipelineReplay.h"
 #include "profiler/core/TraceNames.h"
+#include "tests/support/TimeUnits.h"
 
 namespace glueprof {
 namespace {
 
-constexpr TimestampNs kMs = 1000000;
+using testing_units::kMs;
 
 // Worker jobs as the pipeline executor records them: a range on a pipeline-worker lane tagged with
 // its step, its stage (in the layer tag) and its micro-batch. Jobs of one lane are laid out one

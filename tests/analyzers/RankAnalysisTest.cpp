@@ -2,11 +2,12 @@
 
 #include "analyzers/RankAnalysis.h"
 #include "profiler/core/TraceNames.h"
+#include "tests/support/TimeUnits.h"
 
 namespace glueprof {
 namespace {
 
-constexpr TimestampNs kMs = 1000000;
+using testing_units::kMs;
 
 // One rank: a warm-up step 0 and measured steps 1 (from 0 ms) and 2 (from 100 ms) of the given
 // lengths; an op (compute) over [10, 40) ms of each measured step; collectives 1 and 2 in step 1

@@ -2,11 +2,12 @@
 
 #include "analyzers/StepBreakdown.h"
 #include "profiler/core/TraceNames.h"
+#include "tests/support/TimeUnits.h"
 
 namespace glueprof {
 namespace {
 
-constexpr TimestampNs kMs = 1000000;
+using testing_units::kMs;
 
 // Step 0 (warm-up): ignored. Step 1: wall 0..100 ms, forward 0..30, backward 30..80, optimizer
 // 80..95. Step 2: wall 100..180, two forwards 100..120 and 125..135 (30 in all), backward 135..170,

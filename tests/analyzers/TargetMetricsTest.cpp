@@ -4,11 +4,12 @@
 
 #include "analyzers/TargetMetrics.h"
 #include "profiler/core/TraceNames.h"
+#include "tests/support/TimeUnits.h"
 
 namespace glueprof {
 namespace {
 
-constexpr TimestampNs kMs = 1000000;
+using testing_units::kMs;
 
 // Steps as an A/B arm records them: step 0 warm-up (block 0), steps 1 and 2 in block 1, step 3 in
 // block 2; each 100 ms long from step * 100 ms.

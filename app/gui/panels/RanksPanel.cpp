@@ -22,8 +22,8 @@ namespace glueprof::gui {
 
 namespace {
 
-constexpr float kRowHeight = 14.0F;
-constexpr float kNameWidth = 150.0F;
+constexpr float kRanksRowHeight = 14.0F;
+constexpr float kRanksNameWidth = 150.0F;
 constexpr std::size_t kMaxDepth = 4;  // nesting rows drawn per lane
 
 // One box of the step drawing: where it sits and what it is.
@@ -67,7 +67,7 @@ StepLayout layOut(const std::vector<const TraceModel*>& ranks, std::int32_t step
         layout.labels.emplace_back(
             y, fmt::format("rank {} (run {})", t.run().identity.rank.value_or(static_cast<int>(r)),
                            t.run().id));
-        y += kRowHeight;
+        y += kRanksRowHeight;
         for (std::size_t lane = 0; lane < t.lanes().size(); ++lane) {
             // Nesting depth from a stack of open ends (events come in start order).
             std::vector<TimestampNs> open;
@@ -81,13 +81,13 @@ StepLayout layOut(const std::vector<const TraceModel*>& ranks, std::int32_t step
                 open.push_back(e.endNs);
                 if (depth >= kMaxDepth) continue;
                 depthUsed = std::max(depthUsed, depth + 1);
-                const float top = laneTop + kRowHeight * static_cast<float>(depth);
+                const float top = laneTop + kRanksRowHeight * static_cast<float>(depth);
                 layout.boxes.push_back(Box{r, top, e.startNs, e.endNs, &e});
                 if (e.category == Category::kComm) layout.commTops[&e] = top;
             }
             if (depthUsed == 0) continue;
             layout.labels.emplace_back(laneTop, "  " + t.lanes()[lane].name);
-            y += kRowHeight * static_cast<float>(depthUsed) + 3.0F;
+            y += kRanksRowHeight * static_cast<float>(depthUsed) + 3.0F;
         }
         y += 6.0F;
     }
@@ -189,10 +189,11 @@ class RanksPanel : public Panel {
                           ImGuiWindowFlags_HorizontalScrollbar);
         ImDrawList* draw = ImGui::GetWindowDrawList();
         const ImVec2 origin = ImGui::GetCursorScreenPos();
-        const float width = std::max(200.0F, ImGui::GetContentRegionAvail().x - kNameWidth - 8.0F);
+        const float width =
+            std::max(200.0F, ImGui::GetContentRegionAvail().x - kRanksNameWidth - 8.0F);
         const double scale = width / static_cast<double>(l.toNs - l.fromNs);
         const auto xOf = [&](TimestampNs t) {
-            return origin.x + kNameWidth +
+            return origin.x + kRanksNameWidth +
                    static_cast<float>(static_cast<double>(t - l.fromNs) * scale);
         };
         for (const auto& [top, label] : l.labels)
@@ -206,7 +207,7 @@ class RanksPanel : public Panel {
             const float x0 = xOf(box.startNs);
             const float x1 = std::max(xOf(box.endNs), x0 + 1.0F);
             const ImVec2 a(x0, origin.y + box.top);
-            const ImVec2 b(x1, a.y + kRowHeight - 1.0F);
+            const ImVec2 b(x1, a.y + kRanksRowHeight - 1.0F);
             draw->AddRectFilled(a, b, imColour(categoryColour(box.event->category)));
             if (hovered && mouse.x >= a.x && mouse.x < b.x && mouse.y >= a.y && mouse.y < b.y) {
                 const TraceModel& t = *ranks[box.rank];
@@ -228,16 +229,17 @@ class RanksPanel : public Panel {
                 if (e == nullptr || drawn == l.commTops.end()) continue;
                 const float y = origin.y + drawn->second;
                 if (chosen)
-                    draw->AddRect(
-                        ImVec2(xOf(e->startNs), y),
-                        ImVec2(std::max(xOf(e->endNs), xOf(e->startNs) + 2.0F), y + kRowHeight),
-                        IM_COL32(255, 255, 255, 255), 0.0F, 0, 2.0F);
+                    draw->AddRect(ImVec2(xOf(e->startNs), y),
+                                  ImVec2(std::max(xOf(e->endNs), xOf(e->startNs) + 2.0F),
+                                         y + kRanksRowHeight),
+                                  IM_COL32(255, 255, 255, 255), 0.0F, 0, 2.0F);
                 if (previous != nullptr) {
-                    draw->AddLine(ImVec2(xOf(previous->startNs), previousY + kRowHeight * 0.5F),
-                                  ImVec2(xOf(e->startNs), y + kRowHeight * 0.5F),
-                                  chosen ? IM_COL32(255, 255, 255, 255)
-                                         : imColour(partColour(GluePart::kComm), 0.8F),
-                                  chosen ? 2.0F : 1.0F);
+                    draw->AddLine(
+                        ImVec2(xOf(previous->startNs), previousY + kRanksRowHeight * 0.5F),
+                        ImVec2(xOf(e->startNs), y + kRanksRowHeight * 0.5F),
+                        chosen ? IM_COL32(255, 255, 255, 255)
+                               : imColour(partColour(GluePart::kComm), 0.8F),
+                        chosen ? 2.0F : 1.0F);
                 }
                 previous = e;
                 previousY = y;
@@ -254,7 +256,7 @@ class RanksPanel : public Panel {
             }
         }
         if (!tooltip.empty()) ImGui::SetTooltip("%s", tooltip.c_str());
-        ImGui::Dummy(ImVec2(kNameWidth + width, l.height));
+        ImGui::Dummy(ImVec2(kRanksNameWidth + width, l.height));
         ImGui::EndChild();
     }
 

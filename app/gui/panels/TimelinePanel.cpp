@@ -21,9 +21,9 @@ namespace glueprof::gui {
 
 namespace {
 
-constexpr float kRowHeight = 16.0F;
+constexpr float kTimelineRowHeight = 16.0F;
 constexpr float kLaneGap = 6.0F;
-constexpr float kNameWidth = 170.0F;
+constexpr float kTimelineNameWidth = 170.0F;
 constexpr float kMinPixels = 3.0F;
 
 // The start of the step runs are aligned at, per trace.
@@ -66,19 +66,21 @@ class TimelinePanel : public Panel {
                           ImVec2(0.0F, std::max(120.0F, ImGui::GetContentRegionAvail().y - below)),
                           false, ImGuiWindowFlags_NoScrollWithMouse);
         const ImVec2 origin = ImGui::GetCursorScreenPos();
-        const float width = std::max(100.0F, ImGui::GetContentRegionAvail().x - kNameWidth);
+        const float width = std::max(100.0F, ImGui::GetContentRegionAvail().x - kTimelineNameWidth);
         float height = 0.0F;
         for (const TimelineIndex& index : timelines) {
             for (std::size_t l = 0; l < index.lanes.size(); ++l) {
                 if (l == 0 || index.lanes[l].group != index.lanes[l - 1].group)
-                    height += kRowHeight;  // group header
-                height += kRowHeight * static_cast<float>(index.lanes[l].levels.size()) + kLaneGap;
+                    height += kTimelineRowHeight;  // group header
+                height += kTimelineRowHeight * static_cast<float>(index.lanes[l].levels.size()) +
+                          kLaneGap;
             }
             height += kLaneGap * 2;
         }
-        ImGui::InvisibleButton("canvas", ImVec2(width + kNameWidth, std::max(height, 50.0F)));
+        ImGui::InvisibleButton("canvas",
+                               ImVec2(width + kTimelineNameWidth, std::max(height, 50.0F)));
         const bool hovered = ImGui::IsItemHovered();
-        handleInput(v, hovered, origin.x + kNameWidth, width);
+        handleInput(v, hovered, origin.x + kTimelineNameWidth, width);
 
         ImDrawList* draw = ImGui::GetWindowDrawList();
         const double from = v.timelineFromNs;
@@ -102,36 +104,36 @@ class TimelinePanel : public Panel {
                 if (l == 0 ||
                     group != timelines[t].lanes[l - 1].group) {  // a header per device group
                     draw->AddLine(ImVec2(origin.x, y + 1),
-                                  ImVec2(origin.x + kNameWidth + width, y + 1),
+                                  ImVec2(origin.x + kTimelineNameWidth + width, y + 1),
                                   ImGui::GetColorU32(ImGuiCol_Separator));
                     draw->AddText(ImVec2(origin.x, y + 1),
                                   ImGui::GetColorU32(ImGuiCol_TextDisabled),
                                   fmt::format("{} {}", arm, group).c_str());
-                    y += kRowHeight;
+                    y += kTimelineRowHeight;
                 }
                 laneTop[l] = y;
                 const Lane& lane = trace.lanes()[timelines[t].lanes[l].laneIndex];
                 draw->AddText(ImVec2(origin.x, y), ImGui::GetColorU32(ImGuiCol_Text),
                               fmt::format("  {}", lane.name).c_str());
-                y +=
-                    kRowHeight * static_cast<float>(timelines[t].lanes[l].levels.size()) + kLaneGap;
+                y += kTimelineRowHeight * static_cast<float>(timelines[t].lanes[l].levels.size()) +
+                     kLaneGap;
             }
             // The aligned step's end: where each run's step finishes, so A against B reads at a
             // glance.
             const double endX =
                 (static_cast<double>(stepLength(trace, v.alignStep)) - from) / (to - from) * width;
             if (endX >= 0.0 && endX <= width) {
-                const float x = origin.x + kNameWidth + static_cast<float>(endX);
+                const float x = origin.x + kTimelineNameWidth + static_cast<float>(endX);
                 draw->AddLine(ImVec2(x, blockTop), ImVec2(x, y), IM_COL32(255, 255, 255, 160),
                               1.5F);
             }
             y += kLaneGap * 2;
             for (const DrawItem& item : m_items) {
                 const LodLane& lane = timelines[t].lanes[item.lane];
-                const ImVec2 a(origin.x + kNameWidth + std::max(item.x0, 0.0F),
-                               laneTop[item.lane] + kRowHeight * item.depth);
-                const ImVec2 b(origin.x + kNameWidth + std::min(item.x1, width),
-                               a.y + kRowHeight - 1.0F);
+                const ImVec2 a(origin.x + kTimelineNameWidth + std::max(item.x0, 0.0F),
+                               laneTop[item.lane] + kTimelineRowHeight * item.depth);
+                const ImVec2 b(origin.x + kTimelineNameWidth + std::min(item.x1, width),
+                               a.y + kTimelineRowHeight - 1.0F);
                 if (b.x <= a.x) continue;
                 if (item.event < 0) {  // a folded box
                     draw->AddRectFilled(a, b, imColour(0x8C8C8C, 0.8F));

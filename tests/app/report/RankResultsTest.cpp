@@ -8,11 +8,12 @@
 #include "app/report/ResultsMarkdown.h"
 #include "app/report/ResultsText.h"
 #include "profiler/core/TraceNames.h"
+#include "tests/support/TimeUnits.h"
 
 namespace glueprof {
 namespace {
 
-constexpr TimestampNs kMs = 1000000;
+using testing_units::kMs;
 
 RunSummary rankRun(RunId id, Arm arm, int rank) {
     RunSummary run;

@@ -20,8 +20,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string fixture(const std::string& name) { return testing::importFixture(name); }
-
 std::string readAll(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -113,19 +111,19 @@ class ImportFuzz : public ::testing::Test {
 };
 
 TEST_F(ImportFuzz, MutatedKinetoJsonImportsOrIsRefused) {
-    const std::string json = gunzip(fixture("kineto/hta-event_sync_trace.json.gz"));
+    const std::string json = gunzip(testing::importFixture("kineto/hta-event_sync_trace.json.gz"));
     ASSERT_GT(json.size(), 1000u);
     fuzz(json, ".json", envOr("GLUEPROF_FUZZ_ITERATIONS", 20000), envOr("GLUEPROF_FUZZ_SEED", 1));
 }
 
 TEST_F(ImportFuzz, MutatedGzipImportsOrIsRefused) {
-    const std::string gz = readAll(fixture("kineto/hta-trace_compare-base.json.gz"));
+    const std::string gz = readAll(testing::importFixture("kineto/hta-trace_compare-base.json.gz"));
     fuzz(gz, ".json.gz", envOr("GLUEPROF_FUZZ_ITERATIONS", 20000) / 3,
          envOr("GLUEPROF_FUZZ_SEED", 2));
 }
 
 TEST_F(ImportFuzz, MutatedNsightExportImportsOrIsRefused) {
-    const std::string db = readAll(fixture("nsys/test-cuda-report1.sqlite"));
+    const std::string db = readAll(testing::importFixture("nsys/test-cuda-report1.sqlite"));
     fuzz(db, ".sqlite", envOr("GLUEPROF_FUZZ_ITERATIONS", 20000) / 10,
          envOr("GLUEPROF_FUZZ_SEED", 3));
 }
