@@ -302,7 +302,7 @@ std::string summaryTable(const Results& results) {
     return html + "</table>\n";
 }
 
-std::string comparisonSection(const AbComparison& c) {
+std::string htmlComparisonSection(const AbComparison& c) {
     // With a target, its verdict and the end-to-end one are the A/B's verdicts; without one, the
     // primary metric's is.
     const MetricComparison* primary = c.metric(c.primaryMetric);
@@ -540,7 +540,7 @@ std::string idleAndLayerTables(const AnalysisResult& a) {
     return html;
 }
 
-std::string runSection(const RunAnalysis& r, TimestampNs widest, TimestampNs widestNonMath) {
+std::string htmlRunSection(const RunAnalysis& r, TimestampNs widest, TimestampNs widestNonMath) {
     const AnalysisResult& a = r.analysis;
     std::string html =
         fmt::format("<h2>Run {} <code>{}</code></h2>\n", r.run.id, escapeMarkup(r.run.label));
@@ -616,16 +616,17 @@ std::string renderResultsHtml(const Results& results) {
     // Each comparison, then its two runs; then the runs of no comparison.
     std::set<std::size_t> shown;
     for (const Comparison& comparison : results.comparisons) {
-        html += comparisonSection(comparison.ab) + htmlRankTable(comparison, results);
+        html += htmlComparisonSection(comparison.ab) + htmlRankTable(comparison, results);
         for (std::size_t index : {comparison.baseline, comparison.optimized}) {
             if (shown.insert(index).second)
-                html += runSection(results.runs[index], widest, widestNonMath);
+                html += htmlRunSection(results.runs[index], widest, widestNonMath);
         }
     }
     for (const RankSet* set : rankSetsShownAlone(results))
         html += htmlRankSetSection(*set, results);
     for (std::size_t index = 0; index < results.runs.size(); ++index) {
-        if (shown.count(index) == 0) html += runSection(results.runs[index], widest, widestNonMath);
+        if (shown.count(index) == 0)
+            html += htmlRunSection(results.runs[index], widest, widestNonMath);
     }
     return html + "</body></html>\n";
 }
