@@ -84,7 +84,8 @@ message(STATUS "glueprof: libtorch ${Torch_VERSION} from ${Torch_DIR} (CUDA: ${G
 # headers include them, so the project uses that one fmt everywhere: a second fmt (Debian's) would meet
 # it in the same program. Only the fmt folder is exposed, through a link in the build tree. Its
 # out-of-line functions are compiled once, into a static library (cmake/fmt-library), not header-only
-# into every file that formats: that cut the 2-core build by minutes.
+# into every file that formats (about 3 s of compiler time each; the clean build's compiler time went
+# from 1370 s to 1167 s on 2 cores before the unity groups).
 list(GET TORCH_INCLUDE_DIRS 0 _torch_include)
 if(NOT EXISTS "${_torch_include}/fmt/format.h")
   message(FATAL_ERROR "glueprof: ${_torch_include}/fmt/format.h not found: this libtorch does not ship fmt's headers (every libtorch >= 2.4 does)")
