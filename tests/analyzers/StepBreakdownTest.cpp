@@ -8,6 +8,7 @@ namespace glueprof {
 namespace {
 
 using testing_units::kMs;
+using testing_units::kUs;
 
 // Step 0 (warm-up): ignored. Step 1: wall 0..100 ms, forward 0..30, backward 30..80, optimizer
 // 80..95. Step 2: wall 100..180, two forwards 100..120 and 125..135 (30 in all), backward 135..170,
@@ -99,7 +100,6 @@ TEST(StepBreakdownTest, TraceWithoutStepsGivesEmptyResult) {
 // backward 700..1200 = 500 (launched from the other thread during backward), step to completion
 // 0..1200 = 1200; the optimizer launched nothing and keeps its host 100.
 TEST(StepBreakdownTest, OnACudaRunPhasesAreTimedByTheDeviceWorkTheyLaunched) {
-    constexpr TimestampNs kUs = 1000;
     TraceModelBuilder b;
     const std::size_t host = b.addLane(LaneKind::kHostThread, "main");
     const std::size_t autograd = b.addLane(LaneKind::kHostThread, "pt_autograd_0");
@@ -147,7 +147,6 @@ TEST(StepBreakdownTest, OnACudaRunPhasesAreTimedByTheDeviceWorkTheyLaunched) {
 // a partition of the device's time they are 45, 40 and 40 us, which sum to the span from the first
 // step's start to the last step's completion (125 us).
 TEST(StepBreakdownTest, StepsTimedOnTheDevicePartitionItsTimeWhenItRunsBehindTheHost) {
-    constexpr TimestampNs kUs = 1000;
     TraceModelBuilder b;
     const std::size_t host = b.addLane(LaneKind::kHostThread, "main");
     const std::size_t stream = b.addLane(LaneKind::kCudaStream, "GPU 0 stream 7", 0, 7);

@@ -14,6 +14,9 @@
 namespace glueprof {
 namespace {
 
+using testing_units::kMs;
+using testing_units::kUs;
+
 TEST(IntervalsTest, UnionIntersectionDifferenceAndCoverage) {
     IntervalSet a = unionOf({{5, 10}, {0, 3}, {2, 4}, {10, 12}, {20, 20}});
     ASSERT_EQ(a.size(), 2u);  // [0,4) and [5,12); the empty one is dropped, touching ones merge
@@ -322,7 +325,6 @@ TEST(AdvisorTest, UnevenPipelineStagesPointToRoundPipe) {
 // the trace (ddp_overlap already on) the rule stays quiet. The wait's name alone, without a wait
 // (an A/B database: the optimized arm's names are in the baseline's string table), does not.
 TEST(AdvisorTest, BlockingAllReducesPointToDdpOverlapUnlessTheyAreAlreadyAsynchronous) {
-    constexpr TimestampNs kMs = 1000000;
     auto rank = [&](bool asynchronous) {
         TraceModelBuilder b;
         b.intern("wait_all_reduce");  // as the shared string table of an A/B's database holds it
@@ -401,6 +403,7 @@ TEST(PipelineBubblesTest, TracesWithoutWorkersHaveNoBubbleResult) {
 
 #include "analyzers/IdleBreakdown.h"
 #include "analyzers/LaunchStats.h"
+#include "tests/support/TimeUnits.h"
 
 namespace glueprof {
 namespace {
@@ -414,7 +417,6 @@ namespace {
 // Launch delay = kernel start - launch end: 80, 150, 40, 100 -> median 90 us;
 // k4 (10 us) is shorter than its launch (20 us).
 TEST(IdleBreakdownTest, GapsAreHostKernelOrOtherWaitAsHtaClassifiesThem) {
-    constexpr TimestampNs kUs = 1000;
     TraceModelBuilder b;
     std::size_t host = b.addLane(LaneKind::kHostThread, "main");
     std::size_t stream = b.addLane(LaneKind::kCudaStream, "stream 7", 0, 7);
@@ -462,7 +464,6 @@ TEST(IdleBreakdownTest, GapsAreHostKernelOrOtherWaitAsHtaClassifiesThem) {
 // HTA's selection with two or more steps: device work whose launch is not in the trace is left out;
 // with one step all of it counts (as HTA keeps it).
 TEST(IdleBreakdownTest, WithTwoStepsOnlyWorkLaunchedByTheLastStepsEndIsBrokenDown) {
-    constexpr TimestampNs kUs = 1000;
     const auto build = [&](int steps) {
         TraceModelBuilder b;
         std::size_t host = b.addLane(LaneKind::kHostThread, "main");
