@@ -54,18 +54,29 @@ def instructions(out_dir, stem, mode):
     torch.profiler its count is the dump taken on entering disableProfiler (part 1), before the
     profiler processes its records. All threads: every thread's every part, the writer thread's
     SQLite work and torch.profiler's processing at its stop included."""
+    every = [f for f in glob.glob(os.path.join(out_dir, f"{stem}.*-[0-9][0-9]"))]
+    return totals(main_thread_profile(out_dir, stem, mode)), sum(totals(f) for f in every)
+
+
+def run_stem(program, mode, steps):
+    """The file name every file of one run_once starts with."""
+    return f"callgrind.{program}.{mode.replace('.', '_')}.{steps}"
+
+
+def main_thread_profile(out_dir, stem, mode):
+    """The main thread's callgrind file of one run: for torch.profiler the dump taken on entering
+    disableProfiler (part 1 of thread 1), else thread 1's only part."""
     part = ".1-01" if mode == "torch.profiler" else "-01"
     main = [f for f in glob.glob(os.path.join(out_dir, f"{stem}.*{part}"))
             if mode == "torch.profiler" or not f.endswith(".1-01")]
     if len(main) != 1:
         raise SystemExit(f"step_instructions: expected one main-thread profile for {stem}, found "
                          f"{sorted(main)} (see {out_dir}/{stem}.log)")
-    every = [f for f in glob.glob(os.path.join(out_dir, f"{stem}.*-[0-9][0-9]"))]
-    return totals(main[0]), sum(totals(f) for f in every)
+    return main[0]
 
 
 def run_once(glueprof, python, program, mode, steps, out_dir):
-    stem = f"callgrind.{program}.{mode.replace('.', '_')}.{steps}"
+    stem = run_stem(program, mode, steps)
     for old in glob.glob(os.path.join(out_dir, stem + ".*")):
         os.remove(old)
     valgrind = ["valgrind", "--tool=callgrind", "--separate-threads=yes",
