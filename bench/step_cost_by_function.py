@@ -9,10 +9,13 @@ reads each run's main-thread profile with `callgrind_annotate` (exclusive instru
 function) and prints, per steady step, the instructions each function adds under MODE over no
 tracing: (MODE at N2 - MODE at N1 - (none at N2 - none at N1)) / (N2 - N1). Start-up, imports,
 glueprof's calibration and the first steps cancel out. Code callgrind cannot name (addresses
-without a symbol) moves between runs and is summed into one row.
+without a symbol) moves between runs and is summed into one row. Then the same total split into
+GROUPS (glueprof's own code, torch's RecordFunction machinery, thread-local lookups, the rest),
+the table of docs/profile.md.
 
 Usage: bench/step_cost_by_function.py GLUEPROF OUT [--python PY] [--program NAME] [--mode MODE]
-       [--steps N1 N2] [--top N]    (four callgrind runs, about 10 minutes on two cores)
+       [--steps N1 N2] [--top N]    (four callgrind runs: about 16 minutes on two cores with the
+       default 3 and 6 steps, 11 with --steps 1 2)
 """
 import argparse
 import os
@@ -25,6 +28,15 @@ import step_instructions  # noqa: E402  (the runs themselves, shared)
 
 ROW = re.compile(r"\s*([\d,]+) \(\s*[\d.]+%\)\s+(.*)")
 UNNAMED = "(code without a symbol)"
+# The split of docs/profile.md, first match wins: the name check's strcmp is called by glueprof.
+GROUPS = [
+    ("glueprof's own code", re.compile(r"glueprof::|strcmp")),
+    ("torch's RecordFunction machinery", re.compile(
+        r"RecordFunction|StepCallbacks|CallbackManager|CacheEntry|getStepCallbacks|"
+        r"runRecordFunction|ObserverContext")),
+    ("__tls_get_addr (thread-local lookups)", re.compile(r"tls_get_addr")),
+]
+REST = "the rest"
 
 
 def exclusive_by_function(path):
@@ -56,6 +68,7 @@ def main():
     parser.add_argument("--steps", type=int, nargs=2, default=[3, 6], metavar=("N1", "N2"))
     parser.add_argument("--top", type=int, default=30)
     args = parser.parse_args()
+    step_instructions.require_valgrind("step_cost_by_function")
     n1, n2 = args.steps
     if not 1 <= n1 < n2:
         raise SystemExit("step_cost_by_function: --steps N1 N2 needs 1 <= N1 < N2")
@@ -80,6 +93,14 @@ def main():
           f"thread; the {args.top} functions adding most:")
     for cost, name in added[:args.top]:
         print(f"{cost:>14,.0f} {cost / total:>7.1%}  {name[:150]}")
+    groups = {label: 0.0 for label, _ in GROUPS}
+    groups[REST] = 0.0
+    for cost, name in added:
+        label = next((label for label, pattern in GROUPS if pattern.search(name)), REST)
+        groups[label] += cost
+    print("by group:")
+    for label, cost in groups.items():
+        print(f"{cost:>14,.0f} {cost / total:>7.1%}  {label}")
 
 
 if __name__ == "__main__":

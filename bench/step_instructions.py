@@ -75,6 +75,12 @@ def main_thread_profile(out_dir, stem, mode):
     return main[0]
 
 
+def require_valgrind(script):
+    """Exits with a one-line message where valgrind (and its callgrind_annotate) is missing."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit(f"{script}: valgrind is not installed (apt-get install valgrind)")
+
+
 def run_once(glueprof, python, program, mode, steps, out_dir):
     stem = run_stem(program, mode, steps)
     for old in glob.glob(os.path.join(out_dir, stem + ".*")):
@@ -105,8 +111,7 @@ def main():
     parser.add_argument("--program", action="append", choices=sorted(PROGRAMS),
                         help="only this example (repeatable; default: both)")
     args = parser.parse_args()
-    if shutil.which("valgrind") is None:
-        raise SystemExit("step_instructions: valgrind is not installed (apt-get install valgrind)")
+    require_valgrind("step_instructions")
     n1, n2 = args.steps
     if not 1 <= n1 < n2:
         raise SystemExit("step_instructions: --steps N1 N2 needs 1 <= N1 < N2")

@@ -4,6 +4,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <mutex>
 #include <vector>
@@ -50,6 +51,20 @@ void noteOpenedDatabase(const std::string& path) {
             return;
     }
     g_opened.push_back(std::move(db));
+}
+
+void forgetRemovedDatabase(const std::string& path) {
+    const std::filesystem::path canonical = weaklyCanonical(path);
+    struct stat st {};
+    const bool identified = ::stat(path.c_str(), &st) == 0;
+    std::lock_guard<std::mutex> lock(g_mutex);
+    g_opened.erase(std::remove_if(g_opened.begin(), g_opened.end(),
+                                  [&](const OpenedDatabase& db) {
+                                      return db.canonical == canonical ||
+                                             (identified && db.identified &&
+                                              db.device == st.st_dev && db.inode == st.st_ino);
+                                  }),
+                   g_opened.end());
 }
 
 void refuseOutputOntoDatabase(const std::string& output, const std::string& option) {

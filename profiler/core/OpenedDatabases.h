@@ -10,6 +10,11 @@ namespace glueprof {
 // Remembers PATH (opened by SqliteDb) for the rest of the process. Thread-safe.
 void noteOpenedDatabase(const std::string& path);
 
+// Forgets PATH (and every other path noted for the same file) once this process has removed it:
+// a removed database has nothing left to protect, and the file system may give its inode to the
+// next file anyone creates, which the guard would then take for the database. Thread-safe.
+void forgetRemovedDatabase(const std::string& path);
+
 // Throws an input error when writing OUTPUT would replace a database this process opened, or one
 // of its -wal/-shm/-journal files: "OPTION 'OUTPUT' is the trace database 'DB' ...". OPTION names
 // where the path came from ("--out"); empty for "output file".

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/OpenedDatabases.h"
 #include "profiler/core/OutputPath.h"
 
 namespace glueprof {
@@ -503,6 +504,7 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::stri
 void createTraceDatabase(const std::string& path) { openTraceForWriting(path); }
 
 void removeTraceDatabase(const std::string& path) {
+    forgetRemovedDatabase(path);  // before the file goes: its identity is read from it
     std::error_code ec;
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(path + suffix, ec);
 }

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "profiler/core/TraceSchema.h"
 #include "profiler/core/TraceWriter.h"
 #include "profiler/host/HostTracer.h"
 #include "profiler/torch_ops/OpObserver.h"
@@ -46,6 +47,8 @@ struct Workload {
     }
 };
 
+constexpr const char* kScratchName = "scratch.sqlite";
+
 // A directory of this process's own for the scratch database (nothing another user planted).
 std::filesystem::path privateDirectory() {
     std::string pattern =
@@ -61,7 +64,7 @@ std::optional<double> measureTracingCostNsPerOp() {
     std::vector<double> differences;  // ns per recorded event, one per round
     try {
         directory = privateDirectory();
-        TraceWriter writer((directory / "scratch.sqlite").string());
+        TraceWriter writer((directory / kScratchName).string());
         HostTracer tracer(writer);
         tracer.setRun(writer.beginRun(RunInfo{}));
         const c10::AutoGradMode gradients(true);
@@ -84,6 +87,7 @@ std::optional<double> measureTracingCostNsPerOp() {
         differences.clear();  // no private scratch database here: not measured
     }
     if (!directory.empty()) {
+        removeTraceDatabase((directory / kScratchName).string());
         std::error_code ec;
         std::filesystem::remove_all(directory, ec);
     }

@@ -14,6 +14,7 @@
 
 #include "profiler/core/Error.h"
 #include "profiler/core/LossDiagnostics.h"
+#include "profiler/core/OpenedDatabases.h"
 #include "profiler/core/Sqlite.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceSchema.h"
@@ -197,6 +198,24 @@ TEST_F(TraceStoreTest, BatchInsertsKeepEveryFieldOfEveryEventAndNumberThemAcross
         EXPECT_EQ(e.dstKind, static_cast<MemoryKind>((i + 1) % 4));
         EXPECT_EQ(e.flags, static_cast<std::uint32_t>(i % 8));
     }
+}
+
+// The output guard protects the databases this process opened, by path and by inode. One this
+// process removed (the tracing-cost calibration's scratch database, an abandoned writer's file)
+// is forgotten: its inode goes back to the file system, and a report another process creates
+// next may get it (seen as a concurrent `report` refused as "the trace database scratch.sqlite").
+TEST_F(TraceStoreTest, ADatabaseThisProcessRemovedNoLongerGuardsItsPathOrInode) {
+    const std::string kept = path("kept.sqlite");
+    const std::string removed = path("removed.sqlite");
+    writeRunOfOps(kept, 1);
+    writeRunOfOps(removed, 1);
+    EXPECT_NE(errorOf([&] { refuseOutputOntoDatabase(removed); }), "");
+    removeTraceDatabase(removed);
+    EXPECT_FALSE(std::filesystem::exists(removed));
+    EXPECT_EQ(errorOf([&] { refuseOutputOntoDatabase(removed); }), "");
+    EXPECT_EQ(errorOf([&] { refuseOutputOntoDatabase(removed + "-wal"); }), "");
+    // The other database is still guarded.
+    EXPECT_NE(errorOf([&] { refuseOutputOntoDatabase(kept); }), "");
 }
 
 TEST_F(TraceStoreTest, ANewTraceHas16KiBPagesAndAnExistingOneKeepsItsOwn) {
