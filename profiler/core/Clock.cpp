@@ -19,6 +19,8 @@ namespace glueprof {
 namespace {
 
 std::atomic<Clock::Source> g_source{nullptr};
+// The calling thread's last counter reading: its readings never go back.
+thread_local TimestampNs t_lastReading = 0;
 
 #if defined(__x86_64__)
 
@@ -50,9 +52,15 @@ struct TicksAndNs {
 struct TscMapping {
     std::uint64_t anchorTicks;
     TimestampNs anchorNs;
-    std::uint64_t rateQ32;       // ns per tick
-    std::int64_t correctionQ32;  // added per tick over the first interval after the anchor
+    std::uint64_t rateQ32;   // ns per tick
+    std::uint64_t slopeQ32;  // ns per tick over the first interval: the rate plus the correction
 };
+
+// The slope of a line of RATE whose CORRECTION (signed, at most 0.1% of the rate) is added per
+// tick.
+std::uint64_t slopeOf(std::uint64_t rateQ32, std::int64_t correctionQ32) {
+    return static_cast<std::uint64_t>(static_cast<std::int64_t>(rateQ32) + correctionQ32);
+}
 
 // The mapping, published under a sequence lock: readers retry while a re-anchor writes it.
 std::atomic<int> g_tscState{static_cast<int>(TscState::kUnknown)};
@@ -60,15 +68,13 @@ std::atomic<std::uint32_t> g_sequence{0};
 std::atomic<std::uint64_t> g_anchorTicks{0};
 std::atomic<std::int64_t> g_anchorNs{0};
 std::atomic<std::uint64_t> g_rateQ32{0};
-std::atomic<std::int64_t> g_correctionQ32{0};
+std::atomic<std::uint64_t> g_slopeQ32{0};
 std::atomic<std::uint64_t> g_intervalTicks{0};
 // Who re-anchors, on its own cache line: every reader looks at it once an interval is over.
 alignas(64) std::atomic<bool> g_reanchoring{false};
 // The long baseline the rate is measured over: the first pair (written before kUsable), moved
 // only by the re-anchoring caller (one at a time, under g_reanchoring).
 TicksAndNs g_first;
-
-thread_local TimestampNs t_lastReading = 0;
 
 bool kernelKeepsTimeWithTheCounter() {
     std::FILE* file =
@@ -127,11 +133,12 @@ void publish(const TscMapping& mapping) {
     g_anchorTicks.store(mapping.anchorTicks, std::memory_order_relaxed);
     g_anchorNs.store(mapping.anchorNs, std::memory_order_relaxed);
     g_rateQ32.store(mapping.rateQ32, std::memory_order_relaxed);
-    g_correctionQ32.store(mapping.correctionQ32, std::memory_order_relaxed);
+    g_slopeQ32.store(mapping.slopeQ32, std::memory_order_relaxed);
     g_sequence.store(sequence + 2, std::memory_order_release);
 }
 
-TscMapping readMapping() {
+// Read twice per traced op: inlined into the reading, as mapTicks is.
+[[gnu::always_inline]] inline TscMapping readMapping() {
     for (;;) {
         const std::uint32_t before = g_sequence.load(std::memory_order_acquire);
         if ((before & 1u) != 0) {
@@ -141,25 +148,30 @@ TscMapping readMapping() {
         TscMapping mapping{g_anchorTicks.load(std::memory_order_relaxed),
                            g_anchorNs.load(std::memory_order_relaxed),
                            g_rateQ32.load(std::memory_order_relaxed),
-                           g_correctionQ32.load(std::memory_order_relaxed)};
+                           g_slopeQ32.load(std::memory_order_relaxed)};
         std::atomic_thread_fence(std::memory_order_acquire);
         if (g_sequence.load(std::memory_order_relaxed) == before) return mapping;
     }
 }
 
-TimestampNs mapTicks(const TscMapping& mapping, std::uint64_t ticks) {
-    if (ticks < mapping.anchorTicks) {  // read before an anchor another thread just published
-        const unsigned __int128 back =
-            static_cast<unsigned __int128>(mapping.anchorTicks - ticks) * mapping.rateQ32;
+// TICKS on the line of MAPPING: at the slope over the first INTERVAL ticks after the anchor (where
+// nearly every reading falls: one multiply), at the rate before the anchor and beyond the interval.
+[[gnu::always_inline]] inline TimestampNs mapTicks(const TscMapping& mapping, std::uint64_t ticks,
+                                                   std::uint64_t interval) {
+    using Wide = unsigned __int128;
+    if (ticks < mapping.anchorTicks) [[unlikely]] {  // read before an anchor just published
+        const Wide back = static_cast<Wide>(mapping.anchorTicks - ticks) * mapping.rateQ32;
         return mapping.anchorNs - static_cast<TimestampNs>(back >> kRateShift);
     }
     const std::uint64_t elapsed = ticks - mapping.anchorTicks;
-    const unsigned __int128 base = static_cast<unsigned __int128>(elapsed) * mapping.rateQ32;
-    const std::uint64_t interval = g_intervalTicks.load(std::memory_order_relaxed);
-    const __int128 correction =
-        static_cast<__int128>(elapsed < interval ? elapsed : interval) * mapping.correctionQ32;
-    return mapping.anchorNs + static_cast<TimestampNs>(base >> kRateShift) +
-           static_cast<TimestampNs>(correction >> kRateShift);
+    if (elapsed <= interval) [[likely]] {
+        return mapping.anchorNs +
+               static_cast<TimestampNs>((static_cast<Wide>(elapsed) * mapping.slopeQ32) >>
+                                        kRateShift);
+    }
+    const Wide corrected = static_cast<Wide>(interval) * mapping.slopeQ32;
+    const Wide beyond = static_cast<Wide>(elapsed - interval) * mapping.rateQ32;
+    return mapping.anchorNs + static_cast<TimestampNs>((corrected + beyond) >> kRateShift);
 }
 
 // The first rate, over kCalibrationNs of spinning; false where the counter does not advance at a
@@ -176,20 +188,20 @@ bool calibrate() {
     g_first = first;
     g_intervalTicks.store(static_cast<std::uint64_t>(static_cast<double>(kReanchorNs) / nsPerTick),
                           std::memory_order_relaxed);
-    publish(TscMapping{second.ticks, second.ns, toQ32(nsPerTick), 0});
+    publish(TscMapping{second.ticks, second.ns, toQ32(nsPerTick), toQ32(nsPerTick)});
     return true;
 }
 
 // Re-anchors the line at a fresh pair (unless another caller just did): the new line starts where
 // the current one stands, at the rate measured since the first pair, and its correction removes
 // the error against the steady clock over the next interval.
-void reanchor() {
+[[gnu::noinline, gnu::cold]] void reanchor() {
     const TscMapping current = readMapping();
     const std::uint64_t interval = g_intervalTicks.load(std::memory_order_relaxed);
     const std::uint64_t now = __rdtsc();
     if (now >= current.anchorTicks && now - current.anchorTicks <= interval) return;
     const TicksAndNs pair = readPair();
-    const TimestampNs mapped = mapTicks(current, pair.ticks);
+    const TimestampNs mapped = mapTicks(current, pair.ticks, interval);
     const TimestampNs error = pair.ns - mapped;  // > 0: the line is behind the steady clock
     double nsPerTick = pair.ticks > g_first.ticks
                            ? static_cast<double>(pair.ns - g_first.ns) /
@@ -201,14 +213,15 @@ void reanchor() {
     }
     if (error > kStepBeyondNs) {  // far behind (a counter that stopped): step forward
         g_first = pair;
-        publish(TscMapping{pair.ticks, pair.ns, current.rateQ32, 0});
+        publish(TscMapping{pair.ticks, pair.ns, current.rateQ32, current.rateQ32});
         return;
     }
     double perTick = static_cast<double>(error) / static_cast<double>(interval);
     const double limit = nsPerTick * kMaxCorrection;
     if (perTick > limit) perTick = limit;
     if (perTick < -limit) perTick = -limit;
-    publish(TscMapping{pair.ticks, mapped, toQ32(nsPerTick), toSignedQ32(perTick)});
+    const std::uint64_t rateQ32 = toQ32(nsPerTick);
+    publish(TscMapping{pair.ticks, mapped, rateQ32, slopeOf(rateQ32, toSignedQ32(perTick))});
 }
 
 void waitWhileCalibrating() {
@@ -231,7 +244,9 @@ void startOverInChild() {
     t_lastReading = 0;
 }
 
-bool tscUsable() {
+// The first reading of the process decides, calibrating the counter (or waiting while another
+// thread does); kept out of the reading's path.
+[[gnu::noinline, gnu::cold]] bool decideTscUsable() {
     const int state = g_tscState.load(std::memory_order_acquire);
     if (state == static_cast<int>(TscState::kUsable)) return true;
     if (state == static_cast<int>(TscState::kUnusable)) return false;
@@ -249,21 +264,37 @@ bool tscUsable() {
     return g_tscState.load(std::memory_order_acquire) == static_cast<int>(TscState::kUsable);
 }
 
-TimestampNs tscNowNs() {
+[[gnu::always_inline]] inline bool tscUsable() {
+    const int state = g_tscState.load(std::memory_order_acquire);
+    if (state == static_cast<int>(TscState::kUsable)) [[likely]]
+        return true;
+    return decideTscUsable();
+}
+
+// Whoever reads the clock first once an interval is over re-anchors it (the others go on with the
+// current line, which stays within the correction's bound).
+[[gnu::noinline]] void reanchorUnlessUnderWay() {
+    if (!g_reanchoring.load(std::memory_order_relaxed) &&
+        !g_reanchoring.exchange(true, std::memory_order_acquire)) {
+        reanchor();
+        g_reanchoring.store(false, std::memory_order_release);
+    }
+}
+
+// Twice per traced op: one `rdtsc`, the mapping read under its sequence lock and one multiply.
+[[gnu::always_inline]] inline TimestampNs tscNowNs(TimestampNs& lastReading) {
     const std::uint64_t ticks = __rdtsc();
     TscMapping mapping = readMapping();
     const std::uint64_t interval = g_intervalTicks.load(std::memory_order_relaxed);
     const bool due = ticks >= mapping.anchorTicks ? ticks - mapping.anchorTicks > interval
                                                   : mapping.anchorTicks - ticks > interval;
-    if (due && !g_reanchoring.load(std::memory_order_relaxed) &&
-        !g_reanchoring.exchange(true, std::memory_order_acquire)) {
-        reanchor();
-        g_reanchoring.store(false, std::memory_order_release);
+    if (due) [[unlikely]] {
+        reanchorUnlessUnderWay();
         mapping = readMapping();
     }
-    TimestampNs now = mapTicks(mapping, ticks);
-    if (now < t_lastReading) now = t_lastReading;
-    t_lastReading = now;
+    TimestampNs now = mapTicks(mapping, ticks, interval);
+    if (now < lastReading) now = lastReading;
+    lastReading = now;
     return now;
 }
 
@@ -277,14 +308,22 @@ TimestampNs Clock::steadyNs() {
         .count();
 }
 
-TimestampNs Clock::nowNs() {
+TimestampNs& Clock::lastReadingOfThisThread() { return t_lastReading; }
+
+TimestampNs Clock::nowNs(TimestampNs& lastReadingOfThisThread) {
     const Source source = g_source.load(std::memory_order_acquire);
-    if (source != nullptr) return source();
+    if (source != nullptr) [[unlikely]]
+        return source();
 #if defined(__x86_64__)
-    if (tscUsable()) return tscNowNs();
+    if (tscUsable()) [[likely]]
+        return tscNowNs(lastReadingOfThisThread);
+#else
+    (void)lastReadingOfThisThread;
 #endif
     return steadyNs();
 }
+
+TimestampNs Clock::nowNs() { return nowNs(lastReadingOfThisThread()); }
 
 bool Clock::readsTimeStampCounter() {
 #if defined(__x86_64__)

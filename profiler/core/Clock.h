@@ -16,6 +16,12 @@ class Clock {
   public:
     using Source = TimestampNs (*)();
     static TimestampNs nowNs();
+    // The same reading for a caller that keeps the calling thread's lastReadingOfThisThread() at
+    // hand (the op observer, per op): the thread-local is not looked up again.
+    static TimestampNs nowNs(TimestampNs& lastReadingOfThisThread);
+    // Where the calling thread's last time-stamp-counter reading is kept: each thread's readings
+    // never go back. Stays valid for the thread's life.
+    static TimestampNs& lastReadingOfThisThread();
     // Installs `source` (nullptr: the steady clock again). Returns the previous one.
     static Source useSource(Source source);
     // The steady clock itself, through clock_gettime.

@@ -21,6 +21,14 @@
 
 namespace glueprof {
 
+// A recording thread's events between hand-offs to the queue. Its lock is taken by its own thread
+// per event and by collectThreadBuffers: uncontended but for the moment of a hand-off.
+class TraceWriter::ThreadBuffer {
+  public:
+    SpinLock lock;
+    std::vector<Event> events;
+};
+
 const char* toString(RunStatus status) {
     switch (status) {
         case RunStatus::kRunning:
@@ -302,8 +310,9 @@ void TraceWriter::collectThreadBuffers() {
     }
 }
 
-void TraceWriter::record(const Event& event) {
-    ThreadBuffer& buffer = bufferForThisThread();
+void TraceWriter::record(const Event& event) { record(bufferForThisThread(), event); }
+
+void TraceWriter::record(ThreadBuffer& buffer, const Event& event) {
     {
         std::lock_guard<SpinLock> lock(buffer.lock);
         buffer.events.push_back(event);

@@ -106,6 +106,13 @@ class TraceWriter {
     // shared lock, no allocation per event), which joins the writer's queue when full, at every
     // step's end (recordStep), at endRun, flush and close, and at each of the writer's rounds.
     void record(const Event& event);
+    // The calling thread's buffer in this writer (made on first use; it lives as long as the
+    // writer), for a caller that records many events from one thread and keeps the buffer at hand
+    // (the op observer, per op) instead of looking it up per event; record(buffer, event) then
+    // does what record(event) does. Only the thread that got the buffer records into it.
+    class ThreadBuffer;
+    ThreadBuffer& bufferForThisThread();
+    void record(ThreadBuffer& buffer, const Event& event);
     void recordStep(const StepRecord& step);
     void recordCounter(CounterRecord counter);
     void recordDiagnostic(DiagnosticRecord diagnostic);
@@ -159,15 +166,8 @@ class TraceWriter {
         void clear();
     };
     class Statements;
-    // A recording thread's events between hand-offs to the queue. Its lock is taken by its own
-    // thread per event and by collectThreadBuffers: uncontended but for the moment of a hand-off.
-    struct ThreadBuffer {
-        SpinLock lock;
-        std::vector<Event> events;
-    };
     static constexpr std::size_t kThreadBufferEvents = 1024;
 
-    ThreadBuffer& bufferForThisThread();
     // Hands EVENTS (a thread's buffer) to the queue as one chunk and leaves an empty buffer of
     // kThreadBufferEvents capacity in its place; what does not fit under maxQueuedEvents is
     // dropped and counted. The caller holds m_queueMutex.

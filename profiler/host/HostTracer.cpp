@@ -89,5 +89,6 @@ void HostTracer::endStep(const StepRecord& step) {
 
 Tags HostTracer::currentTags() { return t_tags; }
 void HostTracer::setCurrentTags(const Tags& tags) { t_tags = tags; }
+const Tags& HostTracer::currentTagsOfThisThread() { return t_tags; }
 
 }  // namespace glueprof

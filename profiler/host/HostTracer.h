@@ -64,6 +64,9 @@ class HostTracer {
     // Tags of the innermost ScopedRange on the calling thread.
     static Tags currentTags();
     static void setCurrentTags(const Tags& tags);
+    // Where the calling thread's current tags are kept (valid for the thread's life), for a caller
+    // that reads them per op without looking the thread-local up each time.
+    static const Tags& currentTagsOfThisThread();
 
     // The steps of a program glueprof did not write (`glueprof profile`): an event recorded outside
     // any range that gives a step takes the detector's current step. nullptr (the default): none.
@@ -72,8 +75,10 @@ class HostTracer {
     }
     // What an event recorded now on the calling thread is tagged with: currentTags(), its step
     // from the step detector where no range gave one.
-    Tags tagsNow() const {
-        Tags tags = currentTags();
+    Tags tagsNow() const { return tagsNow(currentTags()); }
+    // The same from the calling thread's currentTagsOfThisThread().
+    Tags tagsNow(const Tags& threadTags) const {
+        Tags tags = threadTags;
         if (tags.step == kNoTag) {
             if (const StepDetector* steps = m_stepDetector.load(std::memory_order_acquire))
                 tags.step = steps->currentStep();

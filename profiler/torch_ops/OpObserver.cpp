@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "profiler/core/Clock.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceNames.h"
 #include "profiler/torch_ops/SyncOpTable.h"
@@ -66,12 +67,16 @@ struct PointerSlot {
 };
 constexpr std::size_t kPointerSlots = 1024;
 
-// Per-thread state: the stack of open ops, the name caches and the thread's lane in the current
-// run, so a steady-state op costs two clock reads, one pointer-keyed lookup of its name (one hash
-// lookup on a miss) and one push into the writer's queue.
+// Per-thread state: the stack of open ops, the name caches, the thread's lane in the current run
+// and where the thread's other per-thread data lives (its clock reading, its tags, its buffer in
+// the writer), so a steady-state op costs one thread-local lookup per callback, two clock reads,
+// one pointer-keyed lookup of its name (one hash lookup on a miss) and one push into its buffer.
 struct ThreadState {
     ~ThreadState();
+    TimestampNs& lastClockReading = Clock::lastReadingOfThisThread();
+    const Tags& tags = HostTracer::currentTagsOfThisThread();
     std::uint64_t instance = 0;
+    TraceWriter::ThreadBuffer* buffer = nullptr;  // this thread's in the observer's writer
     std::vector<Frame> frames;
     std::deque<std::string> ownedNames;
     std::unordered_map<std::string_view, NameInfo> names;
@@ -81,8 +86,9 @@ struct ThreadState {
     RunId laneRun = 0;  // the run `lane` belongs to (0: none yet)
     LaneId lane = 0;
 
-    void resetFor(std::uint64_t newInstance) {
+    void resetFor(std::uint64_t newInstance, TraceWriter& writer) {
         instance = newInstance;
+        buffer = &writer.bufferForThisThread();
         frames.clear();
         names.clear();
         ownedNames.clear();
@@ -174,7 +180,8 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
     ThreadState* stateOrNull = threadState();
     if (stateOrNull == nullptr) return nullptr;
     ThreadState& state = *stateOrNull;
-    if (state.instance != self->m_instance) state.resetFor(self->m_instance);
+    if (state.instance != self->m_instance)
+        state.resetFor(self->m_instance, self->m_tracer.writer());
     NameInfo name = lookupName(state, self->m_tracer, fn.name());
     if (name.instrumentation) {
         state.frames.push_back(Frame{0, name, false, false});
@@ -189,7 +196,7 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
         self->m_tracer.counters().add(Counter::kWouldSyncOps);
         // Counted from what blocks, not by hand in the routing code: bincount's output size is a
         // host read too (on CUDA it reads the maximum back).
-        if (self->m_tracer.tagsNow().glueRange == self->m_routingRange) {
+        if (state.tags.glueRange == self->m_routingRange) {
             self->m_tracer.counters().add(Counter::kRoutingHostReads);
         }
         if (name.syncKind == SyncKind::kHostRead || name.syncKind == SyncKind::kDeviceToHost) {
@@ -199,22 +206,22 @@ std::unique_ptr<at::ObserverContext> OpObserver::onStart(const at::RecordFunctio
     }
     if (isFunction) ++state.openFunctions;
     if (DeviceCapture* capture = self->m_tracer.deviceCapture()) {
-        const Tags tags = self->m_tracer.tagsNow();
+        const Tags tags = self->m_tracer.tagsNow(state.tags);
         capture->enterOp(fn.handle(), OpContext{name.id, tags.step, tags.layer, tags.microbatch,
                                                 categoryOf(name, tags), self->m_tracer.run()});
     }
-    state.frames.push_back(Frame{Clock::nowNs(), name, isFunction, countedSync});
+    state.frames.push_back(
+        Frame{Clock::nowNs(state.lastClockReading), name, isFunction, countedSync});
     return nullptr;
 }
 
 void OpObserver::onEnd(const at::RecordFunction& fn, at::ObserverContext* /*context*/) {
-    TimestampNs endNs = Clock::nowNs();
-    OpObserver* self = s_active.load(std::memory_order_acquire);
     ThreadState* stateOrNull = t_state;
-    if (self == nullptr || stateOrNull == nullptr || stateOrNull->instance != self->m_instance ||
-        stateOrNull->frames.empty())
-        return;
+    if (stateOrNull == nullptr) return;
     ThreadState& state = *stateOrNull;
+    const TimestampNs endNs = Clock::nowNs(state.lastClockReading);
+    OpObserver* self = s_active.load(std::memory_order_acquire);
+    if (self == nullptr || state.instance != self->m_instance || state.frames.empty()) return;
     Frame frame = state.frames.back();
     state.frames.pop_back();
     if (frame.name.instrumentation) return;
@@ -222,7 +229,7 @@ void OpObserver::onEnd(const at::RecordFunction& fn, at::ObserverContext* /*cont
     if (frame.isFunction) --state.openFunctions;
     if (frame.countedSync) --state.openSyncs;
 
-    Tags tags = self->m_tracer.tagsNow();
+    const Tags tags = self->m_tracer.tagsNow(state.tags);
     Event event;
     event.kind = EventKind::kOp;
     event.category = categoryOf(frame.name, tags);
@@ -243,7 +250,7 @@ void OpObserver::onEnd(const at::RecordFunction& fn, at::ObserverContext* /*cont
     event.run = self->m_tracer.run();
     if (event.run == 0) return;  // no run yet: not traced
     event.lane = laneIn(state, self->m_tracer, event.run);
-    self->m_tracer.writer().record(event);
+    self->m_tracer.writer().record(*state.buffer, event);
 }
 
 }  // namespace glueprof

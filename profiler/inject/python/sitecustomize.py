@@ -81,8 +81,11 @@ def _record_layers(torch, library):
     """Tags what each layer of a model issues with its index, and records a range around it.
 
     A layer is an element of an nn.ModuleList of 2+ modules met outside any layer (HF's
-    `model.layers`, a GPT's `h`, a ViT's `blocks`): global module forward hooks enter it before its
-    forward and leave it after. A module's children are looked at once, the first time it runs.
+    `model.layers`, a GPT's `h`, a ViT's `blocks`). A global module forward pre-hook finds them: the
+    first time a module runs outside any layer, its children are looked at once, and each layer
+    gets its own pre- and post-forward hooks that enter and leave it. The global hook (which puts
+    every module call on nn.Module's slower hooked path, about 1 us each) is removed when the first
+    optimizer step ends, by when every model the step runs has run; only the layers' own hooks stay.
     """
     import ctypes
     import threading
@@ -95,30 +98,44 @@ def _record_layers(torch, library):
     module_list = torch.nn.ModuleList
     depth = threading.local()
 
-    def before(module, args):
-        state = module.__dict__
-        layer = state.get("_glueprof_layer")
-        if layer is not None:
+    def layer_hooks(index, name):
+        def enter_layer(module, args):
             depth.n = getattr(depth, "n", 0) + 1
-            enter(layer[0], layer[1])
-            return
+            enter(index, name)
+
+        def leave_layer(module, args, output):
+            depth.n = max(getattr(depth, "n", 1) - 1, 0)
+            leave()
+
+        return enter_layer, leave_layer
+
+    def discover(module, args):
+        state = module.__dict__
         if "_glueprof_seen" in state or getattr(depth, "n", 0) > 0:
             return
         state["_glueprof_seen"] = True
         for child in module.children():
             if isinstance(child, module_list) and len(child) > 1:
                 for index, layer_module in enumerate(child):
+                    if "_glueprof_layer" in layer_module.__dict__:
+                        continue
+                    layer_module.__dict__["_glueprof_layer"] = index
                     name = ("nn.Module: " + type(layer_module).__name__).encode()
-                    layer_module.__dict__["_glueprof_layer"] = (index, name)
+                    enter_layer, leave_layer = layer_hooks(index, name)
+                    layer_module.register_forward_pre_hook(enter_layer)
+                    # always_call: a forward that raises still leaves the layer.
+                    layer_module.register_forward_hook(leave_layer, always_call=True)
 
-    def after(module, args, output):
-        if "_glueprof_layer" in module.__dict__:
-            depth.n = max(getattr(depth, "n", 1) - 1, 0)
-            leave()
+    discovery = torch.nn.modules.module.register_module_forward_pre_hook(discover)
+    handles = []
 
-    hooks = torch.nn.modules.module
-    hooks.register_module_forward_pre_hook(before)
-    hooks.register_module_forward_hook(after)
+    def end_discovery(optimizer, args, kwargs):
+        discovery.remove()
+        for handle in handles:
+            handle.remove()
+
+    optimizers = importlib.import_module("torch.optim.optimizer")
+    handles.append(optimizers.register_optimizer_step_post_hook(end_discovery))
 
 
 class _TorchImportWatch(importlib.abc.MetaPathFinder, importlib.abc.Loader):
