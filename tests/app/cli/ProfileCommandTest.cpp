@@ -167,6 +167,51 @@ TEST_F(CliTest, ProfileOfAHuggingFaceModelListsTheWorkEachLayerRepeatsAndItsHost
     EXPECT_TRUE(adamReads) << run["findings"].dump();
 }
 
+// Layers are found by a global module hook that goes once the first optimizer step ends (it would
+// put every module call on nn.Module's slower hooked path); each layer keeps its own hooks, and a
+// layer whose forward raises is still left.
+TEST_F(CliTest, ProfileKeepsRecordingLayersAfterItsGlobalModuleHookIsGone) {
+    SKIP_WITHOUT_PYTHON();
+    {
+        std::ofstream script(path("layers.py"));
+        script << "import torch\n"
+                  "from torch.nn.modules import module\n"
+                  "class Net(torch.nn.Module):\n"
+                  "    def __init__(self):\n"
+                  "        super().__init__()\n"
+                  "        self.layers = torch.nn.ModuleList(torch.nn.Linear(8, 8) for _ in "
+                  "range(2))\n"
+                  "    def forward(self, x):\n"
+                  "        for layer in self.layers:\n"
+                  "            x = layer(x)\n"
+                  "        return x\n"
+                  "net = Net()\n"
+                  "opt = torch.optim.SGD(net.parameters(), lr=0.1)\n"
+                  "for step in range(3):\n"
+                  "    net(torch.randn(4, 8)).sum().backward()\n"
+                  "    if step == 1:\n"
+                  "        try:\n"
+                  "            net.layers[0](torch.randn(4, 7))\n"
+                  "        except RuntimeError:\n"
+                  "            pass\n"
+                  "    opt.step()\n"
+                  "    opt.zero_grad()\n"
+                  "    print('global hooks', len(module._global_forward_pre_hooks))\n";
+    }
+    const Result r =
+        run(fmt::format("profile --db {} -- {} {}", path("l.sqlite"), kPython, path("layers.py")));
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    EXPECT_NE(r.out.find("global hooks 0\nglobal hooks 0\nglobal hooks 0"), std::string::npos)
+        << r.out;
+    const TraceReader reader(path("l.sqlite"));
+    const TraceModel trace = reader.loadRun(reader.listRuns().front().id);
+    ASSERT_EQ(trace.steps().size(), 3u);
+    const auto layers = rangesPerStep(trace, "nn.Module: Linear");
+    EXPECT_EQ(layers.at(0), 2);
+    EXPECT_EQ(layers.at(1), 3);  // the raising call is a range too, and is left
+    EXPECT_EQ(layers.at(2), 2);
+}
+
 TEST_F(CliTest, ProfileTakesStepsFromProfilerStepsAndFromANamedRange) {
     SKIP_WITHOUT_PYTHON();
     {
