@@ -16,6 +16,7 @@
 #include "profiler/core/Error.h"
 #include "profiler/core/EventBatchTable.h"
 #include "profiler/core/LossDiagnostics.h"
+#include "profiler/core/SpinLock.h"
 #include "profiler/core/Sqlite.h"
 #include "profiler/core/TraceSchema.h"
 

@@ -24,7 +24,6 @@
 
 #include "profiler/core/Event.h"
 #include "profiler/core/RunIdentity.h"
-#include "profiler/core/SpinLock.h"
 #include "profiler/core/WriterDirectoryLock.h"
 
 namespace glueprof {
