@@ -10,12 +10,14 @@ function) and prints, per steady step, the instructions each function adds under
 tracing: (MODE at N2 - MODE at N1 - (none at N2 - none at N1)) / (N2 - N1). Start-up, imports,
 glueprof's calibration and the first steps cancel out. Code callgrind cannot name (addresses
 without a symbol) moves between runs and is summed into one row. Then the same total split into
-GROUPS (glueprof's own code, torch's RecordFunction machinery, thread-local lookups, the rest),
+GROUPS (glueprof's own code, torch.profiler's own code, torch's RecordFunction machinery, the
+backward nodes' names, thread-local lookups, the rest),
 the table of docs/profile.md.
 
 Usage: bench/step_cost_by_function.py GLUEPROF OUT [--python PY] [--program NAME] [--mode MODE]
-       [--steps N1 N2] [--top N]    (four callgrind runs: about 16 minutes on two cores with the
-       default 3 and 6 steps, 11 with --steps 1 2)
+       [--steps N1 N2] [--top N] [--reuse]    (four callgrind runs: about 16 minutes on two cores
+       with the default 3 and 6 steps, 11 with --steps 1 2; --reuse reads the profiles a
+       previous run left in OUT and runs only those missing, e.g. to compare another MODE)
 """
 import argparse
 import os
@@ -31,9 +33,19 @@ UNNAMED = "(code without a symbol)"
 # The split of docs/profile.md, first match wins: the name check's strcmp is called by glueprof.
 GROUPS = [
     ("glueprof's own code", re.compile(r"glueprof::|strcmp")),
+    # torch.profiler's own recording (ThreadLocalSubqueue::begin_op, its exit callback) before
+    # the machinery: their argument lists name RecordFunction too.
+    ("torch.profiler's own code", re.compile(r"^[^(]*torch::(autograd::)?profiler::")),
     ("torch's RecordFunction machinery", re.compile(
         r"RecordFunction|StepCallbacks|CallbackManager|CacheEntry|getStepCallbacks|"
         r"runRecordFunction|ObserverContext")),
+    # With any FUNCTION-scope callback on, the autograd engine names each backward node it runs
+    # ("autograd::engine::evaluate_function: MulBackward0") through c10::str, an ostringstream
+    # whose locale set-up dynamic_casts its facets: torch.profiler pays it as well.
+    ("torch's names for backward nodes (c10::str)", re.compile(
+        r"c10::detail::_str_wrapper|basic_stringbuf|basic_streambuf|basic_ios|basic_ostream|"
+        r"basic_stringstream|basic_ostringstream|dynamic_cast|do_dyncast|use_facet|has_facet|"
+        r"locale")),
     ("__tls_get_addr (thread-local lookups)", re.compile(r"tls_get_addr")),
 ]
 REST = "the rest"
@@ -57,6 +69,15 @@ def exclusive_by_function(path):
     return costs
 
 
+def has_profile(out_dir, stem, mode):
+    """Whether OUT holds the main-thread profile of that run (from an earlier invocation)."""
+    try:
+        step_instructions.main_thread_profile(out_dir, stem, mode)
+        return True
+    except SystemExit:
+        return False
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("glueprof")
@@ -67,6 +88,8 @@ def main():
     parser.add_argument("--mode", default="glueprof", choices=["glueprof", "torch.profiler"])
     parser.add_argument("--steps", type=int, nargs=2, default=[3, 6], metavar=("N1", "N2"))
     parser.add_argument("--top", type=int, default=30)
+    parser.add_argument("--reuse", action="store_true",
+                        help="read the profiles already in OUT; run only the missing ones")
     args = parser.parse_args()
     step_instructions.require_valgrind("step_cost_by_function")
     n1, n2 = args.steps
@@ -76,9 +99,10 @@ def main():
     costs = {}
     for mode in ("none", args.mode):
         for steps in (n1, n2):
-            step_instructions.run_once(args.glueprof, args.python, args.program, mode, steps,
-                                       args.out)
             stem = step_instructions.run_stem(args.program, mode, steps)
+            if not (args.reuse and has_profile(args.out, stem, mode)):
+                step_instructions.run_once(args.glueprof, args.python, args.program, mode, steps,
+                                           args.out)
             costs[(mode, steps)] = exclusive_by_function(
                 step_instructions.main_thread_profile(args.out, stem, mode))
     names = set().union(*costs.values())
