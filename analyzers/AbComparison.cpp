@@ -142,9 +142,11 @@ bool recordedInBlocks(const TraceModel& a, const TraceModel& b) {
 }
 
 Verdict verdictOf(const MetricComparison* m) {
-    if (m == nullptr || m->baselineSamples == 0 || m->optimizedSamples == 0) {
-        return Verdict::kNoSignificantChange;
-    }
+    if (m == nullptr || m->baselineSamples == 0 || m->optimizedSamples == 0)
+        return Verdict::kNothingMeasured;
+    // Zero in every step of both arms (a target range that never ran): nothing to compare.
+    if (m->baseline == 0.0 && m->optimized == 0.0 && m->blocks == 0)
+        return Verdict::kNothingMeasured;
     if (!m->hasInterval()) return Verdict::kTooFewBlocks;
     if (m->speedupLow > 1.0) return Verdict::kFaster;
     if (m->speedupHigh < 1.0) return Verdict::kSlower;
@@ -234,6 +236,8 @@ const char* toString(Verdict verdict) {
             return "no verdict (fewer than 3 blocks)";
         case Verdict::kBeyondTarget:
             return "beyond what the target explains: noise or a side effect";
+        case Verdict::kNothingMeasured:
+            return "no verdict (nothing measured)";
     }
     return "unknown";
 }

@@ -57,7 +57,16 @@ struct CounterComparison {
 
 // kBeyondTarget: end to end only — significant, but by more than the toggle's target could
 // account for (AbComparison::targetExplains): noise or a side effect, not the toggle's saving.
-enum class Verdict { kFaster, kSlower, kNoSignificantChange, kTooFewBlocks, kBeyondTarget };
+// kNothingMeasured: no measured step in an arm (every step warm-up, or none ran), or, for a
+// target, a range that never ran in either arm: nothing to compare.
+enum class Verdict {
+    kFaster,
+    kSlower,
+    kNoSignificantChange,
+    kTooFewBlocks,
+    kBeyondTarget,
+    kNothingMeasured
+};
 const char* toString(Verdict verdict);
 
 // The toggle's target metric (profiler/core/TargetMetric.h), compared as a timing metric is, with

@@ -5,8 +5,20 @@
 #include <cmath>
 
 #include "profiler/core/CountText.h"
+#include "profiler/core/Error.h"
 
 namespace glueprof {
+
+namespace {
+
+// Whether both arms have a measured step (a sample of the verdict's metric): an A/B of warm-up
+// steps only compares nothing.
+bool measuredSteps(const AbComparison& c) {
+    const MetricComparison* primary = c.metric(c.primaryMetric);
+    return primary != nullptr && primary->baselineSamples > 0 && primary->optimizedSamples > 0;
+}
+
+}  // namespace
 
 std::vector<GateCheck> evaluateGate(const GateBaseline& baseline,
                                     const std::map<std::string, AbComparison>& comparisons) {
@@ -22,6 +34,10 @@ std::vector<GateCheck> evaluateGate(const GateBaseline& baseline,
         checks.push_back(GateCheck{toggle, "comparison", "an A/B in the database",
                                    fmt::format("runs {} vs {}", c.baselineRun, c.optimizedRun),
                                    true});
+        if (!measuredSteps(c)) {
+            checks.push_back(GateCheck{toggle, "measured steps", "some in each arm",
+                                       "none (each step was warm-up, or none ran)", false});
+        }
         for (const auto& [name, want] : expect.counters) {
             const CounterComparison* got = c.counter(name);
             GateCheck check{toggle, "counter " + name,
@@ -67,6 +83,12 @@ GateBaseline baselineFrom(const std::string& preset, const std::string& device,
     baseline.preset = preset;
     baseline.device = device;
     for (const auto& [toggle, c] : comparisons) {
+        if (!measuredSteps(c)) {
+            throw inputError(fmt::format(
+                "the A/B '{}' (runs {} vs {}) measured no step, so it cannot set a baseline; "
+                "record it again with more steps or a lower --warmup",
+                toggle, c.baselineRun, c.optimizedRun));
+        }
         ToggleExpectation expect;
         for (const CounterComparison& k : c.counters) {
             if (k.baselineConstant && k.optimizedConstant) {

@@ -4,21 +4,17 @@
 
 #include <chrono>
 #include <filesystem>
-#include <iostream>
 #include <memory>
 
 #include "app/cli/AbExec.h"
+#include "app/cli/AbResultsOutput.h"
 #include "app/cli/Commands.h"
 #include "app/cli/NumberChecks.h"
 #include "app/cli/Progress.h"
 #include "app/cli/RankLauncher.h"
 #include "app/cli/TorchCommands.h"
 #include "app/cli/TrainerOptions.h"
-#include "app/report/AtomicFile.h"
 #include "app/report/Results.h"
-#include "app/report/ResultsJson.h"
-#include "app/report/ResultsMarkdown.h"
-#include "app/report/ResultsText.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/Interruption.h"
 #include "profiler/core/OutputPath.h"
@@ -69,7 +65,7 @@ AbProgress terminalAbProgress() {
 }
 
 int runAb(const AbOptions& o) {
-    if (o.exec.wanted()) {
+    if (o.exec.wanted(*o.command)) {
         return runAbExec(o.exec, o.trainer, o.repeats,
                          o.report.empty() ? defaultReportPath(o.trainer.db) : o.report, *o.command);
     }
@@ -127,19 +123,7 @@ int runAb(const AbOptions& o) {
     for (const SkippedToggle& s : outcome.skipped) {
         results.skipped.push_back(SkippedComparison{s.toggle, s.reason});
     }
-    results.reportPath = reportPath;
-    auto print = [&] {
-        std::cout << (o.trainer.json ? renderResultsJson(results) : renderComparisonTable(results));
-    };
-    try {
-        writeFileAtomically(reportPath, renderResultsMarkdown(results));
-    } catch (const GlueprofError&) {
-        results.reportPath
-            .clear();  // the A/B is stored: show its verdicts, then fail on the report
-        print();
-        throw;
-    }
-    print();
+    writeReportAndShowVerdicts(results, reportPath, o.trainer.json);
     return 0;
 }
 

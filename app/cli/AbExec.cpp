@@ -2,19 +2,16 @@
 
 #include <fmt/format.h>
 
-#include <iostream>
 #include <set>
 #include <utility>
 
-#include "app/report/AtomicFile.h"
+#include "app/cli/AbResultsOutput.h"
 #include "app/report/Results.h"
-#include "app/report/ResultsJson.h"
-#include "app/report/ResultsMarkdown.h"
-#include "app/report/ResultsText.h"
 #include "app/usecases/ExecAbRequest.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/OutputPath.h"
 #include "profiler/core/TraceReader.h"
+#include "profiler/core/TraceSchema.h"
 
 namespace glueprof::cli {
 
@@ -58,8 +55,9 @@ void AbExecOptions::addTo(CLI::App& command) {
     add("--glue", glueRanges, "with --exec: a range name whose ops are glue (repeatable)");
 }
 
-bool AbExecOptions::wanted() const {
-    return !exec.empty() || !baseline.empty() || !optimized.empty();
+bool AbExecOptions::wanted(const CLI::App& command) const {
+    return command.count("--exec") > 0 || command.count("--baseline") > 0 ||
+           command.count("--optimized") > 0;
 }
 
 int runAbExec(const AbExecOptions& o, const TrainerOptions& trainer, int repeats,
@@ -109,7 +107,11 @@ int runAbExec(const AbExecOptions& o, const TrainerOptions& trainer, int repeats
     request.stepRange = o.stepRange;
     request.glueRanges = o.glueRanges;
     request.device = command.count("--device") > 0 ? trainer.device : "auto";
+    if (request.baseline.empty() || request.optimized.empty())
+        throw usageError("the command to run is empty: give --exec \"python3 train.py ...\"");
     request.db = trainer.db;
+    // The database first: the default report is named after it and lives beside it.
+    requireTraceDatabaseTakesRuns(trainer.db);
     requireParentDirectory(reportPath, "write report", "--report");
     requireOutputBesideDatabase(reportPath, trainer.db, "--report");
 
@@ -120,9 +122,7 @@ int runAbExec(const AbExecOptions& o, const TrainerOptions& trainer, int repeats
     ResultsSelection selection;
     selection.pairs.emplace_back(outcome.baseline, outcome.optimized);
     Results results = buildResults(TraceReader(trainer.db), trainer.db, selection);
-    results.reportPath = reportPath;
-    writeFileAtomically(reportPath, renderResultsMarkdown(results));
-    std::cout << (trainer.json ? renderResultsJson(results) : renderComparisonTable(results));
+    writeReportAndShowVerdicts(results, reportPath, trainer.json);
     return 0;
 }
 

@@ -24,8 +24,9 @@ struct AbExecOptions {
     std::vector<std::string> glueRanges;
 
     void addTo(CLI::App& command);
-    // Whether any option of the exec form was given.
-    bool wanted() const;
+    // Whether any option of the exec form was given (even empty: `--exec ""` is refused, not
+    // taken for the trainer's A/B).
+    bool wanted(const CLI::App& command) const;
 };
 
 // Runs the A/B of the two commands and prints its verdicts as `ab` does (and writes its report).

@@ -90,6 +90,14 @@ int check(const CheckOptions& o) {
         writeFileAtomically(o.baseline, renderGateBaseline(baseline));
         std::cout << fmt::format("wrote baseline '{}': {} toggle(s) on preset {}\n", o.baseline,
                                  baseline.toggles.size(), preset);
+        for (const auto& [toggle, expect] : baseline.toggles) {
+            if (!expect.minSpeedup.empty()) continue;
+            std::cout << fmt::format(
+                "note: '{}' has no speedup floor (its A/B has no 95% interval: too few blocks, "
+                "or steps for imported traces; 3 or more give one), so the gate checks only its "
+                "{}\n",
+                toggle, expect.counters.empty() ? "presence and loss" : "counters and loss");
+        }
         return 0;
     }
     const GateBaseline baseline = parseGateBaseline(slurp(o.baseline), o.baseline);
@@ -115,6 +123,15 @@ int check(const CheckOptions& o) {
             o.allowMissing});
     }
     std::cout << renderGateTable(checks);
+    // A/Bs of another preset are another baseline's to gate: named, so none passes unseen.
+    for (const auto& [toggle, pair] : pairs) {
+        if (pair.optimized.preset == baseline.preset) continue;
+        std::cout << fmt::format(
+            "not checked: the A/B '{}' (runs {} vs {}) ran preset '{}', the baseline is for '{}'; "
+            "check it against a baseline for '{}'\n",
+            toggle, pair.baseline.id, pair.optimized.id, pair.optimized.preset, baseline.preset,
+            pair.optimized.preset);
+    }
     if (!o.junit.empty()) writeFileAtomically(o.junit, renderGateJunit(checks));
     // A capture that lost records measured something else than what ran: the gate cannot vouch for
     // it.

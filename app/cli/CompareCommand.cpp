@@ -26,7 +26,7 @@ struct CompareOptions {
 
 int compare(const CompareOptions& o) {
     const std::vector<RunId> ids = parseRunIds(o.runs);
-    if (ids.size() != 2 || ids[0] == ids[1])
+    if (ids.size() != 2)  // two different ones: parseRunIds
         throw usageError("compare needs two different runs: --runs A,B (see glueprof list)");
     const CompareResults compared = runCompare({o.db, ids[0], ids[1], o.step});
     std::cout << (o.json ? jsonText(toJson(compared)) + "\n" : renderCompareText(compared, o.top));

@@ -37,6 +37,12 @@ std::vector<RunId> parseRunIds(const std::string& text) {
         throw usageError(
             fmt::format("bad --runs '{}': give one run id or two, BASELINE,OPTIMIZED", text));
     }
+    if (ids.size() == 2 && ids[0] == ids[1]) {
+        throw usageError(
+            fmt::format("bad --runs '{}': a run compared with itself; give two different runs, "
+                        "BASELINE,OPTIMIZED (an A/A comparison is `glueprof ab --aa`)",
+                        text));
+    }
     return ids;
 }
 

@@ -125,7 +125,7 @@ void writeFileAtomically(const std::string& path, const std::string& contents) {
     writeFileAtomically(path, [&](std::ostream& out) { out << contents; });
 }
 
-void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
+void requireReplaceableOutput(const std::string& path) {
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec)) {
         throw inputError(
@@ -134,6 +134,10 @@ void writeFileAtomically(const std::string& path, const std::function<void(std::
     requireRegularFileOrNone(path, "output file", "choose a file path");
     refuseOutputOntoDatabase(path);
     refuseReplacingADatabase(path);
+}
+
+void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write) {
+    requireReplaceableOutput(path);
     const InterruptionScope interruptible;  // Ctrl-C: the temporary goes, exit 130
     const std::string name = std::filesystem::path(path).filename().string();
     Temporary temporary;

@@ -17,6 +17,9 @@
 namespace glueprof {
 
 void writeFileAtomically(const std::string& path, const std::string& contents);
+// The refusals above, without writing: for a command that writes several files, each checked
+// before the first is written.
+void requireReplaceableOutput(const std::string& path);
 // The same for contents streamed by `write` (large exports).
 void writeFileAtomically(const std::string& path, const std::function<void(std::ostream&)>& write);
 

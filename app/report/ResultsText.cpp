@@ -96,11 +96,17 @@ std::string comparisonBlock(const Comparison& comparison, const Results& results
     const RunAnalysis& o = results.optimizedOf(comparison);
     std::string out =
         fmt::format("\n{} (runs {} vs {})\n", c.toggle, c.baselineRun, c.optimizedRun);
-    const bool device = b.analysis.steps.hasDeviceTimes || o.analysis.steps.hasDeviceTimes;
+    // What the header says is what the step row compared (device figures only where every
+    // measured step of both runs has one); a row timed otherwise says so itself.
+    const MetricComparison* step = c.metric(TimingMetric::kStep);
+    const bool device = step != nullptr && step->deviceTimed;
     out += row(device ? "metric (median, device time)" : "metric (median)", "baseline", "optimized",
                "speedup [95% CI]");
     for (const MetricComparison& m : c.metrics) {
-        out += row(m.name(), number(m.baseline), number(m.optimized), speedupText(m));
+        const char* timedOtherwise =
+            m.deviceTimed == device ? "" : (m.deviceTimed ? " (device)" : " (host)");
+        out += row(std::string(m.name()) + timedOtherwise, number(m.baseline), number(m.optimized),
+                   speedupText(m));
     }
     for (const CounterComparison& k : c.counters) {
         out += row(k.name, count(k.baseline), count(k.optimized),
@@ -283,6 +289,12 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
         "run {} ({}): preset {} on {}, status {}, {} steps ({} measured)\n", run.id, run.label,
         run.preset, run.device, run.displayStatus(), run.stepCount, a.steps.measured.size());
     if (!r.gpuCapture.empty()) out += "GPU capture: " + r.gpuCapture + "\n";
+    if (run.stepCount > 0 && a.steps.measured.empty()) {
+        out += fmt::format(
+            "  no measured step: all {} were warm-up, so the medians below are 0; lower --warmup "
+            "or run more steps\n",
+            run.stepCount);
+    }
     for (TimingMetric m : kTimingMetrics) {
         out += fmt::format("  {:<24} {:>10.3f}", std::string(toString(m)) + " (median)",
                            a.steps.median(m));

@@ -25,9 +25,16 @@ std::string verdictText(Verdict verdict, const MetricComparison& m) {
 }
 
 std::string targetVerdictText(const TargetComparison& target) {
-    return fmt::format("{} {:.3f} -> {:.3f} ms per step, {}: {}", target.description(),
-                       target.stats.baseline, target.stats.optimized, speedupText(target.stats),
-                       verdictText(target.verdict(), target.stats));
+    std::string text =
+        fmt::format("{} {:.3f} -> {:.3f} ms per step, {}: {}", target.description(),
+                    target.stats.baseline, target.stats.optimized, speedupText(target.stats),
+                    verdictText(target.verdict(), target.stats));
+    const bool stepsMeasured =
+        target.stats.baselineSamples > 0 && target.stats.optimizedSamples > 0;
+    if (target.verdict() == Verdict::kNothingMeasured && !target.range.empty() && stepsMeasured)
+        text +=
+            fmt::format("; no range named '{}' ran in either arm: check --target", target.range);
+    return text;
 }
 
 std::string endToEndVerdictText(const AbComparison& c) {
@@ -46,6 +53,10 @@ std::string endToEndVerdictText(const AbComparison& c) {
         text += ": noise or a side effect";
     } else {
         text += verdictText(verdict, *step);
+        if (verdict == Verdict::kNothingMeasured)
+            text +=
+                ": no measured step (each was warm-up, or none ran); run more steps or lower "
+                "--warmup";
     }
     if (c.target) {
         text += fmt::format("; the target was {:.1f}% of the baseline step",

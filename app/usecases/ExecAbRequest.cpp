@@ -10,7 +10,6 @@
 #include "app/usecases/ProfileRequest.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/Interruption.h"
-#include "profiler/core/OutputPath.h"
 #include "profiler/core/RunCopy.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceSchema.h"
@@ -126,7 +125,7 @@ std::vector<std::string> splitCommand(const std::string& command) {
 
 ExecAbOutcome runExecAb(const ExecAbRequest& request, const ExecAbProgress& progress) {
     checkRequest(request);
-    requireParentDirectory(request.db, "create trace database", "--db");
+    requireTraceDatabaseTakesRuns(request.db);  // before the program runs, not after
     const ScratchDatabase scratch(request.db);
     // Ctrl-C or SIGTERM anywhere in the blocks (while a program runs, or between two) ends the A/B
     // after the program in flight: noted here, so the scratch database is removed on the way out.

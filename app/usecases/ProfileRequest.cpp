@@ -14,7 +14,7 @@
 #include "profiler/core/Diagnostics.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/Interruption.h"
-#include "profiler/core/OutputPath.h"
+#include "profiler/core/TraceSchema.h"
 #include "profiler/core/TraceWriter.h"
 #include "profiler/inject/ProfileProtocol.h"
 #include "reference_trainer/AbRunner.h"
@@ -170,7 +170,7 @@ ProfileResult runProfile(const ProfileRequest& request) {
     if (request.device != "auto" && request.device != "cpu" && request.device != "cuda") {
         throw GlueprofError(ExitCode::kUsage, "--device must be auto, cpu or cuda");
     }
-    requireParentDirectory(request.db, "create trace database", "--db");
+    requireTraceDatabaseTakesRuns(request.db);  // before the program runs, not after
     const std::string torchVersion = torchEnvironment().version;
     const ProfiledProgram program = inspectProgram(request.command, torchVersion);
     const fs::path directory = injectDirectory();
@@ -223,7 +223,17 @@ ProfileResult runProfile(const ProfileRequest& request) {
             "the program never imported torch: its run has no ops (is it the right command?)");
         return result;
     }
-    const MergedRanks merged = mergeRankTraces(absolute.db, launch, worldSize, {});
+    MergedRanks merged;
+    try {
+        merged = mergeRankTraces(absolute.db, launch, worldSize, {});
+    } catch (const GlueprofError& e) {
+        // --db changed under the program (checked before it ran): what it recorded stays in its
+        // rank files, each a trace database of its own.
+        throw GlueprofError(
+            e.code(), fmt::format("{}; what the program recorded is kept in '{}0' (a glueprof "
+                                  "trace: open it with --db)",
+                                  e.what(), tracePrefix));
+    }
     for (const std::string& line : unmergedNotices(merged, absolute.db))
         result.notices.push_back(line);
     result.runs = merged.runs;

@@ -266,6 +266,11 @@ std::string damagedDatabaseMessage(const std::string& path, const std::string& w
         path, what);
 }
 
+std::string notWritableMessage(const std::string& path) {
+    return fmt::format(
+        "trace database '{}' is not writable; fix its permissions or pass another --db", path);
+}
+
 // What SQLite said, as the problem and its fix.
 std::string unreadableDatabaseMessage(SqliteDb& db, int rc) {
     const char* said = sqlite3_errmsg(db.handle());
@@ -455,12 +460,7 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::stri
     // Writers of other processes hold the write lock one batch at a time (an import's largest is
     // about a second): a writer waits its turn rather than fail.
     sqlite3_busy_timeout(db->handle(), kWriterBusyTimeoutMs);
-    if (sqlite3_db_readonly(db->handle(), "main") == 1) {
-        throw inputError(
-            fmt::format("trace database '{}' is not writable; fix its permissions or "
-                        "pass another --db",
-                        path));
-    }
+    if (sqlite3_db_readonly(db->handle(), "main") == 1) throw inputError(notWritableMessage(path));
     // Version and tables read in one snapshot: a writer creating the file commits both at once,
     // and two separate reads could see its version still 0 and then its tables (a new file taken
     // for a foreign one).
@@ -502,6 +502,16 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::stri
 }
 
 void createTraceDatabase(const std::string& path) { openTraceForWriting(path); }
+
+void requireTraceDatabaseTakesRuns(const std::string& path) {
+    requireParentDirectory(path, "create trace database", "--db");
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) return;
+    openTraceForReading(path);  // its refusals: not a file, not SQLite, foreign, damaged
+    // SQLite writes the file and, in WAL mode, the -wal and -shm files beside it.
+    if (::access(path.c_str(), W_OK) != 0 || !directoryPermitsWriting(path))
+        throw inputError(notWritableMessage(path));
+}
 
 void removeTraceDatabase(const std::string& path) {
     forgetRemovedDatabase(path);  // before the file goes: its identity is read from it

@@ -63,6 +63,12 @@ std::unique_ptr<SqliteDb> openTraceForReading(const std::string& path);
 // Creates an empty trace database (schema v2) at `path`, where no file is (the GUI's new database).
 void createTraceDatabase(const std::string& path);
 
+// Refuses, before work whose runs would then be lost, a --db that could not take them: a path
+// whose directory is missing or not writable, or an existing file that is not a glueprof trace,
+// is damaged, of another schema version, or not writable. A path where no file is passes
+// (nothing is created).
+void requireTraceDatabaseTakesRuns(const std::string& path);
+
 // Removes the database file at `path` and the -wal and -shm files SQLite keeps beside it; best
 // effort (what is not there, or cannot go, is left).
 void removeTraceDatabase(const std::string& path);

@@ -32,7 +32,9 @@ std::int64_t osThreadId() { return static_cast<std::int64_t>(::syscall(SYS_getti
 }  // namespace
 
 HostTracer::HostTracer(TraceWriter& writer)
-    : m_writer(writer), m_instance(g_nextTracerInstance.fetch_add(1)) {}
+    : m_writer(writer), m_instance(g_nextTracerInstance.fetch_add(1)) {
+    m_storedCounters.fill(true);
+}
 
 void HostTracer::setRun(RunId run) { m_run.store(run, std::memory_order_release); }
 
@@ -79,12 +81,18 @@ void HostTracer::record(Event event) {
 void HostTracer::endStep(const StepRecord& step) {
     if (DeviceCapture* capture = deviceCapture()) capture->flush(step.info.step);
     for (std::size_t i = 0; i < static_cast<std::size_t>(Counter::kCount); ++i) {
+        if (!m_storedCounters[i]) continue;
         auto counter = static_cast<Counter>(i);
         m_writer.recordCounter(CounterRecord{step.run, step.info.step, counterName(counter),
                                              m_counters.value(counter)});
     }
     m_counters.reset();
     m_writer.recordStep(step);
+}
+
+void HostTracer::storeOnlyCounters(std::initializer_list<Counter> counted) {
+    m_storedCounters.fill(false);
+    for (Counter counter : counted) m_storedCounters[static_cast<std::size_t>(counter)] = true;
 }
 
 Tags HostTracer::currentTags() { return t_tags; }

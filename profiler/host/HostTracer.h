@@ -2,8 +2,10 @@
 // HostTracer: the capture session of one process. It routes events of the current run to the
 // TraceWriter, gives every thread its own lane (created on first use), keeps the step/layer/
 // microbatch tags of the innermost range per thread, and the per-step counters.
+#include <array>
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <string>
@@ -54,6 +56,10 @@ class HostTracer {
     // Flushes the device capture (if any), writes the step record and this step's counters, then
     // resets the counters.
     void endStep(const StepRecord& step);
+    // The counters endStep writes (default: every one). A capture that cannot count some (a
+    // profiled program has no trainer to count its reloads) stores none of those rather than
+    // zeros that would read as measured.
+    void storeOnlyCounters(std::initializer_list<Counter> counted);
 
     // A device activity capture (CUPTI) to tell about ops and step ends; nullptr = none.
     void setDeviceCapture(DeviceCapture* capture) {
@@ -91,6 +97,7 @@ class HostTracer {
     std::atomic<RunId> m_run{0};
     std::uint64_t m_instance;  // tells apart tracers that reuse an address
     StepCounters m_counters;
+    std::array<bool, static_cast<std::size_t>(Counter::kCount)> m_storedCounters;
     std::atomic<DeviceCapture*> m_capture{nullptr};
     std::atomic<const StepDetector*> m_stepDetector{nullptr};
     std::mutex m_threadLanesMutex;

@@ -12,6 +12,7 @@
 #include "profiler/core/OutputPath.h"
 #include "profiler/core/TextEncoding.h"
 #include "profiler/core/ToggleCatalog.h"
+#include "profiler/core/TraceSchema.h"
 #include "profiler/core/TraceWriter.h"
 #include "profiler/import/RankGrouping.h"
 #include "profiler/import/TraceImporter.h"
@@ -106,7 +107,7 @@ class AbandonReadsOnError {
 }  // namespace
 
 ImportOutcome runImport(const ImportRequest& request, const ImportProgress& progress) {
-    requireParentDirectory(request.db, "write the trace database", "--db");
+    requireTraceDatabaseTakesRuns(request.db);  // before the traces are read, not after
     // A directory's entries never include the database written here (a second `import DIR --db
     // DIR/out.sqlite` would read its own output as a trace).
     const TraceInputs inputs = expandTraceInputs(request.inputs, request.db);

@@ -88,6 +88,11 @@ InjectedCapture::InjectedCapture(const profile::ProfileSettings& settings)
     HostTracer& tracer = m_session->tracer();
     tracer.setRun(m_run);
     tracer.setStepDetector(&m_steps);
+    // What a program's capture counts: the op observer's counts, and the builds of the packed mask
+    // by their ranges (UserRangeObserver). Which mask builds are a recompute, what an offload
+    // moves and how often it reloads only the reference trainer knows: not stored.
+    tracer.storeOnlyCounters({Counter::kOpsDispatched, Counter::kWouldSyncOps, Counter::kHostReads,
+                              Counter::kRoutingHostReads, Counter::kMaskBuilds});
     m_ranges = std::make_unique<UserRangeObserver>(
         tracer, m_steps, settings.glueRanges, [this](const StepInfo& step) { stepClosed(step); });
 }

@@ -131,6 +131,9 @@ void UserRangeObserver::onEnd(const at::RecordFunction& fn, at::ObserverContext*
         self->m_tracer, [&fn](const OpenRange& range) { return range.handle == fn.handle(); },
         endNs);
     if (!name) return;
+    // The reference trainer's convention for its packed-mask cache, kept by a program that names
+    // its mask build so: mask_builds per step, counted from the ranges.
+    if (*name == names::kMaskBuild) self->m_tracer.counters().add(Counter::kMaskBuilds);
     if (std::optional<StepInfo> step = self->m_steps.rangeEnded(*name, endNs))
         self->m_stepSink(*step);
 }

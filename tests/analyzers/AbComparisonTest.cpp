@@ -273,5 +273,32 @@ TEST(AbComparisonTest, SlowerAndUnchangedVerdicts) {
         Verdict::kNoSignificantChange);
 }
 
+// Every step warm-up (ab --exec --warmup 5 of a 2-step program): nothing measured, which is no
+// verdict at all, not "no significant change"; a target range that never ran in either arm the
+// same, though the steps were measured.
+TEST(AbComparisonTest, AnAbWithoutMeasuredStepsOrATargetThatNeverRanHasNothingMeasured) {
+    const auto allWarmUp = [](RunId id) {
+        TraceModelBuilder b(runWithId(id));
+        b.addLane(LaneKind::kHostThread, "main");
+        for (std::int32_t step = 0; step < 2; ++step)
+            b.addStep(StepInfo{step, step * 10, step * 10 + 5, true, 1, 2.0, 0});
+        return std::move(b).build();
+    };
+    const AbComparison none = compareRuns("t", TimingMetric::kStep, allWarmUp(1), allWarmUp(2));
+    EXPECT_EQ(none.verdict(), Verdict::kNothingMeasured);
+    EXPECT_EQ(none.endToEndVerdict(), Verdict::kNothingMeasured);
+    EXPECT_STREQ(toString(none.verdict()), "no verdict (nothing measured)");
+
+    const auto typo = compareTarget(TargetMetric::kUserRange, runWithMaskBuilds(1, 4.0),
+                                    runWithMaskBuilds(2, 0.5), 10.0, "no_such_range");
+    ASSERT_TRUE(typo.has_value());
+    EXPECT_EQ(typo->stats.baselineSamples, 3u);
+    EXPECT_EQ(typo->verdict(), Verdict::kNothingMeasured);
+    // The range that did run still has its verdict.
+    const auto named = compareTarget(TargetMetric::kUserRange, runWithMaskBuilds(1, 4.0),
+                                     runWithMaskBuilds(2, 0.5), 10.0, "build_packed_mask");
+    EXPECT_EQ(named->verdict(), Verdict::kFaster);
+}
+
 }  // namespace
 }  // namespace glueprof

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "analyzers/RegressionGate.h"
+#include "profiler/core/Error.h"
 
 namespace glueprof {
 namespace {
@@ -24,6 +25,7 @@ AbComparison measured(double low, std::size_t blocks = 3) {
     forward.speedupHigh = 1.4;
     forward.blocks = blocks;
     forward.pairedBlocks = true;
+    forward.baselineSamples = forward.optimizedSamples = 3 * blocks;
     c.metrics.push_back(forward);
     c.counters.push_back(CounterComparison{"mask_builds_per_step", 8.0, 1.0, true, true});
     c.lossEqual = true;
@@ -132,6 +134,23 @@ TEST(RegressionGateTest, ABaselineFromMeasurementsFloorsAtEightTenthsOfTheLowEnd
     EXPECT_EQ(e.counters.at("mask_builds_per_step").optimized, 1.0);
     EXPECT_TRUE(e.lossEqual);
     EXPECT_TRUE(allPassed(evaluateGate(b, {{"packed_cache", c}})));
+}
+
+// An A/B whose steps were all warm-up compared nothing: it cannot set a baseline, and against one
+// it fails, whatever its counters say.
+TEST(RegressionGateTest, AnAbWithoutMeasuredStepsFailsTheGateAndCannotSetABaseline) {
+    AbComparison nothing = measured(1.37);
+    nothing.metrics.front().baselineSamples = 0;  // every step of the baseline was warm-up
+    nothing.metrics.front().optimizedSamples = 0;
+    const std::vector<GateCheck> checks = evaluateGate(expecting(1.0), {{"packed_cache", nothing}});
+    EXPECT_FALSE(named(checks, "measured steps").passed);
+    EXPECT_FALSE(allPassed(checks));
+    EXPECT_THROW(baselineFrom("tiny", "cpu", {{"packed_cache", nothing}}), GlueprofError);
+
+    EXPECT_EQ(
+        named(evaluateGate(expecting(1.0), {{"packed_cache", measured(1.37)}}), "measured steps")
+            .check,
+        "absent");
 }
 
 }  // namespace

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <set>
 #include <string>
@@ -61,6 +63,18 @@ TEST_F(CliTest, ExportWritesANestedChromeTraceAndCsvOfARealRun) {
     EXPECT_GE(rows - 1, sliceCount);  // every event is a row; instants are not slices
     EXPECT_NE(slurp(path("e-steps.csv")).find("glue_math_ms"), std::string::npos);
     EXPECT_EQ(run("export --db " + db + " --format svg --out " + path("x")).exitCode, 1);
+
+    // The CSV export writes two files: when the second may not be written (an SQLite file is
+    // never replaced by an output), neither is, and the first keeps what it held.
+    std::filesystem::copy_file(db, path("y-steps.csv"));
+    {
+        std::ofstream old(path("y.csv"));
+        old << "kept\n";
+    }
+    const Result refused = run("export --db " + db + " --format csv --out " + path("y.csv"));
+    EXPECT_EQ(refused.exitCode, 2) << refused.err;
+    EXPECT_NE(refused.err.find("is an SQLite database"), std::string::npos) << refused.err;
+    EXPECT_EQ(slurp(path("y.csv")), "kept\n");
 }
 
 }  // namespace

@@ -517,6 +517,16 @@ TEST_F(CliTest, AbExecComparesTwoVersionsOfAProgramAsAToggleIsCompared) {
     EXPECT_TRUE(c["loss_recorded"].get<bool>());
     EXPECT_TRUE(c["loss_equal"].get<bool>());
     EXPECT_TRUE(fs::exists(path("ab.md")));
+    // The mask builds counted from the program's build_packed_mask ranges; what only the
+    // reference trainer counts (which builds are a recompute, its reloads) is not stored as 0.
+    std::map<std::string, std::pair<double, double>> counters;
+    for (const nlohmann::json& k : c["counters"])
+        counters[k["name"].get<std::string>()] = {k["baseline"], k["optimized"]};
+    ASSERT_EQ(counters.count("mask_builds_per_step"), 1u) << c["counters"].dump();
+    EXPECT_EQ(counters.at("mask_builds_per_step"), std::make_pair(2.0, 1.0));
+    for (const char* untracked :
+         {"mask_builds_forward_per_step", "reloads_per_step", "offload_bytes_per_step"})
+        EXPECT_EQ(counters.count(untracked), 0u) << untracked;
     // Nothing of the scratch database is left beside the database.
     for (const auto& entry : fs::directory_iterator(m_dir))
         EXPECT_EQ(entry.path().filename().string().find("exec-ab"), std::string::npos);
@@ -538,6 +548,61 @@ TEST_F(CliTest, AbExecComparesTwoVersionsOfAProgramAsAToggleIsCompared) {
             EXPECT_EQ(masks.at(step), arm == 0 ? 2 : 1) << step;
         }
     }
+}
+
+// A --db that could not take the runs (a text file here) is refused before the program runs, by
+// profile and by ab --exec alike: the program does not run, the file is as it was, and nothing
+// is left beside it.
+TEST_F(CliTest, ProfileAndAbExecRefuseADatabaseThatIsNotATraceBeforeTheProgramRuns) {
+    {
+        std::ofstream notes(path("notes.txt"));
+        notes << "my notes\n";
+        std::ofstream script(path("mark.sh"));
+        script << "#!/bin/sh\ntouch " << path("ran") << "\n";
+    }
+    fs::permissions(path("mark.sh"), fs::perms::owner_all);
+    for (const std::string& command :
+         {fmt::format("profile --db {} -- {}", path("notes.txt"), path("mark.sh")),
+          fmt::format("ab --exec {} --optimized-env X=1 --db {}", path("mark.sh"),
+                      path("notes.txt"))}) {
+        const Result r = run(command);
+        EXPECT_EQ(r.exitCode, 2) << command << ": " << r.err;
+        EXPECT_NE(r.err.find("is not an SQLite database"), std::string::npos) << r.err;
+        EXPECT_FALSE(fs::exists(path("ran"))) << command;
+        std::ifstream notes(path("notes.txt"));
+        std::string line;
+        std::getline(notes, line);
+        EXPECT_EQ(line, "my notes");
+        for (const auto& entry : fs::directory_iterator(m_dir)) {
+            const std::string name = entry.path().filename().string();
+            EXPECT_TRUE(name == "notes.txt" || name == "mark.sh" || name == "out.txt" ||
+                        name == "err.txt")
+                << name;
+        }
+    }
+}
+
+// An A/B whose programs measured no step (more warm-up steps than the program runs) has no
+// verdict, and says so; a report that cannot be written still leaves the verdicts on stdout
+// before exit 2.
+TEST_F(CliTest, AbExecWithoutMeasuredStepsHasNoVerdictAndShowsItEvenWhenTheReportFails) {
+    SKIP_WITHOUT_PYTHON();
+    const std::string ab = fmt::format(
+        "ab --exec \"{} {} --steps 2 --layers 1 --seq-len 32 --d-model 32\" "
+        "--optimized-args=--packed-cache --warmup 5 --repeats 1 --db {}",
+        kPython, kExample, path("ab.sqlite"));
+    const Result r = run(ab + " --report " + path("ab.md"));
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("no verdict (nothing measured)"), std::string::npos) << r.out;
+    EXPECT_EQ(r.out.find("no significant change"), std::string::npos) << r.out;
+
+    // The report path is an SQLite file (another database): refused at the end, once the A/B is
+    // stored, so the table is shown first.
+    fs::copy_file(path("ab.sqlite"), path("other.sqlite"));
+    const Result refused = run(ab + " --report " + path("other.sqlite"));
+    EXPECT_EQ(refused.exitCode, 2) << refused.err;
+    EXPECT_NE(refused.err.find("is an SQLite database"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.out.find("no verdict (nothing measured)"), std::string::npos) << refused.out;
 }
 
 // A reference-trainer option given to ab --exec is refused by name (usage, exit 1) before anything
