@@ -89,6 +89,8 @@ MetricComparison compareSamples(const std::vector<Sample>& base, const std::vect
     m.speedup = m.optimized > 0.0 ? m.baseline / m.optimized : 0.0;
     m.baselineSamples = b.size();
     m.optimizedSamples = o.size();
+    m.anyNonZero = std::any_of(b.begin(), b.end(), [](double v) { return v != 0.0; }) ||
+                   std::any_of(o.begin(), o.end(), [](double v) { return v != 0.0; });
     // Interleaved A/B arms: the blocks both ran, paired. Runs without blocks (imported traces):
     // their steps, resampled independently.
     std::map<std::int32_t, std::pair<std::vector<double>, std::vector<double>>> byBlock;
@@ -145,8 +147,7 @@ Verdict verdictOf(const MetricComparison* m) {
     if (m == nullptr || m->baselineSamples == 0 || m->optimizedSamples == 0)
         return Verdict::kNothingMeasured;
     // Zero in every step of both arms (a target range that never ran): nothing to compare.
-    if (m->baseline == 0.0 && m->optimized == 0.0 && m->blocks == 0)
-        return Verdict::kNothingMeasured;
+    if (!m->anyNonZero) return Verdict::kNothingMeasured;
     if (!m->hasInterval()) return Verdict::kTooFewBlocks;
     if (m->speedupLow > 1.0) return Verdict::kFaster;
     if (m->speedupHigh < 1.0) return Verdict::kSlower;

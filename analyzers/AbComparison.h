@@ -30,6 +30,7 @@ struct MetricComparison {
     double minimumDetectable = 0.0;
     std::size_t baselineSamples = 0;  // measured steps behind each median
     std::size_t optimizedSamples = 0;
+    bool anyNonZero = false;  // some measured step of either arm is not 0 (a target range ran)
     // The independent units behind the interval: the A/B's blocks with a positive median in both
     // arms (a t interval on their log ratios), or, for runs not recorded in blocks (imported
     // traces), the fewer arm's steps (bootstrap of steps). Below kMinBlocksForVerdict there is no
@@ -101,8 +102,10 @@ struct AbComparison {
     const MetricComparison* metric(TimingMetric which) const;
     // By its name: a timing metric's toString, or the target metric's.
     const MetricComparison* metric(std::string_view name) const;
-    // kFaster when the whole 95% interval of the primary metric's speedup is above 1, kSlower when
-    // it is below 1, kTooFewBlocks without an interval, otherwise no significant change.
+    // kNothingMeasured when an arm has no measured step (or the metric is 0 in every step of
+    // both), kFaster when the whole 95% interval of the primary metric's speedup is above 1,
+    // kSlower when it is below 1, kTooFewBlocks without an interval, otherwise no significant
+    // change.
     Verdict verdict() const;
     // The two verdicts an A/B reports (docs/metrics.md): on the toggle's target, and end to end
     // on step time (kBeyondTarget when the step's whole interval lies outside targetExplains()).

@@ -43,7 +43,12 @@ std::vector<GateCheck> evaluateGate(const GateBaseline& baseline,
             GateCheck check{toggle, "counter " + name,
                             countText(want.baseline) + " -> " + countText(want.optimized),
                             "missing", false};
-            if (got != nullptr) {
+            if (got == nullptr && want.baseline == 0.0 && want.optimized == 0.0) {
+                // Not stored by this capture (a profiled program's runs have no trainer to count
+                // reloads; baselines written before stored them as 0 -> 0): nothing contradicts.
+                check.measured = "not counted";
+                check.passed = true;
+            } else if (got != nullptr) {
                 check.measured = countText(got->baseline) + " -> " + countText(got->optimized);
                 check.passed = got->baselineConstant && got->optimizedConstant &&
                                got->baseline == want.baseline && got->optimized == want.optimized;

@@ -34,7 +34,7 @@ def ab(glueprof, work, name, args):
 
 
 def significant(verdict):
-    return verdict not in ("no significant change", "no verdict (fewer than 3 blocks)")
+    return verdict in ("faster", "slower") or verdict.startswith("beyond what the target explains")
 
 
 def main():

@@ -76,7 +76,7 @@ int runAbExec(const AbExecOptions& o, const TrainerOptions& trainer, int repeats
             name));
     }
     ExecAbRequest request;
-    if (!o.exec.empty()) {
+    if (command.count("--exec") > 0) {
         if (!o.baseline.empty() || !o.optimized.empty()) {
             throw usageError("give --exec CMD, or --baseline CMD and --optimized CMD, not both");
         }
@@ -107,10 +107,9 @@ int runAbExec(const AbExecOptions& o, const TrainerOptions& trainer, int repeats
     request.stepRange = o.stepRange;
     request.glueRanges = o.glueRanges;
     request.device = command.count("--device") > 0 ? trainer.device : "auto";
-    if (request.baseline.empty() || request.optimized.empty())
-        throw usageError("the command to run is empty: give --exec \"python3 train.py ...\"");
     request.db = trainer.db;
-    // The database first: the default report is named after it and lives beside it.
+    checkExecAbRequest(request);  // usage first (exit 1), then the files (exit 2)
+    // The database before the report: the default report is named after it and lives beside it.
     requireTraceDatabaseTakesRuns(trainer.db);
     requireParentDirectory(reportPath, "write report", "--report");
     requireOutputBesideDatabase(reportPath, trainer.db, "--report");

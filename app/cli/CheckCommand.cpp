@@ -71,6 +71,19 @@ std::map<std::string, AbComparison> compareAll(const TraceReader& reader,
     return comparisons;
 }
 
+// A/Bs of another preset than the baseline's are another baseline's to gate: named, so none
+// passes unseen.
+void printNotChecked(const std::map<std::string, AbPair>& pairs, const std::string& preset) {
+    for (const auto& [toggle, pair] : pairs) {
+        if (pair.optimized.preset == preset) continue;
+        std::cout << fmt::format(
+            "not checked: the A/B '{}' (runs {} vs {}) ran preset '{}', the baseline is for '{}'; "
+            "check it against a baseline for '{}'\n",
+            toggle, pair.baseline.id, pair.optimized.id, pair.optimized.preset, preset,
+            pair.optimized.preset);
+    }
+}
+
 int check(const CheckOptions& o) {
     // The outputs are checked before any work: never the database itself.
     if (!o.junit.empty()) requireOutputBesideDatabase(o.junit, o.db, "--junit");
@@ -92,12 +105,15 @@ int check(const CheckOptions& o) {
                                  baseline.toggles.size(), preset);
         for (const auto& [toggle, expect] : baseline.toggles) {
             if (!expect.minSpeedup.empty()) continue;
+            std::string checked = "that its A/B exists";
+            if (!expect.counters.empty()) checked += ", its counters";
+            if (expect.lossEqual) checked += ", its losses";
             std::cout << fmt::format(
                 "note: '{}' has no speedup floor (its A/B has no 95% interval: too few blocks, "
-                "or steps for imported traces; 3 or more give one), so the gate checks only its "
-                "{}\n",
-                toggle, expect.counters.empty() ? "presence and loss" : "counters and loss");
+                "or steps for imported traces; 3 or more give one), so the gate checks only {}\n",
+                toggle, checked);
         }
+        printNotChecked(pairs, preset);
         return 0;
     }
     const GateBaseline baseline = parseGateBaseline(slurp(o.baseline), o.baseline);
@@ -123,15 +139,7 @@ int check(const CheckOptions& o) {
             o.allowMissing});
     }
     std::cout << renderGateTable(checks);
-    // A/Bs of another preset are another baseline's to gate: named, so none passes unseen.
-    for (const auto& [toggle, pair] : pairs) {
-        if (pair.optimized.preset == baseline.preset) continue;
-        std::cout << fmt::format(
-            "not checked: the A/B '{}' (runs {} vs {}) ran preset '{}', the baseline is for '{}'; "
-            "check it against a baseline for '{}'\n",
-            toggle, pair.baseline.id, pair.optimized.id, pair.optimized.preset, baseline.preset,
-            pair.optimized.preset);
-    }
+    printNotChecked(pairs, baseline.preset);
     if (!o.junit.empty()) writeFileAtomically(o.junit, renderGateJunit(checks));
     // A capture that lost records measured something else than what ran: the gate cannot vouch for
     // it.

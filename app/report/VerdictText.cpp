@@ -31,9 +31,12 @@ std::string targetVerdictText(const TargetComparison& target) {
                     verdictText(target.verdict(), target.stats));
     const bool stepsMeasured =
         target.stats.baselineSamples > 0 && target.stats.optimizedSamples > 0;
-    if (target.verdict() == Verdict::kNothingMeasured && !target.range.empty() && stepsMeasured)
-        text +=
-            fmt::format("; no range named '{}' ran in either arm: check --target", target.range);
+    if (target.verdict() == Verdict::kNothingMeasured && stepsMeasured) {
+        text += target.range.empty()
+                    ? std::string("; it ran in neither arm")
+                    : fmt::format("; no range named '{}' ran in either arm: check --target",
+                                  target.range);
+    }
     return text;
 }
 
@@ -53,10 +56,11 @@ std::string endToEndVerdictText(const AbComparison& c) {
         text += ": noise or a side effect";
     } else {
         text += verdictText(verdict, *step);
-        if (verdict == Verdict::kNothingMeasured)
-            text +=
-                ": no measured step (each was warm-up, or none ran); run more steps or lower "
-                "--warmup";
+        if (verdict == Verdict::kNothingMeasured) {
+            return text +
+                   ": no measured step (each was warm-up, or none ran); record more steps, "
+                   "or fewer warm-up ones";
+        }
     }
     if (c.target) {
         text += fmt::format("; the target was {:.1f}% of the baseline step",

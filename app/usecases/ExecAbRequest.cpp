@@ -21,7 +21,9 @@ namespace {
 
 constexpr const char* kArms[] = {"baseline", "optimized"};
 
-void checkRequest(const ExecAbRequest& r) {
+}  // namespace
+
+void checkExecAbRequest(const ExecAbRequest& r) {
     if (r.baseline.empty() || r.optimized.empty()) {
         throw usageError(
             "ab --exec needs a command for each arm: --exec CMD with "
@@ -41,6 +43,8 @@ void checkRequest(const ExecAbRequest& r) {
     }
     if (r.name.empty()) throw usageError("--name must not be empty");
 }
+
+namespace {
 
 // The scratch database each process's run goes to first, beside the database; removed whatever
 // happens (the A/B is stored only whole).
@@ -124,7 +128,7 @@ std::vector<std::string> splitCommand(const std::string& command) {
 }
 
 ExecAbOutcome runExecAb(const ExecAbRequest& request, const ExecAbProgress& progress) {
-    checkRequest(request);
+    checkExecAbRequest(request);
     requireTraceDatabaseTakesRuns(request.db);  // before the program runs, not after
     const ScratchDatabase scratch(request.db);
     // Ctrl-C or SIGTERM anywhere in the blocks (while a program runs, or between two) ends the A/B

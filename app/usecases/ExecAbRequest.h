@@ -40,6 +40,10 @@ using ExecAbProgress = std::function<void(int block, const std::string& arm, con
 
 // Usage errors: no command, a bad NAME=VALUE, --repeats below 1. Input errors: a program that
 // fails (the block and arm named, with its exit code; nothing is stored), those of runProfile.
+// Refuses (usage error) a request that is incomplete or malformed: what runExecAb checks first,
+// for a caller with more to check before it runs anything.
+void checkExecAbRequest(const ExecAbRequest& request);
+
 ExecAbOutcome runExecAb(const ExecAbRequest& request, const ExecAbProgress& progress = {});
 
 // A command given as one string, split as a shell splits words (quotes and backslashes; no

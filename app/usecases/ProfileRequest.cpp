@@ -227,12 +227,19 @@ ProfileResult runProfile(const ProfileRequest& request) {
     try {
         merged = mergeRankTraces(absolute.db, launch, worldSize, {});
     } catch (const GlueprofError& e) {
-        // --db changed under the program (checked before it ran): what it recorded stays in its
-        // rank files, each a trace database of its own.
-        throw GlueprofError(
-            e.code(), fmt::format("{}; what the program recorded is kept in '{}0' (a glueprof "
-                                  "trace: open it with --db)",
-                                  e.what(), tracePrefix));
+        // --db changed under the program (checked before it ran): what was not merged stays in
+        // its rank files, each a trace database of its own.
+        std::string kept;
+        for (int rank = 0; rank < worldSize; ++rank) {
+            for (const std::string& file : {tracePrefix + std::to_string(rank),
+                                            tracePrefix + std::to_string(rank) + ".unmerged"}) {
+                if (fs::exists(file, ec)) kept += (kept.empty() ? "'" : ", '") + file + "'";
+            }
+        }
+        if (kept.empty()) throw;
+        throw GlueprofError(e.code(), fmt::format("{}; what the program recorded is kept in {} "
+                                                  "(glueprof traces: open them with --db)",
+                                                  e.what(), kept));
     }
     for (const std::string& line : unmergedNotices(merged, absolute.db))
         result.notices.push_back(line);

@@ -507,10 +507,25 @@ void requireTraceDatabaseTakesRuns(const std::string& path) {
     requireParentDirectory(path, "create trace database", "--db");
     std::error_code ec;
     if (!std::filesystem::exists(path, ec)) return;
-    openTraceForReading(path);  // its refusals: not a file, not SQLite, foreign, damaged
+    requireRegularFileOrNone(path, "trace database", "pass a file path with --db");
     // SQLite writes the file and, in WAL mode, the -wal and -shm files beside it.
     if (::access(path.c_str(), W_OK) != 0 || !directoryPermitsWriting(path))
         throw inputError(notWritableMessage(path));
+    // An empty file, or one another writer is creating right now (version 0 and no tables yet, read
+    // in one snapshot), is one the first write makes a trace, as openTraceForWriting takes it.
+    if (std::filesystem::file_size(path, ec) == 0) return;
+    {
+        SqliteDb db(path, OpenMode::kReadWrite);  // queries only
+        sqlite3_busy_timeout(db.handle(), kWriterBusyTimeoutMs);
+        db.exec("BEGIN");
+        const int version = readUserVersion(db);  // not SQLite, damaged header: refused here
+        const bool empty = db.queryInt("SELECT count(*) FROM sqlite_master") == 0;
+        db.exec("COMMIT");
+        if (version == 0 && empty) return;
+    }
+    // Foreign, newer or damaged (its tables checked as a writer checks them): refused now.
+    const std::unique_ptr<SqliteDb> db = openTraceForReading(path);
+    refuseDamaged(*db, path);
 }
 
 void removeTraceDatabase(const std::string& path) {

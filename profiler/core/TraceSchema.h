@@ -65,8 +65,8 @@ void createTraceDatabase(const std::string& path);
 
 // Refuses, before work whose runs would then be lost, a --db that could not take them: a path
 // whose directory is missing or not writable, or an existing file that is not a glueprof trace,
-// is damaged, of another schema version, or not writable. A path where no file is passes
-// (nothing is created).
+// is damaged, of another schema version, or not writable. A path where no file is, an empty
+// file, or one another writer is creating at this moment passes (nothing is created).
 void requireTraceDatabaseTakesRuns(const std::string& path);
 
 // Removes the database file at `path` and the -wal and -shm files SQLite keeps beside it; best

@@ -223,6 +223,7 @@ AbComparison withTarget(double low, double high, double share, double targetLow,
     step.blocks = 3;
     step.pairedBlocks = true;
     step.baselineSamples = step.optimizedSamples = 3;
+    step.anyNonZero = true;
     c.metrics.push_back(step);
     TargetComparison target;
     target.metric = TargetMetric::kMaskBuild;
@@ -233,6 +234,7 @@ AbComparison withTarget(double low, double high, double share, double targetLow,
     target.stats.blocks = 3;
     target.stats.pairedBlocks = true;
     target.stats.baselineSamples = target.stats.optimizedSamples = 3;
+    target.stats.anyNonZero = true;
     target.baselineStepMs = 10.0;
     c.target = target;
     return c;

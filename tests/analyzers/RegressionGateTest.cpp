@@ -136,6 +136,22 @@ TEST(RegressionGateTest, ABaselineFromMeasurementsFloorsAtEightTenthsOfTheLowEnd
     EXPECT_TRUE(allPassed(evaluateGate(b, {{"packed_cache", c}})));
 }
 
+// A counter the runs do not store (a profiled program's: no reloads to count) passes an
+// expectation of 0 -> 0, as baselines written before stored it; any other expectation fails.
+TEST(RegressionGateTest, ACounterNotStoredPassesOnlyAnExpectationOfZero) {
+    GateBaseline zero = expecting(1.0);
+    zero.toggles["packed_cache"].counters["reloads_per_step"] = CounterExpectation{0.0, 0.0};
+    const GateCheck notCounted =
+        named(evaluateGate(zero, {{"packed_cache", measured(1.1)}}), "counter reloads_per_step");
+    EXPECT_TRUE(notCounted.passed);
+    EXPECT_EQ(notCounted.measured, "not counted");
+    GateBaseline some = expecting(1.0);
+    some.toggles["packed_cache"].counters["reloads_per_step"] = CounterExpectation{3.0, 3.0};
+    EXPECT_FALSE(
+        named(evaluateGate(some, {{"packed_cache", measured(1.1)}}), "counter reloads_per_step")
+            .passed);
+}
+
 // An A/B whose steps were all warm-up compared nothing: it cannot set a baseline, and against one
 // it fails, whatever its counters say.
 TEST(RegressionGateTest, AnAbWithoutMeasuredStepsFailsTheGateAndCannotSetABaseline) {

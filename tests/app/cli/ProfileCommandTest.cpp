@@ -352,6 +352,12 @@ TEST_F(CliTest, ProfileRefusesAMissingCommandAndAnotherTorchBeforeRunning) {
 
     const Result empty = run("profile --db " + path("x.sqlite"));
     EXPECT_EQ(empty.exitCode, 1) << empty.err;
+
+    // An option profile does not have is named as such, not with the words after "--".
+    const Result bogus = run("profile --bogus --db " + path("x.sqlite") + " -- true --flag");
+    EXPECT_EQ(bogus.exitCode, 1) << bogus.err;
+    EXPECT_NE(bogus.err.find("profile has no option '--bogus'"), std::string::npos) << bogus.err;
+    EXPECT_FALSE(fs::exists(path("x.sqlite")));
 }
 
 TEST_F(CliTest, ProfileRecordsACppLibtorchProgramThroughThePreloadedCapture) {
@@ -580,6 +586,13 @@ TEST_F(CliTest, ProfileAndAbExecRefuseADatabaseThatIsNotATraceBeforeTheProgramRu
                 << name;
         }
     }
+    // An empty file is no refusal: the first write makes it a trace (`touch runs.sqlite`).
+    { std::ofstream empty(path("empty.sqlite")); }
+    const Result fromEmpty =
+        run(fmt::format("profile --db {} -- {}", path("empty.sqlite"), path("mark.sh")));
+    EXPECT_EQ(fromEmpty.exitCode, 0) << fromEmpty.err;
+    EXPECT_TRUE(fs::exists(path("ran")));
+    EXPECT_EQ(TraceReader(path("empty.sqlite")).listRuns().size(), 1u);
 }
 
 // An A/B whose programs measured no step (more warm-up steps than the program runs) has no
@@ -618,6 +631,10 @@ TEST_F(CliTest, AbExecRefusesEveryReferenceTrainerOptionByName) {
         EXPECT_NE(r.err.find(name + " sets up the reference trainer"), std::string::npos) << r.err;
         EXPECT_FALSE(fs::exists(path("x.sqlite")));
     }
+    // An empty --exec is refused as a usage error, not taken for the trainer's A/B.
+    const Result empty = run("ab --exec \"\" --optimized-env X=1 --db " + path("x.sqlite"));
+    EXPECT_EQ(empty.exitCode, 1) << empty.err;
+    EXPECT_NE(empty.err.find("needs a command for each arm"), std::string::npos) << empty.err;
 }
 
 }  // namespace
