@@ -249,21 +249,22 @@ void repeatedWouldSyncs(const AdvisorInput& in, std::vector<Finding>& findings) 
         f.rule = advisor_rules::kRepeatedWouldSyncs;
         const double msPerStep = static_cast<double>(g.ns) / kNsPerMs / steps;
         f.savingMsPerStep = msPerStep * (1.0 - 1.0 / perStep);
-        f.evidence = fmt::format(
-            "{} is issued {:g} times per step {}, {:.3f} ms per step: each reads a value back to "
-            "the host, which on a GPU waits for the device",
-            op, perStep, range.empty() ? "outside any range" : "inside " + range, msPerStep);
         if (range.rfind("Optimizer.step#", 0) == 0) {
-            // torch's for-loop optimizers (the CPU default) read each parameter's step count
-            // with .item() (_get_value); the foreach and fused implementations do not.
-            f.evidence += fmt::format(
-                "; {} runs its per-parameter loop: construct it with foreach=True (or "
-                "fused=True) to step every parameter in a few ops, without a read each",
-                range.substr(range.find('#') + 1));
+            // torch's optimizers keep each parameter's step count in a CPU tensor unless they are
+            // fused or capturable, and the for-loop and foreach implementations both read it with
+            // .item() (_get_value) per parameter: host time, but no wait for a GPU.
+            f.evidence = fmt::format(
+                "{} is issued {:g} times per step inside {}, {:.3f} ms per step: {} reads each "
+                "parameter's step count (a CPU tensor: no wait for the device, but host time "
+                "each); construct it with fused=True to step every parameter in one kernel "
+                "without those reads",
+                op, perStep, range, msPerStep, range.substr(range.find('#') + 1));
         } else {
-            f.evidence +=
-                "; read the values once per step (one .tolist() or one copy of a stacked tensor), "
-                "or keep them on the device";
+            f.evidence = fmt::format(
+                "{} is issued {:g} times per step {}, {:.3f} ms per step: each reads a value back "
+                "to the host, which on a GPU waits for the device; read the values once per step "
+                "(one .tolist() or one copy of a stacked tensor), or keep them on the device",
+                op, perStep, range.empty() ? "outside any range" : "inside " + range, msPerStep);
         }
         findings.push_back(f);
     }
@@ -361,6 +362,20 @@ std::vector<Finding> advise(const AdvisorInput& in) {
     perLayerGlue(in, findings);
     blockingAllReduces(in, findings);
     adviseOnDeviceWork(in, findings);
+    // A profiled program or an imported trace has no toggles: its fix is a change to the program,
+    // and the trainer's toggle is only the example of it.
+    const RunSummary& run = in.trace->run();
+    if (run.identity.kind == RunKind::kImported || run.preset == "profile") {
+        for (Finding& f : findings) {
+            f.inUserProgram = true;
+            const ToggleInfo* toggle = f.toggle.empty() ? nullptr : findToggleInfo(f.toggle);
+            if (toggle != nullptr) {
+                f.evidence += fmt::format(
+                    "; the change glueprof's reference trainer makes as its `{}` toggle: {}",
+                    toggle->name, toggle->description);
+            }
+        }
+    }
     std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
         return a.savingMsPerStep > b.savingMsPerStep;
     });

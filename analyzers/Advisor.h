@@ -81,6 +81,9 @@ struct Finding {
     std::string toggle;    // the toggle that addresses it; "" when none exists
     std::string evidence;  // one sentence with the numbers
     double savingMsPerStep = 0.0;
+    // The run is the user's program (profiled or imported), not the reference trainer: the fix is
+    // a change to that program, and a toggle only names the trainer's version of it.
+    bool inUserProgram = false;
 };
 
 struct AdvisorInput {

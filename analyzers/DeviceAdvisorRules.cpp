@@ -311,13 +311,26 @@ void allocatorChurn(const AdvisorInput&, const DeviceView& v, std::vector<Findin
 void dataLoaderStall(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
     if (v.kernels.empty() || v.measured.empty() || !v.hasOps) return;
     std::map<std::int32_t, TimestampNs> firstWork;  // step -> first start of its device work
+    IntervalSet untagged;  // device work in no step: its launch is not in the trace
     for (std::size_t i = 0; i < v.trace.lanes().size(); ++i) {
         if (!isDeviceWorkLane(v.trace.lanes()[i])) continue;
         for (const Event& e : v.trace.eventsOnLane(i)) {
-            if (!isDeviceWork(e) || e.step == kNoTag) continue;
+            if (!isDeviceWork(e)) continue;
+            if (e.step == kNoTag) {
+                untagged.push_back(Interval{e.startNs, e.endNs});
+                continue;
+            }
             auto [it, added] = firstWork.try_emplace(e.step, e.startNs);
             if (!added) it->second = std::min(it->second, e.startNs);
         }
+    }
+    // Device work inside a measured step whose launch the trace lacks: the host's side of that
+    // step is cut (a trimmed or sampled trace), so "the host runs no torch op" cannot be told.
+    untagged = unionOf(untagged);
+    for (const StepInfo& s : v.trace.steps()) {
+        if (v.measured.count(s.step) != 0 &&
+            totalLength(intersectionOf(untagged, IntervalSet{Interval{s.startNs, s.endNs}})) > 0)
+            return;
     }
     std::vector<double> stallMs;
     TimestampNs stalled = 0;
@@ -442,8 +455,9 @@ void warmupInProfile(const AdvisorInput&, const DeviceView& v, std::vector<Findi
               [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
     std::string listed;
     for (std::size_t c = 0; c < std::min<std::size_t>(calls.size(), 3); ++c)
-        listed += fmt::format("{}{} {} x {:.3f} ms", listed.empty() ? "" : ", ", calls[c].first,
-                              calls[c].second.first, ms(calls[c].second.second));
+        listed += fmt::format("{}{} ({} call{}, {:.3f} ms in all)", listed.empty() ? "" : ", ",
+                              calls[c].first, calls[c].second.first,
+                              calls[c].second.first == 1 ? "" : "s", ms(calls[c].second.second));
     const Event* longestLaunch = nullptr;
     for (const Event* e : slow) {
         if (callOf.at(e->name) == Call::kLaunch &&

@@ -12,6 +12,15 @@
 
 namespace glueprof {
 
+const char* partsMeaning(const GlueOverheadResult& result) {
+    return result.fromKernels
+               ? "parts of the device's time: math is GEMM and attention kernels, glue the other "
+                 "kernels, idle no device work at all"
+               : "parts of the host's time: math is every torch op outside a glue range, glue the "
+                 "ops inside one (build_packed_mask, moe_routing, --glue NAME), idle time in no "
+                 "torch op (Python code, the interpreter, waiting for input)";
+}
+
 const char* toString(GluePart part) {
     switch (part) {
         case GluePart::kMath:

@@ -63,6 +63,11 @@ struct GlueOverheadResult {
 
 GlueOverheadResult analyzeGlueOverhead(const TraceModel& trace);
 
+// What the parts mean for this result, in one line for every face that shows them: on the device
+// timeline (a GPU trace) or on the host's (a CPU run, where "glue" is only what named glue ranges
+// hold and "idle" is host time in no torch op).
+const char* partsMeaning(const GlueOverheadResult& result);
+
 // GEMM and attention kernels by name (cutlass, gemm, sgemm, matmul, flash, fmha, attention, sdpa).
 bool isMathKernelName(const std::string& name);
 // Collective kernels by name, case-insensitive: communication, not math. NCCL's and RCCL's

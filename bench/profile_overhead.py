@@ -15,7 +15,11 @@ tensors, best of 7 repeats per run, median over the rounds): what each tracer ad
 ns. On a shared 2-core machine the step medians drift by 10-30% from run to run; the per-op figure
 is the steady one, and a step's overhead is about ops per step x the added ns.
 
-Usage: bench/profile_overhead.py GLUEPROF OUT [--rounds N] [--python PY]
+`--threads N` runs each program with N intra-op threads (OMP_NUM_THREADS, torch's default is one
+per core): with 1 on two cores, glueprof's writer thread has a core of its own, as it has on a GPU
+machine's many cores, and a step pays only what the program's own thread does.
+
+Usage: bench/profile_overhead.py GLUEPROF OUT [--rounds N] [--python PY] [--threads N]
 """
 import argparse
 import json
@@ -36,27 +40,37 @@ PROGRAMS = {
 MODES = ["none", "glueprof", "torch.profiler"]
 
 
-def run_once(glueprof, python, program, mode, out_dir, index):
+def program_environment(threads):
+    """This environment, with THREADS intra-op threads when given (0: torch's default)."""
+    environment = dict(os.environ)
+    if threads > 0:
+        environment["OMP_NUM_THREADS"] = str(threads)
+        environment["MKL_NUM_THREADS"] = str(threads)
+    return environment
+
+
+def run_once(glueprof, python, program, mode, out_dir, index, threads):
     times_file = os.path.join(out_dir, f"{program}-{mode}-{index}.txt")
     command = [python] + PROGRAMS[program] + ["--step-times", times_file]
     if mode == "glueprof":
         command = [glueprof, "profile", "--db", os.path.join(out_dir, "overhead.sqlite"), "--"] + command
     elif mode == "torch.profiler":
         command = command + ["--torch-profiler"]
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, env=program_environment(threads))
     with open(times_file) as f:
         times = [float(line) for line in f if line.strip()]
     return times[1:]
 
 
-def op_loop_once(glueprof, python, mode, out_dir, index):
+def op_loop_once(glueprof, python, mode, out_dir, index, threads):
     figure_file = os.path.join(out_dir, f"op_loop-{mode}-{index}.txt")
     command = [python, os.path.join(HERE, "op_loop.py"), "--out", figure_file]
     if mode == "glueprof":
         command = [glueprof, "profile", "--db", os.path.join(out_dir, "overhead.sqlite"), "--"] + command
     elif mode == "torch.profiler":
         command = command + ["--torch-profiler"]
-    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   env=program_environment(threads))
     with open(figure_file) as f:
         return float(f.read())
 
@@ -67,6 +81,7 @@ def main():
     parser.add_argument("out")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--threads", type=int, default=0)
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     steps = {(p, m): [] for p in PROGRAMS for m in MODES}
@@ -75,12 +90,14 @@ def main():
         for program in PROGRAMS:
             for mode in order:
                 steps[(program, mode)] += run_once(args.glueprof, args.python, program, mode,
-                                                   args.out, index)
+                                                   args.out, index, args.threads)
     per_op = {mode: [] for mode in MODES}
     for index in range(args.rounds):
         for mode in (MODES if index % 2 == 0 else list(reversed(MODES))):
-            per_op[mode].append(op_loop_once(args.glueprof, args.python, mode, args.out, index))
-    result = {}
+            per_op[mode].append(
+                op_loop_once(args.glueprof, args.python, mode, args.out, index, args.threads))
+    result = {"threads": args.threads or "torch's default"}
+    print(f"intra-op threads: {result['threads']}")
     print(f"{'program':<20} {'mode':<15} {'median step ms':>15} {'overhead':>9}  (steps)")
     for program in PROGRAMS:
         base = statistics.median(steps[(program, "none")])

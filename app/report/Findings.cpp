@@ -6,11 +6,10 @@
 
 namespace glueprof {
 
-namespace {
 std::string toggleText(const Finding& f) {
+    if (f.inUserProgram) return "a change to the program";
     return f.toggle.empty() ? "no toggle yet" : "try `" + f.toggle + "`";
 }
-}  // namespace
 
 std::string renderFindingsText(const std::vector<Finding>& findings) {
     if (findings.empty()) return "  no glue pattern found that a toggle addresses\n";
@@ -38,6 +37,7 @@ nlohmann::json findingsJson(const std::vector<Finding>& findings) {
     for (const Finding& f : findings) {
         j.push_back({{"rule", f.rule},
                      {"toggle", f.toggle},
+                     {"in_user_program", f.inUserProgram},
                      {"saving_ms_per_step", f.savingMsPerStep},
                      {"evidence", f.evidence}});
     }

@@ -10,6 +10,9 @@
 
 namespace glueprof {
 
+// What addresses the finding: "try `TOGGLE`", "no toggle yet", or, in a user's program, "a change
+// to the program".
+std::string toggleText(const Finding& f);
 std::string renderFindingsText(const std::vector<Finding>& findings);      // indented lines
 std::string renderFindingsMarkdown(const std::vector<Finding>& findings);  // a list
 nlohmann::json findingsJson(const std::vector<Finding>& findings);

@@ -177,7 +177,9 @@ std::string shortCellName(const std::string& name) { return shortenedText(name, 
 std::string hostSyncs(const RunAnalysis& r) {
     const SyncPointsResult& s = r.analysis.syncPoints;
     std::string html;
-    if (s.hostSyncsCaptured) {
+    if (s.hostSyncsCaptured && s.hostSyncs.empty()) {
+        html += "<h3>Host syncs on the GPU</h3>\n<p>None in the measured steps.</p>\n";
+    } else if (s.hostSyncsCaptured) {
         html += fmt::format(
             "<h3>Host syncs on the GPU</h3>\n<p>{:g} per step, blocking {:.3f} ms per step.</p>\n"
             "<table><tr><th>step</th><th>op</th><th>awaited device work</th><th>ms</th></tr>\n",
@@ -322,7 +324,21 @@ std::string htmlComparisonSection(const AbComparison& c) {
         c.target ? "<p><b>Target:</b> " + escapeMarkup(targetVerdictText(*c.target)) + ".</p>\n"
                  : std::string(),
         escapeMarkup(endToEndVerdictText(c)));
-    return html + phaseBars(c);
+    html += phaseBars(c);
+    // The counters: what the change did, counted (the same rows as the text and Markdown).
+    if (!c.counters.empty()) {
+        html +=
+            "<h3>Counters per measured step (medians)</h3>\n<table><tr><th>counter</th>"
+            "<th>baseline</th><th>optimized</th><th></th></tr>\n";
+        for (const CounterComparison& k : c.counters) {
+            html +=
+                fmt::format("<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td></tr>\n",
+                            escapeMarkup(k.name), countText(k.baseline), countText(k.optimized),
+                            k.baselineConstant && k.optimizedConstant ? "" : "varies per step");
+        }
+        html += "</table>\n";
+    }
+    return html;
 }
 
 // A data-parallel A/B's ranks: each rank's arms compared, and the ranks side by side per arm.
@@ -545,11 +561,15 @@ std::string htmlRunSection(const RunAnalysis& r, TimestampNs widest, TimestampNs
     std::string html =
         fmt::format("<h2>Run {} <code>{}</code></h2>\n", r.run.id, escapeMarkup(r.run.label));
     html += diagnosticsBoxes(r);
-    html += "<h3>Where each step's time goes</h3>\n" + legend() + glueBars(r, widest);
+    html += fmt::format("<h3>Where each step's time goes</h3>\n<p>{}.</p>\n",
+                        escapeMarkup(partsMeaning(r.analysis.glue))) +
+            legend() + glueBars(r, widest);
     if (!r.analysis.glue.steps.empty()) {
         html += "<h3>Outside the math (to its own scale)</h3>\n" + nonMathBars(r, widestNonMath);
     }
-    html += "<h3>Sync points per layer (measured steps)</h3>\n" + syncByLayer(r);
+    html += fmt::format("<h3>Sync points per layer (in all, over the {} measured steps)</h3>\n",
+                        r.analysis.steps.measured.size()) +
+            syncByLayer(r);
     html += hostSyncs(r);
     if (a.copyOverlap.total.copies > 0) {
         html += fmt::format(

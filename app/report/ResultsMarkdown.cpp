@@ -388,8 +388,9 @@ std::string perLayerWork(const PerLayerWorkResult& work) {
 std::string runSection(const RunAnalysis& r) {
     const AnalysisResult& a = r.analysis;
     std::string md = fmt::format(
-        "\n## Run {} {}\n\n### Where a step's time goes (median ms)\n\n| part | ms |\n|---|---:|\n",
-        r.run.id, code(r.run.label));
+        "\n## Run {} {}\n\n### Where a step's time goes (median ms)\n\n{}.\n\n| part | ms "
+        "|\n|---|---:|\n",
+        r.run.id, code(r.run.label), partsMeaning(a.glue));
     for (std::size_t p = 0; p < kGluePartCount && p < a.glue.medianMsPerPart.size(); ++p) {
         md += fmt::format("| {} | {:.3f} |\n", toString(static_cast<GluePart>(p)),
                           a.glue.medianMsPerPart[p]);
@@ -409,11 +410,20 @@ std::string runSection(const RunAnalysis& r) {
     md += queueLength(a.queues);
     md += annotationBreakdown(a.annotations);
     md += perLayerWork(a.perLayer);
-    md += "\n### Sync points by layer (measured steps)\n\n| layer | count |\n|---|---:|\n";
+    if (a.syncPoints.byLayer.empty()) {
+        md += "\n### Sync points by layer\n\nNo sync points in the measured steps.\n";
+    } else {
+        md += fmt::format(
+            "\n### Sync points by layer (in all, over the {} measured steps)\n\n| layer | "
+            "count |\n|---|---:|\n",
+            a.steps.measured.size());
+    }
     for (const SyncGroup& g : a.syncPoints.byLayer) {
         md += fmt::format("| {} | {} |\n", cellCode(g.key), g.count);
     }
-    if (a.syncPoints.hostSyncsCaptured) {
+    if (a.syncPoints.hostSyncsCaptured && a.syncPoints.hostSyncs.empty()) {
+        md += "\n### Host syncs on the GPU\n\nNone in the measured steps.\n";
+    } else if (a.syncPoints.hostSyncsCaptured) {
         md += fmt::format(
             "\n### Host syncs on the GPU (measured steps)\n\n{:g} per step, blocking {:.3f} ms "
             "per step.\n\n| sync | op | awaited device work | ms |\n|---|---|---|---:|\n",

@@ -309,8 +309,10 @@ std::string renderRunSummary(const RunAnalysis& r, const std::string& db,
         out += fmt::format("  {:<24} {:>10.1f}\n", "peak host memory (MiB)",
                            static_cast<double>(process.peakRssBytes) / (1024.0 * 1024.0));
     }
-    out +=
-        "  where a step's time goes (median ms; math > glue > copy > comm > sync wait > idle):\n";
+    out += fmt::format(
+        "  where a step's time goes (median ms; math > glue > copy > comm > sync wait > idle;\n"
+        "  {}):\n",
+        partsMeaning(a.glue));
     for (std::size_t p = 0; p < kGluePartCount && p < a.glue.medianMsPerPart.size(); ++p) {
         out += fmt::format("    {:<22} {:>10.3f}\n", toString(static_cast<GluePart>(p)),
                            a.glue.medianMsPerPart[p]);

@@ -163,6 +163,17 @@ TEST(DeviceAdvisorRulesTest, AnIdleGpuAtTheStepsStartWithTheHostOutsideOpsIsADat
     ASSERT_NE(f, nullptr);
     EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.61);
     EXPECT_NE(f->evidence.find("num_workers"), std::string::npos);
+
+    // The same step with a copy at 100 us whose launch the trace lacks (a trimmed trace: in no
+    // step): the host's side of the step is cut, so no stall is claimed.
+    GpuTrace trimmed(1000);
+    trimmed.b.addEvent(trimmed.host, EventKind::kOp, Category::kMath, "aten::mm", 600 * kUs,
+                       610 * kUs, 1);
+    trimmed.launch("cudaLaunchKernel", 601, 605);
+    trimmed.kernel(trimmed.s7, "ampere_sgemm_128x64_nn", 620, 900);
+    trimmed.b.addEvent(trimmed.s9, EventKind::kMemcpy, Category::kCopy, "Memcpy HtoD", 100 * kUs,
+                       150 * kUs, kNoTag);
+    EXPECT_EQ(findingOf(trimmed.findings(), advisor_rules::kDataLoaderStall), nullptr);
 }
 
 // Twenty launches of 5 us and one of 3 ms (cuDNN's first call) in a 10 ms step, and a 1 ms
@@ -188,6 +199,9 @@ TEST(DeviceAdvisorRulesTest, MillisecondLaunchCallsTakingTheStepAreWarmupInThePr
         << f->evidence;
     EXPECT_NE(f->evidence.find("40%"), std::string::npos) << f->evidence;
     EXPECT_EQ(f->evidence.find("cudaStreamSynchronize"), std::string::npos) << f->evidence;
+    // Each call named with its count and its total, not as a product ("N x T").
+    EXPECT_NE(f->evidence.find("cudaLaunchKernel (1 call, 3.000 ms in all)"), std::string::npos)
+        << f->evidence;
 
     // The same slow launch in a 100 ms step: 3% of it, a warm-up that does not distort the step.
     GpuTrace quiet(100000);

@@ -159,24 +159,27 @@ namespace {
 // micro-batches (6 runs of 2 ns, each with one would-sync op inside) -> repeated, avoidable 12 x (1
 // - 2/6) = 8 ns. A load_batch-like glue range that runs once per micro-batch is not repeated.
 TEST(RepeatedWorkTest, PerLayerRebuildsBeyondOncePerMicroBatchAreFound) {
-    TraceModelBuilder b;
-    std::size_t main = b.addLane(LaneKind::kHostThread, "main");
-    b.addStep(StepInfo{1, 0, 1000, false, 1, 0.0, 0});
-    TimestampNs t = 0;
-    for (std::int32_t mb = 0; mb < 2; ++mb) {
-        b.addEvent(main, EventKind::kRange, Category::kGlue, "prepare", t, t + 5, 1).microbatch =
-            mb;
-        t += 10;
-        for (std::int32_t layer = 0; layer < 3; ++layer) {
-            b.addEvent(main, EventKind::kRange, Category::kGlue, "build_packed_mask", t, t + 2, 1,
-                       layer)
+    const auto build = [](RunSummary run) {
+        TraceModelBuilder b(run);
+        std::size_t main = b.addLane(LaneKind::kHostThread, "main");
+        b.addStep(StepInfo{1, 0, 1000, false, 1, 0.0, 0});
+        TimestampNs t = 0;
+        for (std::int32_t mb = 0; mb < 2; ++mb) {
+            b.addEvent(main, EventKind::kRange, Category::kGlue, "prepare", t, t + 5, 1)
                 .microbatch = mb;
-            b.addEvent(main, EventKind::kOp, Category::kGlue, "aten::item", t, t + 1, 1, layer)
-                .flags = kFlagWouldSync;
             t += 10;
+            for (std::int32_t layer = 0; layer < 3; ++layer) {
+                b.addEvent(main, EventKind::kRange, Category::kGlue, "build_packed_mask", t, t + 2,
+                           1, layer)
+                    .microbatch = mb;
+                b.addEvent(main, EventKind::kOp, Category::kGlue, "aten::item", t, t + 1, 1, layer)
+                    .flags = kFlagWouldSync;
+                t += 10;
+            }
         }
-    }
-    TraceModel trace = std::move(b).build();
+        return std::move(b).build();
+    };
+    TraceModel trace = build(RunSummary{});
     RepeatedWorkResult r = analyzeRepeatedWork(trace);
     ASSERT_EQ(r.repeated.size(), 1u);
     EXPECT_EQ(r.repeated[0].name, "build_packed_mask");
@@ -191,6 +194,19 @@ TEST(RepeatedWorkTest, PerLayerRebuildsBeyondOncePerMicroBatchAreFound) {
     std::vector<Finding> findings = advise(AdvisorInput{&trace, &r, &noCopies});
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_EQ(findings[0].toggle, "packed_cache");
+    EXPECT_FALSE(findings[0].inUserProgram);
+
+    // The same pattern in a profiled program: the fix is a change to it, the toggle its example.
+    RunSummary profiled;
+    profiled.preset = "profile";
+    const TraceModel program = build(profiled);
+    const RepeatedWorkResult rp = analyzeRepeatedWork(program);
+    findings = advise(AdvisorInput{&program, &rp, &noCopies});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_TRUE(findings[0].inUserProgram);
+    EXPECT_NE(findings[0].evidence.find("reference trainer makes as its `packed_cache` toggle"),
+              std::string::npos)
+        << findings[0].evidence;
 }
 
 // A CPU trace (no host syncs captured): an optimizer's per-parameter loop issues aten::item 5 times
@@ -237,7 +253,11 @@ TEST(AdvisorTest, RepeatedWouldSyncOpsOfACpuTraceAreNamedWithTheRangeThatIssuesT
                                         "Optimizer.step#AdamW.step"),
               std::string::npos)
         << findings[0].evidence;
-    EXPECT_NE(findings[0].evidence.find("foreach=True"), std::string::npos);
+    // The optimizer's step counts are CPU tensors: the fix is fused=True (foreach reads them too),
+    // and no wait for a GPU is claimed.
+    EXPECT_NE(findings[0].evidence.find("fused=True"), std::string::npos);
+    EXPECT_EQ(findings[0].evidence.find("foreach=True"), std::string::npos);
+    EXPECT_EQ(findings[0].evidence.find("waits for the device"), std::string::npos);
     EXPECT_NEAR(findings[0].savingMsPerStep, 20e-6 * (1.0 - 1.0 / 5.0), 1e-12);
 }
 

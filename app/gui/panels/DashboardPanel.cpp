@@ -8,8 +8,10 @@
 
 #include "app/gui/Panel.h"
 #include "app/gui/widgets/Charts.h"
+#include "app/report/Findings.h"
 #include "app/report/Palette.h"
 #include "app/report/VerdictText.h"
+#include "profiler/core/CountText.h"
 #include "profiler/core/Diagnostics.h"
 
 namespace glueprof::gui {
@@ -113,6 +115,9 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
                             r.diagnostics.size() - losses);
     }
     ImGui::TextUnformatted("Where each measured step's time goes:");
+    ImGui::PushTextWrapPos(0.0F);
+    ImGui::TextDisabled("%s", partsMeaning(a.glue));
+    ImGui::PopTextWrapPos();
     for (const GlueStep& s : a.glue.steps) {
         std::vector<Segment> segments;
         for (std::size_t p = 0; p < kGluePartCount; ++p) {
@@ -205,9 +210,8 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
     }
     for (const Finding& f : a.findings) {
         ImGui::Bullet();
-        ImGui::TextWrapped("Advisor [%s] %s%s: up to %.3f ms per step. %s", f.rule.c_str(),
-                           f.toggle.empty() ? "no toggle yet" : "try ", f.toggle.c_str(),
-                           f.savingMsPerStep, f.evidence.c_str());
+        ImGui::TextWrapped("Advisor [%s] %s: up to %.3f ms per step. %s", f.rule.c_str(),
+                           toggleText(f).c_str(), f.savingMsPerStep, f.evidence.c_str());
     }
     perLayerTable(a.perLayer, r.run.id);
 }
@@ -256,6 +260,15 @@ class DashboardPanel : public Panel {
                 horizontalBar(m.optimized, top, kOptimizedColour,
                               fmt::format("B {:.3f} ms  {}", m.optimized, speedupText(m)));
             }
+            // The counters, as the text and the reports list them: what the change did, counted.
+            std::string counters;
+            for (const CounterComparison& k : cmp.counters) {
+                counters +=
+                    fmt::format("{}{} {} -> {}{}", counters.empty() ? "" : ", ", k.name,
+                                countText(k.baseline), countText(k.optimized),
+                                k.baselineConstant && k.optimizedConstant ? "" : " (varies)");
+            }
+            if (!counters.empty()) ImGui::TextWrapped("Counters per step: %s", counters.c_str());
             ImGui::Separator();
         }
         ImGui::Checkbox("non-math only", &m_nonMathOnly);

@@ -25,12 +25,25 @@ class SyncPointsPanel : public Panel {
             ImGui::SameLine();
         }
         m_run = std::clamp(m_run, 0, static_cast<int>(results->runs.size()) - 1);
-        ImGui::RadioButton("by op", &m_grouping, 0);
-        ImGui::SameLine();
-        ImGui::RadioButton("by layer", &m_grouping, 1);
         const SyncPointsResult& syncs =
             results->runs[static_cast<std::size_t>(m_run)].analysis.syncPoints;
-        std::vector<SyncGroup> groups = m_grouping == 0 ? syncs.byOp : syncs.byLayer;
+        // Two views (docs/metrics.md, "Sync points"): the ops that would make the host wait on a
+        // GPU, timed by the ops themselves; and, where a GPU was captured, the host syncs that
+        // did, timed by how long the host was blocked.
+        // First shown: a GPU trace's real host syncs, else the would-sync ops.
+        if (m_grouping < 0) m_grouping = syncs.hostSyncsCaptured ? 2 : 0;
+        ImGui::RadioButton("would-sync ops by op", &m_grouping, 0);
+        ImGui::SameLine();
+        ImGui::RadioButton("by layer", &m_grouping, 1);
+        if (syncs.hostSyncsCaptured) {
+            ImGui::SameLine();
+            ImGui::RadioButton("host syncs by op", &m_grouping, 2);
+        } else if (m_grouping == 2) {
+            m_grouping = 0;
+        }
+        std::vector<SyncGroup> groups =
+            m_grouping == 0 ? syncs.byOp : (m_grouping == 1 ? syncs.byLayer : syncs.hostSyncsByOp);
+        const char* timeColumn = m_grouping == 2 ? "blocked ms" : "ms in the ops";
 
         const ImGuiTableFlags flags = ImGuiTableFlags_Sortable | ImGuiTableFlags_RowBg |
                                       ImGuiTableFlags_Borders | ImGuiTableFlags_ScrollY |
@@ -38,10 +51,10 @@ class SyncPointsPanel : public Panel {
         if (ImGui::BeginTable("groups", 3, flags,
                               ImVec2(0, ImGui::GetTextLineHeightWithSpacing() * 8))) {
             ImGui::TableSetupScrollFreeze(0, 1);
-            ImGui::TableSetupColumn(m_grouping == 0 ? "op" : "layer", ImGuiTableColumnFlags_NoSort);
+            ImGui::TableSetupColumn(m_grouping == 1 ? "layer" : "op", ImGuiTableColumnFlags_NoSort);
             ImGui::TableSetupColumn("count", ImGuiTableColumnFlags_DefaultSort |
                                                  ImGuiTableColumnFlags_PreferSortDescending);
-            ImGui::TableSetupColumn("blocked ms", ImGuiTableColumnFlags_PreferSortDescending);
+            ImGui::TableSetupColumn(timeColumn, ImGuiTableColumnFlags_PreferSortDescending);
             ImGui::TableHeadersRow();
             if (ImGuiTableSortSpecs* sort = ImGui::TableGetSortSpecs();
                 sort != nullptr && sort->SpecsCount > 0) {
@@ -67,8 +80,9 @@ class SyncPointsPanel : public Panel {
             }
             ImGui::EndTable();
         }
-        ImGui::Text("%zu sync points in the measured steps (click one to show it on the timeline)",
-                    syncs.points.size());
+        const std::vector<SyncPoint>& points = m_grouping == 2 ? syncs.hostSyncs : syncs.points;
+        ImGui::Text("%zu %s in the measured steps (click one to show it on the timeline)",
+                    points.size(), m_grouping == 2 ? "host syncs" : "sync points");
         if (!ImGui::BeginTable(
                 "points", 4,
                 ImGuiTableFlags_RowBg | ImGuiTableFlags_ScrollY | ImGuiTableFlags_Borders))
@@ -77,13 +91,13 @@ class SyncPointsPanel : public Panel {
         for (const char* column : {"step", "layer", "op", "range"}) ImGui::TableSetupColumn(column);
         ImGui::TableHeadersRow();
         ImGuiListClipper clipper;
-        clipper.Begin(static_cast<int>(syncs.points.size()));
+        clipper.Begin(static_cast<int>(points.size()));
         const TraceModel* trace = static_cast<std::size_t>(m_run) < c.workspace.traces().size()
                                       ? &c.workspace.traces()[static_cast<std::size_t>(m_run)]
                                       : nullptr;
         while (clipper.Step()) {
             for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
-                const SyncPoint& p = syncs.points[static_cast<std::size_t>(i)];
+                const SyncPoint& p = points[static_cast<std::size_t>(i)];
                 ImGui::TableNextRow();
                 ImGui::TableNextColumn();
                 ImGui::PushID(i);
@@ -94,7 +108,11 @@ class SyncPointsPanel : public Panel {
                 }
                 ImGui::PopID();
                 ImGui::TableNextColumn();
-                ImGui::Text("%d", p.layer);
+                if (p.layer == kNoTag) {
+                    ImGui::TextUnformatted("outside layers");
+                } else {
+                    ImGui::Text("%d", p.layer);
+                }
                 ImGui::TableNextColumn();
                 ImGui::TextUnformatted(p.op.c_str());
                 ImGui::TableNextColumn();
@@ -119,7 +137,7 @@ class SyncPointsPanel : public Panel {
     }
 
     int m_run = 0;
-    int m_grouping = 0;
+    int m_grouping = -1;  // 0 would-sync ops by op, 1 by layer, 2 host syncs by op; -1 not chosen
 };
 
 }  // namespace

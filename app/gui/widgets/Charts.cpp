@@ -11,8 +11,12 @@ ImU32 imColour(std::uint32_t rgb, float alpha) {
 }
 
 namespace {
-constexpr float kLabelRoom = 230.0F;
+// Room after every bar for its label, the same for all so that bars of one scale stay comparable:
+// the width of the longest label the app writes there (an A/B's optimized arm with its interval).
+float labelRoom() {
+    return ImGui::CalcTextSize("B 00000.000 ms  0.000x [0.000, 0.000] (00 blocks)").x + 12.0F;
 }
+}  // namespace
 
 void horizontalBar(double value, double maxValue, std::uint32_t rgb, const std::string& label,
                    float height) {
@@ -23,7 +27,8 @@ void stackedBar(const std::vector<Segment>& segments, double total, const std::s
                 float height) {
     ImDrawList* draw = ImGui::GetWindowDrawList();
     const ImVec2 origin = ImGui::GetCursorScreenPos();
-    const float width = std::max(50.0F, ImGui::GetContentRegionAvail().x - kLabelRoom);
+    const float room = labelRoom();
+    const float width = std::max(50.0F, ImGui::GetContentRegionAvail().x - room);
     const double scale = total > 0 ? width / total : 0.0;
     float x = origin.x;
     const ImVec2 mouse = ImGui::GetIO().MousePos;
@@ -40,7 +45,7 @@ void stackedBar(const std::vector<Segment>& segments, double total, const std::s
         x += w;
     }
     draw->AddText(ImVec2(x + 6.0F, origin.y), ImGui::GetColorU32(ImGuiCol_Text), label.c_str());
-    ImGui::Dummy(ImVec2(width + kLabelRoom, height + 3.0F));
+    ImGui::Dummy(ImVec2(width + room, height + 3.0F));
 }
 
 }  // namespace glueprof::gui
