@@ -92,10 +92,11 @@ void routingReads(const AdvisorInput& in, std::vector<Finding>& findings) {
         f.savingMsPerStep = static_cast<double>(avoidableNs) / kNsPerMs / steps;
         f.evidence = fmt::format(
             "MoE routing makes {:.1f} host-synchronizing reads per layer pass ({:g} per step over "
-            "{:g} "
-            "routing passes); grouping the tokens once needs one per pass and saves about {:.3f} "
-            "ms per "
-            "step on this device (more on a GPU, where each read waits for the queue)",
+            "{:g} routing passes); grouping the tokens once (one stable argsort and one bincount) "
+            "needs one per pass. The reads beyond one take {:.3f} ms per step here, the most it "
+            "could save on this device: on a CPU they compute rather than wait, and the "
+            "grouping's own sort costs too (measure it with an A/B); on a GPU each read also "
+            "waits for the queue",
             perPass, static_cast<double>(syncOps) / steps, static_cast<double>(runs) / steps,
             f.savingMsPerStep);
     } else if (bincountNs > 0) {
