@@ -35,10 +35,10 @@ void repeatedRanges(const AdvisorInput& in, std::vector<Finding>& findings) {
         f.evidence = fmt::format(
             "{} runs {:g} times per step in {:g} layers for {:g} micro-batch(es), {:.3f} ms per "
             "step; "
-            "building it once per micro-batch saves about {:.3f} ms per step ({:g} sync op(s) per "
-            "run)",
+            "building it once per micro-batch saves about {:.3f} ms per step ({:g} sync op(s) in "
+            "each {})",
             r.name, r.runsPerStep, r.layersPerStep, r.microbatchesPerStep, r.msPerStep,
-            r.avoidableMsPerStep, r.syncOpsPerRun);
+            r.avoidableMsPerStep, r.syncOpsPerRun, r.name);
         if (f.rule == advisor_rules::kRepeatedPackedMetadata && r.syncOpsPerRun > 0) {
             f.evidence += "; packed_vectorized also removes the host reads";
         }
@@ -127,10 +127,9 @@ void exposedReloads(const AdvisorInput& in, std::vector<Finding>& findings) {
     f.savingMsPerStep = static_cast<double>(reloads.exposedNs()) / kNsPerMs /
                         static_cast<double>(in.copies->measuredSteps);
     f.evidence = fmt::format(
-        "checkpoint reloads overlap compute only {:.0f}% of their time; {:.3f} ms per step of copy "
-        "is "
-        "exposed, which double buffering (or prefetch) can hide under the previous layer's "
-        "backward",
+        "checkpoint reloads overlap compute only {:.0f}% of their time; {:.3f} ms per step of "
+        "reload copy is exposed (the copy-overlap figures count the offloads too), which double "
+        "buffering (or prefetch) can hide under the previous layer's backward",
         100.0 * reloads.overlapRatio(), f.savingMsPerStep);
     findings.push_back(f);
 }

@@ -605,7 +605,7 @@ std::string renderResultsHtml(const Results& results) {
     std::string html =
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>glueprof "
         "report</title>\n"
-        "<style>body{font-family:sans-serif;max-width:820px;margin:2em auto;color:#222}"
+        "<style>body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}"
         "h1,h2,h3{font-weight:600}table{border-collapse:collapse}td,th{border:1px solid "
         "#ccc;padding:3px 8px;text-align:right}"
         "td:first-child,th:first-child{text-align:left}.label{font-size:12px}.value{font-size:11px;"
@@ -614,9 +614,10 @@ std::string renderResultsHtml(const Results& results) {
         "i{display:inline-block;width:10px;height:10px;margin-right:4px}"
         ".diagnostics{background:#FDECEA;border:1px solid "
         "#C0504D;padding:8px}.notes{background:#f4f4f4;border:1px solid #ccc;padding:8px}"
-        "code{background:#f4f4f4}td code{word-break:break-all}.summary td,.summary "
+        "code{background:#f4f4f4}td code{word-break:break-all}.summary td code{word-break:normal;"
+        "white-space:nowrap}.summary td,.summary "
         "th{text-align:left;"
-        "vertical-align:top;font-size:14px}</style>\n"
+        "vertical-align:top;font-size:14px;line-height:1.5}</style>\n"
         "</head><body>\n<h1>glueprof report</h1>\n<ul>\n";
     TimestampNs widest = 0;
     TimestampNs widestNonMath = 0;

@@ -195,6 +195,10 @@ TEST(RepeatedWorkTest, PerLayerRebuildsBeyondOncePerMicroBatchAreFound) {
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_EQ(findings[0].toggle, "packed_cache");
     EXPECT_FALSE(findings[0].inUserProgram);
+    // "per run" would read as a glueprof run: the count is per call of the range.
+    EXPECT_NE(findings[0].evidence.find("(1 sync op(s) in each build_packed_mask)"),
+              std::string::npos)
+        << findings[0].evidence;
 
     // The same pattern in a profiled program: the fix is a change to it, the toggle its example.
     RunSummary profiled;
