@@ -6,6 +6,7 @@
 
 #include "profiler/core/Clock.h"
 #include "profiler/core/TraceNames.h"
+#include "profiler/host/HostTracer.h"
 #include "reference_trainer/Trainer.h"
 #include "reference_trainer/model/Autocast.h"
 
@@ -38,7 +39,31 @@ JobRunner::JobRunner(Trainer& trainer, HostTracer* tracer, const pipeline::Simul
     }
 }
 
+namespace {
+
+// The worker thread's tags for one job: the ops it runs (read by the op observer from the thread's
+// tags) belong to the job's step and micro-batch; without them a worker's ops are in no step, and
+// the per-step sync points and op counts miss them.
+class JobTags {
+  public:
+    JobTags(std::int32_t step, std::int32_t microbatch) : m_outer(HostTracer::currentTags()) {
+        Tags tags = m_outer;
+        tags.step = step;
+        tags.microbatch = microbatch;
+        HostTracer::setCurrentTags(tags);
+    }
+    ~JobTags() { HostTracer::setCurrentTags(m_outer); }
+    JobTags(const JobTags&) = delete;
+    JobTags& operator=(const JobTags&) = delete;
+
+  private:
+    Tags m_outer;
+};
+
+}  // namespace
+
 void JobRunner::run(int worker, const PipelineJob& job, PipelineStep& step) {
+    const JobTags tags(step.step, job.microbatch);
     Decoder& model = modelOf(worker);
     const LaneId lane = m_recorder.laneOf(step.run, worker);
     // RoundPipe: the stage's weights first; they do not depend on the input, so the upload runs

@@ -98,6 +98,31 @@ TEST_F(CliTest, ARunReportsItsOwnTracingOverheadFromTheCalibratedCostAndItsOps) 
                 1e-12);
 }
 
+// A pipelined run: the ops each pipeline worker runs belong to the step and micro-batch of its
+// job (the worker's thread takes the job's tags), so per-step sync points and op counts see them.
+TEST_F(CliTest, APipelineWorkersOpsBelongToTheStepOfTheirJob) {
+    const std::string db = path("pipe.sqlite");
+    const Result r =
+        run("run --preset tiny --opt roundpipe --steps 2 --warmup 1 --json --db " + db);
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    const TraceModel model = TraceReader(db).loadRun(j["run"].get<RunId>());
+    std::size_t workerOps = 0;
+    std::size_t inNoStep = 0;
+    for (std::size_t lane = 0; lane < model.lanes().size(); ++lane) {
+        const Lane& l = model.lanes()[lane];
+        if (l.kind != LaneKind::kHostThread || l.name.rfind("pipeline worker", 0) != 0) continue;
+        for (const Event& e : model.eventsOnLane(lane)) {
+            if (e.kind != EventKind::kOp) continue;
+            ++workerOps;
+            inNoStep += e.step == kNoTag ? 1 : 0;
+            EXPECT_NE(e.microbatch, kNoTag);
+        }
+    }
+    EXPECT_GT(workerOps, 1000u);
+    EXPECT_EQ(inNoStep, 0u);
+}
+
 // The advisor on baseline traces recorded by the real trainer names the toggle that addresses each
 // pattern, and stays quiet once the toggle is on.
 TEST_F(CliTest, AdvisorNamesTheToggleForEachBaselinePattern) {
