@@ -245,6 +245,24 @@ std::string renderComparisonTable(const Results& results) {
     }
     const std::string overhead = tracingOverheadLine(compared);
     if (!overhead.empty()) out += "\n" + overhead;
+    // Where the capture costs a step more than a toggle's target takes of it, both arms carry that
+    // cost and the end-to-end ratio is diluted toward 1x: said once, naming those toggles, so a
+    // "no significant change" is read as what it is.
+    std::string smaller;
+    double tracedShare = 0.0;
+    for (const Comparison& c : results.comparisons) {
+        const std::optional<double> traced = results.runs[c.baseline].tracing.fraction();
+        if (!c.ab.target || !traced || *traced <= c.ab.target->baselineShare()) continue;
+        tracedShare = std::max(tracedShare, *traced);
+        smaller += fmt::format("{}{} ({:.1f}%)", smaller.empty() ? "" : ", ", c.ab.toggle,
+                               100.0 * c.ab.target->baselineShare());
+    }
+    if (!smaller.empty()) {
+        out += fmt::format(
+            "note: tracing (up to {:.1f}% of a step) costs more than the target of {}: both arms "
+            "carry it, so their end-to-end speedups read nearer 1x than they would untraced\n",
+            100.0 * tracedShare, smaller);
+    }
     out += fmt::format("\ndatabase: {}\n", results.db);
     if (!results.reportPath.empty()) out += fmt::format("report:   {}\n", results.reportPath);
     return out;
