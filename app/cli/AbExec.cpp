@@ -11,7 +11,6 @@
 #include "profiler/core/Error.h"
 #include "profiler/core/OutputPath.h"
 #include "profiler/core/TraceReader.h"
-#include "profiler/core/TraceSchema.h"
 
 namespace glueprof::cli {
 
@@ -109,8 +108,9 @@ int runAbExec(const AbExecOptions& o, const TrainerOptions& trainer, int repeats
     request.device = command.count("--device") > 0 ? trainer.device : "auto";
     request.db = trainer.db;
     checkExecAbRequest(request);  // usage first (exit 1), then the files (exit 2)
-    // The database before the report: the default report is named after it and lives beside it.
-    requireTraceDatabaseTakesRuns(trainer.db);
+    // The database's directory before the report's: the default report is named after it and
+    // lives beside it (runExecAb checks the database itself before the first program runs).
+    requireParentDirectory(trainer.db, "create trace database", "--db");
     requireParentDirectory(reportPath, "write report", "--report");
     requireOutputBesideDatabase(reportPath, trainer.db, "--report");
 

@@ -38,12 +38,12 @@ int runCommandLine(int argc, char** argv, const Registration& registerCommands) 
         // An option the command does not have: name it, not every word CLI11 could not place
         // ("-- --bogus" for `profile --bogus -- CMD`).
         if (dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr && known) {
+            const CLI::App* command = app.get_subcommand(argv[1]);
             for (int i = 2; i < argc && std::string(argv[i]) != "--"; ++i) {
                 const std::string word = argv[i];
                 // Not an option: a value ("-1", "-0.5") or the program's words after "--".
                 if (word.size() < 2 || word[0] != '-' || std::isdigit(word[1]) != 0) continue;
                 const std::string name = word.substr(0, word.find('='));
-                const CLI::App* command = app.get_subcommand(argv[1]);
                 bool has = false;
                 for (const CLI::Option* option : command->get_options())
                     has = has || option->check_name(name);

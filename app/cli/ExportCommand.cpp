@@ -34,9 +34,8 @@ std::string stepsPath(const std::string& out) {
 
 int exportRun(const ExportOptions& o) {
     requireOutputBesideDatabase(o.out, o.db, "--out");  // before any work
-    if (o.format == "csv") {                            // both files, before the first is written
+    if (o.format == "csv") {  // the second file too, before the first is written
         requireOutputBesideDatabase(stepsPath(o.out), o.db, "--out");
-        requireReplaceableOutput(o.out);
         requireReplaceableOutput(stepsPath(o.out));
     }
     TraceReader reader(o.db);

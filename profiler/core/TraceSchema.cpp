@@ -451,6 +451,27 @@ void enterWriteAheadLogMode(SqliteDb& db) {
     }
 }
 
+struct FileState {
+    int version = 0;
+    bool empty = true;  // no tables yet: a new file, or one another writer is creating now
+};
+
+// What every writer refuses before it writes, on an open connection: a foreign or newer file
+// first (not ours to check), then damage. Version and tables are read in one snapshot: a writer
+// creating the file commits both at once, and two separate reads could see its version still 0
+// and then its tables (a new file taken for a foreign one).
+FileState refuseWhatNoWriterTakes(SqliteDb& db, const std::string& path) {
+    db.exec("BEGIN");
+    FileState file;
+    file.version = readUserVersion(db);  // not SQLite, or a damaged header: refused here
+    file.empty = db.queryInt("SELECT count(*) FROM sqlite_master") == 0;
+    db.exec("COMMIT");
+    if (!(file.version == 0 && file.empty) && file.version != 1)
+        refuseForeignVersion(db, file.version);
+    if (!file.empty) refuseDamaged(db, path);
+    return file;
+}
+
 }  // namespace
 
 std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::string* upgradeNotice,
@@ -461,16 +482,9 @@ std::unique_ptr<SqliteDb> openTraceForWriting(const std::string& path, std::stri
     // about a second): a writer waits its turn rather than fail.
     sqlite3_busy_timeout(db->handle(), kWriterBusyTimeoutMs);
     if (sqlite3_db_readonly(db->handle(), "main") == 1) throw inputError(notWritableMessage(path));
-    // Version and tables read in one snapshot: a writer creating the file commits both at once,
-    // and two separate reads could see its version still 0 and then its tables (a new file taken
-    // for a foreign one).
-    db->exec("BEGIN");
-    const int version = readUserVersion(*db);
-    const bool empty = db->queryInt("SELECT count(*) FROM sqlite_master") == 0;
-    db->exec("COMMIT");
-    // Foreign or newer files first (they are not ours to check), then damage, then the v1 upgrade.
-    if (!(version == 0 && empty) && version != 1) refuseForeignVersion(*db, version);
-    if (!empty) refuseDamaged(*db, path);
+    const FileState file = refuseWhatNoWriterTakes(*db, path);
+    const int version = file.version;
+    const bool empty = file.empty;
     if (version == 1) {
         const std::string notice = upgradeFromV1(*db, path);
         if (upgradeNotice != nullptr) *upgradeNotice = notice;
@@ -511,21 +525,11 @@ void requireTraceDatabaseTakesRuns(const std::string& path) {
     // SQLite writes the file and, in WAL mode, the -wal and -shm files beside it.
     if (::access(path.c_str(), W_OK) != 0 || !directoryPermitsWriting(path))
         throw inputError(notWritableMessage(path));
-    // An empty file, or one another writer is creating right now (version 0 and no tables yet, read
-    // in one snapshot), is one the first write makes a trace, as openTraceForWriting takes it.
-    if (std::filesystem::file_size(path, ec) == 0) return;
-    {
-        SqliteDb db(path, OpenMode::kReadWrite);  // queries only
-        sqlite3_busy_timeout(db.handle(), kWriterBusyTimeoutMs);
-        db.exec("BEGIN");
-        const int version = readUserVersion(db);  // not SQLite, damaged header: refused here
-        const bool empty = db.queryInt("SELECT count(*) FROM sqlite_master") == 0;
-        db.exec("COMMIT");
-        if (version == 0 && empty) return;
-    }
-    // Foreign, newer or damaged (its tables checked as a writer checks them): refused now.
-    const std::unique_ptr<SqliteDb> db = openTraceForReading(path);
-    refuseDamaged(*db, path);
+    // The writer's own refusals; an empty file, or one another writer is creating right now, passes
+    // as openTraceForWriting takes it.
+    SqliteDb db(path, OpenMode::kReadWrite);  // queries only: nothing is written here
+    sqlite3_busy_timeout(db.handle(), kWriterBusyTimeoutMs);
+    refuseWhatNoWriterTakes(db, path);
 }
 
 void removeTraceDatabase(const std::string& path) {
