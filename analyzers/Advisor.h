@@ -47,6 +47,10 @@
 //   pageable_copies           copies to or from pageable host memory in measured steps, named
 //                             with the op that issues them -> pinned memory and non_blocking=True;
 //                             saving: the host time in those calls from each copy's start on.
+//   sync_stalls               host syncs in measured steps after which the whole GPU is idle 5%+
+//                             of step time until the next launch, named by the program's op ->
+//                             keep the value on the GPU, read it later or every N steps;
+//                             saving: that idle.
 //   elementwise_fusion        elementwise kernels 20%+ of kernel time, 10+ per step -> fusion
 //                             (torch.compile); saving: the short gaps before them, GPU idle.
 //   allocator_churn           cudaMalloc/cudaFree calls in the measured steps after the first ->

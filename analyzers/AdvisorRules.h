@@ -28,6 +28,8 @@ constexpr const char* kBlockingAllReduces = "blocking_all_reduces";
 constexpr const char* kLaunchBound = "launch_bound";
 constexpr const char* kExposedCommunication = "exposed_communication";
 constexpr const char* kPageableCopies = "pageable_copies";
+// Host syncs in measured steps after which the whole GPU sits idle until the next launch.
+constexpr const char* kSyncStalls = "sync_stalls";
 constexpr const char* kElementwiseFusion = "elementwise_fusion";
 constexpr const char* kAllocatorChurn = "allocator_churn";
 constexpr const char* kDataLoaderStall = "data_loader_stall";

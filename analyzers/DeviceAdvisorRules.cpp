@@ -74,6 +74,9 @@ struct DeviceView {
     TimestampNs span() const { return lastWork - firstWork; }
 };
 
+// sync_stalls fires when the GPU idle after host syncs is this share of the measured steps.
+constexpr double kSyncStallShare = 0.05;
+
 double share(TimestampNs part, TimestampNs whole) {
     return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
@@ -138,18 +141,36 @@ void exposedCommunication(const AdvisorInput& in, const DeviceView& v,
     findings.push_back(f);
 }
 
-// The innermost aten op around each runtime call on the host lanes, by correlation id.
-std::unordered_map<std::int64_t, std::pair<const Event*, const Event*>> callsWithTheirOps(
-    const TraceModel& trace) {
-    std::unordered_map<std::int64_t, std::pair<const Event*, const Event*>> calls;
+// A runtime call on a host lane with the aten ops around it: the innermost (what issued the call,
+// aten::copy_) and the outermost (the call the program made, aten::to); null when none.
+struct CallWithOps {
+    const Event* call = nullptr;
+    const Event* innermost = nullptr;
+    const Event* outermost = nullptr;
+};
+
+// The name a finding gives the op behind a call: the program's call, with the op that issued the
+// runtime call when that is another ("aten::is_nonzero (via aten::_local_scalar_dense)").
+std::string issuerName(const TraceModel& trace, const CallWithOps& c) {
+    if (c.outermost == nullptr) return trace.name(c.call->name);
+    if (c.innermost == c.outermost || c.innermost->name == c.outermost->name)
+        return trace.name(c.outermost->name);
+    return fmt::format("{} (via {})", trace.name(c.outermost->name), trace.name(c.innermost->name));
+}
+
+// Each runtime call on the host lanes with the ops around it, by correlation id.
+std::unordered_map<std::int64_t, CallWithOps> callsWithTheirOps(const TraceModel& trace) {
+    std::unordered_map<std::int64_t, CallWithOps> calls;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         if (trace.lanes()[i].kind != LaneKind::kHostThread) continue;
         std::vector<const Event*> openOps;
         for (const Event& e : trace.eventsOnLane(i)) {
             while (!openOps.empty() && openOps.back()->endNs <= e.startNs) openOps.pop_back();
             if (e.kind == EventKind::kOp) openOps.push_back(&e);
-            if (e.kind == EventKind::kRuntime && e.correlation != 0)
-                calls[e.correlation] = {&e, openOps.empty() ? nullptr : openOps.back()};
+            if (e.kind == EventKind::kRuntime && e.correlation != 0) {
+                calls[e.correlation] = {&e, openOps.empty() ? nullptr : openOps.back(),
+                                        openOps.empty() ? nullptr : openOps.front()};
+            }
         }
     }
     return calls;
@@ -169,14 +190,13 @@ void pageableCopies(const AdvisorInput&, const DeviceView& v, std::vector<Findin
         if (copy == v.copyByCorrelation.end()) continue;
         const Event& c = *copy->second;
         if (c.srcKind != MemoryKind::kPageable && c.dstKind != MemoryKind::kPageable) continue;
-        if (v.measured.count(call.first->step) == 0) continue;
-        Group& g = byOp[call.second != nullptr ? v.trace.name(call.second->name)
-                                               : v.trace.name(call.first->name)];
+        if (v.measured.count(call.call->step) == 0) continue;
+        Group& g = byOp[issuerName(v.trace, call)];
         // What pinning removes: the call's time from the copy's start on (before it, the call
         // waits for the work queued ahead of the copy, which a read needs anyway).
         ++g.count;
         g.callNs +=
-            std::max<TimestampNs>(0, call.first->endNs - std::max(call.first->startNs, c.startNs));
+            std::max<TimestampNs>(0, call.call->endNs - std::max(call.call->startNs, c.startNs));
         g.directions.insert(c.dstKind == MemoryKind::kPageable ? "device to host"
                                                                : "host to device");
     }
@@ -211,6 +231,86 @@ void pageableCopies(const AdvisorInput&, const DeviceView& v, std::vector<Findin
         "non_blocking=True; a read back (.item(), .cpu(), .tolist(), boolean-mask indexing, "
         "nonzero) can move out of the step or be batched into one",
         static_cast<double>(count) / steps, f.savingMsPerStep, issuers);
+    findings.push_back(f);
+}
+
+// The whole GPU's idle from `t` on, until device work resumes (the end of the gap of gpuIdle
+// that holds t) or `until`; 0 after the trace's last device work (nothing was left to launch).
+Interval idleFrom(const DeviceView& v, TimestampNs t, TimestampNs until) {
+    if (t < v.firstWork || t >= v.lastWork) return {};
+    auto gap =
+        std::upper_bound(v.gpuIdle.begin(), v.gpuIdle.end(), t,
+                         [](TimestampNs value, const Interval& i) { return value < i.start; });
+    if (gap == v.gpuIdle.begin()) return {};
+    --gap;
+    return gap->end > t ? Interval{t, std::min(gap->end, until)} : Interval{};
+}
+
+// Host syncs inside measured steps and the GPU idle each leaves behind: a sync empties the
+// device's queue, so from its end the whole GPU waits until the host launches again. Named by the
+// call the program made (the outermost op around the sync). Syncs in one idle gap share it: each
+// is given the part no earlier sync already left idle.
+void syncStalls(const AdvisorInput& in, const DeviceView& v, std::vector<Finding>& findings) {
+    if (in.syncs == nullptr || in.syncs->hostSyncs.empty() || v.measured.empty() || v.busy.empty())
+        return;
+    std::map<std::int32_t, TimestampNs> stepEnd;
+    for (const StepInfo& s : v.trace.steps()) stepEnd[s.step] = s.endNs;
+    struct Stall {
+        Interval idle;
+        const SyncPoint* sync = nullptr;
+    };
+    std::vector<Stall> stalls;
+    TimestampNs blockedNs = 0;
+    for (const SyncPoint& p : in.syncs->hostSyncs) {
+        const auto end = stepEnd.find(p.step);
+        if (end == stepEnd.end()) continue;
+        stalls.push_back({idleFrom(v, p.startNs + p.durationNs, end->second), &p});
+        blockedNs += p.durationNs;
+    }
+    std::sort(stalls.begin(), stalls.end(),
+              [](const Stall& a, const Stall& b) { return a.idle.start < b.idle.start; });
+    struct Group {
+        std::int64_t count = 0;
+        TimestampNs idleNs = 0;
+    };
+    std::map<std::string, Group> byOp;
+    TimestampNs idleNs = 0;
+    TimestampNs coveredUntil = 0;
+    for (const Stall& s : stalls) {
+        const TimestampNs added =
+            Interval{std::max(s.idle.start, coveredUntil), s.idle.end}.length();
+        coveredUntil = std::max(coveredUntil, s.idle.end);
+        Group& g = byOp[s.sync->userOp.empty() ? s.sync->op : s.sync->userOp];
+        ++g.count;
+        g.idleNs += added;
+        idleNs += added;
+    }
+    const auto count = static_cast<std::int64_t>(stalls.size());
+    if (share(idleNs, v.measuredWallNs) < kSyncStallShare) return;
+    std::vector<std::pair<std::string, Group>> ops(byOp.begin(), byOp.end());
+    std::sort(ops.begin(), ops.end(),
+              [](const auto& a, const auto& b) { return a.second.idleNs > b.second.idleNs; });
+    const double steps = static_cast<double>(v.measured.size());
+    std::string listed;
+    for (std::size_t i = 0; i < std::min<std::size_t>(ops.size(), 3); ++i) {
+        listed += fmt::format(
+            "{}{} ({:g} per step, {:.3f} ms idle after)", listed.empty() ? "" : ", ", ops[i].first,
+            static_cast<double>(ops[i].second.count) / steps, ms(ops[i].second.idleNs) / steps);
+    }
+    Finding f;
+    f.rule = advisor_rules::kSyncStalls;
+    f.savingMsPerStep = ms(idleNs) / steps;
+    f.evidence = fmt::format(
+        "{:g} host sync{} per step ({}) block the host {:.3f} ms per step, and after them the "
+        "whole GPU sits idle {:.3f} ms per step ({:.0f}% of step time) until the host launches "
+        "again: a read of a device value (.item(), an if or bool() on a tensor, .cpu(), "
+        ".tolist(), nonzero, boolean-mask indexing) or a synchronize empties the GPU's queue. "
+        "Keep the value on the GPU (torch.where instead of a Python if), read it once the step's "
+        "work is queued or every N steps (log the loss every N steps), or copy it with "
+        "non_blocking=True into pinned memory and read it later; at most the idle after the syncs "
+        "is saved",
+        static_cast<double>(count) / steps, count == static_cast<std::int64_t>(steps) ? "" : "s",
+        listed, ms(blockedNs) / steps, f.savingMsPerStep, 100.0 * share(idleNs, v.measuredWallNs));
     findings.push_back(f);
 }
 
@@ -346,7 +446,8 @@ void dataLoaderStall(const AdvisorInput&, const DeviceView& v, std::vector<Findi
         stallMs.push_back(ms(outsideOps));
         stalled += outsideOps;
     }
-    if (stallMs.empty() || share(stalled, walls) < 0.1 || median(stallMs) <= 0.0) return;
+    // "Each step" needs two steps to say it: one step's idle start may be anything before it.
+    if (stallMs.size() < 2 || share(stalled, walls) < 0.1 || median(stallMs) <= 0.0) return;
     Finding f;
     f.rule = advisor_rules::kDataLoaderStall;
     f.savingMsPerStep = ms(stalled) / static_cast<double>(stallMs.size());
@@ -497,6 +598,7 @@ void adviseOnDeviceWork(const AdvisorInput& in, std::vector<Finding>& findings) 
     launchBound(in, view, findings);
     exposedCommunication(in, view, findings);
     pageableCopies(in, view, findings);
+    syncStalls(in, view, findings);
     elementwiseFusion(in, view, findings);
     allocatorChurn(in, view, findings);
     dataLoaderStall(in, view, findings);

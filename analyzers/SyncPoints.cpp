@@ -152,6 +152,7 @@ SyncPointsResult analyzeSyncPoints(const TraceModel& trace) {
                 p.step = e.step;
                 p.layer = e.layer;
                 p.op = openOps.empty() ? trace.name(e.name) : trace.name(openOps.back()->name);
+                p.userOp = openOps.empty() ? p.op : trace.name(openOps.front()->name);
                 p.range = openRanges.empty() ? std::string() : trace.name(openRanges.back()->name);
                 p.startNs = e.startNs;
                 p.durationNs = e.durationNs();

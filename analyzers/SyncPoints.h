@@ -13,7 +13,11 @@ namespace glueprof {
 struct SyncPoint {
     std::int32_t step = kNoTag;
     std::int32_t layer = kNoTag;
-    std::string op;     // the op that blocks (or would block) the host
+    std::string op;  // the op that blocks (or would block) the host
+    // Host syncs: the outermost op around it on its lane, the call the program made
+    // (aten::is_nonzero for a Python `if` on a tensor, where `op` is aten::_local_scalar_dense);
+    // `op` itself when no op encloses another.
+    std::string userOp;
     std::string range;  // the innermost range around it on the same lane ("" when none)
     TimestampNs startNs = 0;
     TimestampNs durationNs = 0;

@@ -22,6 +22,13 @@ struct AdviseOptions {
     bool json = false;
 };
 
+// Whether an imported trace's steps came from its step ranges (config_json's steps_found; runs
+// that were not imported always have steps).
+bool stepsFound(const RunSummary& run) {
+    const nlohmann::json config = nlohmann::json::parse(run.configJson, nullptr, false);
+    return !config.is_object() || config.value("steps_found", true);
+}
+
 int adviseRun(const AdviseOptions& o) {
     TraceReader reader(o.db);
     const RunId run = chooseRun(reader, o.run, o.db);
@@ -35,8 +42,12 @@ int adviseRun(const AdviseOptions& o) {
         std::cout << jsonText(j) << "\n";
     } else {
         std::cout << fmt::format("advisor, run {} ({}, preset {}):\n", run, model.run().label,
-                                 model.run().preset)
-                  << renderFindingsText(analysis.findings);
+                                 model.run().preset);
+        if (!stepsFound(model.run()))
+            std::cout << "  (the trace has no step ranges: it is one step, so \"per step\" below "
+                         "means the whole trace; call prof.step() once per iteration, or import "
+                         "with --steps PREFIX)\n";
+        std::cout << renderFindingsText(analysis.findings);
     }
     return 0;
 }

@@ -12,7 +12,7 @@ std::string toggleText(const Finding& f) {
 }
 
 std::string renderFindingsText(const std::vector<Finding>& findings) {
-    if (findings.empty()) return "  no glue pattern found that a toggle addresses\n";
+    if (findings.empty()) return fmt::format("  {}\n", kNoFindingsText);
     std::string out;
     for (const Finding& f : findings) {
         out += fmt::format("  [{}] {}: up to {:.3f} ms per step\n    {}\n", f.rule, toggleText(f),
@@ -22,7 +22,7 @@ std::string renderFindingsText(const std::vector<Finding>& findings) {
 }
 
 std::string renderFindingsMarkdown(const std::vector<Finding>& findings) {
-    if (findings.empty()) return "No glue pattern found that a toggle addresses.\n";
+    if (findings.empty()) return fmt::format("{}.\n", kNoFindingsText);
     std::string md;
     for (const Finding& f : findings) {
         md += fmt::format("- **{}** ({}, up to {:.3f} ms per step): {}\n", escapeMarkdown(f.rule),

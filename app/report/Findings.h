@@ -13,6 +13,10 @@ namespace glueprof {
 // What addresses the finding: "try `TOGGLE`", "no toggle yet", or, in a user's program, "a change
 // to the program".
 std::string toggleText(const Finding& f);
+// What every face says when no rule fired (a sentence, no final period).
+constexpr const char* kNoFindingsText =
+    "No finding: none of the patterns the advisor looks for (docs/metrics.md, \"Advisor\") is in "
+    "this run";
 std::string renderFindingsText(const std::vector<Finding>& findings);      // indented lines
 std::string renderFindingsMarkdown(const std::vector<Finding>& findings);  // a list
 nlohmann::json findingsJson(const std::vector<Finding>& findings);

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "app/report/Escape.h"
+#include "app/report/Findings.h"
 #include "app/report/HtmlReport.h"
 
 #include "app/report/Palette.h"
@@ -588,7 +589,7 @@ std::string htmlRunSection(const RunAnalysis& r, TimestampNs widest, TimestampNs
     html += idleAndLayerTables(a);
     html += launchQueueAndAnnotationTables(a);
     html += "<h3>Advisor</h3>\n";
-    if (a.findings.empty()) html += "<p>No glue pattern found that a toggle addresses.</p>\n";
+    if (a.findings.empty()) html += fmt::format("<p>{}.</p>\n", escapeMarkup(kNoFindingsText));
     html += "<ul>\n";
     for (const Finding& f : a.findings) {
         html += fmt::format(

@@ -119,6 +119,70 @@ TEST(DeviceAdvisorRulesTest, PageableCopiesAreNamedWithTheOpThatIssuesThem) {
     EXPECT_NE(f->evidence.find("aten::item (1 per step, device to host)"), std::string::npos)
         << f->evidence;
     EXPECT_NE(f->evidence.find("non_blocking=True"), std::string::npos);
+
+    // The same copy under the op the program called (a Python `if` on a tensor): both named.
+    GpuTrace nested(100);
+    nested.b.addEvent(nested.host, EventKind::kOp, Category::kMath, "aten::is_nonzero", 0, 60 * kUs,
+                      1);
+    nested.b.addEvent(nested.host, EventKind::kOp, Category::kMath, "aten::_local_scalar_dense",
+                      1 * kUs, 50 * kUs, 1);
+    nested.launch("cudaMemcpyAsync", 2, 41);
+    Event& read = nested.b.addEvent(nested.s7, EventKind::kMemcpy, Category::kCopy,
+                                    "Memcpy DtoH (Device -> Pageable)", 10 * kUs, 12 * kUs, 1);
+    read.correlation = nested.correlation;
+    read.srcKind = MemoryKind::kDevice;
+    read.dstKind = MemoryKind::kPageable;
+    const std::vector<Finding> named = nested.findings();
+    const Finding* n = findingOf(named, advisor_rules::kPageableCopies);
+    ASSERT_NE(n, nullptr);
+    EXPECT_NE(n->evidence.find("aten::is_nonzero (via aten::_local_scalar_dense) (1 per step"),
+              std::string::npos)
+        << n->evidence;
+}
+
+// Two 1000 us steps, each: a kernel [10, 200) us, then aten::item blocks the host [20, 200) us
+// on it (its sync), and the next launch comes at 390 us: the whole GPU is idle [200, 400) after
+// the sync, 200 us a step. A second sync right after the first ([205, 206) us,
+// cudaDeviceSynchronize) falls in the same idle gap and adds only what the first did not leave idle
+// (nothing).
+TEST(DeviceAdvisorRulesTest, GpuIdleAfterHostSyncsIsASyncStallNamedByTheProgramsOp) {
+    GpuTrace t(1000);
+    t.b.addStep(StepInfo{2, 1000 * kUs, 2000 * kUs, false, 1, 0.0, 0});
+    for (TimestampNs step = 1; step <= 2; ++step) {
+        const TimestampNs at = (step - 1) * 1000;
+        t.launch("cudaLaunchKernel", at + 1, at + 5).step = static_cast<std::int32_t>(step);
+        t.kernel(t.s7, "ampere_sgemm_128x64_nn", at + 10, at + 200).step =
+            static_cast<std::int32_t>(step);
+        t.b.addEvent(t.host, EventKind::kOp, Category::kMath, "aten::item", (at + 19) * kUs,
+                     (at + 201) * kUs, static_cast<std::int32_t>(step));
+        t.b.addEvent(t.host, EventKind::kOp, Category::kMath, "aten::_local_scalar_dense",
+                     (at + 19) * kUs, (at + 201) * kUs, static_cast<std::int32_t>(step));
+        t.b.addEvent(t.host, EventKind::kSync, Category::kNone, "cudaStreamSynchronize",
+                     (at + 20) * kUs, (at + 200) * kUs, static_cast<std::int32_t>(step));
+        t.b.addEvent(t.host, EventKind::kSync, Category::kNone, "cudaDeviceSynchronize",
+                     (at + 205) * kUs, (at + 206) * kUs, static_cast<std::int32_t>(step));
+        t.launch("cudaLaunchKernel", at + 390, at + 395).step = static_cast<std::int32_t>(step);
+        t.kernel(t.s7, "ampere_sgemm_128x64_nn", at + 400, at + 900).step =
+            static_cast<std::int32_t>(step);
+    }
+    const std::vector<Finding> findings = t.findings();
+    const Finding* f = findingOf(findings, advisor_rules::kSyncStalls);
+    ASSERT_NE(f, nullptr);
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.2);
+    EXPECT_NE(f->evidence.find("2 host syncs per step (aten::item (1 per step, 0.200 ms idle "
+                               "after), cudaDeviceSynchronize (1 per step, 0.000 ms idle after))"),
+              std::string::npos)
+        << f->evidence;
+    EXPECT_NE(f->evidence.find("20% of step time"), std::string::npos) << f->evidence;
+
+    // A sync after the trace's last device work (the program's final drain) leaves nothing
+    // waiting to be launched: no stall.
+    GpuTrace last(1000);
+    last.launch("cudaLaunchKernel", 1, 5);
+    last.kernel(last.s7, "ampere_sgemm_128x64_nn", 10, 200);
+    last.b.addEvent(last.host, EventKind::kSync, Category::kNone, "cudaDeviceSynchronize", 20 * kUs,
+                    200 * kUs, 1);
+    EXPECT_EQ(findingOf(last.findings(), advisor_rules::kSyncStalls), nullptr);
 }
 
 // A gemm of 50 us, then 12 elementwise kernels of 10 us with 5 us gaps before each (launched
@@ -151,26 +215,41 @@ TEST(DeviceAdvisorRulesTest, DriverAllocationsInsideASteadyStateStepAreAllocator
     EXPECT_NE(f->evidence.find("cudaFree 1"), std::string::npos) << f->evidence;
 }
 
-// The step's first op starts at 600 us; its kernel runs [620, 900). The GPU is idle [0, 620),
-// the host in no op for 610 us of it.
+// Two 1000 us steps; in each the first op starts at 600 us, its kernel runs [620, 900) us.
+void addStepsStartingIdle(GpuTrace& t) {
+    t.b.addStep(StepInfo{2, 1000 * kUs, 2000 * kUs, false, 1, 0.0, 0});
+    for (TimestampNs step = 1; step <= 2; ++step) {
+        const TimestampNs at = (step - 1) * 1000;
+        const auto tag = static_cast<std::int32_t>(step);
+        t.b.addEvent(t.host, EventKind::kOp, Category::kMath, "aten::mm", (at + 600) * kUs,
+                     (at + 610) * kUs, tag);
+        t.launch("cudaLaunchKernel", at + 601, at + 605).step = tag;
+        t.kernel(t.s7, "ampere_sgemm_128x64_nn", at + 620, at + 900).step = tag;
+    }
+}
+
+// The GPU is idle [0, 620) us of each step, the host in no op for 610 us of it.
 TEST(DeviceAdvisorRulesTest, AnIdleGpuAtTheStepsStartWithTheHostOutsideOpsIsADataLoaderStall) {
     GpuTrace t(1000);
-    t.b.addEvent(t.host, EventKind::kOp, Category::kMath, "aten::mm", 600 * kUs, 610 * kUs, 1);
-    t.launch("cudaLaunchKernel", 601, 605);
-    t.kernel(t.s7, "ampere_sgemm_128x64_nn", 620, 900);
+    addStepsStartingIdle(t);
     const std::vector<Finding> findings = t.findings();
     const Finding* f = findingOf(findings, advisor_rules::kDataLoaderStall);
     ASSERT_NE(f, nullptr);
     EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.61);
     EXPECT_NE(f->evidence.find("num_workers"), std::string::npos);
 
-    // The same step with a copy at 100 us whose launch the trace lacks (a trimmed trace: in no
+    // One such step alone shows no "each step": its idle start may be anything the program did
+    // first.
+    GpuTrace one(1000);
+    one.b.addEvent(one.host, EventKind::kOp, Category::kMath, "aten::mm", 600 * kUs, 610 * kUs, 1);
+    one.launch("cudaLaunchKernel", 601, 605);
+    one.kernel(one.s7, "ampere_sgemm_128x64_nn", 620, 900);
+    EXPECT_EQ(findingOf(one.findings(), advisor_rules::kDataLoaderStall), nullptr);
+
+    // The same steps with a copy at 100 us whose launch the trace lacks (a trimmed trace: in no
     // step): the host's side of the step is cut, so no stall is claimed.
     GpuTrace trimmed(1000);
-    trimmed.b.addEvent(trimmed.host, EventKind::kOp, Category::kMath, "aten::mm", 600 * kUs,
-                       610 * kUs, 1);
-    trimmed.launch("cudaLaunchKernel", 601, 605);
-    trimmed.kernel(trimmed.s7, "ampere_sgemm_128x64_nn", 620, 900);
+    addStepsStartingIdle(trimmed);
     trimmed.b.addEvent(trimmed.s9, EventKind::kMemcpy, Category::kCopy, "Memcpy HtoD", 100 * kUs,
                        150 * kUs, kNoTag);
     EXPECT_EQ(findingOf(trimmed.findings(), advisor_rules::kDataLoaderStall), nullptr);

@@ -206,7 +206,7 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
                     a.bubbles.workers, a.bubbles.breakdownText().c_str());
     }
     if (a.findings.empty()) {
-        ImGui::TextDisabled("Advisor: no glue pattern found that a toggle addresses.");
+        ImGui::TextDisabled("Advisor: %s.", kNoFindingsText);
     }
     for (const Finding& f : a.findings) {
         ImGui::Bullet();
