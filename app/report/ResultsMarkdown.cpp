@@ -135,7 +135,7 @@ std::string rankTable(const Comparison& comparison, const Results& results) {
     const RankPairsView view = rankPairsOf(comparison, results);
     if (view.ranks.empty()) return "";
     std::string md = fmt::format(
-        "\n### Ranks ({} processes, data parallel; the verdict above is rank {}'s)\n\n"
+        "\n### Ranks ({} processes, data parallel; the verdicts above are rank {}'s)\n\n"
         "| rank | runs | step ms (baseline → optimized) | step speedup [95% CI] | exposed comm ms "
         "| comm/compute overlap | loss | clock |\n|---|---|---|---|---|---|---|---|\n",
         view.baseline->worldSize, view.judgedRank);

@@ -24,11 +24,19 @@ std::string verdictText(Verdict verdict, const MetricComparison& m) {
     return toString(verdict) + detectableSuffix(verdict, m);
 }
 
+bool targetIsNew(const TargetComparison& target) {
+    return target.stats.baseline <= 0.0 && target.stats.optimized > 0.0;
+}
+
 std::string targetVerdictText(const TargetComparison& target) {
-    std::string text =
-        fmt::format("{} {:.3f} -> {:.3f} ms per step, {}: {}", target.description(),
-                    target.stats.baseline, target.stats.optimized, speedupText(target.stats),
-                    verdictText(target.verdict(), target.stats));
+    // A target the baseline arm does not have (offload's reload wait): the change adds it, and
+    // a ratio against 0 ("0.000x") says nothing.
+    const std::string ratio = targetIsNew(target)
+                                  ? std::string("added by the change (none in the baseline)")
+                                  : speedupText(target.stats);
+    std::string text = fmt::format("{} {:.3f} -> {:.3f} ms per step, {}: {}", target.description(),
+                                   target.stats.baseline, target.stats.optimized, ratio,
+                                   verdictText(target.verdict(), target.stats));
     const bool stepsMeasured =
         target.stats.baselineSamples > 0 && target.stats.optimizedSamples > 0;
     if (target.verdict() == Verdict::kNothingMeasured && stepsMeasured) {
@@ -62,7 +70,11 @@ std::string endToEndVerdictText(const AbComparison& c) {
                    "or fewer warm-up ones";
         }
     }
-    if (c.target) {
+    if (c.target && targetIsNew(*c.target)) {
+        const MetricComparison& s = c.target->stats;
+        text += fmt::format("; the target, new in the optimized arm, is {:.1f}% of its step",
+                            step->optimized > 0.0 ? 100.0 * s.optimized / step->optimized : 0.0);
+    } else if (c.target) {
         text += fmt::format("; the target was {:.1f}% of the baseline step",
                             100.0 * c.target->baselineShare());
     }
