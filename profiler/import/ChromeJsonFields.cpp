@@ -3,8 +3,8 @@
 #include <array>
 #include <cstddef>
 #include <initializer_list>
+#include <stdexcept>
 #include <utility>
-#include <vector>
 
 #include "profiler/core/ChromeExportFormat.h"
 
@@ -12,27 +12,49 @@ namespace glueprof::chrome_json {
 
 namespace {
 
-// Keys found by length and first byte, then compared: most keys of a trace (Kineto's "grid",
-// "registers per thread", ...) are passed over after one or two byte comparisons.
+// Keys found by length and first two bytes, then compared: most keys of a trace (Kineto's "grid",
+// "registers per thread", ...) are passed over after one or two byte comparisons. Each bucket is
+// a few entries in place (no pointer to follow): Key() asks for every field of every event.
 class FieldTable {
   public:
     FieldTable(std::initializer_list<std::pair<std::string_view, Field>> fields) {
-        for (const auto& entry : fields) m_buckets[bucketOf(entry.first)].push_back(entry);
+        for (const auto& entry : fields) {
+            Bucket& bucket = m_buckets[bucketOf(entry.first)];
+            if (bucket.size == kPerBucket) throw std::logic_error("FieldTable: a bucket is full");
+            bucket.entries[bucket.size++] = entry;
+        }
     }
     Field find(std::string_view key) const {
         if (key.empty()) return Field::kOther;
-        for (const auto& [name, field] : m_buckets[bucketOf(key)]) {
-            if (key == name) return field;
+        const Bucket& bucket = m_buckets[bucketOf(key)];
+        for (std::size_t i = 0; i < bucket.size; ++i) {
+            const std::string_view name = bucket.entries[i].first;
+            if (name.size() == key.size() && sameBytes(name.data(), key.data(), key.size()))
+                return bucket.entries[i].second;
         }
         return Field::kOther;
     }
 
   private:
-    static constexpr std::size_t kBuckets = 64;
-    static std::size_t bucketOf(std::string_view key) {
-        return (key.size() * 31 + static_cast<unsigned char>(key.empty() ? 0 : key[0])) % kBuckets;
+    // Keys are a few bytes: a loop, not a call to memcmp for each.
+    static bool sameBytes(const char* a, const char* b, std::size_t n) {
+        for (std::size_t i = 0; i < n; ++i) {
+            if (a[i] != b[i]) return false;
+        }
+        return true;
     }
-    std::array<std::vector<std::pair<std::string_view, Field>>, kBuckets> m_buckets;
+    static constexpr std::size_t kBuckets = 128;
+    static constexpr std::size_t kPerBucket = 4;
+    static std::size_t bucketOf(std::string_view key) {
+        const auto first = static_cast<unsigned char>(key[0]);
+        const auto second = static_cast<unsigned char>(key.size() > 1 ? key[1] : 0);
+        return (key.size() * 31 + first * 7 + second) % kBuckets;
+    }
+    struct Bucket {
+        std::array<std::pair<std::string_view, Field>, kPerBucket> entries;
+        std::size_t size = 0;
+    };
+    std::array<Bucket, kBuckets> m_buckets;
 };
 
 }  // namespace

@@ -1,6 +1,6 @@
 #pragma once
 // The keys of a Chrome trace's events and args that glueprof reads, and the kinds of JSON value
-// RapidJSON hands over: the vocabulary of ChromeJsonHandler, decided once per key.
+// the reader (JsonScanner) hands over: the vocabulary of ChromeJsonHandler, decided once per key.
 #include <string_view>
 
 namespace glueprof::chrome_json {

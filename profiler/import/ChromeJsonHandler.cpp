@@ -40,8 +40,8 @@ bool ChromeJsonHandler::Key(const char* s, rapidjson::SizeType n, bool) {
     if (n > m_bound.bytes) return overlong({s, n}, "key");
     m_key.assign(s, n);
     const Ctx where = context();
-    m_field = where == Ctx::kEvent  ? eventFieldOf(m_key)
-              : where == Ctx::kArgs ? argFieldOf(m_key)
+    m_field = where == Ctx::kEvent  ? eventFieldOf(key())
+              : where == Ctx::kArgs ? argFieldOf(key())
                                     : Field::kOther;
     // The value to come is a name or field glueprof keeps, or something it passes over.
     m_bound.bytes =
@@ -73,15 +73,15 @@ bool ChromeJsonHandler::overlong(std::string_view text, const char* what) {
 std::string ChromeJsonHandler::keyPath() const {
     switch (context()) {
         case Ctx::kEvent:
-            return where() + "." + m_key;
+            return where() + "." + std::string(key());
         case Ctx::kArgs:
-            return where() + ".args." + m_key;
+            return where() + ".args." + std::string(key());
         case Ctx::kDistributed:
-            return "distributedInfo." + m_key;
+            return "distributedInfo." + std::string(key());
         case Ctx::kDevice:
-            return "deviceProperties[]." + m_key;
+            return "deviceProperties[]." + std::string(key());
         default:
-            return m_key;
+            return std::string(key());
     }
 }
 
@@ -94,10 +94,10 @@ bool ChromeJsonHandler::StartObject() {
     } else {
         switch (m_stack.back()) {
             case Ctx::kTop:
-                if (m_key == chrome::kTraceEvents)
+                if (key() == chrome::kTraceEvents)
                     return fail("traceEvents is an object; expected an array of events");
-                next = m_key == "distributedInfo"    ? Ctx::kDistributed
-                       : m_key == chrome::kOtherData ? Ctx::kOther
+                next = key() == "distributedInfo"    ? Ctx::kDistributed
+                       : key() == chrome::kOtherData ? Ctx::kOther
                                                      : Ctx::kIgnore;
                 break;
             case Ctx::kEvents:
@@ -108,7 +108,7 @@ bool ChromeJsonHandler::StartObject() {
             case Ctx::kEvent:
                 if (m_field != Field::kOther)
                     return fail(fmt::format("{} is an object; expected a value", keyPath()));
-                next = m_key == chrome::kArgs ? Ctx::kArgs : Ctx::kIgnore;
+                next = key() == chrome::kArgs ? Ctx::kArgs : Ctx::kIgnore;
                 break;
             case Ctx::kDeviceList:
                 m_device = {kAbsent, {}};
@@ -138,10 +138,10 @@ bool ChromeJsonHandler::StartArray() {
         next = Ctx::kEvents;  // the JSON Array Format: the file is the events array
         m_sawEvents = true;
     } else if (m_stack.back() == Ctx::kTop) {
-        if (m_key == chrome::kTraceEvents) {
+        if (key() == chrome::kTraceEvents) {
             next = Ctx::kEvents;
             m_sawEvents = true;
-        } else if (m_key == "deviceProperties") {
+        } else if (key() == "deviceProperties") {
             next = Ctx::kDeviceList;
         }
     } else if (m_stack.back() == Ctx::kEvents) {
@@ -213,15 +213,15 @@ bool ChromeJsonHandler::scalar(Scalar kind, std::string_view text) {
         case Ctx::kArgs:
             return argField(kind, text);
         case Ctx::kDevice:
-            if (m_key == chrome::kId && kind == Scalar::kNumber)
+            if (key() == chrome::kId && kind == Scalar::kNumber)
                 return number(kind, text, m_device.first);
-            if (m_key == chrome::kName && kind == Scalar::kString)
+            if (key() == chrome::kName && kind == Scalar::kString)
                 m_device.second = validUtf8(text);
             return true;
         case Ctx::kDistributed:
             return distributedField(kind, text);
         case Ctx::kOther:
-            if (m_key == chrome::kProducer && kind == Scalar::kString) m_sink.producer(text);
+            if (key() == chrome::kProducer && kind == Scalar::kString) m_sink.producer(text);
             return true;
         default:
             return true;
@@ -229,25 +229,25 @@ bool ChromeJsonHandler::scalar(Scalar kind, std::string_view text) {
 }
 
 bool ChromeJsonHandler::topField(Scalar kind, std::string_view text) {
-    if (m_key == chrome::kTraceEvents)
+    if (key() == chrome::kTraceEvents)
         return fail("traceEvents is not an array; expected an array of events");
-    if (m_key == chrome::kBaseTimeNanoseconds && kind == Scalar::kNumber) {
+    if (key() == chrome::kBaseTimeNanoseconds && kind == Scalar::kNumber) {
         std::int64_t base = 0;
         if (!number(kind, text, base)) return false;
         m_facts.baseTime = base;
-    } else if (m_key == chrome::kSchemaVersion && kind == Scalar::kNumber) {
+    } else if (key() == chrome::kSchemaVersion && kind == Scalar::kNumber) {
         return number(kind, text, m_facts.schemaVersion);
     }
     return true;
 }
 
 bool ChromeJsonHandler::distributedField(Scalar kind, std::string_view text) {
-    if ((m_key != "rank" && m_key != "world_size") || kind != Scalar::kNumber) return true;
+    if ((key() != "rank" && key() != "world_size") || kind != Scalar::kNumber) return true;
     std::int64_t value = 0;
     if (!number(kind, text, value)) return false;
     if (value < 0 || value > std::numeric_limits<int>::max())
-        return fail(fmt::format("distributedInfo.{} is {}; expected a rank count", m_key, value));
-    (m_key == "rank" ? m_facts.rank : m_facts.worldSize) = static_cast<int>(value);
+        return fail(fmt::format("distributedInfo.{} is {}; expected a rank count", key(), value));
+    (key() == "rank" ? m_facts.rank : m_facts.worldSize) = static_cast<int>(value);
     return true;
 }
 
@@ -258,13 +258,13 @@ bool ChromeJsonHandler::eventField(Scalar kind, std::string_view text) {
         case Field::kCat:
         case Field::kName:
             if (kind != Scalar::kString && kind != Scalar::kNull)
-                return fail(fmt::format("{}.{} is not a string", where(), m_key));
+                return fail(fmt::format("{}.{} is not a string", where(), key()));
             (m_field == Field::kPh ? e.ph : m_field == Field::kCat ? e.cat : e.name).assign(text);
             return true;
         case Field::kPid:
         case Field::kTid:
             if (kind != Scalar::kNumber && kind != Scalar::kString)
-                return fail(fmt::format("{}.{} is neither a number nor a string", where(), m_key));
+                return fail(fmt::format("{}.{} is neither a number nor a string", where(), key()));
             if (kind == Scalar::kNumber && !parseInteger(text))
                 return fail(fmt::format("{} is not an integer", keyPath()));
             (m_field == Field::kPid ? e.pid : e.tid).assign(text);

@@ -1,11 +1,13 @@
 #pragma once
-// RapidJSON's SAX handler for a Chrome trace JSON file (ChromeJsonTokenizer): the file's
-// structure, each scalar checked (kind, length, range) and stored in the RawEvent or the file's
-// facts it belongs to; each finished event goes to the RawEventSink. An error stops the reader
-// with a message naming the file, the byte and the JSON path.
+// The SAX handler (RapidJSON's handler concept, read by JsonScanner) for a Chrome trace JSON file
+// (ChromeJsonTokenizer): the file's structure, each scalar checked (kind, length, range) and stored
+// in the RawEvent or the file's facts it belongs to; each finished event goes to the
+// RawEventSink. An error stops the reader with a message naming the file, the byte and the JSON
+// path.
 #include <rapidjson/reader.h>
 
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -90,7 +92,32 @@ class ChromeJsonHandler
     RawEventSink& m_sink;
     TokenBound& m_bound;
     std::vector<Ctx> m_stack;
-    std::string m_key;
+    // The key just read, in place when short (every key of a real trace): Key() runs for each of
+    // an event's fields, and std::string's assign was a tenth of the read.
+    class KeyText {
+      public:
+        void assign(const char* s, std::size_t n) {
+            if (n <= sizeof m_inline) {
+                std::memcpy(m_inline, s, n);
+                m_size = n;
+                m_long = false;
+            } else {
+                m_longText.assign(s, n);
+                m_long = true;
+            }
+        }
+        std::string_view view() const {
+            return m_long ? std::string_view(m_longText) : std::string_view(m_inline, m_size);
+        }
+
+      private:
+        char m_inline[64];
+        std::size_t m_size = 0;
+        bool m_long = false;
+        std::string m_longText;
+    };
+    std::string_view key() const { return m_key.view(); }
+    KeyText m_key;
     Field m_field = Field::kOther;
     RawEvent m_event;
     std::int64_t m_eventIndex = -1;

@@ -2,10 +2,10 @@
 
 #include <fmt/format.h>
 #include <rapidjson/error/en.h>
-#include <rapidjson/reader.h>
 
 #include "profiler/core/Error.h"
 #include "profiler/import/ChromeJsonHandler.h"
+#include "profiler/import/JsonScanner.h"
 
 namespace glueprof {
 
@@ -23,8 +23,8 @@ void skipByteOrderMark(CompressedInput& input) {
 [[noreturn]] void throwParseFailure(const std::string& path, CompressedInput& input,
                                     const ChromeJsonHandler& handler, rapidjson::ParseResult ok) {
     if (!handler.error().empty()) throw inputError(handler.error());
-    // RapidJSON takes a NUL byte for the end of the input: one before the real end is binary
-    // data (20 MiB of zeros in a gzip is not an empty trace).
+    // The reader takes a NUL byte for the end of the input, as RapidJSON's does: one before the
+    // real end is binary data (20 MiB of zeros in a gzip is not an empty trace).
     if (!input.atEnd() && input.Peek() == '\0') {
         throw inputError(
             fmt::format("'{}': not JSON: byte {}{} is a NUL byte (binary data, not text); pass a "
@@ -45,16 +45,12 @@ ChromeFileFacts tokenizeChromeJson(const std::string& path, CompressedInput& inp
     TokenBound bound;
     ChromeJsonHandler handler(path, input, sink, bound);
     skipByteOrderMark(input);
-    BoundedStackAllocator stackAllocator(&bound);
-    rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, BoundedStackAllocator> reader(
-        &stackAllocator);
-    // The recursive parser (faster than the iterative one); the handler bounds its depth, and
-    // the stack allocator the length of what the parser holds before the handler sees it.
-    constexpr unsigned kFlags =
-        rapidjson::kParseNumbersAsStringsFlag | rapidjson::kParseNanAndInfFlag;
+    // A recursive reader; the handler bounds its depth, and the bound the length of a token the
+    // reader copies before the handler sees it.
+    JsonScanner<ChromeJsonHandler> scanner(input, handler, bound);
     rapidjson::ParseResult ok;
     try {
-        ok = reader.Parse<kFlags>(input, handler);
+        ok = scanner.parse();
     } catch (const OverlongToken&) {
         throw inputError(handler.refusedToken());
     }

@@ -1,7 +1,7 @@
 #pragma once
 // The syntax of a Chrome trace JSON file (Kineto's, glueprof's own export, Chrome's trace event
 // format in general; JSON object or array form), apart from its meaning, as Perfetto's
-// json_trace_tokenizer is apart from its json_trace_parser: RapidJSON's SAX reader over a zlib
+// json_trace_tokenizer is apart from its json_trace_parser: a SAX reader (JsonScanner) over a zlib
 // stream turns bytes into RawEvents, one at a time, never holding the file whole; each is checked
 // (types, lengths, times) and handed to a RawEventSink, a dialect's mapper (ChromeEventMapper).
 #include <cstdint>

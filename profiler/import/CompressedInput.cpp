@@ -25,7 +25,7 @@ CompressedInput::CompressedInput(const std::string& path) : m_path(path) {
     m_fileBytes = sizeError ? 0 : static_cast<std::uint64_t>(size);
     try {
         gzbuffer(m_file, 1u << 18);
-        for (Block& block : m_blocks) block.bytes.resize(kBlockBytes + 1);
+        for (Block& block : m_blocks) block.bytes.resize(kBlockBytes + 1 + kPadding);
         // The first block is read here, so gzipped() is known before the parser starts.
         inflateInto(m_blocks[0]);
         m_gzipped = gzdirect(m_file) == 0;

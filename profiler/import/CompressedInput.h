@@ -1,6 +1,7 @@
 #pragma once
 // CompressedInput: a file read through zlib in large blocks, gzip'd or not (zlib passes plain
-// files through), as a RapidJSON input stream: the JSON reader never holds more than a few blocks.
+// files through), read a byte at a time (Peek, Take) or a block at a time in place (cursor,
+// blockEnd, skipTo: JsonScanner): the JSON reader never holds more than a few blocks.
 // A reader thread inflates the next blocks while the parser reads the current one (inflating is
 // about a third of an import's read), so the two run on two cores.
 #include <zlib.h>
@@ -18,7 +19,7 @@ namespace glueprof {
 
 class CompressedInput {
   public:
-    using Ch = char;  // RapidJSON's stream concept
+    using Ch = char;
 
     explicit CompressedInput(const std::string& path);  // input error when it cannot be opened
     ~CompressedInput();
@@ -34,11 +35,24 @@ class CompressedInput {
     std::size_t Tell() const {
         return m_blockStart + static_cast<std::size_t>(m_current - m_block->bytes.data());
     }
-    // Writing is not part of an input stream (RapidJSON asks only in-situ parsing for it).
-    Ch* PutBegin() { return nullptr; }
-    void Put(Ch) {}
-    void Flush() {}
-    std::size_t PutEnd(Ch*) { return 0; }
+
+    // The block being read, for a reader that scans it in place (JsonScanner): from cursor() to
+    // blockEnd(), where a '\0' stands, then at least kPadding more readable bytes (a 16-byte load
+    // at any position up to blockEnd() stays inside the buffer). The bytes stay valid until the
+    // cursor leaves the block.
+    static constexpr std::size_t kPadding = 16;
+    const Ch* cursor() const { return m_current; }
+    const Ch* blockEnd() const { return m_eof ? m_last : m_last + 1; }
+    bool lastBlock() const { return m_eof; }
+    // Moves the cursor to p (cursor() <= p <= blockEnd()); p at the end of a block that is not the
+    // last goes on to the start of the next block (waiting for it).
+    void skipTo(const Ch* p) {
+        if (p > m_last && !m_eof) {
+            refill();
+        } else {
+            m_current = p;
+        }
+    }
 
     // What zlib reported when the data stopped early or was corrupt ("unexpected end of file",
     // a CRC or data error); "" when the file read cleanly.
@@ -90,8 +104,8 @@ class CompressedInput {
     std::thread m_reader;
 
     Block* m_block = nullptr;  // the one being parsed
-    Ch* m_current = nullptr;
-    Ch* m_last = nullptr;
+    const Ch* m_current = nullptr;
+    const Ch* m_last = nullptr;
     std::size_t m_blockStart = 0;  // bytes before the current block
     bool m_eof = false;
     std::string m_failure;

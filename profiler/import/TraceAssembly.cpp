@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <limits>
 #include <unordered_set>
@@ -147,13 +148,17 @@ Event& TraceAssembly::add(std::size_t lane, EventKind kind, Category category,
 void TraceAssembly::addSync(const SyncRecord& sync) { m_syncs.push_back(sync); }
 
 void TraceAssembly::countRead(std::string_view what) {
+    // Events come in runs of one kind: the last count found is tried first.
+    if (m_lastReadCount != nullptr && what == m_lastRead) {
+        ++*m_lastReadCount;
+        return;
+    }
     // Keyed by the source's own text (a category): printed and stored safely.
     auto it = m_read.find(what);
-    if (it != m_read.end()) {
-        ++it->second;
-    } else {
-        ++m_read[printableText(std::string(what))];
-    }
+    if (it == m_read.end()) it = m_read.emplace(printableText(std::string(what)), 0).first;
+    ++it->second;
+    m_lastRead.assign(what);
+    m_lastReadCount = &it->second;
 }
 
 bool TraceAssembly::offsetTimes(TimestampNs delta) {
@@ -503,6 +508,7 @@ ImportedRun TraceAssembly::finish(RunSummary run) && {
     std::vector<StepInfo> steps = assignSteps(out.stepsFound);
     if (!m_asRecorded) flagOps();
 
+    std::array<std::int64_t, static_cast<std::size_t>(EventKind::kWait) + 1> storedByKind{};
     for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
         Lane& l = m_lanes[lane];
         if (l.kind == LaneKind::kHostThread && l.name.empty()) {
@@ -511,7 +517,11 @@ ImportedRun TraceAssembly::finish(RunSummary run) && {
                          ? fmt::format("{} thread {}", process->second, l.threadOrStream)
                          : fmt::format("host thread {}", l.threadOrStream);
         }
-        for (const Event& e : m_events[lane]) ++out.eventsByKind[toString(e.kind)];
+        for (const Event& e : m_events[lane]) ++storedByKind[static_cast<std::size_t>(e.kind)];
+    }
+    for (std::size_t kind = 0; kind < storedByKind.size(); ++kind) {
+        if (storedByKind[kind] > 0)
+            out.eventsByKind[toString(static_cast<EventKind>(kind))] = storedByKind[kind];
     }
     if (run.device.empty()) {
         const bool gpu = std::any_of(m_lanes.begin(), m_lanes.end(),

@@ -192,6 +192,8 @@ class TraceAssembly {
     std::map<std::string, std::int64_t> m_skipped;
     std::map<std::string, std::int64_t> m_derived;
     std::map<std::string, std::int64_t, std::less<>> m_read;  // found by string_view
+    std::string m_lastRead;                                   // the text countRead was last given
+    std::int64_t* m_lastReadCount = nullptr;                  // and its count in m_read
     std::size_t m_eventCount = 0;
     bool m_asRecorded = false;
 };

@@ -34,4 +34,17 @@ inline std::string importFixture(const std::string& name) {
     return unpacked.string();
 }
 
+// A file's bytes, gunzip'd (zlib passes a plain file through).
+inline std::string gunzip(const std::string& path) {
+    gzFile file = gzopen(path.c_str(), "rb");
+    if (file == nullptr) throw std::runtime_error("cannot read " + path);
+    std::string out;
+    char block[1 << 16];
+    int n = 0;
+    while ((n = gzread(file, block, sizeof block)) > 0)
+        out.append(block, static_cast<std::size_t>(n));
+    gzclose(file);
+    return out;
+}
+
 }  // namespace glueprof::testing

@@ -19,21 +19,11 @@ namespace glueprof {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::gunzip;
 
 std::string readAll(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
-std::string gunzip(const std::string& path) {
-    gzFile file = gzopen(path.c_str(), "rb");
-    std::string out;
-    char block[1 << 16];
-    int n = 0;
-    while ((n = gzread(file, block, sizeof block)) > 0)
-        out.append(block, static_cast<std::size_t>(n));
-    gzclose(file);
-    return out;
 }
 
 std::uint64_t envOr(const char* name, std::uint64_t fallback) {
