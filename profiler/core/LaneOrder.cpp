@@ -38,6 +38,8 @@ void sortParentsFirst(std::vector<Event>& events) {
     keys.reserve(events.size());
     std::merge(inOrder.begin(), inOrder.end(), misplaced.begin(), misplaced.end(),
                std::back_inserter(keys), before);
+    std::vector<Key>().swap(inOrder);  // freed before the events' new array: no higher peak
+    std::vector<Key>().swap(misplaced);
     std::vector<Event> sorted;
     sorted.reserve(events.size());
     for (const Key& key : keys) sorted.push_back(std::move(events[key.index]));
