@@ -57,6 +57,9 @@
 //                             caching allocator settings; saving: the host time in those calls.
 //   data_loader_stall         the GPU idle at each step's start while the host runs no torch op
 //                             -> DataLoader workers, pin_memory, prefetch; saving: that idle time.
+//   host_outside_torch        the GPU idle 30%+ of the measured steps after their first device work
+//                             while no host thread runs a torch op -> find the host code
+//                             (with_stack, py-spy), take it off the step; saving: that idle.
 //   cross_stream_waits        the whole GPU's idle mostly HTA's "other" idle (waits on other
 //                             streams, events), stream waits in the trace -> review the streams'
 //                             dependencies; saving: that idle.

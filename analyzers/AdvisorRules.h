@@ -33,6 +33,8 @@ constexpr const char* kSyncStalls = "sync_stalls";
 constexpr const char* kElementwiseFusion = "elementwise_fusion";
 constexpr const char* kAllocatorChurn = "allocator_churn";
 constexpr const char* kDataLoaderStall = "data_loader_stall";
+// The GPU idle inside steps (after their first device work) with the host outside torch.
+constexpr const char* kHostOutsideTorch = "host_outside_torch";
 constexpr const char* kCrossStreamWaits = "cross_stream_waits";
 constexpr const char* kWarmupInProfile = "warmup_in_profile";
 }  // namespace advisor_rules

@@ -67,6 +67,39 @@ struct DeviceView {
     IntervalSet gpuIdle;  // where no stream runs anything, first device work to last
     IdleGaps gaps;        // each stream's gaps by HTA's categories
 
+    // Each step's first device work start, by the step the work was launched in.
+    std::map<std::int32_t, TimestampNs> firstWorkByStep() const {
+        std::map<std::int32_t, TimestampNs> first;
+        for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+            if (!isDeviceWorkLane(trace.lanes()[i])) continue;
+            for (const Event& e : trace.eventsOnLane(i)) {
+                if (!isDeviceWork(e) || e.step == kNoTag) continue;
+                auto [it, added] = first.try_emplace(e.step, e.startNs);
+                if (!added) it->second = std::min(it->second, e.startNs);
+            }
+        }
+        return first;
+    }
+    // Whether a measured step holds device work whose launch the trace lacks (in no step): the
+    // host's side of it is cut (a trimmed or sampled trace), so what the host ran cannot be told.
+    bool hostSideCut() const {
+        std::vector<Interval> untagged;
+        for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+            if (!isDeviceWorkLane(trace.lanes()[i])) continue;
+            for (const Event& e : trace.eventsOnLane(i)) {
+                if (isDeviceWork(e) && e.step == kNoTag)
+                    untagged.push_back(Interval{e.startNs, e.endNs});
+            }
+        }
+        const IntervalSet work = unionOf(std::move(untagged));
+        for (const StepInfo& s : trace.steps()) {
+            if (measured.count(s.step) != 0 &&
+                totalLength(clippedTo(work, Interval{s.startNs, s.endNs})) > 0)
+                return true;
+        }
+        return false;
+    }
+
     // The part of `streamGaps` (gaps of single streams) where the whole GPU is idle.
     TimestampNs wholeGpuIdleIn(std::vector<Interval> streamGaps) const {
         return totalLength(intersectionOf(unionOf(std::move(streamGaps)), gpuIdle));
@@ -76,6 +109,8 @@ struct DeviceView {
 
 // sync_stalls fires when the GPU idle after host syncs is this share of the measured steps.
 constexpr double kSyncStallShare = 0.05;
+// host_outside_torch fires when the GPU idle with the host outside torch is this share of them.
+constexpr double kHostOutsideTorchShare = 0.3;
 
 double share(TimestampNs part, TimestampNs whole) {
     return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
@@ -410,28 +445,8 @@ void allocatorChurn(const AdvisorInput&, const DeviceView& v, std::vector<Findin
 // The GPU idle at each step's start while the host runs no torch op: it waits for its input.
 void dataLoaderStall(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
     if (v.kernels.empty() || v.measured.empty() || !v.hasOps) return;
-    std::map<std::int32_t, TimestampNs> firstWork;  // step -> first start of its device work
-    IntervalSet untagged;  // device work in no step: its launch is not in the trace
-    for (std::size_t i = 0; i < v.trace.lanes().size(); ++i) {
-        if (!isDeviceWorkLane(v.trace.lanes()[i])) continue;
-        for (const Event& e : v.trace.eventsOnLane(i)) {
-            if (!isDeviceWork(e)) continue;
-            if (e.step == kNoTag) {
-                untagged.push_back(Interval{e.startNs, e.endNs});
-                continue;
-            }
-            auto [it, added] = firstWork.try_emplace(e.step, e.startNs);
-            if (!added) it->second = std::min(it->second, e.startNs);
-        }
-    }
-    // Device work inside a measured step whose launch the trace lacks: the host's side of that
-    // step is cut (a trimmed or sampled trace), so "the host runs no torch op" cannot be told.
-    untagged = unionOf(untagged);
-    for (const StepInfo& s : v.trace.steps()) {
-        if (v.measured.count(s.step) != 0 &&
-            totalLength(intersectionOf(untagged, IntervalSet{Interval{s.startNs, s.endNs}})) > 0)
-            return;
-    }
+    if (v.hostSideCut()) return;  // "the host runs no torch op" cannot be told
+    const std::map<std::int32_t, TimestampNs> firstWork = v.firstWorkByStep();
     std::vector<double> stallMs;
     TimestampNs stalled = 0;
     const TimestampNs walls = v.measuredWallNs;
@@ -457,6 +472,40 @@ void dataLoaderStall(const AdvisorInput&, const DeviceView& v, std::vector<Findi
         "DataLoader(num_workers=N, pin_memory=True, prefetch_factor=2, persistent_workers=True), "
         "and keep tokenization or collation out of the loop",
         median(stallMs), 100.0 * share(stalled, walls));
+    findings.push_back(f);
+}
+
+// The GPU idle inside steps, after each step's first device work, while no host thread runs a
+// torch op or runtime call: the step's time goes to host code the trace does not show (Python
+// between ops, data preparation on the main thread, logging, I/O). The idle before a step's first
+// device work is data_loader_stall's.
+void hostOutsideTorch(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
+    if (v.kernels.empty() || v.measured.empty() || !v.hasOps || v.measuredWallNs <= 0) return;
+    if (v.hostSideCut()) return;  // what the host ran cannot be told
+    const std::map<std::int32_t, TimestampNs> firstWork = v.firstWorkByStep();
+    TimestampNs outside = 0;
+    std::size_t steps = 0;
+    for (const StepInfo& s : v.trace.steps()) {
+        if (v.measured.count(s.step) == 0) continue;
+        const auto first = firstWork.find(s.step);
+        if (first == firstWork.end() || first->second >= s.endNs) continue;
+        ++steps;
+        const IntervalSet idle =
+            differenceOf(IntervalSet{Interval{first->second, s.endNs}}, v.busy);
+        outside += totalLength(differenceOf(idle, v.hostInTorch));
+    }
+    if (steps == 0 || share(outside, v.measuredWallNs) < kHostOutsideTorchShare) return;
+    Finding f;
+    f.rule = advisor_rules::kHostOutsideTorch;
+    f.savingMsPerStep = ms(outside) / static_cast<double>(v.measured.size());
+    f.evidence = fmt::format(
+        "after each step's first device work the GPU is idle {:.3f} ms per step ({:.0f}% of step "
+        "time) while no host thread runs a torch op or runtime call: the step's time goes to host "
+        "code the trace does not show (Python between ops, data preparation on the main thread, "
+        "logging, checkpointing, waits on I/O or other processes). Find it with "
+        "torch.profiler(with_stack=True) or py-spy, then take it off the step (DataLoader "
+        "workers, asynchronous logging, fewer checkpoints) or overlap it with the device's work",
+        f.savingMsPerStep, 100.0 * share(outside, v.measuredWallNs));
     findings.push_back(f);
 }
 
@@ -602,6 +651,7 @@ void adviseOnDeviceWork(const AdvisorInput& in, std::vector<Finding>& findings) 
     elementwiseFusion(in, view, findings);
     allocatorChurn(in, view, findings);
     dataLoaderStall(in, view, findings);
+    hostOutsideTorch(in, view, findings);
     crossStreamWaits(in, view, findings);
     warmupInProfile(in, view, findings);
     // No fix saves more than a step takes: each saving is at most the mean measured step.

@@ -255,6 +255,59 @@ TEST(DeviceAdvisorRulesTest, AnIdleGpuAtTheStepsStartWithTheHostOutsideOpsIsADat
     EXPECT_EQ(findingOf(trimmed.findings(), advisor_rules::kDataLoaderStall), nullptr);
 }
 
+// Two 1000 us steps whose kernel runs [10, 50) us, launched from an op at their start: the GPU
+// is then idle [50, 1000) with no torch op on the host, 950 us of each step.
+TEST(DeviceAdvisorRulesTest, GpuIdleWithTheHostOutsideTorchIsTimeInCodeTheTraceDoesNotShow) {
+    GpuTrace t(1000);
+    t.b.addStep(StepInfo{2, 1000 * kUs, 2000 * kUs, false, 1, 0.0, 0});
+    for (TimestampNs step = 1; step <= 2; ++step) {
+        const TimestampNs at = (step - 1) * 1000;
+        const auto tag = static_cast<std::int32_t>(step);
+        t.b.addEvent(t.host, EventKind::kOp, Category::kMath, "aten::mm", at * kUs, (at + 8) * kUs,
+                     tag);
+        t.launch("cudaLaunchKernel", at + 1, at + 5).step = tag;
+        t.kernel(t.s7, "ampere_sgemm_128x64_nn", at + 10, at + 50).step = tag;
+    }
+    const std::vector<Finding> findings = t.findings();
+    const Finding* f = findingOf(findings, advisor_rules::kHostOutsideTorch);
+    ASSERT_NE(f, nullptr);
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.95);
+    EXPECT_NE(f->evidence.find("95% of step time"), std::string::npos) << f->evidence;
+    EXPECT_NE(f->evidence.find("with_stack=True"), std::string::npos) << f->evidence;
+
+    // With a copy whose launch the trace lacks (in no step) inside a step: the host's side of
+    // the step is cut, so what the host ran cannot be told.
+    GpuTrace cut(1000);
+    cut.b.addStep(StepInfo{2, 1000 * kUs, 2000 * kUs, false, 1, 0.0, 0});
+    for (TimestampNs step = 1; step <= 2; ++step) {
+        const TimestampNs at = (step - 1) * 1000;
+        const auto tag = static_cast<std::int32_t>(step);
+        cut.b.addEvent(cut.host, EventKind::kOp, Category::kMath, "aten::mm", at * kUs,
+                       (at + 8) * kUs, tag);
+        cut.launch("cudaLaunchKernel", at + 1, at + 5).step = tag;
+        cut.kernel(cut.s7, "ampere_sgemm_128x64_nn", at + 10, at + 50).step = tag;
+    }
+    cut.b.addEvent(cut.s9, EventKind::kMemcpy, Category::kCopy, "Memcpy HtoD", 300 * kUs, 310 * kUs,
+                   kNoTag);
+    EXPECT_EQ(findingOf(cut.findings(), advisor_rules::kHostOutsideTorch), nullptr);
+
+    // The same steps with the host in a torch op through that idle (the op's own host work, not
+    // code outside the trace): 20 us a step outside, no finding.
+    GpuTrace inside(1000);
+    inside.b.addStep(StepInfo{2, 1000 * kUs, 2000 * kUs, false, 1, 0.0, 0});
+    for (TimestampNs step = 1; step <= 2; ++step) {
+        const TimestampNs at = (step - 1) * 1000;
+        const auto tag = static_cast<std::int32_t>(step);
+        inside.b.addEvent(inside.host, EventKind::kOp, Category::kMath, "aten::mm", at * kUs,
+                          (at + 8) * kUs, tag);
+        inside.launch("cudaLaunchKernel", at + 1, at + 5).step = tag;
+        inside.kernel(inside.s7, "ampere_sgemm_128x64_nn", at + 10, at + 50).step = tag;
+        inside.b.addEvent(inside.host, EventKind::kOp, Category::kMath, "aten::nonzero",
+                          (at + 40) * kUs, (at + 990) * kUs, tag);
+    }
+    EXPECT_EQ(findingOf(inside.findings(), advisor_rules::kHostOutsideTorch), nullptr);
+}
+
 // Twenty launches of 5 us and one of 3 ms (cuDNN's first call) in a 10 ms step, and a 1 ms
 // cudaStreamCreate and a 2 ms cudaStreamSynchronize (a wait, not a first call's cost): 4 ms, 40%
 // of the step, in first calls.
