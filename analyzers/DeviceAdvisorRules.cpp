@@ -259,13 +259,15 @@ void pageableCopies(const AdvisorInput&, const DeviceView& v, std::vector<Findin
     f.rule = advisor_rules::kPageableCopies;
     f.savingMsPerStep = ms(callNs) / steps;
     f.evidence = fmt::format(
-        "{:g} copies per step use pageable host memory, {:.3f} ms per step of host time in their "
+        "{:g} {} per step use{} pageable host memory, {:.3f} ms per step of host time in their "
         "calls while they copy (a pageable copy holds the host until it is done), issued by {}. "
         "Pin the host "
         "side (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
         "non_blocking=True; a read back (.item(), .cpu(), .tolist(), boolean-mask indexing, "
         "nonzero) can move out of the step or be batched into one",
-        static_cast<double>(count) / steps, f.savingMsPerStep, issuers);
+        static_cast<double>(count) / steps,
+        count == static_cast<std::int64_t>(steps) ? "copy" : "copies",
+        count == static_cast<std::int64_t>(steps) ? "s" : "", f.savingMsPerStep, issuers);
     findings.push_back(f);
 }
 
