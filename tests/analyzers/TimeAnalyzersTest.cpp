@@ -323,6 +323,43 @@ TEST(AdvisorTest, OpsEveryLayerIssuesAreListedPerLayerAndTheirGlueNamedByTheAdvi
     EXPECT_NEAR(findings[0].savingMsPerStep, 3 * 30e-6 * (1.0 - 1.0 / 3.0), 1e-12);
 }
 
+// Three layers each with a GEMM, an activation (elementwise, 40 ns) and a concatenation
+// (shape/copy, 10 ns): both are glue beside the math, but only the concatenation could move out of
+// the layers; the activation is the layer's own arithmetic and adds nothing to the saving.
+TEST(AdvisorTest, PerLayerGlueSavesOnlyWhatCouldLeaveTheLayers) {
+    TraceModelBuilder b;
+    const std::size_t main = b.addLane(LaneKind::kHostThread, "main");
+    for (std::int32_t step = 1; step <= 2; ++step) {
+        const TimestampNs t0 = step * 10000;
+        b.addStep(StepInfo{step, t0, t0 + 10000, false, 1, 0.0, 0});
+        for (std::int32_t layer = 0; layer < 3; ++layer) {
+            const TimestampNs l0 = t0 + layer * 1000;
+            b.addEvent(main, EventKind::kRange, Category::kPhase, "nn.Module: Block", l0, l0 + 200,
+                       step)
+                .layer = layer;
+            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::mm", l0 + 10, l0 + 60, step)
+                .layer = layer;
+            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::silu", l0 + 70, l0 + 110, step)
+                .layer = layer;
+            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::cat", l0 + 120, l0 + 130, step)
+                .layer = layer;
+        }
+    }
+    const TraceModel trace = std::move(b).build();
+    const PerLayerWorkResult work = analyzePerLayerWork(trace);
+    EXPECT_NEAR(work.glueMsPerStep, 3 * 50e-6, 1e-12);
+    RepeatedWorkResult none;
+    CopyOverlapResult noCopies;
+    const std::vector<Finding> findings =
+        advise(AdvisorInput{&trace, &none, &noCopies, nullptr, nullptr, &work});
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_NEAR(findings[0].savingMsPerStep, 3 * 10e-6 * (1.0 - 1.0 / 3.0), 1e-12);
+    EXPECT_NE(findings[0].evidence.find("elementwise ops aten::silu x1"), std::string::npos)
+        << findings[0].evidence;
+    EXPECT_NE(findings[0].evidence.find("0.000 ms of it shape/copy"), std::string::npos)
+        << findings[0].evidence;
+}
+
 // Four pipeline workers over [0, 100): busy 100, 50, 50, 40 (forward/backward ranges). Mean 60,
 // max 100: imbalance -> roundpipe, saving 100 x (1 - 60/100) = 40 ns per (one) step.
 TEST(AdvisorTest, UnevenPipelineStagesPointToRoundPipe) {
