@@ -91,6 +91,8 @@ MetricComparison compareSamples(const std::vector<Sample>& base, const std::vect
     m.optimizedSamples = o.size();
     m.anyNonZero = std::any_of(b.begin(), b.end(), [](double v) { return v != 0.0; }) ||
                    std::any_of(o.begin(), o.end(), [](double v) { return v != 0.0; });
+    m.baselineAllZero =
+        !b.empty() && std::all_of(b.begin(), b.end(), [](double v) { return v == 0.0; });
     // Interleaved A/B arms: the blocks both ran, paired. Runs without blocks (imported traces):
     // their steps, resampled independently.
     std::map<std::int32_t, std::pair<std::vector<double>, std::vector<double>>> byBlock;

@@ -30,7 +30,8 @@ struct MetricComparison {
     double minimumDetectable = 0.0;
     std::size_t baselineSamples = 0;  // measured steps behind each median
     std::size_t optimizedSamples = 0;
-    bool anyNonZero = false;  // some measured step of either arm is not 0 (a target range ran)
+    bool anyNonZero = false;       // some measured step of either arm is not 0 (a target range ran)
+    bool baselineAllZero = false;  // every measured step of the baseline is 0 (it has none)
     // The independent units behind the interval: the A/B's blocks with a positive median in both
     // arms (a t interval on their log ratios), or, for runs not recorded in blocks (imported
     // traces), the fewer arm's steps (bootstrap of steps). Below kMinBlocksForVerdict there is no

@@ -271,41 +271,53 @@ void pageableCopies(const AdvisorInput&, const DeviceView& v, std::vector<Findin
     findings.push_back(f);
 }
 
-// The whole GPU's idle from `t` on, until device work resumes (the end of the gap of gpuIdle
-// that holds t) or `until`; 0 after the trace's last device work (nothing was left to launch).
-Interval idleFrom(const DeviceView& v, TimestampNs t, TimestampNs until) {
+// The whole GPU's idle that a sync over [syncStart, t) leaves behind: from t until device work
+// resumes (the end of the gap of gpuIdle that holds t) or `until`. None when the GPU was idle
+// already as the sync began (it emptied no queue), or after the trace's last device work (nothing
+// was left to launch).
+Interval idleAfterSync(const DeviceView& v, TimestampNs syncStart, TimestampNs t,
+                       TimestampNs until) {
     if (t < v.firstWork || t >= v.lastWork) return {};
     auto gap =
         std::upper_bound(v.gpuIdle.begin(), v.gpuIdle.end(), t,
                          [](TimestampNs value, const Interval& i) { return value < i.start; });
     if (gap == v.gpuIdle.begin()) return {};
     --gap;
-    return gap->end > t ? Interval{t, std::min(gap->end, until)} : Interval{};
+    if (gap->end <= t || gap->start < syncStart) return {};
+    return Interval{t, std::min(gap->end, until)};
 }
 
-// Host syncs inside measured steps and the GPU idle each leaves behind: a sync empties the
-// device's queue, so from its end the whole GPU waits until the host launches again. Named by the
-// call the program made (the outermost op around the sync). Syncs in one idle gap share it: each
-// is given the part no earlier sync already left idle.
-void syncStalls(const AdvisorInput& in, const DeviceView& v, std::vector<Finding>& findings) {
-    if (in.syncs == nullptr || in.syncs->hostSyncs.empty() || v.measured.empty() || v.busy.empty())
-        return;
+// A host sync in a measured step and the GPU idle it leaves behind.
+struct SyncStall {
+    Interval idle;
+    const SyncPoint* sync = nullptr;
+};
+
+// Each host sync of the measured steps with its idle after, by the idle's start: a sync empties
+// the device's queue, so from its end the whole GPU waits until the host launches again.
+std::vector<SyncStall> syncStallsOf(const AdvisorInput& in, const DeviceView& v) {
+    std::vector<SyncStall> stalls;
+    if (in.syncs == nullptr || v.busy.empty()) return stalls;
     std::map<std::int32_t, TimestampNs> stepEnd;
     for (const StepInfo& s : v.trace.steps()) stepEnd[s.step] = s.endNs;
-    struct Stall {
-        Interval idle;
-        const SyncPoint* sync = nullptr;
-    };
-    std::vector<Stall> stalls;
-    TimestampNs blockedNs = 0;
     for (const SyncPoint& p : in.syncs->hostSyncs) {
         const auto end = stepEnd.find(p.step);
         if (end == stepEnd.end()) continue;
-        stalls.push_back({idleFrom(v, p.startNs + p.durationNs, end->second), &p});
-        blockedNs += p.durationNs;
+        stalls.push_back({idleAfterSync(v, p.startNs, p.startNs + p.durationNs, end->second), &p});
     }
     std::sort(stalls.begin(), stalls.end(),
-              [](const Stall& a, const Stall& b) { return a.idle.start < b.idle.start; });
+              [](const SyncStall& a, const SyncStall& b) { return a.idle.start < b.idle.start; });
+    return stalls;
+}
+
+// The GPU idle after host syncs, named by the call the program made (the outermost op around the
+// sync). Syncs in one idle gap share it: each is given the part no earlier sync already left idle.
+void syncStalls(const AdvisorInput& in, const DeviceView& v, std::vector<Finding>& findings) {
+    if (in.syncs == nullptr || in.syncs->hostSyncs.empty() || v.measured.empty() || v.busy.empty())
+        return;
+    const std::vector<SyncStall> stalls = syncStallsOf(in, v);
+    TimestampNs blockedNs = 0;
+    for (const SyncStall& s : stalls) blockedNs += s.sync->durationNs;
     struct Group {
         std::int64_t count = 0;
         TimestampNs idleNs = 0;
@@ -313,7 +325,7 @@ void syncStalls(const AdvisorInput& in, const DeviceView& v, std::vector<Finding
     std::map<std::string, Group> byOp;
     TimestampNs idleNs = 0;
     TimestampNs coveredUntil = 0;
-    for (const Stall& s : stalls) {
+    for (const SyncStall& s : stalls) {
         const TimestampNs added =
             Interval{std::max(s.idle.start, coveredUntil), s.idle.end}.length();
         coveredUntil = std::max(coveredUntil, s.idle.end);
@@ -338,7 +350,7 @@ void syncStalls(const AdvisorInput& in, const DeviceView& v, std::vector<Finding
     f.rule = advisor_rules::kSyncStalls;
     f.savingMsPerStep = ms(idleNs) / steps;
     f.evidence = fmt::format(
-        "{:g} host sync{} per step ({}) block the host {:.3f} ms per step, and after them the "
+        "{:g} host sync{} per step ({}) block{} the host {:.3f} ms per step, and after them the "
         "whole GPU sits idle {:.3f} ms per step ({:.0f}% of step time) until the host launches "
         "again: a read of a device value (.item(), an if or bool() on a tensor, .cpu(), "
         ".tolist(), nonzero, boolean-mask indexing) or a synchronize empties the GPU's queue. "
@@ -347,7 +359,8 @@ void syncStalls(const AdvisorInput& in, const DeviceView& v, std::vector<Finding
         "non_blocking=True into pinned memory and read it later; at most the idle after the syncs "
         "is saved",
         static_cast<double>(count) / steps, count == static_cast<std::int64_t>(steps) ? "" : "s",
-        listed, ms(blockedNs) / steps, f.savingMsPerStep, 100.0 * share(idleNs, v.measuredWallNs));
+        listed, count == static_cast<std::int64_t>(steps) ? "s" : "", ms(blockedNs) / steps,
+        f.savingMsPerStep, 100.0 * share(idleNs, v.measuredWallNs));
     findings.push_back(f);
 }
 
@@ -481,33 +494,42 @@ void dataLoaderStall(const AdvisorInput&, const DeviceView& v, std::vector<Findi
 // torch op or runtime call: the step's time goes to host code the trace does not show (Python
 // between ops, data preparation on the main thread, logging, I/O). The idle before a step's first
 // device work is data_loader_stall's.
-void hostOutsideTorch(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
+void hostOutsideTorch(const AdvisorInput& in, const DeviceView& v, std::vector<Finding>& findings) {
     if (v.kernels.empty() || v.measured.empty() || !v.hasOps || v.measuredWallNs <= 0) return;
     if (v.hostSideCut()) return;  // what the host ran cannot be told
     const std::map<std::int32_t, TimestampNs> firstWork = v.firstWorkByStep();
+    // The idle after host syncs is sync_stalls' (whether or not it fires): not counted again.
+    std::vector<Interval> afterSyncs;
+    for (const SyncStall& s : syncStallsOf(in, v)) afterSyncs.push_back(s.idle);
+    const IntervalSet syncIdle = unionOf(std::move(afterSyncs));
     TimestampNs outside = 0;
-    std::size_t steps = 0;
+    std::vector<double> shares;  // of each step
     for (const StepInfo& s : v.trace.steps()) {
-        if (v.measured.count(s.step) == 0) continue;
+        if (v.measured.count(s.step) == 0 || s.endNs <= s.startNs) continue;
         const auto first = firstWork.find(s.step);
         if (first == firstWork.end() || first->second >= s.endNs) continue;
-        ++steps;
         const IntervalSet idle =
             differenceOf(IntervalSet{Interval{first->second, s.endNs}}, v.busy);
-        outside += totalLength(differenceOf(idle, v.hostInTorch));
+        const TimestampNs ns =
+            totalLength(differenceOf(differenceOf(idle, v.hostInTorch), syncIdle));
+        outside += ns;
+        shares.push_back(share(ns, s.endNs - s.startNs));
     }
-    if (steps == 0 || share(outside, v.measuredWallNs) < kHostOutsideTorchShare) return;
+    // The typical step, not one long pause in one step (a checkpoint save, an evaluation).
+    if (shares.empty() || median(shares) < kHostOutsideTorchShare) return;
     Finding f;
     f.rule = advisor_rules::kHostOutsideTorch;
     f.savingMsPerStep = ms(outside) / static_cast<double>(v.measured.size());
     f.evidence = fmt::format(
         "after each step's first device work the GPU is idle {:.3f} ms per step ({:.0f}% of step "
-        "time) while no host thread runs a torch op or runtime call: the step's time goes to host "
-        "code the trace does not show (Python between ops, data preparation on the main thread, "
-        "logging, checkpointing, waits on I/O or other processes). Find it with "
-        "torch.profiler(with_stack=True) or py-spy, then take it off the step (DataLoader "
-        "workers, asynchronous logging, fewer checkpoints) or overlap it with the device's work",
-        f.savingMsPerStep, 100.0 * share(outside, v.measuredWallNs));
+        "time; {:.0f}% in the median step of {}) while no host thread runs a torch op or runtime "
+        "call: the step's time goes to host code the trace does not show (Python between ops, "
+        "data preparation on the main thread, logging, checkpointing, waits on I/O or other "
+        "processes). Find it with torch.profiler(with_stack=True) or py-spy, then take it off the "
+        "step (DataLoader workers, asynchronous logging, fewer checkpoints) or overlap it with the "
+        "device's work",
+        f.savingMsPerStep, 100.0 * share(outside, v.measuredWallNs), 100.0 * median(shares),
+        shares.size());
     findings.push_back(f);
 }
 

@@ -71,7 +71,10 @@ std::string verdictTable(const Results& results) {
             "| {} | {} | {} | {} | {} | {} | {} |\n", cellCode(c.toggle),
             c.target ? escapeMarkdown(targetVerdictText(*c.target)) : "-",
             escapeMarkdown(endToEndVerdictText(c)),
-            escapeMarkdown(m != nullptr ? verdictText(c.verdict(), *m) : toString(c.verdict())),
+            // With a target its verdict and the end-to-end one are the A/B's (docs/metrics.md).
+            c.target       ? std::string("-")
+            : m != nullptr ? escapeMarkdown(verdictText(c.verdict(), *m))
+                           : escapeMarkdown(toString(c.verdict())),
             toString(c.primaryMetric), m != nullptr ? speedupText(*m) : "-",
             !c.lossRecorded ? "not recorded"
             : c.lossEqual   ? "bit-identical"

@@ -24,8 +24,9 @@ std::string verdictText(Verdict verdict, const MetricComparison& m) {
     return toString(verdict) + detectableSuffix(verdict, m);
 }
 
+// Not in any measured step of the baseline, in the optimized arm's.
 bool targetIsNew(const TargetComparison& target) {
-    return target.stats.baseline <= 0.0 && target.stats.optimized > 0.0;
+    return target.stats.baselineAllZero && target.stats.optimized > 0.0;
 }
 
 std::string targetVerdictText(const TargetComparison& target) {

@@ -1,8 +1,10 @@
 #pragma once
 // JsonScanner: a JSON SAX reader over CompressedInput's blocks, for a Handler with RapidJSON's
 // handler concept (Null, Bool, RawNumber, String, Key, StartObject, EndObject, StartArray,
-// EndArray; false from any stops the read). It reads what RapidJSON's reader reads with
-// kParseNumbersAsStringsFlag | kParseNanAndInfFlag and reports the same error codes, but scans a
+// EndArray; false from any stops the read). It reads what RapidJSON 1.1's reader reads with
+// kParseNumbersAsStringsFlag | kParseNanAndInfFlag and reports the same error codes at the same
+// bytes (a handler's stop at a string whose closing quote ends a block is reported one byte
+// early, on the quote, where the block is still the current one), but scans a
 // block in place: a string or number that lies inside one block reaches the handler as a pointer
 // into it (no copy; a string is found 16 bytes at a time), and only a token with an escape or one
 // that crosses into the next block is copied, a byte at a time, into a buffer bounded by the
@@ -185,11 +187,12 @@ class JsonScanner {
         const char* stop = stringStop(start);
         if (*stop == '"') {  // the whole string inside the block, unescaped: no copy
             const std::size_t length = static_cast<std::size_t>(stop - start);
-            if (stop + 1 < m_in.blockEnd()) {
+            if (stop + 1 < m_in.blockEnd() || m_in.lastBlock()) {  // no next block to wait for
                 m_in.skipTo(stop + 1);
                 return report(key, start, length);
             }
-            // The closing quote ends the block: report while the block is still the current one.
+            // The closing quote ends a block with more after it: report while the block is still
+            // the current one.
             m_in.skipTo(stop);
             if (!report(key, start, length)) return false;
             take();
@@ -321,9 +324,12 @@ class JsonScanner {
         throw OverlongToken{};
     }
 
-    // A number's bytes, by JSON's grammar (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?), or
-    // NaN, Inf, Infinity after an optional minus. Reads from a cursor that either scans the block
-    // in place or copies across blocks.
+    // A number's bytes, by JSON's grammar (-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, or
+    // NaN, Inf, Infinity after an optional minus, which a fraction and exponent may follow, as in
+    // RapidJSON), read from a cursor that either scans the block in place or copies across blocks.
+    // Refused as too big where RapidJSON 1.1's reader refuses it (its value, which it computes
+    // even when it hands over the text: an integer part past DBL_MAX, an exponent past 308 plus
+    // the fraction's digits), with that reader's arithmetic.
     struct InBlock {
         const char* p;
         char peek() const { return *p; }
@@ -339,26 +345,111 @@ class JsonScanner {
         }
     };
     template <class Cursor>
+    static unsigned digit(Cursor& c) {
+        const auto d = static_cast<unsigned>(c.peek() - '0');
+        c.take();
+        return d;
+    }
+    template <class Cursor>
     static Code numberBytes(Cursor& c) {
-        if (c.peek() == '-') c.take();
-        if (c.peek() == 'N' || c.peek() == 'I') return nonFinite(c);
+        const bool minus = c.peek() == '-';
+        if (minus) c.take();
+        unsigned i = 0;
+        std::uint64_t i64 = 0;
+        bool use64bit = false;
+        bool useDouble = false;
+        double d = 0.0;
+        int significandDigits = 0;
         if (c.peek() == '0') {
             c.take();
         } else if (c.peek() >= '1' && c.peek() <= '9') {
-            while (isDigit(c.peek())) c.take();
+            i = digit(c);
+            const unsigned limit = minus ? 214748364u : 429496729u;
+            const char last = minus ? '8' : '5';
+            while (isDigit(c.peek())) {
+                if (i >= limit && (i != limit || c.peek() > last)) {
+                    i64 = i;
+                    use64bit = true;
+                    break;
+                }
+                i = i * 10 + digit(c);
+                ++significandDigits;
+            }
+        } else if (c.peek() == 'N' || c.peek() == 'I') {
+            if (nonFinite(c) != rapidjson::kParseErrorNone)
+                return rapidjson::kParseErrorValueInvalid;
         } else {
             return rapidjson::kParseErrorValueInvalid;
         }
+        if (use64bit) {
+            const std::uint64_t limit =
+                minus ? std::uint64_t{0x0CCCCCCCCCCCCCCC} : std::uint64_t{0x1999999999999999};
+            const char last = minus ? '8' : '5';
+            while (isDigit(c.peek())) {
+                if (i64 >= limit && (i64 != limit || c.peek() > last)) {
+                    d = static_cast<double>(i64);
+                    useDouble = true;
+                    break;
+                }
+                i64 = i64 * 10 + digit(c);
+                ++significandDigits;
+            }
+        }
+        if (useDouble) {
+            while (isDigit(c.peek())) {
+                if (d >= 1.7976931348623157e307) return rapidjson::kParseErrorNumberTooBig;
+                d = d * 10 + digit(c);
+            }
+        }
+        int fractionExponent = 0;
         if (c.peek() == '.') {
             c.take();
             if (!isDigit(c.peek())) return rapidjson::kParseErrorNumberMissFraction;
-            while (isDigit(c.peek())) c.take();
+            if (!useDouble) {
+                if (!use64bit) i64 = i;
+                while (isDigit(c.peek()) && i64 <= std::uint64_t{0x1FFFFFFFFFFFFF}) {
+                    i64 = i64 * 10 + digit(c);
+                    --fractionExponent;
+                    if (i64 != 0) ++significandDigits;
+                }
+                d = static_cast<double>(i64);
+                useDouble = true;
+            }
+            while (isDigit(c.peek())) {
+                if (significandDigits < 17) {
+                    d = d * 10.0 + digit(c);
+                    --fractionExponent;
+                    if (d > 0.0) ++significandDigits;
+                } else {
+                    c.take();
+                }
+            }
         }
         if (c.peek() == 'e' || c.peek() == 'E') {
             c.take();
-            if (c.peek() == '+' || c.peek() == '-') c.take();
+            bool exponentMinus = false;
+            if (c.peek() == '+') {
+                c.take();
+            } else if (c.peek() == '-') {
+                c.take();
+                exponentMinus = true;
+            }
             if (!isDigit(c.peek())) return rapidjson::kParseErrorNumberMissExponent;
-            while (isDigit(c.peek())) c.take();
+            int exponent = static_cast<int>(digit(c));
+            if (exponentMinus) {
+                while (isDigit(c.peek())) {
+                    exponent = exponent * 10 + static_cast<int>(digit(c));
+                    if (exponent >= 214748364) {
+                        while (isDigit(c.peek())) c.take();
+                    }
+                }
+            } else {
+                const int maxExponent = 308 - fractionExponent;
+                while (isDigit(c.peek())) {
+                    exponent = exponent * 10 + static_cast<int>(digit(c));
+                    if (exponent > maxExponent) return rapidjson::kParseErrorNumberTooBig;
+                }
+            }
         }
         return rapidjson::kParseErrorNone;
     }
@@ -380,26 +471,28 @@ class JsonScanner {
 
     bool number() {
         const char* start = m_in.cursor();
+        const std::size_t startOffset = m_in.Tell();
         InBlock scan{start};
         Code code = numberBytes(scan);
         if (!atBlockSeam(scan.p)) {  // it ended inside the block: no copy
-            if (code != rapidjson::kParseErrorNone) {
-                m_in.skipTo(scan.p);
-                return fail(code);
-            }
-            // Still in this block (or at the last block's end): the bytes stay where they are.
             m_in.skipTo(scan.p);
+            if (code != rapidjson::kParseErrorNone) return failNumber(code, startOffset);
+            // Still in this block (or at the last block's end): the bytes stay where they are.
             return m_handler.RawNumber(start, static_cast<rapidjson::SizeType>(scan.p - start),
                                        true) ||
-                   stopped();
+                   failAt(rapidjson::kParseErrorTermination, startOffset);
         }
         m_token.clear();  // it runs on into the next block: read it again, copying
         Copying copy{*this};
         code = numberBytes(copy);
-        if (code != rapidjson::kParseErrorNone) return fail(code);
+        if (code != rapidjson::kParseErrorNone) return failNumber(code, startOffset);
         return m_handler.RawNumber(m_token.data(), static_cast<rapidjson::SizeType>(m_token.size()),
                                    true) ||
-               stopped();
+               failAt(rapidjson::kParseErrorTermination, startOffset);
+    }
+    // RapidJSON reports a number too big at its start, the other mistakes where they are.
+    bool failNumber(Code code, std::size_t startOffset) {
+        return code == rapidjson::kParseErrorNumberTooBig ? failAt(code, startOffset) : fail(code);
     }
 
     CompressedInput& m_in;

@@ -141,10 +141,10 @@ TEST(DeviceAdvisorRulesTest, PageableCopiesAreNamedWithTheOpThatIssuesThem) {
 }
 
 // Two 1000 us steps, each: a kernel [10, 200) us, then aten::item blocks the host [20, 200) us
-// on it (its sync), and the next launch comes at 390 us: the whole GPU is idle [200, 400) after
-// the sync, 200 us a step. A second sync right after the first ([205, 206) us,
-// cudaDeviceSynchronize) falls in the same idle gap and adds only what the first did not leave idle
-// (nothing).
+// on it (its sync), and the next launch comes at 590 us: the whole GPU is idle [200, 600) after
+// the sync, 400 us a step. A second sync right after the first ([205, 206) us,
+// cudaDeviceSynchronize) begins with the GPU idle already: it leaves no idle of its own. The idle
+// after the sync, the host outside torch, is this rule's and not host_outside_torch's too.
 TEST(DeviceAdvisorRulesTest, GpuIdleAfterHostSyncsIsASyncStallNamedByTheProgramsOp) {
     GpuTrace t(1000);
     t.b.addStep(StepInfo{2, 1000 * kUs, 2000 * kUs, false, 1, 0.0, 0});
@@ -161,19 +161,33 @@ TEST(DeviceAdvisorRulesTest, GpuIdleAfterHostSyncsIsASyncStallNamedByThePrograms
                      (at + 20) * kUs, (at + 200) * kUs, static_cast<std::int32_t>(step));
         t.b.addEvent(t.host, EventKind::kSync, Category::kNone, "cudaDeviceSynchronize",
                      (at + 205) * kUs, (at + 206) * kUs, static_cast<std::int32_t>(step));
-        t.launch("cudaLaunchKernel", at + 390, at + 395).step = static_cast<std::int32_t>(step);
-        t.kernel(t.s7, "ampere_sgemm_128x64_nn", at + 400, at + 900).step =
+        t.launch("cudaLaunchKernel", at + 590, at + 595).step = static_cast<std::int32_t>(step);
+        t.kernel(t.s7, "ampere_sgemm_128x64_nn", at + 600, at + 900).step =
             static_cast<std::int32_t>(step);
     }
     const std::vector<Finding> findings = t.findings();
     const Finding* f = findingOf(findings, advisor_rules::kSyncStalls);
     ASSERT_NE(f, nullptr);
-    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.2);
-    EXPECT_NE(f->evidence.find("2 host syncs per step (aten::item (1 per step, 0.200 ms idle "
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.4);
+    EXPECT_NE(f->evidence.find("2 host syncs per step (aten::item (1 per step, 0.400 ms idle "
                                "after), cudaDeviceSynchronize (1 per step, 0.000 ms idle after))"),
               std::string::npos)
         << f->evidence;
-    EXPECT_NE(f->evidence.find("20% of step time"), std::string::npos) << f->evidence;
+    EXPECT_NE(f->evidence.find("40% of step time"), std::string::npos) << f->evidence;
+    EXPECT_EQ(findingOf(findings, advisor_rules::kHostOutsideTorch), nullptr);
+
+    // A sync issued while the GPU is idle already (its work ended at 100 us, the sync runs
+    // [500, 510) us) empties no queue: the idle after it is not its doing.
+    GpuTrace idle(1000);
+    idle.launch("cudaLaunchKernel", 1, 5);
+    idle.kernel(idle.s7, "ampere_sgemm_128x64_nn", 10, 100);
+    idle.b.addEvent(idle.host, EventKind::kOp, Category::kMath, "aten::item", 499 * kUs, 511 * kUs,
+                    1);
+    idle.b.addEvent(idle.host, EventKind::kSync, Category::kNone, "cudaStreamSynchronize",
+                    500 * kUs, 510 * kUs, 1);
+    idle.launch("cudaLaunchKernel", 890, 895);
+    idle.kernel(idle.s7, "ampere_sgemm_128x64_nn", 900, 990);
+    EXPECT_EQ(findingOf(idle.findings(), advisor_rules::kSyncStalls), nullptr);
 
     // A sync after the trace's last device work (the program's final drain) leaves nothing
     // waiting to be launched: no stall.
@@ -290,6 +304,21 @@ TEST(DeviceAdvisorRulesTest, GpuIdleWithTheHostOutsideTorchIsTimeInCodeTheTraceD
     cut.b.addEvent(cut.s9, EventKind::kMemcpy, Category::kCopy, "Memcpy HtoD", 300 * kUs, 310 * kUs,
                    kNoTag);
     EXPECT_EQ(findingOf(cut.findings(), advisor_rules::kHostOutsideTorch), nullptr);
+
+    // Three steps, the GPU busy through two of them and idle 95% of the third (one long pause:
+    // a checkpoint save): 32% of the steps' time, but the typical step is not idle, no finding.
+    GpuTrace pause(1000);
+    for (TimestampNs step = 1; step <= 3; ++step) {
+        const TimestampNs at = (step - 1) * 1000;
+        const auto tag = static_cast<std::int32_t>(step);
+        if (step > 1) pause.b.addStep(StepInfo{tag, at * kUs, (at + 1000) * kUs, false, 1, 0.0, 0});
+        pause.b.addEvent(pause.host, EventKind::kOp, Category::kMath, "aten::mm", at * kUs,
+                         (at + 8) * kUs, tag);
+        pause.launch("cudaLaunchKernel", at + 1, at + 5).step = tag;
+        pause.kernel(pause.s7, "ampere_sgemm_128x64_nn", at + 10, at + (step == 3 ? 50 : 995))
+            .step = tag;
+    }
+    EXPECT_EQ(findingOf(pause.findings(), advisor_rules::kHostOutsideTorch), nullptr);
 
     // The same steps with the host in a torch op through that idle (the op's own host work, not
     // code outside the trace): 20 us a step outside, no finding.

@@ -43,6 +43,7 @@ TEST(VerdictTextTest, ATargetTheBaselineDoesNotHaveIsAddedByTheChange) {
     target.stats.pairedBlocks = true;
     target.stats.baselineSamples = target.stats.optimizedSamples = 80;
     target.stats.anyNonZero = true;
+    target.stats.baselineAllZero = true;
     target.baselineStepMs = 13.545;
     const std::string text = targetVerdictText(target);
     EXPECT_NE(text.find("0.000 -> 0.095 ms per step, added by the change (none in the baseline): "
@@ -67,6 +68,10 @@ TEST(VerdictTextTest, ATargetTheBaselineDoesNotHaveIsAddedByTheChange) {
     EXPECT_NE(endToEnd.find("the target, new in the optimized arm, is 0.7% of its step"),
               std::string::npos)
         << endToEnd;
+
+    // A baseline whose median is 0 but whose steps are not all 0 has it: a ratio, not "added".
+    target.stats.baselineAllZero = false;
+    EXPECT_EQ(targetVerdictText(target).find("added by the change"), std::string::npos);
 }
 
 }  // namespace

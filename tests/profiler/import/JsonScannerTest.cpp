@@ -23,6 +23,7 @@ namespace fs = std::filesystem;
 // Every call, as text: what each reader told its handler.
 struct Recorder : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Recorder> {
     std::vector<std::string> calls;
+    std::size_t stopAt = SIZE_MAX;  // the call that returns false (the handler stops the read)
     bool Null() { return add("null"); }
     bool Bool(bool b) { return add(b ? "true" : "false"); }
     bool RawNumber(const char* s, rapidjson::SizeType n, bool) { return add("#" + text(s, n)); }
@@ -35,7 +36,7 @@ struct Recorder : rapidjson::BaseReaderHandler<rapidjson::UTF8<>, Recorder> {
     static std::string text(const char* s, rapidjson::SizeType n) { return std::string(s, n); }
     bool add(std::string call) {
         calls.push_back(std::move(call));
-        return true;
+        return calls.size() != stopAt;
     }
 };
 
@@ -56,8 +57,9 @@ class JsonScannerTest : public ::testing::Test {
     }
     void TearDown() override { fs::remove_all(m_dir); }
 
-    Outcome rapidjsonReads(const std::string& json) {
+    Outcome rapidjsonReads(const std::string& json, std::size_t stopAt = SIZE_MAX) {
         Recorder recorder;
+        recorder.stopAt = stopAt;
         rapidjson::Reader reader;
         rapidjson::StringStream in(json.c_str());
         constexpr unsigned kFlags =
@@ -65,7 +67,7 @@ class JsonScannerTest : public ::testing::Test {
         const rapidjson::ParseResult result = reader.Parse<kFlags>(in, recorder);
         return {recorder.calls, result.Code(), result.Offset()};
     }
-    Outcome scannerReads(const std::string& json) {
+    Outcome scannerReads(const std::string& json, std::size_t stopAt = SIZE_MAX) {
         const std::string path = (m_dir / "input.json").string();
         {
             std::ofstream out(path, std::ios::binary);
@@ -73,15 +75,17 @@ class JsonScannerTest : public ::testing::Test {
         }
         CompressedInput input(path);
         Recorder recorder;
+        recorder.stopAt = stopAt;
         TokenBound bound;
         JsonScanner<Recorder> scanner(input, recorder, bound);
         const rapidjson::ParseResult result = scanner.parse();
         return {recorder.calls, result.Code(), result.Offset()};
     }
     // Both readers, the same calls and the same error.
-    void expectSame(const std::string& json, const std::string& what) {
-        const Outcome expected = rapidjsonReads(json);
-        const Outcome got = scannerReads(json);
+    void expectSame(const std::string& json, const std::string& what,
+                    std::size_t stopAt = SIZE_MAX) {
+        const Outcome expected = rapidjsonReads(json, stopAt);
+        const Outcome got = scannerReads(json, stopAt);
         EXPECT_EQ(got.code, expected.code) << what;
         EXPECT_EQ(got.offset, expected.offset) << what;
         ASSERT_EQ(got.calls.size(), expected.calls.size()) << what;
@@ -138,6 +142,17 @@ TEST_F(JsonScannerTest, EveryKindOfTokenAndMistakeGivesRapidJsonsCallsAndError) 
         "[Nan]",
         "[Infinit]",
         "[+1]",
+        "[1e308, 1e309, 1e400, -1e309, 1.5e308, 0.000001e314, 1e-400, 1e-99999999999]",
+        "[1e400]",
+        "[-1e400]",
+        "[2.5e308]",
+        "[1" + std::string(400, '0') + "]",
+        "[1" + std::string(300, '0') + "]",
+        "[-1" + std::string(400, '7') + ".5]",
+        "[18446744073709551615, 18446744073709551616, -9223372036854775808, "
+        "-9223372036854775809, 4294967295, 4294967296, -2147483648, -2147483649]",
+        "[0.1234567890123456789012345e300, 123456789012345678901234.5e290]",
+        "[NaN.5, NaNe5, Infinity.0e3, -Inf.25, NaNe400]",
         "[.5]",
         R"(["plain", "tab\tnew\nline", "q\"uote", "back\\slash", "sl\/ash", "\b\f\r"])",
         R"(["\u0041\u00e9\u20ac", "\ud83d\ude00", "\u0000x"])",
@@ -164,6 +179,20 @@ TEST_F(JsonScannerTest, EveryKindOfTokenAndMistakeGivesRapidJsonsCallsAndError) 
         "}",
     };
     for (const std::string& json : documents) expectSame(json, "'" + json + "'");
+}
+
+// The handler stops the read at each of its calls in turn: the same calls, the same
+// kParseErrorTermination at the same byte.
+TEST_F(JsonScannerTest, AHandlerThatStopsTheReadStopsItAtTheSameByte) {
+    const std::string json =
+        R"({"traceEvents": [{"ph": "X", "ts": 1700000000000000.125, "args": {"n": null, )"
+        R"("t": true, "s": "\u00e9x", "a": [1, -2.5e3, NaN]}}], "otherData": {}})";
+    const std::size_t calls = rapidjsonReads(json).calls.size();
+    ASSERT_GT(calls, 20u);
+    for (std::size_t stop = 1; stop <= calls; ++stop)
+        expectSame(json, "stopped at call " + std::to_string(stop), stop);
+    expectSame("\"x\"", "a string that ends the document, stopped", 1);
+    expectSame("12", "a number that ends the document, stopped", 1);
 }
 
 // A document whose tokens fall across the seam between the first two blocks: padding before a
