@@ -36,6 +36,15 @@ struct GpuTrace {
         e.correlation = correlation;
         return e;
     }
+    // A copy from the device into pageable host memory, of the last launch.
+    Event& pageableRead(std::size_t stream, TimestampNs startUs, TimestampNs endUs) {
+        Event& e = b.addEvent(stream, EventKind::kMemcpy, Category::kCopy,
+                              "Memcpy DtoH (Device -> Pageable)", startUs * kUs, endUs * kUs, 1);
+        e.correlation = correlation;
+        e.srcKind = MemoryKind::kDevice;
+        e.dstKind = MemoryKind::kPageable;
+        return e;
+    }
     std::vector<Finding> findings() { return analyze(std::move(b).build()).findings; }
 };
 
@@ -107,11 +116,7 @@ TEST(DeviceAdvisorRulesTest, PageableCopiesAreNamedWithTheOpThatIssuesThem) {
     GpuTrace t(100);
     t.b.addEvent(t.host, EventKind::kOp, Category::kMath, "aten::item", 0, 50 * kUs, 1);
     t.launch("cudaMemcpyAsync", 1, 41);
-    Event& copy = t.b.addEvent(t.s7, EventKind::kMemcpy, Category::kCopy,
-                               "Memcpy DtoH (Device -> Pageable)", 10 * kUs, 12 * kUs, 1);
-    copy.correlation = t.correlation;
-    copy.srcKind = MemoryKind::kDevice;
-    copy.dstKind = MemoryKind::kPageable;
+    t.pageableRead(t.s7, 10, 12);
     const std::vector<Finding> findings = t.findings();
     const Finding* f = findingOf(findings, advisor_rules::kPageableCopies);
     ASSERT_NE(f, nullptr);
@@ -127,11 +132,7 @@ TEST(DeviceAdvisorRulesTest, PageableCopiesAreNamedWithTheOpThatIssuesThem) {
     nested.b.addEvent(nested.host, EventKind::kOp, Category::kMath, "aten::_local_scalar_dense",
                       1 * kUs, 50 * kUs, 1);
     nested.launch("cudaMemcpyAsync", 2, 41);
-    Event& read = nested.b.addEvent(nested.s7, EventKind::kMemcpy, Category::kCopy,
-                                    "Memcpy DtoH (Device -> Pageable)", 10 * kUs, 12 * kUs, 1);
-    read.correlation = nested.correlation;
-    read.srcKind = MemoryKind::kDevice;
-    read.dstKind = MemoryKind::kPageable;
+    nested.pageableRead(nested.s7, 10, 12);
     const std::vector<Finding> named = nested.findings();
     const Finding* n = findingOf(named, advisor_rules::kPageableCopies);
     ASSERT_NE(n, nullptr);
@@ -269,19 +270,27 @@ TEST(DeviceAdvisorRulesTest, AnIdleGpuAtTheStepsStartWithTheHostOutsideOpsIsADat
     EXPECT_EQ(findingOf(trimmed.findings(), advisor_rules::kDataLoaderStall), nullptr);
 }
 
-// Two 1000 us steps whose kernel runs [10, 50) us, launched from an op at their start: the GPU
-// is then idle [50, 1000) with no torch op on the host, 950 us of each step.
-TEST(DeviceAdvisorRulesTest, GpuIdleWithTheHostOutsideTorchIsTimeInCodeTheTraceDoesNotShow) {
-    GpuTrace t(1000);
-    t.b.addStep(StepInfo{2, 1000 * kUs, 2000 * kUs, false, 1, 0.0, 0});
-    for (TimestampNs step = 1; step <= 2; ++step) {
+// `steps` 1000 us steps, each with a kernel launched from an op at its start and running from
+// 10 us to `kernelEndUs(step)` us.
+template <class KernelEnd>
+void addStepsWithOneKernel(GpuTrace& t, TimestampNs steps, KernelEnd kernelEndUs) {
+    for (TimestampNs step = 1; step <= steps; ++step) {
         const TimestampNs at = (step - 1) * 1000;
         const auto tag = static_cast<std::int32_t>(step);
+        if (step > 1) t.b.addStep(StepInfo{tag, at * kUs, (at + 1000) * kUs, false, 1, 0.0, 0});
         t.b.addEvent(t.host, EventKind::kOp, Category::kMath, "aten::mm", at * kUs, (at + 8) * kUs,
                      tag);
         t.launch("cudaLaunchKernel", at + 1, at + 5).step = tag;
-        t.kernel(t.s7, "ampere_sgemm_128x64_nn", at + 10, at + 50).step = tag;
+        t.kernel(t.s7, "ampere_sgemm_128x64_nn", at + 10, at + kernelEndUs(step)).step = tag;
     }
+}
+
+// Two 1000 us steps whose kernel runs [10, 50) us, launched from an op at their start: the GPU
+// is then idle [50, 1000) with no torch op on the host, 950 us of each step.
+TEST(DeviceAdvisorRulesTest, GpuIdleWithTheHostOutsideTorchIsTimeInCodeTheTraceDoesNotShow) {
+    const auto short50 = [](TimestampNs) { return TimestampNs{50}; };
+    GpuTrace t(1000);
+    addStepsWithOneKernel(t, 2, short50);
     const std::vector<Finding> findings = t.findings();
     const Finding* f = findingOf(findings, advisor_rules::kHostOutsideTorch);
     ASSERT_NE(f, nullptr);
@@ -292,15 +301,7 @@ TEST(DeviceAdvisorRulesTest, GpuIdleWithTheHostOutsideTorchIsTimeInCodeTheTraceD
     // With a copy whose launch the trace lacks (in no step) inside a step: the host's side of
     // the step is cut, so what the host ran cannot be told.
     GpuTrace cut(1000);
-    cut.b.addStep(StepInfo{2, 1000 * kUs, 2000 * kUs, false, 1, 0.0, 0});
-    for (TimestampNs step = 1; step <= 2; ++step) {
-        const TimestampNs at = (step - 1) * 1000;
-        const auto tag = static_cast<std::int32_t>(step);
-        cut.b.addEvent(cut.host, EventKind::kOp, Category::kMath, "aten::mm", at * kUs,
-                       (at + 8) * kUs, tag);
-        cut.launch("cudaLaunchKernel", at + 1, at + 5).step = tag;
-        cut.kernel(cut.s7, "ampere_sgemm_128x64_nn", at + 10, at + 50).step = tag;
-    }
+    addStepsWithOneKernel(cut, 2, short50);
     cut.b.addEvent(cut.s9, EventKind::kMemcpy, Category::kCopy, "Memcpy HtoD", 300 * kUs, 310 * kUs,
                    kNoTag);
     EXPECT_EQ(findingOf(cut.findings(), advisor_rules::kHostOutsideTorch), nullptr);
@@ -308,31 +309,17 @@ TEST(DeviceAdvisorRulesTest, GpuIdleWithTheHostOutsideTorchIsTimeInCodeTheTraceD
     // Three steps, the GPU busy through two of them and idle 95% of the third (one long pause:
     // a checkpoint save): 32% of the steps' time, but the typical step is not idle, no finding.
     GpuTrace pause(1000);
-    for (TimestampNs step = 1; step <= 3; ++step) {
-        const TimestampNs at = (step - 1) * 1000;
-        const auto tag = static_cast<std::int32_t>(step);
-        if (step > 1) pause.b.addStep(StepInfo{tag, at * kUs, (at + 1000) * kUs, false, 1, 0.0, 0});
-        pause.b.addEvent(pause.host, EventKind::kOp, Category::kMath, "aten::mm", at * kUs,
-                         (at + 8) * kUs, tag);
-        pause.launch("cudaLaunchKernel", at + 1, at + 5).step = tag;
-        pause.kernel(pause.s7, "ampere_sgemm_128x64_nn", at + 10, at + (step == 3 ? 50 : 995))
-            .step = tag;
-    }
+    addStepsWithOneKernel(pause, 3, [](TimestampNs step) { return step == 3 ? 50 : 995; });
     EXPECT_EQ(findingOf(pause.findings(), advisor_rules::kHostOutsideTorch), nullptr);
 
     // The same steps with the host in a torch op through that idle (the op's own host work, not
     // code outside the trace): 20 us a step outside, no finding.
     GpuTrace inside(1000);
-    inside.b.addStep(StepInfo{2, 1000 * kUs, 2000 * kUs, false, 1, 0.0, 0});
+    addStepsWithOneKernel(inside, 2, short50);
     for (TimestampNs step = 1; step <= 2; ++step) {
         const TimestampNs at = (step - 1) * 1000;
-        const auto tag = static_cast<std::int32_t>(step);
-        inside.b.addEvent(inside.host, EventKind::kOp, Category::kMath, "aten::mm", at * kUs,
-                          (at + 8) * kUs, tag);
-        inside.launch("cudaLaunchKernel", at + 1, at + 5).step = tag;
-        inside.kernel(inside.s7, "ampere_sgemm_128x64_nn", at + 10, at + 50).step = tag;
         inside.b.addEvent(inside.host, EventKind::kOp, Category::kMath, "aten::nonzero",
-                          (at + 40) * kUs, (at + 990) * kUs, tag);
+                          (at + 40) * kUs, (at + 990) * kUs, static_cast<std::int32_t>(step));
     }
     EXPECT_EQ(findingOf(inside.findings(), advisor_rules::kHostOutsideTorch), nullptr);
 }

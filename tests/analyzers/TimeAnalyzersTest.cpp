@@ -265,35 +265,48 @@ TEST(AdvisorTest, RepeatedWouldSyncOpsOfACpuTraceAreNamedWithTheRangeThatIssuesT
     EXPECT_NEAR(findings[0].savingMsPerStep, 20e-6 * (1.0 - 1.0 / 5.0), 1e-12);
 }
 
+// An op of a layer: its name and interval from the layer's start.
+struct LayerOp {
+    const char* name;
+    TimestampNs start, end;
+};
+
+// Two steps of 10 us, each three layers 1 us apart: a range "nn.Module: Block" of 200 ns around
+// `ops`, each tagged with its layer.
+void addLayeredSteps(TraceModelBuilder& b, std::size_t lane, const std::vector<LayerOp>& ops) {
+    for (std::int32_t step = 1; step <= 2; ++step) {
+        const TimestampNs t0 = step * 10000;
+        b.addStep(StepInfo{step, t0, t0 + 10000, false, 1, 0.0, 0});
+        for (std::int32_t layer = 0; layer < 3; ++layer) {
+            const TimestampNs l0 = t0 + layer * 1000;
+            b.addEvent(lane, EventKind::kRange, Category::kPhase, "nn.Module: Block", l0, l0 + 200,
+                       step)
+                .layer = layer;
+            for (const LayerOp& op : ops) {
+                b.addEvent(lane, EventKind::kOp, Category::kMath, op.name, l0 + op.start,
+                           l0 + op.end, step)
+                    .layer = layer;
+            }
+        }
+    }
+}
+
 // Three layers per step, each a range "nn.Module: Block" around one GEMM, two concatenations and
 // a cast that copies (its _to_copy nested inside): the per-layer listing counts each op per layer,
 // the glue time counts the outermost non-math ops once, and the advisor names them.
 TEST(AdvisorTest, OpsEveryLayerIssuesAreListedPerLayerAndTheirGlueNamedByTheAdvisor) {
     TraceModelBuilder b;
     const std::size_t main = b.addLane(LaneKind::kHostThread, "main");
+    addLayeredSteps(b, main,
+                    {{"aten::mm", 10, 60},
+                     {"aten::cat", 70, 80},
+                     {"aten::cat", 90, 100},
+                     {"aten::to", 110, 120},
+                     {"aten::_to_copy", 111, 119}});
+    // Outside the layers: not per-layer work.
     for (std::int32_t step = 1; step <= 2; ++step) {
-        const TimestampNs t0 = step * 10000;
-        b.addStep(StepInfo{step, t0, t0 + 10000, false, 1, 0.0, 0});
-        for (std::int32_t layer = 0; layer < 3; ++layer) {
-            const TimestampNs l0 = t0 + layer * 1000;
-            b.addEvent(main, EventKind::kRange, Category::kPhase, "nn.Module: Block", l0, l0 + 200,
-                       step)
-                .layer = layer;
-            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::mm", l0 + 10, l0 + 60, step)
-                .layer = layer;
-            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::cat", l0 + 70, l0 + 80, step)
-                .layer = layer;
-            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::cat", l0 + 90, l0 + 100, step)
-                .layer = layer;
-            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::to", l0 + 110, l0 + 120, step)
-                .layer = layer;
-            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::_to_copy", l0 + 111, l0 + 119,
-                       step)
-                .layer = layer;
-        }
-        // Outside the layers: not per-layer work.
-        b.addEvent(main, EventKind::kOp, Category::kMath, "aten::arange", t0 + 5000, t0 + 5010,
-                   step);
+        b.addEvent(main, EventKind::kOp, Category::kMath, "aten::arange", step * 10000 + 5000,
+                   step * 10000 + 5010, step);
     }
     const TraceModel trace = std::move(b).build();
     const PerLayerWorkResult work = analyzePerLayerWork(trace);
@@ -329,22 +342,8 @@ TEST(AdvisorTest, OpsEveryLayerIssuesAreListedPerLayerAndTheirGlueNamedByTheAdvi
 TEST(AdvisorTest, PerLayerGlueSavesOnlyWhatCouldLeaveTheLayers) {
     TraceModelBuilder b;
     const std::size_t main = b.addLane(LaneKind::kHostThread, "main");
-    for (std::int32_t step = 1; step <= 2; ++step) {
-        const TimestampNs t0 = step * 10000;
-        b.addStep(StepInfo{step, t0, t0 + 10000, false, 1, 0.0, 0});
-        for (std::int32_t layer = 0; layer < 3; ++layer) {
-            const TimestampNs l0 = t0 + layer * 1000;
-            b.addEvent(main, EventKind::kRange, Category::kPhase, "nn.Module: Block", l0, l0 + 200,
-                       step)
-                .layer = layer;
-            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::mm", l0 + 10, l0 + 60, step)
-                .layer = layer;
-            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::silu", l0 + 70, l0 + 110, step)
-                .layer = layer;
-            b.addEvent(main, EventKind::kOp, Category::kMath, "aten::cat", l0 + 120, l0 + 130, step)
-                .layer = layer;
-        }
-    }
+    addLayeredSteps(b, main,
+                    {{"aten::mm", 10, 60}, {"aten::silu", 70, 110}, {"aten::cat", 120, 130}});
     const TraceModel trace = std::move(b).build();
     const PerLayerWorkResult work = analyzePerLayerWork(trace);
     EXPECT_NEAR(work.glueMsPerStep, 3 * 50e-6, 1e-12);
