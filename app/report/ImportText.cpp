@@ -4,6 +4,8 @@
 
 #include <map>
 
+#include "profiler/core/Diagnostics.h"
+
 namespace glueprof {
 
 namespace {
@@ -27,6 +29,9 @@ std::string stepsText(const StoredImport& stored, const std::string& stepPrefix)
 
 std::string renderImportLine(const StoredImport& stored, const std::string& stepPrefix) {
     const ImportedRun& run = stored.trace;
+    // The one step of a trace without step ranges is in the line's steps already.
+    std::map<std::string, std::int64_t> derived(run.derived.begin(), run.derived.end());
+    derived.erase(diagnosticDetail(DiagnosticId::kDerivedWholeTraceStep, stepPrefix));
     std::int64_t events = 0;
     for (const auto& [kind, n] : run.eventsByKind) events += n;
     std::string rank;
@@ -38,7 +43,7 @@ std::string renderImportLine(const StoredImport& stored, const std::string& step
         "{}{}\n",
         stored.run, run.source, run.format, run.formatDetail, rank, joinCounts(run.read), events,
         joinCounts(run.eventsByKind), stepsText(stored, stepPrefix), joinCounts(run.skipped),
-        run.derived.empty() ? "" : "; derived: " + joinCounts(run.derived));
+        derived.empty() ? "" : "; derived: " + joinCounts(derived));
 }
 
 std::string renderImportSummary(const ImportOutcome& outcome) {

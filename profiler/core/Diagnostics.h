@@ -131,6 +131,9 @@ inline constexpr const char kImportDerived[] = "import_derived";
     X(kDerivedMergedCopySyncs, kImportDerived,                                                  \
       "host syncs right after a blocking copy, merged into its sync (one sync point)", kInfo,     \
       "host syncs right after a blocking copy, made one sync point with it")                      \
+    X(kDerivedWholeTraceStep, kImportDerived,                                                   \
+      "no {}N ranges: the whole trace is one step (step 0)", kInfo,                               \
+      "a trace without step ranges, taken as one step over all its events")                       \
     /* glueprof profile: what the capture inside a user's program found */                       \
     X(kProfileStepSource, "profile_step_source", "", kInfo,                                       \
       "how the program's steps were found (detail: step_range, profiler_step, optimizer_step or " \

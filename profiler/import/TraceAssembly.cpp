@@ -436,7 +436,11 @@ std::vector<StepInfo> TraceAssembly::assignSteps(bool& stepsFound) {
                 last = std::max(last, e.endNs);
             }
         }
-        if (first <= last) windows.push_back(Window{first, last, 0, true});
+        if (first <= last) {
+            windows.push_back(Window{first, last, 0, true});
+            // Said with the run, so every face can tell what its "per step" means.
+            count(DiagnosticId::kDerivedWholeTraceStep, m_options.stepPrefix);
+        }
     }
     std::sort(windows.begin(), windows.end(),
               [](const Window& a, const Window& b) { return a.start < b.start; });
