@@ -23,6 +23,12 @@ namespace {
 
 double ms(TimestampNs ns) { return static_cast<double>(ns) / 1e6; }
 
+// A host sync in a measured step and the GPU idle it leaves behind.
+struct SyncStall {
+    Interval idle;
+    const SyncPoint* sync = nullptr;
+};
+
 // What the rules share: the trace's steps and its device work, read once.
 struct DeviceView {
     const TraceModel& trace;
@@ -36,12 +42,20 @@ struct DeviceView {
     bool hasOps = false;      // the trace has aten ops (Nsight traces have none)
 
     TimestampNs measuredWallNs = 0;  // the measured steps' time together
+    // Each step's first device work start, by the step the work was launched in.
+    std::map<std::int32_t, TimestampNs> firstWorkOfStep;
+    // Whether a measured step holds device work whose launch the trace lacks (in no step): the
+    // host's side of it is cut (a trimmed or sampled trace), so what the host ran cannot be told.
+    bool hostSideCut = false;
+    // Each host sync of the measured steps with the idle it leaves, by the idle's start (set by
+    // adviseOnDeviceWork: syncStallsOf).
+    std::vector<SyncStall> syncStalls;
 
     explicit DeviceView(const TraceModel& t) : trace(t), measured(t.measuredSteps()) {
         steps = static_cast<double>(std::max<std::size_t>(1, t.steps().size()));
         for (const StepInfo& s : t.steps())
             if (measured.count(s.step) != 0) measuredWallNs += s.endNs - s.startNs;
-        std::vector<Interval> device, host;
+        std::vector<Interval> device, host, untagged;
         for (std::size_t i = 0; i < t.lanes().size(); ++i) {
             const bool deviceLane = isDeviceWorkLane(t.lanes()[i]);
             const bool hostLane = t.lanes()[i].kind == LaneKind::kHostThread;
@@ -57,7 +71,19 @@ struct DeviceView {
                 if (e.kind == EventKind::kKernel) kernels.push_back(&e);
                 if (e.kind == EventKind::kMemcpy && e.correlation != 0)
                     copyByCorrelation.emplace(e.correlation, &e);
+                if (e.step == kNoTag) {
+                    untagged.push_back({e.startNs, e.endNs});
+                } else {
+                    auto [it, added] = firstWorkOfStep.try_emplace(e.step, e.startNs);
+                    if (!added) it->second = std::min(it->second, e.startNs);
+                }
             }
+        }
+        const IntervalSet launchless = unionOf(std::move(untagged));
+        for (const StepInfo& s : t.steps()) {
+            hostSideCut = hostSideCut ||
+                          (measured.count(s.step) != 0 &&
+                           totalLength(clippedTo(launchless, Interval{s.startNs, s.endNs})) > 0);
         }
         busy = unionOf(std::move(device));
         hostInTorch = unionOf(std::move(host));
@@ -66,39 +92,6 @@ struct DeviceView {
     }
     IntervalSet gpuIdle;  // where no stream runs anything, first device work to last
     IdleGaps gaps;        // each stream's gaps by HTA's categories
-
-    // Each step's first device work start, by the step the work was launched in.
-    std::map<std::int32_t, TimestampNs> firstWorkByStep() const {
-        std::map<std::int32_t, TimestampNs> first;
-        for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
-            if (!isDeviceWorkLane(trace.lanes()[i])) continue;
-            for (const Event& e : trace.eventsOnLane(i)) {
-                if (!isDeviceWork(e) || e.step == kNoTag) continue;
-                auto [it, added] = first.try_emplace(e.step, e.startNs);
-                if (!added) it->second = std::min(it->second, e.startNs);
-            }
-        }
-        return first;
-    }
-    // Whether a measured step holds device work whose launch the trace lacks (in no step): the
-    // host's side of it is cut (a trimmed or sampled trace), so what the host ran cannot be told.
-    bool hostSideCut() const {
-        std::vector<Interval> untagged;
-        for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
-            if (!isDeviceWorkLane(trace.lanes()[i])) continue;
-            for (const Event& e : trace.eventsOnLane(i)) {
-                if (isDeviceWork(e) && e.step == kNoTag)
-                    untagged.push_back(Interval{e.startNs, e.endNs});
-            }
-        }
-        const IntervalSet work = unionOf(std::move(untagged));
-        for (const StepInfo& s : trace.steps()) {
-            if (measured.count(s.step) != 0 &&
-                totalLength(clippedTo(work, Interval{s.startNs, s.endNs})) > 0)
-                return true;
-        }
-        return false;
-    }
 
     // The part of `streamGaps` (gaps of single streams) where the whole GPU is idle.
     TimestampNs wholeGpuIdleIn(std::vector<Interval> streamGaps) const {
@@ -111,6 +104,11 @@ struct DeviceView {
 constexpr double kSyncStallShare = 0.05;
 // host_outside_torch fires when the GPU idle with the host outside torch is this share of them.
 constexpr double kHostOutsideTorchShare = 0.3;
+
+// Whether `count` things over `steps` steps read "1 ... per step" (the singular).
+bool onePerStep(std::int64_t count, double steps) {
+    return count == static_cast<std::int64_t>(steps);
+}
 
 double share(TimestampNs part, TimestampNs whole) {
     return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
@@ -265,9 +263,8 @@ void pageableCopies(const AdvisorInput&, const DeviceView& v, std::vector<Findin
         "side (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
         "non_blocking=True; a read back (.item(), .cpu(), .tolist(), boolean-mask indexing, "
         "nonzero) can move out of the step or be batched into one",
-        static_cast<double>(count) / steps,
-        count == static_cast<std::int64_t>(steps) ? "copy" : "copies",
-        count == static_cast<std::int64_t>(steps) ? "s" : "", f.savingMsPerStep, issuers);
+        static_cast<double>(count) / steps, onePerStep(count, steps) ? "copy" : "copies",
+        onePerStep(count, steps) ? "s" : "", f.savingMsPerStep, issuers);
     findings.push_back(f);
 }
 
@@ -286,12 +283,6 @@ Interval idleAfterSync(const DeviceView& v, TimestampNs syncStart, TimestampNs t
     if (gap->end <= t || gap->start < syncStart) return {};
     return Interval{t, std::min(gap->end, until)};
 }
-
-// A host sync in a measured step and the GPU idle it leaves behind.
-struct SyncStall {
-    Interval idle;
-    const SyncPoint* sync = nullptr;
-};
 
 // Each host sync of the measured steps with its idle after, by the idle's start: a sync empties
 // the device's queue, so from its end the whole GPU waits until the host launches again.
@@ -315,7 +306,7 @@ std::vector<SyncStall> syncStallsOf(const AdvisorInput& in, const DeviceView& v)
 void syncStalls(const AdvisorInput& in, const DeviceView& v, std::vector<Finding>& findings) {
     if (in.syncs == nullptr || in.syncs->hostSyncs.empty() || v.measured.empty() || v.busy.empty())
         return;
-    const std::vector<SyncStall> stalls = syncStallsOf(in, v);
+    const std::vector<SyncStall>& stalls = v.syncStalls;
     TimestampNs blockedNs = 0;
     for (const SyncStall& s : stalls) blockedNs += s.sync->durationNs;
     struct Group {
@@ -358,9 +349,9 @@ void syncStalls(const AdvisorInput& in, const DeviceView& v, std::vector<Finding
         "work is queued or every N steps (log the loss every N steps), or copy it with "
         "non_blocking=True into pinned memory and read it later; at most the idle after the syncs "
         "is saved",
-        static_cast<double>(count) / steps, count == static_cast<std::int64_t>(steps) ? "" : "s",
-        listed, count == static_cast<std::int64_t>(steps) ? "s" : "", ms(blockedNs) / steps,
-        f.savingMsPerStep, 100.0 * share(idleNs, v.measuredWallNs));
+        static_cast<double>(count) / steps, onePerStep(count, steps) ? "" : "s", listed,
+        onePerStep(count, steps) ? "s" : "", ms(blockedNs) / steps, f.savingMsPerStep,
+        100.0 * share(idleNs, v.measuredWallNs));
     findings.push_back(f);
 }
 
@@ -460,8 +451,8 @@ void allocatorChurn(const AdvisorInput&, const DeviceView& v, std::vector<Findin
 // The GPU idle at each step's start while the host runs no torch op: it waits for its input.
 void dataLoaderStall(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
     if (v.kernels.empty() || v.measured.empty() || !v.hasOps) return;
-    if (v.hostSideCut()) return;  // "the host runs no torch op" cannot be told
-    const std::map<std::int32_t, TimestampNs> firstWork = v.firstWorkByStep();
+    if (v.hostSideCut) return;  // "the host runs no torch op" cannot be told
+    const std::map<std::int32_t, TimestampNs>& firstWork = v.firstWorkOfStep;
     std::vector<double> stallMs;
     TimestampNs stalled = 0;
     const TimestampNs walls = v.measuredWallNs;
@@ -494,13 +485,13 @@ void dataLoaderStall(const AdvisorInput&, const DeviceView& v, std::vector<Findi
 // torch op or runtime call: the step's time goes to host code the trace does not show (Python
 // between ops, data preparation on the main thread, logging, I/O). The idle before a step's first
 // device work is data_loader_stall's.
-void hostOutsideTorch(const AdvisorInput& in, const DeviceView& v, std::vector<Finding>& findings) {
+void hostOutsideTorch(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
     if (v.kernels.empty() || v.measured.empty() || !v.hasOps || v.measuredWallNs <= 0) return;
-    if (v.hostSideCut()) return;  // what the host ran cannot be told
-    const std::map<std::int32_t, TimestampNs> firstWork = v.firstWorkByStep();
+    if (v.hostSideCut) return;  // what the host ran cannot be told
+    const std::map<std::int32_t, TimestampNs>& firstWork = v.firstWorkOfStep;
     // The idle after host syncs is sync_stalls' (whether or not it fires): not counted again.
     std::vector<Interval> afterSyncs;
-    for (const SyncStall& s : syncStallsOf(in, v)) afterSyncs.push_back(s.idle);
+    for (const SyncStall& s : v.syncStalls) afterSyncs.push_back(s.idle);
     const IntervalSet syncIdle = unionOf(std::move(afterSyncs));
     TimestampNs outside = 0;
     std::vector<double> shares;  // of each step
@@ -665,8 +656,9 @@ void warmupInProfile(const AdvisorInput&, const DeviceView& v, std::vector<Findi
 
 void adviseOnDeviceWork(const AdvisorInput& in, std::vector<Finding>& findings) {
     if (in.trace == nullptr) return;
-    const DeviceView view(*in.trace);
+    DeviceView view(*in.trace);
     if (view.kernels.empty() && view.copyByCorrelation.empty()) return;
+    view.syncStalls = syncStallsOf(in, view);
     const std::size_t firstOfOurs = findings.size();
     launchBound(in, view, findings);
     exposedCommunication(in, view, findings);

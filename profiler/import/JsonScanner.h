@@ -218,11 +218,9 @@ class JsonScanner {
                 take();
                 if (!escaped(escape)) return false;
             } else if (static_cast<unsigned char>(c) < 0x20) {
-                if (c == '\0' && atBlockSeam(m_in.cursor())) {
-                    m_in.skipTo(m_in.cursor());
-                    continue;
-                }
-                // A raw control byte: RapidJSON 1.1 (Debian's) calls it an invalid escape.
+                // The cursor never rests on a block's seam (skipTo moves on), so a '\0' here is
+                // the input's end or a NUL byte in it. A raw control byte: RapidJSON 1.1 (Debian's)
+                // calls it an invalid escape.
                 return fail(c == '\0' ? rapidjson::kParseErrorStringMissQuotationMark
                                       : rapidjson::kParseErrorStringEscapeInvalid);
             } else {

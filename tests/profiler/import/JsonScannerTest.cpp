@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 #include <rapidjson/reader.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -96,8 +97,10 @@ class JsonScannerTest : public ::testing::Test {
     fs::path m_dir;
 };
 
+// The Kineto traces of the repository's fixtures (and the shared ones beside the checkout, where
+// there are), in the order of their paths: the same first trace, and the same mutants, everywhere.
 std::vector<std::string> realTraces() {
-    std::vector<std::string> traces;
+    std::vector<std::string> paths;
     for (const char* dir : {"/tests/fixtures/import/kineto", "/../shared/fixtures/kineto"}) {
         const fs::path folder = fs::path(GLUEPROF_SOURCE_DIR + std::string(dir));
         std::error_code error;
@@ -107,9 +110,12 @@ std::vector<std::string> realTraces() {
             const bool json = name.size() > 5 && name.compare(name.size() - 5, 5, ".json") == 0;
             const bool gzipped =
                 name.size() > 8 && name.compare(name.size() - 8, 8, ".json.gz") == 0;
-            if (json || gzipped) traces.push_back(testing::gunzip(name));
+            if (json || gzipped) paths.push_back(name);
         }
     }
+    std::sort(paths.begin(), paths.end());
+    std::vector<std::string> traces;
+    for (const std::string& path : paths) traces.push_back(testing::gunzip(path));
     return traces;
 }
 
