@@ -13,14 +13,17 @@ namespace glueprof::cli {
 
 namespace {
 
-// The flags fill the request; --no-python is its keepPythonFunctions inverted.
+// The flags fill the request; --no-python and --no-read-ahead are its keepPythonFunctions and
+// readAhead inverted.
 struct ImportCliOptions {
     ImportRequest request;
     bool noPython = false;
+    bool noReadAhead = false;
 };
 
 int importTraces(ImportCliOptions& o) {
     o.request.keepPythonFunctions = !o.noPython;
+    o.request.readAhead = !o.noReadAhead;
     ImportProgressLine line;
     ImportProgress progress;  // each line as it happens: a failed import keeps what it stored
     progress.notice = [&line](const std::string& text) {
@@ -63,6 +66,9 @@ void registerImportCommand(CLI::App& app, Action& action) {
         ->capture_default_str();
     command->add_flag("--no-python", options->noPython,
                       "skip python_function events (Kineto traces with with_stack=True)");
+    command->add_flag("--no-read-ahead", options->noReadAhead,
+                      "read each Kineto JSON file on one thread (by default a second one reads "
+                      "spans of its events ahead; the runs are the same either way)");
     command->add_flag("--ab", options->request.ab,
                       "the two traces are BEFORE and AFTER of one change: store them as an A/B "
                       "pair (arms A and B) for compare, report, the GUI and check");

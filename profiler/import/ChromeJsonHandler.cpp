@@ -23,8 +23,7 @@ bool ChromeJsonHandler::tooDeep() {
 }
 
 bool ChromeJsonHandler::fail(const std::string& what) {
-    m_error =
-        fmt::format("'{}': byte {}: {}; the trace is malformed", m_path, m_input.Tell(), what);
+    m_error = fmt::format("'{}': byte {}: {}; the trace is malformed", m_path, m_tell(), what);
     return false;
 }
 
@@ -64,7 +63,7 @@ bool ChromeJsonHandler::overlong(std::string_view text, const char* what) {
                   "holds; the file is damaged or not a trace",
                   what, shown, inEvent() ? " in " + where() : std::string(),
                   kMaxJsonTokenBytes >> 20);
-    m_error = fmt::format("'{}': byte {}: {}", m_path, m_input.Tell(), problem);
+    m_error = fmt::format("'{}': byte {}: {}", m_path, m_tell(), problem);
     return false;
 }
 
@@ -102,7 +101,9 @@ bool ChromeJsonHandler::StartObject() {
                 break;
             case Ctx::kEvents:
                 ++m_eventIndex;
-                m_event.clear();
+                m_event = m_sink.eventSlot();
+                if (m_event == nullptr) m_event = &m_ownEvent;
+                m_event->clear();
                 next = Ctx::kEvent;
                 break;
             case Ctx::kEvent:
@@ -157,7 +158,7 @@ bool ChromeJsonHandler::StartArray() {
 // An event's times, checked before anyone reads them: a span (X) or a begin (B) has a ts, and a
 // span's end fits in 64-bit nanoseconds.
 bool ChromeJsonHandler::finishEvent() {
-    const RawEvent& e = m_event;
+    const RawEvent& e = *m_event;
     const bool span = e.ph == chrome::kPhaseComplete;
     if ((span || e.ph == chrome::kPhaseBegin) && !e.ts) {
         return fail(fmt::format("{} ('{}') has no ts", where(), e.name));
@@ -252,7 +253,7 @@ bool ChromeJsonHandler::distributedField(Scalar kind, std::string_view text) {
 }
 
 bool ChromeJsonHandler::eventField(Scalar kind, std::string_view text) {
-    RawEvent& e = m_event;
+    RawEvent& e = *m_event;
     switch (m_field) {
         case Field::kPh:
         case Field::kCat:
@@ -283,7 +284,7 @@ bool ChromeJsonHandler::eventField(Scalar kind, std::string_view text) {
 }
 
 bool ChromeJsonHandler::argField(Scalar kind, std::string_view text) {
-    RawEvent& e = m_event;
+    RawEvent& e = *m_event;
     switch (m_field) {
         case Field::kCorrelation:
             return number(kind, text, e.correlation);
@@ -317,7 +318,7 @@ bool ChromeJsonHandler::argField(Scalar kind, std::string_view text) {
 }
 
 bool ChromeJsonHandler::recordedArgField(Scalar kind, std::string_view text) {
-    RawEvent& e = m_event;
+    RawEvent& e = *m_event;
     switch (m_field) {
         case Field::kStep:
             return number(kind, text, e.step);

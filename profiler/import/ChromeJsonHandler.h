@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -25,9 +26,10 @@ class ChromeJsonHandler
     using Scalar = chrome_json::Scalar;
 
   public:
-    ChromeJsonHandler(const std::string& path, CompressedInput& input, RawEventSink& sink,
-                      TokenBound& bound)
-        : m_path(path), m_input(input), m_sink(sink), m_bound(bound) {}
+    // `tell`: the reader's byte offset, for the messages.
+    ChromeJsonHandler(const std::string& path, std::function<std::size_t()> tell,
+                      RawEventSink& sink, TokenBound& bound)
+        : m_path(path), m_tell(std::move(tell)), m_sink(sink), m_bound(bound) {}
 
     // Scalars. With kParseNumbersAsStringsFlag every number arrives as RawNumber.
     bool Null() { return scalar(Scalar::kNull, {}); }
@@ -46,6 +48,26 @@ class ChromeJsonHandler
         m_stack.pop_back();
         return true;
     }
+
+    // Between two elements of traceEvents, the file's object holding the array: where a reader
+    // that starts inside the array (EventPrescan) can take over or hand over.
+    bool atEventElement() const {
+        return m_stack.size() == 2 && m_stack[0] == Ctx::kTop && m_stack[1] == Ctx::kEvents;
+    }
+    // Starts at an element of traceEvents, as a reader that read the file up to there would be.
+    void resumeInEvents() {
+        m_stack = {Ctx::kTop, Ctx::kEvents};
+        m_sawEvents = true;
+    }
+    // Events that another handler, started by resumeInEvents() at this element, read: each goes
+    // to the sink as if read here.
+    void deliver(const std::vector<RawEvent>& events, std::size_t count) {
+        for (std::size_t i = 0; i < count; ++i) {
+            ++m_eventIndex;
+            m_sink.event(events[i]);
+        }
+    }
+    const RawEventSink& sink() const { return m_sink; }
 
     const std::string& error() const { return m_error; }
     // The message for the token the reader's stack refused (BoundedStackAllocator).
@@ -88,7 +110,7 @@ class ChromeJsonHandler
     Ctx context() const { return m_stack.empty() ? Ctx::kIgnore : m_stack.back(); }
 
     std::string m_path;
-    CompressedInput& m_input;
+    std::function<std::size_t()> m_tell;
     RawEventSink& m_sink;
     TokenBound& m_bound;
     std::vector<Ctx> m_stack;
@@ -119,7 +141,8 @@ class ChromeJsonHandler
     std::string_view key() const { return m_key.view(); }
     KeyText m_key;
     Field m_field = Field::kOther;
-    RawEvent m_event;
+    RawEvent m_ownEvent;
+    RawEvent* m_event = &m_ownEvent;  // the event being read: the sink's slot, or m_ownEvent
     std::int64_t m_eventIndex = -1;
     bool m_sawEvents = false;
     std::string m_error;

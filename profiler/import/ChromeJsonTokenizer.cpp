@@ -5,6 +5,7 @@
 
 #include "profiler/core/Error.h"
 #include "profiler/import/ChromeJsonHandler.h"
+#include "profiler/import/EventPrescan.h"
 #include "profiler/import/JsonScanner.h"
 
 namespace glueprof {
@@ -41,19 +42,23 @@ void skipByteOrderMark(CompressedInput& input) {
 }  // namespace
 
 ChromeFileFacts tokenizeChromeJson(const std::string& path, CompressedInput& input,
-                                   RawEventSink& sink) {
+                                   RawEventSink& sink, const PrescanOptions& prescan) {
     TokenBound bound;
-    ChromeJsonHandler handler(path, input, sink, bound);
+    ChromeJsonHandler handler(
+        path, [&input] { return input.Tell(); }, sink, bound);
     skipByteOrderMark(input);
     // A recursive reader; the handler bounds its depth, and the bound the length of a token the
     // reader copies before the handler sees it.
     JsonScanner<ChromeJsonHandler> scanner(input, handler, bound);
+    EventPrescan ahead(path, input, handler, prescan);
+    scanner.setHook(&ahead);
     rapidjson::ParseResult ok;
     try {
         ok = scanner.parse();
     } catch (const OverlongToken&) {
         throw inputError(handler.refusedToken());
     }
+    handler.facts().prescan = ahead.counts();
     if (!input.failure().empty()) {
         throw inputError(
             fmt::format("'{}': {} after {} bytes of JSON; copy or export the trace "

@@ -28,6 +28,21 @@ class RawEventSink {
     virtual bool readsRecordedArgs() const = 0;
     // One traceEvents element; an X or B has a ts, and an X's ts + dur fits in 64 bits.
     virtual void event(const RawEvent& e) = 0;
+    // Where the handler reads the next event into, for a sink that keeps events (EventPrescan):
+    // event() is then given that slot. nullptr: the handler's own.
+    virtual RawEvent* eventSlot() { return nullptr; }
+};
+
+// How a second thread reads ahead of the parser (EventPrescan).
+struct PrescanOptions {
+    std::size_t spanBytes = 2u << 20;  // what the thread reads in one span (0: no thread)
+    std::size_t gapBytes = 1u << 20;   // left to the parser before each span
+};
+
+struct PrescanCounts {
+    std::int64_t spansTaken = 0;  // spans whose events the parser took
+    std::int64_t spansDropped = 0;
+    std::int64_t eventsTaken = 0;
 };
 
 // What the file says of itself, beside its events.
@@ -36,11 +51,12 @@ struct ChromeFileFacts {
     std::int64_t schemaVersion = kAbsent;                       // schemaVersion
     std::optional<int> rank, worldSize;                         // distributedInfo.rank, .world_size
     std::vector<std::pair<std::int64_t, std::string>> devices;  // deviceProperties[]: id, name
+    PrescanCounts prescan;  // how the read went, not what the file says
 };
 
 // Reads the whole of `input` (the file `path`) into `sink`. A file that is no JSON, holds no
 // traceEvents array or is malformed is an input error naming the file, the byte and the problem.
 ChromeFileFacts tokenizeChromeJson(const std::string& path, CompressedInput& input,
-                                   RawEventSink& sink);
+                                   RawEventSink& sink, const PrescanOptions& prescan = {});
 
 }  // namespace glueprof

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -30,12 +31,105 @@ CompressedInput::CompressedInput(const std::string& path) : m_path(path) {
         inflateInto(m_blocks[0]);
         m_gzipped = gzdirect(m_file) == 0;
         m_filled = 1;
+        if (m_blocks[0].last) m_lastIndex = 0;
         if (!m_blocks[0].last) m_reader = std::thread([this] { readBlocks(); });
     } catch (...) {  // no memory or no thread: the destructor does not run, close the file here
         gzclose(m_file);
         throw;
     }
     refill();  // the first block is filled: no wait, no throw
+}
+
+void CompressedInput::seekForward(std::size_t offset) {
+    while (!m_eof && offset >= m_blockStart + m_block->size) refill();
+    m_current = m_block->bytes.data() + std::min(offset - m_blockStart, m_block->size);
+}
+
+void CompressedInput::cancelLookahead() {
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_aheadCancelled = true;
+    }
+    m_changed.notify_all();
+}
+
+const CompressedInput::Ch CompressedInput::Lookahead::kEmpty[kPadding + 1] = {};
+
+bool CompressedInput::Lookahead::hold(std::size_t index) {
+    CompressedInput& in = m_in;
+    bool held = false;
+    {
+        std::unique_lock<std::mutex> lock(in.m_mutex);
+        // A block before the parser's may be refilled already, unless this cursor holds one at
+        // or before it.
+        const std::size_t kept = std::min(in.m_taken, in.m_aheadHeld);
+        if (index >= kept && !in.m_aheadCancelled) {
+            in.m_aheadHeld = index;
+            in.m_changed.notify_all();  // the reader may fill further now
+            in.m_changed.wait(lock, [&] {
+                return in.m_filled > index || in.m_stop || in.m_aheadCancelled ||
+                       (in.m_lastIndex != kNoBlock && index > in.m_lastIndex) ||
+                       index >= in.m_taken + kBlocks;
+            });
+            held = in.m_filled > index && !in.m_stop && !in.m_aheadCancelled;
+        }
+        if (!held) in.m_aheadHeld = kNoBlock;
+    }
+    if (!held) in.m_changed.notify_all();
+    return held;
+}
+
+void CompressedInput::Lookahead::point(std::size_t index) {
+    const Block& block = m_in.m_blocks[index % kBlocks];
+    m_index = index;
+    m_blockStart = index * kBlockBytes;
+    m_base = m_current = block.bytes.data();
+    m_eof = block.last;
+    m_last = m_base + (block.last ? block.size : block.size - 1);
+    m_cutShort = !block.failure.empty();
+}
+
+void CompressedInput::Lookahead::stopAt(std::size_t offset) {
+    m_blockStart = offset;
+    m_base = m_current = m_last = kEmpty;
+    m_eof = true;
+}
+
+void CompressedInput::Lookahead::next() {
+    const std::size_t end = m_blockStart + static_cast<std::size_t>(m_last + 1 - m_base);
+    if (hold(m_index + 1)) {
+        point(m_index + 1);
+    } else {
+        stopAt(end);
+        m_cutShort = true;
+    }
+}
+
+bool CompressedInput::Lookahead::seek(std::size_t offset) {
+    const std::size_t index = offset / kBlockBytes;
+    if (!hold(index)) {
+        stopAt(offset);
+        m_cutShort = true;
+        return false;
+    }
+    point(index);
+    const std::size_t size = static_cast<std::size_t>(m_last - m_base) + (m_eof ? 0 : 1);
+    if (offset - m_blockStart > size) {  // past the data's end
+        release();
+        stopAt(offset);
+        return false;
+    }
+    m_current = m_base + (offset - m_blockStart);
+    return true;
+}
+
+void CompressedInput::Lookahead::release() {
+    {
+        std::lock_guard<std::mutex> lock(m_in.m_mutex);
+        m_in.m_aheadHeld = kNoBlock;
+    }
+    m_in.m_changed.notify_all();
+    stopAt(Tell());
 }
 
 CompressedInput::~CompressedInput() {
@@ -75,7 +169,10 @@ void CompressedInput::readBlocks() {
         {
             std::unique_lock<std::mutex> lock(m_mutex);
             // The block to fill is not the one being parsed (m_taken) nor one waiting for it.
-            m_changed.wait(lock, [&] { return m_stop || m_filled - m_taken < kBlocks; });
+            // Nor one a Lookahead reads, nor one after it that the parser has not read.
+            m_changed.wait(lock, [&] {
+                return m_stop || m_filled - std::min(m_taken, m_aheadHeld) < kBlocks;
+            });
             if (m_stop) return;
             next = m_filled;
         }
@@ -83,6 +180,7 @@ void CompressedInput::readBlocks() {
         inflateInto(block);
         {
             std::lock_guard<std::mutex> lock(m_mutex);
+            if (block.last) m_lastIndex = m_filled;
             ++m_filled;
         }
         m_changed.notify_all();

@@ -3,13 +3,16 @@
 // files through), read a byte at a time (Peek, Take) or a block at a time in place (cursor,
 // blockEnd, skipTo: JsonScanner): the JSON reader never holds more than a few blocks.
 // A reader thread inflates the next blocks while the parser reads the current one (inflating is
-// about a third of an import's read), so the two run on two cores.
+// about a third of an import's read), so the two run on two cores. A Lookahead reads blocks
+// ahead of the parser on a thread of its own (EventPrescan); the parser can then jump forward
+// over what it read (seekForward).
 #include <zlib.h>
 
 #include <array>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -53,6 +56,65 @@ class CompressedInput {
             m_current = p;
         }
     }
+    // Moves the cursor forward to byte `offset` of the data (Tell() <= offset <= the data's end),
+    // passing over the blocks before it.
+    void seekForward(std::size_t offset);
+
+    // A second cursor over the same blocks, for one other thread: it reads the blocks the parser
+    // has not passed yet and those after them, and holds the block it reads from reuse, so the
+    // parser finds the bytes still there. It waits for a block to be inflated, and gives up (as
+    // if the data ended there) on a block that cannot be inflated before the parser moves on
+    // (more than the ring's blocks ahead of it), or once cancelLookahead() was called.
+    class Lookahead {
+      public:
+        explicit Lookahead(CompressedInput& input) : m_in(input) {}
+        ~Lookahead() { release(); }
+        Lookahead(const Lookahead&) = delete;
+        Lookahead& operator=(const Lookahead&) = delete;
+
+        // Moves to byte `offset`: false when the data ends before it, the parser is past its
+        // block, or the lookahead gave up (then it holds no block).
+        bool seek(std::size_t offset);
+        // Holds no block (until the next seek).
+        void release();
+
+        Ch Peek() const { return *m_current; }
+        std::size_t Tell() const {
+            return m_blockStart + static_cast<std::size_t>(m_current - m_base);
+        }
+        const Ch* cursor() const { return m_current; }
+        const Ch* blockEnd() const { return m_eof ? m_last : m_last + 1; }
+        bool lastBlock() const { return m_eof; }
+        void skipTo(const Ch* p) {
+            if (p > m_last && !m_eof) {
+                next();
+            } else {
+                m_current = p;
+            }
+        }
+        void seekForward(std::size_t offset) { seek(offset); }
+        // Whether it gave up or the data ended early (a block that failed): what it read
+        // stops short of what the parser would read.
+        bool cutShort() const { return m_cutShort; }
+
+      private:
+        bool hold(std::size_t index);  // waits for block `index`; false: gave up
+        void next();
+        void point(std::size_t index);
+        void stopAt(std::size_t offset);  // no block: the data ends here for this cursor
+
+        static const Ch kEmpty[kPadding + 1];
+        CompressedInput& m_in;
+        std::size_t m_index = 0;
+        const Ch* m_base = kEmpty;  // the block's first byte
+        const Ch* m_current = kEmpty;
+        const Ch* m_last = kEmpty;
+        std::size_t m_blockStart = 0;
+        bool m_eof = true;
+        bool m_cutShort = false;
+    };
+    // Wakes and stops a Lookahead that waits, for good (before the thread that reads it joins).
+    void cancelLookahead();
 
     // What zlib reported when the data stopped early or was corrupt ("unexpected end of file",
     // a CRC or data error); "" when the file read cleanly.
@@ -76,7 +138,9 @@ class CompressedInput {
         std::string failure;
         std::uint64_t fileBytesRead = 0;  // of the file, once this block was filled
     };
-    static constexpr std::size_t kBlocks = 4;
+    // Enough for a Lookahead to read a few MiB ahead of the parser (EventPrescan's span).
+    static constexpr std::size_t kBlocks = 16;
+    static constexpr std::size_t kNoBlock = std::numeric_limits<std::size_t>::max();
 
     void advance() {
         if (m_current < m_last) {
@@ -99,6 +163,9 @@ class CompressedInput {
     std::condition_variable m_changed;
     std::size_t m_filled = 0;
     std::size_t m_taken = 0;
+    std::size_t m_aheadHeld = kNoBlock;  // the block a Lookahead reads from
+    std::size_t m_lastIndex = kNoBlock;  // the last block's index, once it is filled
+    bool m_aheadCancelled = false;
     bool m_stop = false;
     bool m_gzipped = false;
     std::thread m_reader;

@@ -119,6 +119,7 @@ ImportOutcome runImport(const ImportRequest& request, const ImportProgress& prog
     ImportOptions options;
     options.stepPrefix = request.stepPrefix;
     options.keepPythonFunctions = request.keepPythonFunctions;
+    if (!request.readAhead) options.readAheadSpanBytes = 0;
     // Each file is read on a thread of its own, one ahead of the one being stored: the next file
     // parses on one core while the writer stores the current one on the other. --ab reads both
     // (at once) before the database is touched: a bad AFTER leaves no lone BEFORE. When the import

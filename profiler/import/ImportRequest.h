@@ -21,6 +21,9 @@ struct ImportRequest {
     std::string name = "imported";  // an A/B pair's name (with `ab`)
     std::string stepPrefix = "ProfilerStep#";
     bool keepPythonFunctions = true;
+    // A Kineto file is read by two threads, the second reading spans ahead (EventPrescan);
+    // false: by one.
+    bool readAhead = true;
     bool ab = false;  // the two traces are BEFORE and AFTER: arms A and B of one pair
 };
 

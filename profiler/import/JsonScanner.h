@@ -27,11 +27,25 @@
 
 namespace glueprof {
 
-template <class Handler>
+// Told of each array element before it is read (EventPrescan): the reader may read it, jump over
+// elements another reader has read, or stop there.
+class ArrayElementHook {
+  public:
+    static constexpr std::size_t kReadElement = 0;
+    static constexpr std::size_t kStopHere = ~std::size_t{0};
+    virtual ~ArrayElementHook() = default;
+    // `offset`: the element's first byte. kReadElement, kStopHere, or the offset (past `offset`)
+    // of the first byte of a later element of the same array, to go on from there.
+    virtual std::size_t beforeElement(std::size_t offset) = 0;
+};
+
+template <class Handler, class Input = CompressedInput>
 class JsonScanner {
   public:
-    JsonScanner(CompressedInput& input, Handler& handler, TokenBound& bound)
+    JsonScanner(Input& input, Handler& handler, TokenBound& bound)
         : m_in(input), m_handler(handler), m_bound(bound) {}
+
+    void setHook(ArrayElementHook* hook) { m_hook = hook; }
 
     // The whole document: one value and nothing after it but whitespace. Throws OverlongToken
     // (m_bound.head holding its first bytes) for a token longer than the bound while it is read.
@@ -43,6 +57,15 @@ class JsonScanner {
             skipWhitespace();
             if (peek() != '\0') fail(rapidjson::kParseErrorDocumentRootNotSingular);
         }
+        return m_result;
+    }
+
+    // From the first byte of an element of an array whose '[' and StartArray lie before the input
+    // (EventPrescan): elements until the hook stops the read (kParseErrorTermination), or an error.
+    // The array's end is an error here (kParseErrorArrayMissCommaOrSquareBracket at the ']'): the
+    // read was to stop inside the array.
+    rapidjson::ParseResult elements() {
+        arrayElements(false);
         return m_result;
     }
 
@@ -142,13 +165,26 @@ class JsonScanner {
             take();
             return m_handler.EndArray(0) || stopped();
         }
+        return arrayElements(true);
+    }
+
+    // From an element's first byte to the array's ']' (`closes`; else the ']' is an error).
+    bool arrayElements(bool closes) {
         for (rapidjson::SizeType elements = 1;; ++elements) {
+            if (m_hook != nullptr) {
+                const std::size_t next = m_hook->beforeElement(m_in.Tell());
+                if (next == ArrayElementHook::kStopHere) return stopped();
+                if (next != ArrayElementHook::kReadElement) {
+                    m_in.seekForward(next);
+                    continue;
+                }
+            }
             if (!value()) return false;
             skipWhitespace();
             if (peek() == ',') {
                 take();
                 skipWhitespace();
-            } else if (peek() == ']') {
+            } else if (peek() == ']' && closes) {
                 take();
                 return m_handler.EndArray(elements) || stopped();
             } else {
@@ -493,11 +529,12 @@ class JsonScanner {
         return code == rapidjson::kParseErrorNumberTooBig ? failAt(code, startOffset) : fail(code);
     }
 
-    CompressedInput& m_in;
+    Input& m_in;
     Handler& m_handler;
     TokenBound& m_bound;
     std::string m_token;  // a token copied across blocks or unescaped
     rapidjson::ParseResult m_result;
+    ArrayElementHook* m_hook = nullptr;
 };
 
 }  // namespace glueprof

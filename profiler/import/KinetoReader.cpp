@@ -76,7 +76,10 @@ ImportedRun readKinetoTrace(const std::string& path, const ImportOptions& option
     TraceAssembly assembly(options);
     ChromeTraceState state(assembly);
     DialectSwitch dialect(state, input, options);
-    const ChromeFileFacts facts = tokenizeChromeJson(path, input, dialect);
+    PrescanOptions prescan;
+    prescan.spanBytes = options.readAheadSpanBytes;
+    prescan.gapBytes = options.readAheadSpanBytes / 2;
+    const ChromeFileFacts facts = tokenizeChromeJson(path, input, dialect, prescan);
     if (options.readProgress) options.readProgress(input.fileBytes(), input.fileBytes());
     state.finish();
     if (assembly.eventCount() == 0) {
@@ -107,6 +110,7 @@ ImportedRun readKinetoTrace(const std::string& path, const ImportOptions& option
     out.rank = facts.rank;
     out.worldSize = facts.worldSize;
     out.devicesJson = devicesJson(facts.devices);
+    out.eventsReadAhead = facts.prescan.eventsTaken;
     out.startedUnixNs = startedUnixNs(out.model);
     return out;
 }

@@ -74,6 +74,10 @@ struct ImportOptions {
     // that reads the file; an exception it throws stops the read there (how an import that ended
     // early stops a read in flight). Empty: not told.
     std::function<void(std::uint64_t readBytes, std::uint64_t fileBytes)> readProgress;
+    // Kineto JSON: a second thread reads spans of this many bytes of traceEvents ahead of the
+    // parser (EventPrescan, docs/import.md §9); 0: the parser reads alone. What is read is the
+    // same either way.
+    std::size_t readAheadSpanBytes = 2u << 20;
 };
 
 // What a reader read, for the one line per run the import prints.
@@ -91,6 +95,7 @@ struct ImportedRun {
     std::map<std::string, std::int64_t> eventsByKind;  // stored, by kind: "kernel" -> 79, ...
     std::map<std::string, std::int64_t> skipped;       // "what (why)" -> count
     std::map<std::string, std::int64_t> derived;       // "what (why)" -> count
+    std::int64_t eventsReadAhead = 0;  // trace events a second thread read (EventPrescan)
     TraceModel model = TraceModelBuilder().build();
 };
 

@@ -36,23 +36,7 @@ std::string fixture(const std::string& name) { return testing::importFixture(nam
 
 ImportedRun load(const std::string& name) { return readTrace(fixture(name), ImportOptions{}); }
 
-// `text` as one gzip member (RFC 1952). Members one after another are one stream to gzread: a
-// member of 1 MiB written 1024 times is 1 GiB of text in about 1 MB of file.
-std::string gzipMember(const std::string& text) {
-    z_stream z{};
-    if (deflateInit2(&z, Z_BEST_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        throw std::runtime_error("deflateInit2 failed");
-    std::string out(deflateBound(&z, static_cast<uLong>(text.size())), '\0');
-    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
-    z.avail_in = static_cast<uInt>(text.size());
-    z.next_out = reinterpret_cast<Bytef*>(out.data());
-    z.avail_out = static_cast<uInt>(out.size());
-    const int rc = deflate(&z, Z_FINISH);
-    out.resize(z.total_out);
-    deflateEnd(&z);
-    if (rc != Z_STREAM_END) throw std::runtime_error("deflate did not finish");
-    return out;
-}
+using testing::gzipMember;
 
 // The byte offset an import error names ("'F': byte N: ..."), or -1.
 long long byteOffsetIn(const std::string& message) {
