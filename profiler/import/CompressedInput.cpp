@@ -73,6 +73,8 @@ bool CompressedInput::Lookahead::hold(std::size_t index) {
             });
             held = in.m_filled > index && !in.m_stop && !in.m_aheadCancelled;
         }
+        m_finished = in.m_stop || in.m_aheadCancelled ||
+                     (in.m_lastIndex != kNoBlock && index > in.m_lastIndex);
         if (!held) in.m_aheadHeld = kNoBlock;
     }
     if (!held) in.m_changed.notify_all();
@@ -117,6 +119,7 @@ bool CompressedInput::Lookahead::seek(std::size_t offset) {
     if (offset - m_blockStart > size) {  // past the data's end
         release();
         stopAt(offset);
+        m_finished = true;
         return false;
     }
     m_current = m_base + (offset - m_blockStart);

@@ -75,6 +75,9 @@ class CompressedInput {
         // Moves to byte `offset`: false when the data ends before it, the parser is past its
         // block, or the lookahead gave up (then it holds no block).
         bool seek(std::size_t offset);
+        // Whether the last seek or block found the data's end, or the lookahead was cancelled:
+        // no later seek can succeed.
+        bool finished() const { return m_finished; }
         // Holds no block (until the next seek).
         void release();
 
@@ -112,6 +115,7 @@ class CompressedInput {
         std::size_t m_blockStart = 0;
         bool m_eof = true;
         bool m_cutShort = false;
+        bool m_finished = false;
     };
     // Wakes and stops a Lookahead that waits, for good (before the thread that reads it joins).
     void cancelLookahead();

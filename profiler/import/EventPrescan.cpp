@@ -34,7 +34,10 @@ class EventPrescan::SpanEnd final : public ArrayElementHook {
   public:
     SpanEnd(const ChromeJsonHandler& handler, Span& span, std::size_t limit,
             const std::atomic<std::size_t>& parserAt, const std::atomic<bool>& stopping)
-        : m_handler(handler), m_span(span), m_limit(limit), m_parserAt(parserAt),
+        : m_handler(handler),
+          m_span(span),
+          m_limit(limit),
+          m_parserAt(parserAt),
           m_stopping(stopping) {}
     std::size_t beforeElement(std::size_t offset) override {
         if (!m_handler.atEventElement()) return kReadElement;
@@ -141,9 +144,22 @@ void EventPrescan::run() {
                 m_free.pop_back();
             }
         }
-        const std::size_t parser = m_parserAt.load(std::memory_order_relaxed);
-        if (!ahead.seek(std::max(from, parser) + m_options.gapBytes)) return;
-        if (!seekElementStart(ahead)) return;
+        // Past the parser, and past what it read itself: a seek that fails short of the data's
+        // end (the parser went past that block meanwhile) is tried further on.
+        const std::size_t at =
+            std::max(from, m_parserAt.load(std::memory_order_relaxed)) + m_options.gapBytes;
+        from = at;
+        if (!ahead.seek(at)) {
+            if (ahead.finished()) return;
+            continue;
+        }
+        // A file without an element starting a line in its first blocks after the gap is
+        // written on few lines: the parser reads it alone.
+        if (!seekElementStart(ahead)) {
+            if (ahead.finished() || ++m_misses == kMaxMisses) return;
+            continue;
+        }
+        m_misses = 0;
         span->start = ahead.Tell();
         span->end = span->start;
         span->done = false;
@@ -177,7 +193,8 @@ void EventPrescan::read(Span& span, CompressedInput::Lookahead& ahead) const {
     scanner.setHook(&end);
     try {
         scanner.elements();
-    } catch (...) {  // NOTE(prescan): a span that fails is dropped; the parser reads it and says why
+    } catch (
+        ...) {  // NOTE(prescan): a span that fails is dropped; the parser reads it and says why
         return;
     }
     span.whole = end.reachedEnd() && handler.error().empty();

@@ -59,10 +59,11 @@ class EventPrescan final : public ArrayElementHook {
     class SpanEnd;
     static constexpr std::size_t kNoSpan = ~std::size_t{0};
     static constexpr std::size_t kMaxSpans = 3;  // read and not yet taken or dropped
+    static constexpr int kMaxMisses = 3;  // places in a row without an element's start: give up
 
     void start();
     std::size_t take(std::size_t offset);
-    void run();                                                    // the thread
+    void run();                                                      // the thread
     void read(Span& span, CompressedInput::Lookahead& ahead) const;  // from span.start
     static bool seekElementStart(CompressedInput::Lookahead& ahead);
     void publishNextStart();  // under m_mutex
@@ -83,6 +84,7 @@ class EventPrescan final : public ArrayElementHook {
     std::atomic<std::size_t> m_nextStart{kNoSpan};
     std::atomic<std::size_t> m_parserAt{0};  // the parser's last element
     std::atomic<bool> m_stopping{false};
+    int m_misses = 0;  // the thread's
     std::thread m_thread;
 };
 

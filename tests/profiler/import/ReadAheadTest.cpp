@@ -148,7 +148,8 @@ TEST_F(ReadAhead, RealTracesTiledReadTheSameWithSpansOfAnySize) {
                  {write("t.json", text), write("t.json.gz", testing::gzipMember(text))}) {
                 const ImportedRun alone = read(path, 0);
                 EXPECT_EQ(alone.eventsReadAhead, 0);
-                for (std::size_t span : {std::size_t{2} << 20, std::size_t{65536}, std::size_t{7001}}) {
+                for (std::size_t span :
+                     {std::size_t{2} << 20, std::size_t{65536}, std::size_t{7001}}) {
                     const ImportedRun ahead = read(path, span);
                     // Spans much shorter than the file: the second thread read most events.
                     if (span < (1u << 20)) {
@@ -175,7 +176,8 @@ TEST_F(ReadAhead, ABadEventInsideASpanIsReportedAsTheParserAloneReportsIt) {
     const std::size_t at = text.find("\"ts\":", text.size() * 3 / 4);
     ASSERT_NE(at, std::string::npos);
     text.insert(at + 5, "\"soon\",\"x\":");  // "ts":"soon","x":<the number>
-    for (const std::string& path : {write("bad.json", text), write("bad.json.gz", testing::gzipMember(text))}) {
+    for (const std::string& path :
+         {write("bad.json", text), write("bad.json.gz", testing::gzipMember(text))}) {
         std::vector<std::string> messages;
         for (std::size_t span : {std::size_t{0}, std::size_t{65536}, std::size_t{7001}}) {
             try {
