@@ -1,6 +1,6 @@
 #include "profiler/import/ChromeEventMapper.h"
 
-#include <cctype>
+#include <algorithm>
 
 #include "profiler/core/ChromeExportFormat.h"
 #include "profiler/import/ChromeJsonNumbers.h"
@@ -34,34 +34,47 @@ std::pair<MemoryKind, MemoryKind> copyKinds(std::string_view name) {
             memoryKindOf(trim(name.substr(arrow + 2, close - arrow - 2)))};
 }
 
+// ASCII only, whatever the locale: categories and the words compared are ASCII (std::tolower
+// was also a library call per byte of every event's category).
+char asciiLower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; }
+bool hasUpper(std::string_view text) {
+    return std::any_of(text.begin(), text.end(), [](char c) { return c >= 'A' && c <= 'Z'; });
+}
+
 bool equalsIgnoringCase(std::string_view text, std::string_view lower) {
     if (text.size() != lower.size()) return false;
     for (std::size_t i = 0; i < text.size(); ++i) {
-        if (std::tolower(static_cast<unsigned char>(text[i])) != lower[i]) return false;
+        if (asciiLower(text[i]) != lower[i]) return false;
     }
     return true;
 }
 
-bool isInstant(std::string_view ph) {
-    return ph == chrome::kPhaseInstant || ph == chrome::kPhaseInstantLegacy ||
-           ph == chrome::kPhaseMark;
+// An event's phase as one character ('\0' for any other text): every phase of the format is one
+// character, compared here without a string comparison per phase.
+char phaseOf(const RawEvent& e) { return e.ph.size() == 1 ? e.ph[0] : '\0'; }
+bool is(char ph, std::string_view phase) { return ph == phase[0]; }
+
+bool isInstant(char ph) {
+    return is(ph, chrome::kPhaseInstant) || is(ph, chrome::kPhaseInstantLegacy) ||
+           is(ph, chrome::kPhaseMark);
 }
 
-bool isFlow(std::string_view ph) {
-    return ph == chrome::kPhaseFlowStart || ph == chrome::kPhaseFlowEnd ||
-           ph == chrome::kPhaseFlowStep;
+bool isFlow(char ph) {
+    return is(ph, chrome::kPhaseFlowStart) || is(ph, chrome::kPhaseFlowEnd) ||
+           is(ph, chrome::kPhaseFlowStep);
 }
 
 }  // namespace
 
 std::string lowerCase(std::string_view text) {
     std::string out(text);
-    for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (char& c : out) c = asciiLower(c);
     return out;
 }
 
 void ChromeEventMapper::map(const RawEvent& e) {
-    const bool complete = e.ph == chrome::kPhaseComplete;
+    const char ph = phaseOf(e);
+    const bool complete = is(ph, chrome::kPhaseComplete);
     if (complete) {
         assembly().countRead(e.cat.empty() ? std::string_view("X without cat") : e.cat);
     } else {
@@ -70,17 +83,17 @@ void ChromeEventMapper::map(const RawEvent& e) {
     }
     if (complete) {
         span(e, *e.ts, *e.ts + e.dur.value_or(0));  // the tokenizer checked that it fits
-    } else if (e.ph == chrome::kPhaseBegin) {
+    } else if (is(ph, chrome::kPhaseBegin)) {
         m_state.begin(e);
-    } else if (e.ph == chrome::kPhaseEnd) {
+    } else if (is(ph, chrome::kPhaseEnd)) {
         auto begun = m_state.end(e);
         if (!begun) return assembly().count(DiagnosticId::kSkippedEndWithoutBegin);
         span(begun->first, begun->second, *e.ts);
-    } else if (isInstant(e.ph)) {
+    } else if (isInstant(ph)) {
         instant(e);
-    } else if (isFlow(e.ph)) {
+    } else if (isFlow(ph)) {
         flow(e);
-    } else if (e.ph == chrome::kPhaseMetadata) {
+    } else if (is(ph, chrome::kPhaseMetadata)) {
         metadata(e);
     } else {
         assembly().count(DiagnosticId::kSkippedUnknownPhase, e.ph);
@@ -89,9 +102,13 @@ void ChromeEventMapper::map(const RawEvent& e) {
 
 void ChromeEventMapper::span(const RawEvent& e, TimestampNs start, TimestampNs end) {
     if (end < start) return assembly().count(DiagnosticId::kSkippedNegativeDuration);
-    m_cat.assign(e.cat);
-    for (char& c : m_cat) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const std::optional<SpanShape> shape = shapeOf(e, m_cat, start, end);
+    std::string_view cat = e.cat;  // lower case already, in every trace seen
+    if (hasUpper(cat)) {
+        m_cat.assign(e.cat);
+        for (char& c : m_cat) c = asciiLower(c);
+        cat = m_cat;
+    }
+    const std::optional<SpanShape> shape = shapeOf(e, cat, start, end);
     if (!shape) return;
     const std::size_t lane = laneOf(e, *shape);
     const auto [src, dst] = memoryKindsOf(e, shape->kind);
@@ -117,7 +134,7 @@ void ChromeEventMapper::span(const RawEvent& e, TimestampNs start, TimestampNs e
 // Only launch-to-kernel flows (ac2g) link events; fwdbwd and others are not links of ours.
 void ChromeEventMapper::flow(const RawEvent& e) {
     if (!e.ts || e.id.empty() || !equalsIgnoringCase(e.cat, chrome::kCatLaunchFlow) ||
-        e.ph == chrome::kPhaseFlowStep)
+        is(phaseOf(e), chrome::kPhaseFlowStep))
         return;
     if (auto id = parseInteger(e.id)) m_state.flow(e, e.ph == chrome::kPhaseFlowStart, *id);
 }

@@ -37,6 +37,10 @@ class RawEventSink {
 struct PrescanOptions {
     std::size_t spanBytes = 2u << 20;  // what the thread reads in one span (0: no thread)
     std::size_t gapBytes = 1u << 20;   // left to the parser before each span
+    // For tests: the thread plans each span from the end of the one before (not from where the
+    // parser is), and the parser waits at that place until the thread has a span there, so
+    // which spans it takes depends on the file alone.
+    bool lockstep = false;
 };
 
 struct PrescanCounts {

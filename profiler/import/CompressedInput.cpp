@@ -55,7 +55,7 @@ void CompressedInput::cancelLookahead() {
 
 const CompressedInput::Ch CompressedInput::Lookahead::kEmpty[kPadding + 1] = {};
 
-bool CompressedInput::Lookahead::hold(std::size_t index) {
+bool CompressedInput::Lookahead::hold(std::size_t index, bool waitForParser) {
     CompressedInput& in = m_in;
     bool held = false;
     {
@@ -69,7 +69,7 @@ bool CompressedInput::Lookahead::hold(std::size_t index) {
             in.m_changed.wait(lock, [&] {
                 return in.m_filled > index || in.m_stop || in.m_aheadCancelled ||
                        (in.m_lastIndex != kNoBlock && index > in.m_lastIndex) ||
-                       index >= in.m_taken + kBlocks;
+                       (!waitForParser && index >= in.m_taken + kBlocks);
             });
             held = in.m_filled > index && !in.m_stop && !in.m_aheadCancelled;
         }
@@ -88,7 +88,6 @@ void CompressedInput::Lookahead::point(std::size_t index) {
     m_base = m_current = block.bytes.data();
     m_eof = block.last;
     m_last = m_base + (block.last ? block.size : block.size - 1);
-    m_cutShort = !block.failure.empty();
 }
 
 void CompressedInput::Lookahead::stopAt(std::size_t offset) {
@@ -99,19 +98,17 @@ void CompressedInput::Lookahead::stopAt(std::size_t offset) {
 
 void CompressedInput::Lookahead::next() {
     const std::size_t end = m_blockStart + static_cast<std::size_t>(m_last + 1 - m_base);
-    if (hold(m_index + 1)) {
+    if (hold(m_index + 1, false)) {
         point(m_index + 1);
     } else {
         stopAt(end);
-        m_cutShort = true;
     }
 }
 
 bool CompressedInput::Lookahead::seek(std::size_t offset) {
     const std::size_t index = offset / kBlockBytes;
-    if (!hold(index)) {
+    if (!hold(index, true)) {
         stopAt(offset);
-        m_cutShort = true;
         return false;
     }
     point(index);

@@ -64,7 +64,8 @@ class CompressedInput {
     // has not passed yet and those after them, and holds the block it reads from reuse, so the
     // parser finds the bytes still there. It waits for a block to be inflated, and gives up (as
     // if the data ended there) on a block that cannot be inflated before the parser moves on
-    // (more than the ring's blocks ahead of it), or once cancelLookahead() was called.
+    // (more than the ring's blocks ahead of it) while reading on, or once cancelLookahead() was
+    // called.
     class Lookahead {
       public:
         explicit Lookahead(CompressedInput& input) : m_in(input) {}
@@ -96,12 +97,12 @@ class CompressedInput {
             }
         }
         void seekForward(std::size_t offset) { seek(offset); }
-        // Whether it gave up or the data ended early (a block that failed): what it read
-        // stops short of what the parser would read.
-        bool cutShort() const { return m_cutShort; }
 
       private:
-        bool hold(std::size_t index);  // waits for block `index`; false: gave up
+        // Waits for block `index`; false: gave up. A block beyond the ring's reach from the
+        // parser's is waited for (`waitForParser`: a seek) or given up at once (the next block
+        // of a read: the parser may be waiting for that read).
+        bool hold(std::size_t index, bool waitForParser);
         void next();
         void point(std::size_t index);
         void stopAt(std::size_t offset);  // no block: the data ends here for this cursor
@@ -114,7 +115,6 @@ class CompressedInput {
         const Ch* m_last = kEmpty;
         std::size_t m_blockStart = 0;
         bool m_eof = true;
-        bool m_cutShort = false;
         bool m_finished = false;
     };
     // Wakes and stops a Lookahead that waits, for good (before the thread that reads it joins).

@@ -29,20 +29,22 @@ class EventPrescan::Collector final : public RawEventSink {
 };
 
 // Where the prescan stops: at the first element at or past the span's length, or as soon as the
-// parser is past the span's start (or the prescan stops).
+// parser is past the span's start (not in lockstep), or the prescan stops.
 class EventPrescan::SpanEnd final : public ArrayElementHook {
   public:
     SpanEnd(const ChromeJsonHandler& handler, Span& span, std::size_t limit,
-            const std::atomic<std::size_t>& parserAt, const std::atomic<bool>& stopping)
+            const std::atomic<std::size_t>& parserAt, const std::atomic<bool>& stopping,
+            bool readToEnd)
         : m_handler(handler),
           m_span(span),
           m_limit(limit),
           m_parserAt(parserAt),
-          m_stopping(stopping) {}
+          m_stopping(stopping),
+          m_readToEnd(readToEnd) {}
     std::size_t beforeElement(std::size_t offset) override {
         if (!m_handler.atEventElement()) return kReadElement;
-        if (m_stopping.load(std::memory_order_relaxed) ||
-            m_parserAt.load(std::memory_order_relaxed) > m_span.start)
+        if (m_stopping.load(std::memory_order_relaxed)) return kStopHere;
+        if (!m_readToEnd && m_parserAt.load(std::memory_order_relaxed) > m_span.start)
             return kStopHere;
         if (offset < m_limit) return kReadElement;
         m_span.end = offset;
@@ -57,6 +59,7 @@ class EventPrescan::SpanEnd final : public ArrayElementHook {
     std::size_t m_limit;
     const std::atomic<std::size_t>& m_parserAt;
     const std::atomic<bool>& m_stopping;
+    bool m_readToEnd;  // lockstep: not stopped when the parser passes the start
     bool m_reachedEnd = false;
 };
 
@@ -79,8 +82,31 @@ std::size_t EventPrescan::beforeElement(std::size_t offset) {
     if (!m_handler.atEventElement()) return kReadElement;
     m_parserAt.store(offset, std::memory_order_relaxed);
     if (!m_started) start();
-    if (offset < m_nextStart.load(std::memory_order_acquire)) return kReadElement;
-    return take(offset);
+    if (offset >= m_nextStart.load(std::memory_order_acquire)) {
+        const std::size_t next = take(offset);
+        if (next != kReadElement || !m_options.lockstep) return next;
+    } else if (!m_options.lockstep) {
+        return kReadElement;
+    }
+    return waitForPlannedSpan(offset);
+}
+
+// Lockstep: not past the place the thread searches from until it has a span there (or ends).
+// Spans at or before the parser are taken while it waits: the thread may wait for their room.
+std::size_t EventPrescan::waitForPlannedSpan(std::size_t offset) {
+    if (!m_thread.joinable()) return kReadElement;
+    for (;;) {
+        {
+            std::unique_lock<std::mutex> lock(m_mutex);
+            auto spanHere = [&] { return !m_spans.empty() && m_spans.front()->start <= offset; };
+            m_changed.wait(lock, [&] {
+                return m_threadDone || !m_searching || offset < m_planned || spanHere();
+            });
+            if (!spanHere()) return kReadElement;
+        }
+        const std::size_t next = take(offset);
+        if (next != kReadElement) return next;
+    }
 }
 
 // At the parser's first element of traceEvents: a thread only for a file of more than one block
@@ -88,6 +114,10 @@ std::size_t EventPrescan::beforeElement(std::size_t offset) {
 void EventPrescan::start() {
     m_started = true;
     if (m_options.spanBytes == 0 || m_input.lastBlock()) return;
+    if (m_options.lockstep) {
+        m_planned = m_options.gapBytes;
+        m_searching = true;
+    }
     m_thread = std::thread([this] { run(); });
 }
 
@@ -128,8 +158,30 @@ void EventPrescan::publishNextStart() {
 }
 
 void EventPrescan::run() {
+    try {
+        readSpans();
+    } catch (...) {  // NOTE(prescan): no memory for a span: the parser reads the rest alone
+    }
+    {
+        std::lock_guard<std::mutex> lock(m_mutex);
+        m_threadDone = true;
+    }
+    m_changed.notify_all();
+}
+
+void EventPrescan::readSpans() {
     CompressedInput::Lookahead ahead(m_input);
-    std::size_t from = 0;
+    std::size_t from = 0;  // where the last span ended (or the last search began)
+    // Lockstep: the next search's place, said at once (the parser waits there).
+    auto plan = [this, &from] {
+        if (!m_options.lockstep) return;
+        {
+            std::lock_guard<std::mutex> lock(m_mutex);
+            m_planned = from + m_options.gapBytes;
+            m_searching = true;
+        }
+        m_changed.notify_all();
+    };
     for (;;) {
         std::unique_ptr<Span> span;
         ahead.release();  // waiting holds no block back from the reader
@@ -144,19 +196,22 @@ void EventPrescan::run() {
                 m_free.pop_back();
             }
         }
-        // Past the parser, and past what it read itself: a seek that fails short of the data's
-        // end (the parser went past that block meanwhile) is tried further on.
-        const std::size_t at =
-            std::max(from, m_parserAt.load(std::memory_order_relaxed)) + m_options.gapBytes;
+        // Past the parser, and past what it read itself (lockstep: past what it read).
+        const std::size_t parser =
+            m_options.lockstep ? 0 : m_parserAt.load(std::memory_order_relaxed);
+        const std::size_t at = std::max(from, parser) + m_options.gapBytes;
         from = at;
+        // A seek that fails short of the data's end (the parser went past that block meanwhile)
+        // is tried further on. A file without an element starting a line in the first blocks
+        // after the gap, three times running, is written on few lines: the parser reads it alone.
         if (!ahead.seek(at)) {
             if (ahead.finished()) return;
+            plan();
             continue;
         }
-        // A file without an element starting a line in its first blocks after the gap is
-        // written on few lines: the parser reads it alone.
         if (!seekElementStart(ahead)) {
             if (ahead.finished() || ++m_misses == kMaxMisses) return;
+            plan();
             continue;
         }
         m_misses = 0;
@@ -171,12 +226,19 @@ void EventPrescan::run() {
             if (m_stop) return;
             m_spans.push_back(std::move(span));
             publishNextStart();
+            m_searching = false;
         }
+        m_changed.notify_all();
         read(*reading, ahead);
-        from = reading->whole ? reading->end : ahead.Tell();
+        // A span not read whole: the next one is planned from its start, whatever the parser did.
+        from = reading->whole ? reading->end : reading->start;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             reading->done = true;
+            if (m_options.lockstep) {  // with the span's end, so the parser sees both at once
+                m_planned = from + m_options.gapBytes;
+                m_searching = true;
+            }
         }
         m_changed.notify_all();
     }
@@ -188,7 +250,8 @@ void EventPrescan::read(Span& span, CompressedInput::Lookahead& ahead) const {
     ChromeJsonHandler handler(
         m_path, [&ahead] { return ahead.Tell(); }, collector, bound);
     handler.resumeInEvents();
-    SpanEnd end(handler, span, span.start + m_options.spanBytes, m_parserAt, m_stopping);
+    SpanEnd end(handler, span, span.start + m_options.spanBytes, m_parserAt, m_stopping,
+                m_options.lockstep);
     JsonScanner<ChromeJsonHandler, CompressedInput::Lookahead> scanner(ahead, handler, bound);
     scanner.setHook(&end);
     try {

@@ -63,7 +63,9 @@ class EventPrescan final : public ArrayElementHook {
 
     void start();
     std::size_t take(std::size_t offset);
+    std::size_t waitForPlannedSpan(std::size_t offset);
     void run();                                                      // the thread
+    void readSpans();                                                // its loop
     void read(Span& span, CompressedInput::Lookahead& ahead) const;  // from span.start
     static bool seekElementStart(CompressedInput::Lookahead& ahead);
     void publishNextStart();  // under m_mutex
@@ -80,6 +82,9 @@ class EventPrescan final : public ArrayElementHook {
     std::deque<std::unique_ptr<Span>> m_spans;  // in file order; the last may be being read
     std::vector<std::unique_ptr<Span>> m_free;
     bool m_stop = false;
+    bool m_threadDone = false;
+    bool m_searching = false;  // lockstep: for a span from m_planned on
+    std::size_t m_planned = 0;
     // The first span's start: the parser below it takes no lock.
     std::atomic<std::size_t> m_nextStart{kNoSpan};
     std::atomic<std::size_t> m_parserAt{0};  // the parser's last element
