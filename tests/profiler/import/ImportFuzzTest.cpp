@@ -14,6 +14,7 @@
 #include "profiler/import/TraceImporter.h"
 
 #include "tests/profiler/import/ImportFixtures.h"
+#include "tests/support/ScratchDirectoryTest.h"
 
 namespace glueprof {
 namespace {
@@ -63,16 +64,9 @@ std::string mutate(std::string bytes, std::mt19937_64& random) {
     return bytes;
 }
 
-class ImportFuzz : public ::testing::Test {
+class ImportFuzz : public glueprof::testing::ScratchDirectoryTest {
   protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() /
-                (std::string("glueprof-fuzz-") +
-                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
+    ImportFuzz() : ScratchDirectoryTest("glueprof-fuzz-") {}
 
     // Imports each mutant; counts those refused. Any other outcome fails the test with the seed
     // and iteration that made it (a crash ends the test binary, which ctest reports).
@@ -96,8 +90,6 @@ class ImportFuzz : public ::testing::Test {
         EXPECT_GT(refused, 0u);
         EXPECT_LT(refused, iterations);
     }
-
-    fs::path m_dir;
 };
 
 TEST_F(ImportFuzz, MutatedKinetoJsonImportsOrIsRefused) {

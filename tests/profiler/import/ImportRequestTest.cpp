@@ -18,6 +18,7 @@
 #include "profiler/import/RankGrouping.h"
 
 #include "tests/profiler/import/ImportFixtures.h"
+#include "tests/support/ScratchDirectoryTest.h"
 
 namespace glueprof {
 namespace {
@@ -67,16 +68,9 @@ TEST(RankGroupingTest, ARankSeenTwiceOrAnotherWorldEndsTheGrouping) {
     EXPECT_EQ(other.groupOf(rankOf(1, 2)), 0);
 }
 
-class ImportRequestTest : public ::testing::Test {
+class ImportRequestTest : public glueprof::testing::ScratchDirectoryTest {
   protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() /
-                ("glueprof-import-request-" +
-                 std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
+    ImportRequestTest() : ScratchDirectoryTest("glueprof-import-request-") {}
     std::string path(const std::string& name) const { return (m_dir / name).string(); }
 
     // A one-step trace of rank `rank` of 2 in DIR/rankR.json.
@@ -91,8 +85,6 @@ class ImportRequestTest : public ::testing::Test {
                   "dur": 20}}]}})",
                            rank);
     }
-
-    fs::path m_dir;
 };
 
 TEST_F(ImportRequestTest, PerRankTracesBecomeOneGroupAndEachRunIsHeardAsItIsStored) {

@@ -26,6 +26,7 @@
 #include "profiler/import/TraceImporter.h"
 
 #include "tests/profiler/import/ImportFixtures.h"
+#include "tests/support/ScratchDirectoryTest.h"
 
 namespace glueprof {
 namespace {
@@ -59,21 +60,9 @@ std::int64_t count(const TraceModel& t, EventKind kind) {
     return n;
 }
 
-class ImportFiles : public ::testing::Test {
+class ImportFiles : public glueprof::testing::ScratchDirectoryTest {
   protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() /
-                (std::string("glueprof-import-") +
-                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string write(const std::string& name, const std::string& bytes) const {
-        const std::string path = (m_dir / name).string();
-        std::ofstream(path, std::ios::binary) << bytes;
-        return path;
-    }
+    ImportFiles() : ScratchDirectoryTest("glueprof-import-") {}
     // The error message reading `path` gives (an input error), or "" when it reads.
     static std::string errorOf(const std::string& path) {
         try {
@@ -84,7 +73,6 @@ class ImportFiles : public ::testing::Test {
         }
         return "";
     }
-    fs::path m_dir;
 };
 
 TEST(KinetoNumbers, MicrosecondTextBecomesExactNanoseconds) {

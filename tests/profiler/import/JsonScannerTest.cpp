@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "tests/profiler/import/ImportFixtures.h"
+#include "tests/support/ScratchDirectoryTest.h"
 
 namespace glueprof {
 namespace {
@@ -47,16 +48,9 @@ struct Outcome {
     std::size_t offset = 0;
 };
 
-class JsonScannerTest : public ::testing::Test {
+class JsonScannerTest : public glueprof::testing::ScratchDirectoryTest {
   protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() /
-                ("glueprof-scanner-" +
-                 std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
+    JsonScannerTest() : ScratchDirectoryTest("glueprof-scanner-") {}
 
     Outcome rapidjsonReads(const std::string& json, std::size_t stopAt = SIZE_MAX) {
         Recorder recorder;
@@ -93,8 +87,6 @@ class JsonScannerTest : public ::testing::Test {
         for (std::size_t i = 0; i < got.calls.size(); ++i)
             ASSERT_EQ(got.calls[i], expected.calls[i]) << what << ", call " << i;
     }
-
-    fs::path m_dir;
 };
 
 // The Kineto traces of the repository's fixtures (and the shared ones beside the checkout, where

@@ -17,6 +17,7 @@
 #include "profiler/import/TraceImporter.h"
 
 #include "tests/profiler/import/ImportFixtures.h"
+#include "tests/support/ScratchDirectoryTest.h"
 
 namespace glueprof {
 namespace {
@@ -67,27 +68,14 @@ std::string tiled(const std::string& fixture, int copies, Layout layout) {
     return text + "\n}\n";
 }
 
-class ReadAhead : public ::testing::Test {
+class ReadAhead : public glueprof::testing::ScratchDirectoryTest {
   protected:
-    void SetUp() override {
-        m_dir = fs::temp_directory_path() /
-                (std::string("glueprof-readahead-") +
-                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string write(const std::string& name, const std::string& bytes) const {
-        const std::string path = (m_dir / name).string();
-        std::ofstream(path, std::ios::binary) << bytes;
-        return path;
-    }
+    ReadAhead() : ScratchDirectoryTest("glueprof-readahead-") {}
     static ImportedRun read(const std::string& path, std::size_t spanBytes) {
         ImportOptions options;
         options.readAheadSpanBytes = spanBytes;
         return readTrace(path, options);
     }
-    fs::path m_dir;
 };
 
 // Every field of each event the tokenizer hands over, in order.
