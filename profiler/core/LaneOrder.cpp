@@ -2,7 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <iterator>
+#include <utility>
 
 namespace glueprof {
 
@@ -18,32 +18,57 @@ void sortParentsFirst(std::vector<Event>& events) {
         if (a.end != b.end) return a.end > b.end;
         return a.index < b.index;
     };
+    const auto keyOf = [&](std::size_t i) { return Key{events[i].startNs, events[i].endNs, i}; };
     // A lane is mostly in order as traces write it (a step's range written after the ops inside
-    // it, a few late events): the keys that keep the order go aside as they are, only the others
-    // are sorted, and the two merge. Keys are unique (the index), so this is the order a full
-    // sort gives; at worst (the first event belongs last) it is a full sort and a merge.
-    std::vector<Key> inOrder;
-    std::vector<Key> misplaced;
-    inOrder.reserve(events.size());
-    for (std::size_t i = 0; i < events.size(); ++i) {
-        const Key key{events[i].startNs, events[i].endNs, i};
-        if (inOrder.empty() || !before(key, inOrder.back())) {
-            inOrder.push_back(key);
+    // it, a few late events): the events that keep the order stay where they are, moved down over
+    // the gaps the others leave; only the others are sorted, aside, and merged in from the back.
+    // Keys are unique (the index), so this is the order a full sort gives. Nothing the size of the
+    // lane is allocated: a new array of a large lane cost more in page faults than the sort.
+    std::vector<std::size_t> misplaced;  // their indices, ascending
+    Key last = keyOf(0);
+    for (std::size_t i = 1; i < events.size(); ++i) {
+        const Key key = keyOf(i);
+        if (before(key, last)) {
+            misplaced.push_back(i);
         } else {
-            misplaced.push_back(key);
+            last = key;
         }
     }
-    std::sort(misplaced.begin(), misplaced.end(), before);
-    std::vector<Key> keys;
-    keys.reserve(events.size());
-    std::merge(inOrder.begin(), inOrder.end(), misplaced.begin(), misplaced.end(),
-               std::back_inserter(keys), before);
-    std::vector<Key>().swap(inOrder);  // freed before the events' new array: no higher peak
-    std::vector<Key>().swap(misplaced);
-    std::vector<Event> sorted;
-    sorted.reserve(events.size());
-    for (const Key& key : keys) sorted.push_back(std::move(events[key.index]));
-    events.swap(sorted);
+    std::vector<Key> asideKeys;
+    asideKeys.reserve(misplaced.size());
+    std::vector<Event> aside;  // the misplaced events, in the order of `misplaced`
+    aside.reserve(misplaced.size());
+    for (std::size_t i : misplaced) {
+        asideKeys.push_back(Key{events[i].startNs, events[i].endNs, aside.size()});
+        aside.push_back(std::move(events[i]));
+    }
+    // Sorted by (start, end); ties by index into `aside`, which is in the lane's order.
+    std::sort(asideKeys.begin(), asideKeys.end(), before);
+    std::size_t kept = 0;  // events in order, moved down: events[0, kept)
+    for (std::size_t i = 0, next = 0; i < events.size(); ++i) {
+        if (next < misplaced.size() && misplaced[next] == i) {
+            ++next;
+        } else {
+            if (kept != i) events[kept] = std::move(events[i]);
+            ++kept;
+        }
+    }
+    // Of a kept event and a misplaced one that tie in (start, end), the kept one goes first: an
+    // event is misplaced only when it sorts strictly before a kept event earlier in the lane, so
+    // every kept event it ties with came before it in the lane too.
+    std::size_t to = events.size();
+    std::size_t fromKept = kept;
+    std::size_t fromAside = asideKeys.size();
+    while (fromAside > 0) {
+        const Key& a = asideKeys[fromAside - 1];
+        const bool keptLast = fromKept > 0 && parentsFirst(aside[a.index], events[fromKept - 1]);
+        if (keptLast) {
+            events[--to] = std::move(events[--fromKept]);
+        } else {
+            events[--to] = std::move(aside[a.index]);
+            --fromAside;
+        }
+    }
 }
 
 }  // namespace glueprof

@@ -33,7 +33,7 @@ std::vector<std::int64_t> order(const std::vector<Event>& events) {
 
 TEST(LaneOrderTest, SortsAsAStableSortWouldEventForEvent) {
     std::mt19937_64 random(7);
-    for (std::size_t size : {0, 1, 2, 17, 1000, 20000}) {
+    for (std::size_t size : {0, 1, 2, 3, 5, 17, 1000, 20000}) {
         std::vector<Event> events = randomLane(random, size);
         std::vector<Event> expected = events;
         std::stable_sort(expected.begin(), expected.end(), parentsFirst);
@@ -61,9 +61,31 @@ TEST(LaneOrderTest, AMostlyOrderedLaneSortsAsAStableSortWould) {
             }
             std::vector<Event> expected = events;
             std::stable_sort(expected.begin(), expected.end(), parentsFirst);
+            const Event* storage = events.data();
             sortParentsFirst(events);
             EXPECT_EQ(order(events), order(expected)) << size << " events, " << moved << " moved";
+            EXPECT_EQ(events.data(), storage) << "sorted in place, not into a new array";
         }
+    }
+}
+
+// Every order of small lanes with ties, against the stable sort: the merge of the events kept in
+// place with the ones sorted aside decides ties between the two by the index in the lane.
+TEST(LaneOrderTest, EverySmallLaneSortsAsAStableSortWould) {
+    std::mt19937_64 random(17);
+    std::uniform_int_distribution<TimestampNs> start(0, 3);
+    std::uniform_int_distribution<TimestampNs> length(0, 1);
+    for (int trial = 0; trial < 20000; ++trial) {
+        std::vector<Event> events(2 + trial % 9);
+        for (std::size_t i = 0; i < events.size(); ++i) {
+            events[i].startNs = start(random);
+            events[i].endNs = events[i].startNs + length(random);
+            events[i].correlation = static_cast<std::int64_t>(i);
+        }
+        std::vector<Event> expected = events;
+        std::stable_sort(expected.begin(), expected.end(), parentsFirst);
+        sortParentsFirst(events);
+        ASSERT_EQ(order(events), order(expected)) << "trial " << trial;
     }
 }
 
