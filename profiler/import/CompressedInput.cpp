@@ -100,12 +100,28 @@ void CompressedInput::Lookahead::next() {
     const std::size_t end = m_blockStart + static_cast<std::size_t>(m_last + 1 - m_base);
     if (hold(m_index + 1, false)) {
         point(m_index + 1);
-    } else {
+    } else {  // not the data's end: this block was not the last
+        m_cutShort = true;
         stopAt(end);
     }
 }
 
+bool CompressedInput::Lookahead::pin(std::size_t offset) {
+    const std::size_t index = offset / kBlockBytes;
+    bool pinned = false;
+    {
+        std::lock_guard<std::mutex> lock(m_in.m_mutex);
+        if (index >= std::min(m_in.m_taken, m_in.m_aheadHeld) && !m_in.m_aheadCancelled) {
+            m_in.m_aheadHeld = index;
+            pinned = true;
+        }
+    }
+    m_in.m_changed.notify_all();  // the block held before, if any, is free
+    return pinned;
+}
+
 bool CompressedInput::Lookahead::seek(std::size_t offset) {
+    m_cutShort = false;
     const std::size_t index = offset / kBlockBytes;
     if (!hold(index, true)) {
         stopAt(offset);

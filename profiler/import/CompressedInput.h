@@ -76,9 +76,17 @@ class CompressedInput {
         // Moves to byte `offset`: false when the data ends before it, the parser is past its
         // block, or the lookahead gave up (then it holds no block).
         bool seek(std::size_t offset);
+        // Keeps the block of byte `offset` from reuse, without waiting for it, when the parser
+        // has not passed it: a seek there then succeeds however far the parser gets meanwhile.
+        // False when the parser is past it (or the lookahead was cancelled).
+        bool pin(std::size_t offset);
         // Whether the last seek or block found the data's end, or the lookahead was cancelled:
         // no later seek can succeed.
         bool finished() const { return m_finished; }
+        // Whether reading on from the last seek stopped before the data's end: the next block was
+        // out of reach (too far ahead of the parser) or the lookahead was cancelled. What was
+        // read last may then be cut anywhere.
+        bool cutShort() const { return m_cutShort; }
         // Holds no block (until the next seek).
         void release();
 
@@ -96,7 +104,9 @@ class CompressedInput {
                 m_current = p;
             }
         }
-        void seekForward(std::size_t offset) { seek(offset); }
+        void seekForward(std::size_t offset) {
+            if (!seek(offset)) m_cutShort = true;
+        }
 
       private:
         // Waits for block `index`; false: gave up. A block beyond the ring's reach from the
@@ -116,6 +126,7 @@ class CompressedInput {
         std::size_t m_blockStart = 0;
         bool m_eof = true;
         bool m_finished = false;
+        bool m_cutShort = false;
     };
     // Wakes and stops a Lookahead that waits, for good (before the thread that reads it joins).
     void cancelLookahead();

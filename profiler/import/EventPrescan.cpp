@@ -65,7 +65,12 @@ class EventPrescan::SpanEnd final : public ArrayElementHook {
 
 EventPrescan::EventPrescan(const std::string& path, CompressedInput& input,
                            ChromeJsonHandler& handler, PrescanOptions options)
-    : m_path(path), m_input(input), m_handler(handler), m_options(options) {}
+    : m_path(path), m_input(input), m_handler(handler), m_options(options) {
+    // Spans and gaps that fit a few times in the ring of inflated blocks (16 MiB): a longer one
+    // would reach blocks the ring cannot hold yet and be cut short (then dropped) every time.
+    m_options.spanBytes = std::min(m_options.spanBytes, kMaxSpanBytes);
+    m_options.gapBytes = std::min(m_options.gapBytes, m_options.spanBytes);
+}
 
 EventPrescan::~EventPrescan() {
     {
@@ -113,7 +118,10 @@ std::size_t EventPrescan::waitForPlannedSpan(std::size_t offset) {
 // (the rest of a small one is in memory already).
 void EventPrescan::start() {
     m_started = true;
-    if (m_options.spanBytes == 0 || m_input.lastBlock()) return;
+    // glueprof's own exports name their producer before traceEvents; their events carry args that
+    // a span's handler does not read.
+    if (m_options.spanBytes == 0 || m_input.lastBlock() || m_handler.sink().readsRecordedArgs())
+        return;
     if (m_options.lockstep) {
         m_planned = m_options.gapBytes;
         m_searching = true;
@@ -126,10 +134,11 @@ std::size_t EventPrescan::take(std::size_t offset) {
     std::unique_lock<std::mutex> lock(m_mutex);
     while (!m_spans.empty() && m_spans.front()->start <= offset) {
         Span& span = *m_spans.front();
-        // A span the parser is past stops at its next element: the wait is short.
-        m_changed.wait(lock, [&] { return span.done; });
-        const bool usable =
-            span.start == offset && span.whole && !m_handler.sink().readsRecordedArgs();
+        // A span the parser is past stops at its next element: the wait is short. A thread that
+        // ended (it failed) leaves its span undone.
+        m_changed.wait(lock, [&] { return span.done || m_threadDone; });
+        const bool usable = span.done && span.start == offset && span.whole &&
+                            !m_handler.sink().readsRecordedArgs();
         std::unique_ptr<Span> front = std::move(m_spans.front());
         m_spans.pop_front();
         if (usable) {
@@ -171,96 +180,104 @@ void EventPrescan::run() {
 
 void EventPrescan::readSpans() {
     CompressedInput::Lookahead ahead(m_input);
-    std::size_t from = 0;  // where the last span ended (or the last search began)
-    // Lockstep: the next search's place, said at once (the parser waits there).
-    auto plan = [this, &from] {
-        if (!m_options.lockstep) return;
+    std::size_t from = 0;   // where the thread searches next for an element's start
+    std::size_t after = 0;  // where the last span ended (or the last search began)
+    int misses = 0;
+    // Past the parser, and past what it read itself (lockstep: past what it read).
+    auto nextPlace = [&] {
+        const std::size_t parser =
+            m_options.lockstep ? 0 : m_parserAt.load(std::memory_order_relaxed);
+        from = std::max(after, parser) + m_options.gapBytes;
+        after = from;
+    };
+    // Lockstep: the parser, waiting at or before the span just read, may go on to the next place
+    // once its block is pinned, so the seek there succeeds or not by the file alone.
+    bool pinned = false;
+    auto letParserOn = [&](Span* read) {
+        if (m_options.lockstep) pinned = ahead.pin(from);
         {
             std::lock_guard<std::mutex> lock(m_mutex);
-            m_planned = from + m_options.gapBytes;
-            m_searching = true;
+            if (read != nullptr) read->done = true;
+            if (m_options.lockstep) {
+                m_planned = from;
+                m_searching = true;
+            }
         }
         m_changed.notify_all();
     };
+    if (m_options.lockstep) {
+        nextPlace();
+        letParserOn(nullptr);
+    }
     for (;;) {
-        std::unique_ptr<Span> span;
-        ahead.release();  // waiting holds no block back from the reader
+        if (!pinned) ahead.release();  // waiting holds no block back from the reader
+        pinned = false;
         {
             std::unique_lock<std::mutex> lock(m_mutex);
             m_changed.wait(lock, [&] { return m_stop || m_spans.size() < kMaxSpans; });
             if (m_stop) return;
-            if (m_free.empty()) {
-                span = std::make_unique<Span>();
-            } else {
-                span = std::move(m_free.back());
-                m_free.pop_back();
-            }
         }
-        // Past the parser, and past what it read itself (lockstep: past what it read).
-        const std::size_t parser =
-            m_options.lockstep ? 0 : m_parserAt.load(std::memory_order_relaxed);
-        const std::size_t at = std::max(from, parser) + m_options.gapBytes;
-        from = at;
+        if (!m_options.lockstep) nextPlace();
         // A seek that fails short of the data's end (the parser went past that block meanwhile)
         // is tried further on. A file without an element starting a line in the first blocks
         // after the gap, three times running, is written on few lines: the parser reads it alone.
-        if (!ahead.seek(at)) {
-            if (ahead.finished()) return;
-            plan();
+        const bool found = ahead.seek(from);
+        if (!found || !seekElementStart(ahead)) {
+            if (ahead.finished() || (found && ++misses == kMaxMisses)) return;
+            if (m_options.lockstep) {
+                nextPlace();
+                letParserOn(nullptr);
+            }
             continue;
         }
-        if (!seekElementStart(ahead)) {
-            if (ahead.finished() || ++m_misses == kMaxMisses) return;
-            plan();
-            continue;
-        }
-        m_misses = 0;
-        span->start = ahead.Tell();
-        span->end = span->start;
-        span->done = false;
-        span->whole = false;
-        span->count = 0;
-        Span* reading = span.get();
+        misses = 0;
+        Span* reading = nullptr;
         {
             std::lock_guard<std::mutex> lock(m_mutex);
             if (m_stop) return;
-            m_spans.push_back(std::move(span));
+            if (m_free.empty()) {
+                m_spans.push_back(std::make_unique<Span>());
+            } else {
+                m_spans.push_back(std::move(m_free.back()));
+                m_free.pop_back();
+            }
+            reading = m_spans.back().get();
+            reading->start = ahead.Tell();
+            reading->end = reading->start;
+            reading->done = false;
+            reading->whole = false;
+            reading->count = 0;
             publishNextStart();
             m_searching = false;
         }
         m_changed.notify_all();
         read(*reading, ahead);
         // A span not read whole: the next one is planned from its start, whatever the parser did.
-        from = reading->whole ? reading->end : reading->start;
-        {
-            std::lock_guard<std::mutex> lock(m_mutex);
-            reading->done = true;
-            if (m_options.lockstep) {  // with the span's end, so the parser sees both at once
-                m_planned = from + m_options.gapBytes;
-                m_searching = true;
-            }
-        }
-        m_changed.notify_all();
+        after = reading->whole ? reading->end : reading->start;
+        if (m_options.lockstep) nextPlace();
+        letParserOn(reading);
     }
 }
 
 void EventPrescan::read(Span& span, CompressedInput::Lookahead& ahead) const {
-    Collector collector(span);
-    TokenBound bound;
-    ChromeJsonHandler handler(
-        m_path, [&ahead] { return ahead.Tell(); }, collector, bound);
-    handler.resumeInEvents();
-    SpanEnd end(handler, span, span.start + m_options.spanBytes, m_parserAt, m_stopping,
-                m_options.lockstep);
-    JsonScanner<ChromeJsonHandler, CompressedInput::Lookahead> scanner(ahead, handler, bound);
-    scanner.setHook(&end);
+    // NOTE(prescan): a span that fails (bad JSON or event, no memory) is dropped; the parser
+    // reads it and says why.
     try {
+        Collector collector(span);
+        TokenBound bound;
+        ChromeJsonHandler handler(
+            m_path, [&ahead] { return ahead.Tell(); }, collector, bound);
+        handler.resumeInEvents();
+        SpanEnd end(handler, span, span.start + m_options.spanBytes, m_parserAt, m_stopping,
+                    m_options.lockstep);
+        JsonScanner<ChromeJsonHandler, CompressedInput::Lookahead> scanner(ahead, handler, bound);
+        scanner.setHook(&end);
         scanner.elements();
-    } catch (
-        ...) {  // NOTE(prescan): a span that fails is dropped; the parser reads it and says why
-        return;
+        // Cut short, the data seemed to end where it did not: an end found there is no element's.
+        span.whole = end.reachedEnd() && handler.error().empty() && !ahead.cutShort();
+    } catch (...) {
+        span.whole = false;
     }
-    span.whole = end.reachedEnd() && handler.error().empty();
 }
 
 // From the cursor to the first '{' that begins a line after a line that ends in ',' (blanks

@@ -12,8 +12,9 @@
 // same, in the same order, whichever of the two read them. A span is dropped, and the parser reads
 // those bytes itself, when it did not start at an element (the parser never stands at its start),
 // when it was not read whole to its end (malformed JSON, a bad event: the parser then reports it as
-// ever, at its byte), when the parser passed its start first, and while the file's dialect reads
-// glueprof's own args (the span was read without them).
+// ever, at its byte; or cut short by the ring of blocks), when the parser passed its start first,
+// and while the file's dialect reads glueprof's own args (the span was read without them; no
+// thread starts for a file that says so before traceEvents).
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -60,6 +61,7 @@ class EventPrescan final : public ArrayElementHook {
     static constexpr std::size_t kNoSpan = ~std::size_t{0};
     static constexpr std::size_t kMaxSpans = 3;  // read and not yet taken or dropped
     static constexpr int kMaxMisses = 3;  // places in a row without an element's start: give up
+    static constexpr std::size_t kMaxSpanBytes = 4u << 20;
 
     void start();
     std::size_t take(std::size_t offset);
@@ -89,7 +91,6 @@ class EventPrescan final : public ArrayElementHook {
     std::atomic<std::size_t> m_nextStart{kNoSpan};
     std::atomic<std::size_t> m_parserAt{0};  // the parser's last element
     std::atomic<bool> m_stopping{false};
-    int m_misses = 0;  // the thread's
     std::thread m_thread;
 };
 
