@@ -20,12 +20,17 @@ namespace {
 // The one place the dialect is decided: a file is Kineto's until otherData.producer says
 // glueprof wrote it. Both mappers share the state, so events read before that keep their lanes,
 // begins and flows.
-// Also tells the read's progress (ImportOptions::readProgress) every kProgressEvents events.
+// Also tells the read's progress (ImportOptions::readProgress, and the assembly's reserveAhead)
+// every kProgressEvents events.
 class DialectSwitch final : public RawEventSink {
   public:
-    DialectSwitch(ChromeTraceState& state, const CompressedInput& input,
+    DialectSwitch(ChromeTraceState& state, TraceAssembly& assembly, const CompressedInput& input,
                   const ImportOptions& options)
-        : m_kineto(state), m_export(state), m_input(input), m_options(options) {}
+        : m_kineto(state),
+          m_export(state),
+          m_assembly(assembly),
+          m_input(input),
+          m_options(options) {}
 
     void producer(std::string_view name) override {
         if (name == chrome::kGlueprofProducer) m_mapper = &m_export;
@@ -33,8 +38,11 @@ class DialectSwitch final : public RawEventSink {
     bool readsRecordedArgs() const override { return m_mapper->readsRecordedArgs(); }
     void event(const RawEvent& e) override {
         m_mapper->map(e);
-        if (++m_events % kProgressEvents == 0 && m_options.readProgress)
-            m_options.readProgress(m_input.fileBytesRead(), m_input.fileBytes());
+        if (++m_events % kProgressEvents == 0) {
+            m_assembly.readSoFar(m_input.fileBytesRead(), m_input.fileBytes());
+            if (m_options.readProgress)
+                m_options.readProgress(m_input.fileBytesRead(), m_input.fileBytes());
+        }
     }
     const ChromeEventMapper& mapper() const { return *m_mapper; }
 
@@ -43,6 +51,7 @@ class DialectSwitch final : public RawEventSink {
     KinetoEventMapper m_kineto;
     ChromeExportMapper m_export;
     ChromeEventMapper* m_mapper = &m_kineto;
+    TraceAssembly& m_assembly;
     const CompressedInput& m_input;
     const ImportOptions& m_options;
     std::uint64_t m_events = 0;
@@ -75,7 +84,7 @@ ImportedRun readKinetoTrace(const std::string& path, const ImportOptions& option
     CompressedInput input(path);
     TraceAssembly assembly(options);
     ChromeTraceState state(assembly);
-    DialectSwitch dialect(state, input, options);
+    DialectSwitch dialect(state, assembly, input, options);
     PrescanOptions prescan;
     prescan.spanBytes = options.readAheadSpanBytes;
     prescan.gapBytes = options.readAheadSpanBytes / 2;

@@ -140,6 +140,13 @@ class TraceAssembly {
     std::size_t eventCount() const { return m_eventCount; }
     const ImportOptions& options() const { return m_options; }
 
+    // How far the read of the source is (bytes of the file as it lies on disk, and its size):
+    // each lane's events then grow toward what the whole file will hold (see reserveAhead).
+    void readSoFar(std::uint64_t doneBytes, std::uint64_t totalBytes) {
+        m_readDone = doneBytes;
+        m_readTotal = totalBytes;
+    }
+
     // Builds the run (see the top of this file). `run` carries label, device and identity.
     ImportedRun finish(RunSummary run) &&;
 
@@ -182,6 +189,7 @@ class TraceAssembly {
                       std::int64_t correlation, bool blockingCopy) const;
     void markWaitedStream(std::size_t streamLaneIndex, TimestampNs at, std::int64_t correlation);
     void flagOps();
+    void reserveAhead(std::vector<Event>& events) const;
 
     ImportOptions m_options;
     std::vector<Lane> m_lanes;
@@ -200,6 +208,8 @@ class TraceAssembly {
     std::string m_lastRead;                                   // the text countRead was last given
     std::int64_t* m_lastReadCount = nullptr;                  // and its count in m_read
     std::size_t m_eventCount = 0;
+    std::uint64_t m_readDone = 0;
+    std::uint64_t m_readTotal = 0;
     bool m_asRecorded = false;
 };
 
