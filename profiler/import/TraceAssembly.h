@@ -23,6 +23,7 @@
 //     sync points analyzer looks for the awaited work there);
 //   - ops: nested ones flagged nested; a top-level op with a host-blocking sync inside is a sync
 //     point (would-sync; host read when the sync is a blocking device-to-host copy).
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -190,6 +191,8 @@ class TraceAssembly {
     void markWaitedStream(std::size_t streamLaneIndex, TimestampNs at, std::int64_t correlation);
     void flagOps();
     void reserveAhead(std::vector<Event>& events) const;
+    StringId internSlow(std::string_view text);
+    static std::size_t recentSlotOf(std::string_view text);
 
     ImportOptions m_options;
     std::vector<Lane> m_lanes;
@@ -201,6 +204,13 @@ class TraceAssembly {
     std::deque<std::string> m_keys;  // invalid UTF-8 names as given, viewed by m_stringIds
     std::unordered_map<std::string_view, StringId> m_stringIds;
     std::unordered_map<StringId, std::string> m_strings;
+    // Names interned lately, by a cheap slot of their text: the key as m_stringIds holds it.
+    struct RecentName {
+        std::string_view key;
+        StringId id = 0;
+    };
+    static constexpr std::size_t kRecentNames = 1024;
+    std::array<RecentName, kRecentNames> m_recentNames{};
     std::vector<SyncRecord> m_syncs;
     std::map<std::string, std::int64_t> m_skipped;
     std::map<std::string, std::int64_t> m_derived;

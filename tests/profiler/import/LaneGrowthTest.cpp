@@ -1,5 +1,5 @@
-// TraceAssembly::reserveAhead: once a twentieth of the source is read, a full lane grows to what the
-// whole file will hold at the rate read so far (and a quarter more), in one step instead of a
+// TraceAssembly::reserveAhead: once a twentieth of the source is read, a full lane grows to what
+// the whole file will hold at the rate read so far (and a quarter more), in one step instead of a
 // doubling at a time; before that, or with no size to go by, it doubles. The events are the same.
 #include <gtest/gtest.h>
 
@@ -31,8 +31,8 @@ TEST(LaneGrowth, AQuarterReadGrowsAFullLaneToFiveTimesItsSize) {
 }
 
 TEST(LaneGrowth, EarlyInTheReadOrWithoutASizeTheLaneDoubles) {
-    EXPECT_EQ(capacityAfter(65, 4, 100), 128u);  // under a twentieth read
-    EXPECT_EQ(capacityAfter(65, 0, 0), 128u);    // no size known (never told)
+    EXPECT_EQ(capacityAfter(65, 4, 100), 128u);    // under a twentieth read
+    EXPECT_EQ(capacityAfter(65, 0, 0), 128u);      // no size known (never told)
     EXPECT_EQ(capacityAfter(65, 100, 100), 128u);  // all read: nothing more to come
 }
 
