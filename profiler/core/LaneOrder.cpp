@@ -18,20 +18,18 @@ void sortParentsFirst(std::vector<Event>& events) {
         if (a.end != b.end) return a.end > b.end;
         return a.index < b.index;
     };
-    const auto keyOf = [&](std::size_t i) { return Key{events[i].startNs, events[i].endNs, i}; };
     // A lane is mostly in order as traces write it (a step's range written after the ops inside
     // it, a few late events): the events that keep the order stay where they are, moved down over
     // the gaps the others leave; only the others are sorted, aside, and merged in from the back.
     // Keys are unique (the index), so this is the order a full sort gives. Nothing the size of the
     // lane is allocated: a new array of a large lane cost more in page faults than the sort.
     std::vector<std::size_t> misplaced;  // their indices, ascending
-    Key last = keyOf(0);
+    std::size_t lastKept = 0;
     for (std::size_t i = 1; i < events.size(); ++i) {
-        const Key key = keyOf(i);
-        if (before(key, last)) {
+        if (parentsFirst(events[i], events[lastKept])) {
             misplaced.push_back(i);
         } else {
-            last = key;
+            lastKept = i;
         }
     }
     std::vector<Key> asideKeys;

@@ -39,9 +39,9 @@ class DialectSwitch final : public RawEventSink {
     void event(const RawEvent& e) override {
         m_mapper->map(e);
         if (++m_events % kProgressEvents == 0) {
-            m_assembly.readSoFar(m_input.fileBytesRead(), m_input.fileBytes());
-            if (m_options.readProgress)
-                m_options.readProgress(m_input.fileBytesRead(), m_input.fileBytes());
+            const std::uint64_t done = m_input.fileBytesRead();
+            m_assembly.readSoFar(done, m_input.fileBytes());
+            if (m_options.readProgress) m_options.readProgress(done, m_input.fileBytes());
         }
     }
     const ChromeEventMapper& mapper() const { return *m_mapper; }

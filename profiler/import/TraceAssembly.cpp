@@ -143,15 +143,15 @@ StringId TraceAssembly::intern(std::string_view text) {
     // A name seen lately is found by one comparison: its slot holds the stored key.
     RecentName& recent = m_recentNames[recentSlotOf(text)];
     if (recent.id != 0 && recent.key == text) return recent.id;
-    const StringId id = internSlow(text);
-    recent = RecentName{m_stringIds.find(text)->first, id};
-    return id;
+    recent = internSlow(text);
+    return recent.id;
 }
 
-StringId TraceAssembly::internSlow(std::string_view text) {
+// The id of `text` and the key m_stringIds finds it by (stored text that equals `text`).
+TraceAssembly::RecentName TraceAssembly::internSlow(std::string_view text) {
     // Look up the text as given first, without a copy: nearly every name is valid and seen.
     auto it = m_stringIds.find(text);
-    if (it != m_stringIds.end()) return it->second;
+    if (it != m_stringIds.end()) return RecentName{it->first, it->second};
     std::string valid = validUtf8(text);
     StringId id = 0;
     if (auto known = m_stringIds.find(valid); known != m_stringIds.end()) {
@@ -162,8 +162,10 @@ StringId TraceAssembly::internSlow(std::string_view text) {
         m_stringIds.emplace(m_strings.emplace(id, std::move(valid)).first->second, id);
     }
     // Invalid text maps to its replacement, so the next occurrence is found as given.
-    if (m_strings.at(id) != text) m_stringIds.emplace(m_keys.emplace_back(text), id);
-    return id;
+    const std::string& stored = m_strings.at(id);
+    if (stored == text) return RecentName{stored, id};
+    m_stringIds.emplace(m_keys.emplace_back(text), id);
+    return RecentName{m_keys.back(), id};
 }
 
 Event& TraceAssembly::add(std::size_t lane, EventKind kind, Category category,

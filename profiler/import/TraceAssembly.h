@@ -191,7 +191,6 @@ class TraceAssembly {
     void markWaitedStream(std::size_t streamLaneIndex, TimestampNs at, std::int64_t correlation);
     void flagOps();
     void reserveAhead(std::vector<Event>& events) const;
-    StringId internSlow(std::string_view text);
     static std::size_t recentSlotOf(std::string_view text);
 
     ImportOptions m_options;
@@ -209,6 +208,7 @@ class TraceAssembly {
         std::string_view key;
         StringId id = 0;
     };
+    RecentName internSlow(std::string_view text);
     static constexpr std::size_t kRecentNames = 1024;
     std::array<RecentName, kRecentNames> m_recentNames{};
     std::vector<SyncRecord> m_syncs;
