@@ -1,13 +1,20 @@
 #include "app/usecases/ChildProcess.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include "profiler/core/Error.h"
 #include "profiler/core/Interruption.h"
@@ -23,6 +30,60 @@ std::vector<char*> pointersOf(std::vector<std::string>& texts) {
     for (std::string& text : texts) pointers.push_back(text.data());
     pointers.push_back(nullptr);
     return pointers;
+}
+
+// Whether glueprof's group holds the terminal on stdin: the program's group then takes it while
+// it runs, as a shell gives a job the terminal, so that Ctrl-C and a read from the terminal reach
+// the program and not glueprof.
+bool holdsTerminal() { return ::isatty(STDIN_FILENO) && ::tcgetpgrp(STDIN_FILENO) == ::getpgrp(); }
+
+// tcsetpgrp from a group that is not (or no longer) the foreground: SIGTTOU held back meanwhile.
+void giveTerminalTo(pid_t group) {
+    sigset_t ttou;
+    sigset_t previous;
+    sigemptyset(&ttou);
+    sigaddset(&ttou, SIGTTOU);
+    ::pthread_sigmask(SIG_BLOCK, &ttou, &previous);
+    ::tcsetpgrp(STDIN_FILENO, group);
+    ::pthread_sigmask(SIG_SETMASK, &previous, nullptr);
+}
+
+pid_t g_terminalChild = 0;  // the child whose group holds the terminal (one at a time)
+
+// The process group of `pid` (/proc/PID/stat's 5th field), or 0 when it is gone.
+pid_t groupOf(int pid, long long* startTime) {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    const std::string stat((std::istreambuf_iterator<char>(in)), {});
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) return 0;
+    std::stringstream fields(stat.substr(close + 1));
+    std::string field;
+    pid_t group = 0;
+    for (int index = 3; index <= 22 && fields >> field; ++index) {
+        if (index == 3 && field == "Z") return 0;  // a zombie: it has ended
+        if (index == 5) group = static_cast<pid_t>(std::atoi(field.c_str()));
+        if (index == 22 && startTime != nullptr) *startTime = std::atoll(field.c_str());
+    }
+    return group;
+}
+
+std::vector<ProcessIdentity> membersOf(pid_t group) {
+    std::vector<ProcessIdentity> members;
+    DIR* proc = ::opendir("/proc");
+    if (proc == nullptr) return members;
+    while (const dirent* entry = ::readdir(proc)) {
+        const int pid = std::atoi(entry->d_name);
+        long long startTime = 0;
+        if (pid > 0 && groupOf(pid, &startTime) == group) members.push_back({pid, startTime});
+    }
+    ::closedir(proc);
+    return members;
+}
+
+bool stillRunning(const ProcessIdentity& process) {
+    long long startTime = 0;
+    if (groupOf(process.pid, &startTime) == 0) return false;
+    return process.startTime == 0 || startTime == process.startTime;
 }
 
 }  // namespace
@@ -43,18 +104,54 @@ pid_t startChild(const std::string& path, const std::vector<std::string>& argume
     std::vector<char*> argv = pointersOf(argumentCopy);
     std::vector<char*> envp = pointersOf(environmentCopy);
     const pid_t parent = ::getpid();
+    const bool terminal = holdsTerminal();
+    int execFailed[2];  // close-on-exec: the parent reads EOF when exec succeeded, errno if not
+    if (::pipe2(execFailed, O_CLOEXEC) != 0) {
+        throw inputError(
+            fmt::format("cannot start '{}': pipe failed ({})", path, std::strerror(errno)));
+    }
     const pid_t pid = ::fork();
     if (pid < 0) {
-        throw GlueprofError(ExitCode::kInput, fmt::format("cannot start '{}': fork failed ({})",
-                                                          path, std::strerror(errno)));
+        const int error = errno;
+        ::close(execFailed[0]);
+        ::close(execFailed[1]);
+        throw inputError(
+            fmt::format("cannot start '{}': fork failed ({})", path, std::strerror(error)));
     }
-    if (pid > 0) return pid;
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the program ends when glueprof does, however it ends
-    if (::getppid() != parent) ::_exit(127);
-    ::execve(file.c_str(), argv.data(), envp.data());
-    static const char kFailed[] = "glueprof: exec of the program failed\n";
-    (void)!::write(STDERR_FILENO, kFailed, sizeof(kFailed) - 1);
-    ::_exit(127);
+    if (pid == 0) {
+        ::close(execFailed[0]);
+        ::prctl(PR_SET_PDEATHSIG, SIGKILL);  // the program ends when glueprof does, however it ends
+        if (::getppid() != parent) ::_exit(127);
+        ::setpgid(0, 0);  // the program's group: what glueprof signals, and ends with it
+        if (terminal) giveTerminalTo(::getpid());
+        ::execve(file.c_str(), argv.data(), envp.data());
+        const int error = errno;
+        (void)!::write(execFailed[1], &error, sizeof error);
+        ::_exit(127);
+    }
+    ::close(execFailed[1]);
+    ::setpgid(pid, pid);  // as the child does (whichever runs first); EACCES once it has exec'd
+    if (terminal) {
+        giveTerminalTo(pid);
+        g_terminalChild = pid;
+    }
+    int error = 0;
+    ssize_t got = 0;
+    do {
+        got = ::read(execFailed[0], &error, sizeof error);
+    } while (got < 0 && errno == EINTR);
+    ::close(execFailed[0]);
+    if (got == static_cast<ssize_t>(sizeof error)) {
+        int status = 0;
+        while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+        }
+        if (g_terminalChild == pid) {
+            giveTerminalTo(::getpgrp());
+            g_terminalChild = 0;
+        }
+        throw inputError(fmt::format("cannot run '{}': {}", path, std::strerror(error)));
+    }
+    return pid;
 }
 
 std::string describeProcessEnd(int status) {
@@ -67,7 +164,7 @@ std::string describeProcessEnd(int status) {
 }
 
 ChildEnd waitForChild(pid_t pid) {
-    bool passedOn = false;
+    bool passedOn[2] = {false, false};  // SIGINT, SIGTERM
     int status = 0;
     for (;;) {
         const pid_t done = ::waitpid(pid, &status, WNOHANG);
@@ -76,11 +173,17 @@ ChildEnd waitForChild(pid_t pid) {
             throw GlueprofError(ExitCode::kInput, fmt::format("lost the program (waitpid: {})",
                                                               std::strerror(errno)));
         }
-        if (!passedOn && pendingInterruption() == SIGTERM) {
-            ::kill(pid, SIGTERM);
-            passedOn = true;
+        const int signal = pendingInterruption();
+        if (signal == SIGINT || signal == SIGTERM) {
+            bool& forwarded = passedOn[signal == SIGINT ? 0 : 1];
+            if (!forwarded) ::kill(-pid, signal);
+            forwarded = true;
         }
         ::usleep(20'000);
+    }
+    if (g_terminalChild == pid) {
+        giveTerminalTo(::getpgrp());
+        g_terminalChild = 0;
     }
     ChildEnd end;
     end.signaled = WIFSIGNALED(status);
@@ -88,6 +191,32 @@ ChildEnd waitForChild(pid_t pid) {
         WIFEXITED(status) ? WEXITSTATUS(status) : (end.signaled ? 128 + WTERMSIG(status) : 2);
     end.text = describeProcessEnd(status);
     return end;
+}
+
+std::vector<int> endLeftoverProcesses(pid_t group, const std::vector<ProcessIdentity>& others,
+                                      int graceMs) {
+    std::vector<ProcessIdentity> left = membersOf(group);
+    for (const ProcessIdentity& process : others) {
+        const bool known = std::any_of(left.begin(), left.end(), [&](const ProcessIdentity& p) {
+            return p.pid == process.pid;
+        });
+        if (!known && process.pid != ::getpid() && stillRunning(process)) left.push_back(process);
+    }
+    std::vector<int> pids;
+    for (const ProcessIdentity& process : left) pids.push_back(process.pid);
+    if (left.empty()) return pids;
+    for (const ProcessIdentity& process : left) ::kill(process.pid, SIGTERM);
+    for (int waited = 0; waited < graceMs; waited += 20) {
+        if (std::none_of(left.begin(), left.end(), stillRunning)) return pids;
+        ::usleep(20'000);
+    }
+    for (const ProcessIdentity& process : left) {
+        if (stillRunning(process)) ::kill(process.pid, SIGKILL);
+    }
+    for (int waited = 0; waited < 2000 && std::any_of(left.begin(), left.end(), stillRunning);
+         waited += 20)
+        ::usleep(20'000);
+    return pids;
 }
 
 }  // namespace glueprof

@@ -3,17 +3,27 @@
 #include <fmt/format.h>
 
 #include <unistd.h>
+#include <csignal>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include <fcntl.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <map>
+#include <optional>
+#include <set>
 
 #include "app/usecases/ChildProcess.h"
 #include "app/usecases/ProfiledProgram.h"
 #include "profiler/core/Diagnostics.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/Interruption.h"
+#include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceSchema.h"
 #include "profiler/core/TraceWriter.h"
 #include "profiler/inject/ProfileProtocol.h"
@@ -46,34 +56,53 @@ std::string joined(const std::vector<std::string>& items, const char* separator)
     return text;
 }
 
-// The environment the program runs with: this one, with the protocol's variables and the ways in
-// for the capture (PYTHONPATH for any Python the program is or starts, LD_PRELOAD for a native
-// program that links libtorch).
+// The value of NAME in NAME=VALUE assignments (the last one wins), or nullopt.
+std::optional<std::string> valueIn(const std::vector<std::string>& variables,
+                                   const std::string& name) {
+    std::optional<std::string> value;
+    for (const std::string& variable : variables) {
+        if (variable.size() > name.size() && variable.compare(0, name.size(), name) == 0 &&
+            variable[name.size()] == '=')
+            value = variable.substr(name.size() + 1);
+    }
+    return value;
+}
+
+std::string nameOf(const std::string& assignment) {
+    return assignment.substr(0, assignment.find('='));
+}
+
+// The environment the program runs with: this one, with the request's own variables (an A/B
+// arm's: each replaces the variable of that name this process has), the protocol's variables and
+// the ways in for the capture (PYTHONPATH for any Python the program is or starts, LD_PRELOAD for
+// a native program that links libtorch; each keeps the value the program would have had after
+// glueprof's own entry).
 std::vector<std::string> programEnvironment(const ProfileRequest& request,
                                             const ProfiledProgram& program,
                                             const std::string& tracePrefix, const fs::path& library,
                                             const fs::path& hook, const std::string& torchVersion) {
+    std::vector<std::string> inherited = currentEnvironment();
+    for (const std::string& variable : request.environment) inherited.push_back(variable);
     std::vector<std::string> environment;
-    std::string pythonPath;
-    std::string preload;
-    for (const std::string& variable : currentEnvironment()) {
-        if (variable.rfind("GLUEPROF_PROFILE_", 0) == 0) continue;  // an outer profile's
-        if (variable.rfind("PYTHONPATH=", 0) == 0) {
-            pythonPath = variable.substr(11);
-        } else if (variable.rfind("LD_PRELOAD=", 0) == 0) {
-            preload = variable.substr(11);
-        } else {
-            environment.push_back(variable);
-        }
+    std::set<std::string> seen;
+    // The request's variables come last in `inherited`: taken from the back, the last of each
+    // name wins, and every name appears once.
+    for (auto it = inherited.rbegin(); it != inherited.rend(); ++it) {
+        const std::string name = nameOf(*it);
+        if (name.rfind("GLUEPROF_PROFILE_", 0) == 0) continue;  // an outer profile's
+        if (name == "PYTHONPATH" || name == "LD_PRELOAD" || !seen.insert(name).second) continue;
+        environment.push_back(*it);
     }
+    std::reverse(environment.begin(), environment.end());
+    const std::string pythonPath = valueIn(inherited, "PYTHONPATH").value_or("");
+    const std::string preload = valueIn(inherited, "LD_PRELOAD").value_or("");
     // The writer thread in the program at the lowest priority (unless the user chose one; 19 is
     // also the writer's own default): a program's compute threads (OpenMP, 1 per core) wait for
     // each other at every parallel region, so a writer that takes a core from one of them slows
     // every op. At nice 5 the examples' steps took 34% longer under glueprof profile on 2 cores; at
     // 19, about 14% (bench/profile_overhead.py). The writer catches up in idle time and at the
     // program's end.
-    if (std::getenv("GLUEPROF_WRITER_NICE") == nullptr)
-        environment.push_back("GLUEPROF_WRITER_NICE=19");
+    if (seen.count("GLUEPROF_WRITER_NICE") == 0) environment.push_back("GLUEPROF_WRITER_NICE=19");
     using namespace profile;
     environment.push_back(fmt::format("{}={}", kTracePrefixVar, tracePrefix));
     environment.push_back(fmt::format(
@@ -88,6 +117,8 @@ std::vector<std::string> programEnvironment(const ProfileRequest& request,
                         .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
     environment.push_back(fmt::format("{}={}", kTorchVersionVar, torchVersion));
     environment.push_back(fmt::format("{}={}", kLibraryVar, library.string()));
+    environment.push_back(fmt::format("{}={}", kLauncherPidVar, ::getpid()));
+    environment.push_back(fmt::format("{}={}", kLauncherGroupVar, ::getpgrp()));
     if (!request.arm.empty()) environment.push_back(fmt::format("{}={}", kArmVar, request.arm));
     if (request.block > 0) environment.push_back(fmt::format("{}={}", kBlockVar, request.block));
     // The hook on PYTHONPATH whatever CMD is: a shell script, `valgrind python ...` or a launcher
@@ -101,15 +132,14 @@ std::vector<std::string> programEnvironment(const ProfileRequest& request,
     } else if (!preload.empty()) {
         environment.push_back("LD_PRELOAD=" + preload);
     }
-    for (const std::string& variable : request.environment) environment.push_back(variable);
     return environment;
 }
 
-// The ranks that left a trace file: 1 + the highest (0 when none did).
-int recordedWorldSize(const std::string& tracePrefix) {
+// The ranks that left a trace file (DB.LAUNCH.rank-R), in order.
+std::set<int> ranksWithFiles(const std::string& tracePrefix) {
     const fs::path prefix(tracePrefix);
     const std::string stem = prefix.filename().string();
-    int worldSize = 0;
+    std::set<int> ranks;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(prefix.parent_path(), ec)) {
         const std::string name = entry.path().filename().string();
@@ -118,9 +148,9 @@ int recordedWorldSize(const std::string& tracePrefix) {
         if (rank.empty() || rank.size() > 5 ||
             rank.find_first_not_of("0123456789") != std::string::npos)
             continue;
-        worldSize = std::max(worldSize, std::stoi(rank) + 1);
+        ranks.insert(std::stoi(rank));
     }
-    return worldSize;
+    return ranks;
 }
 
 // A program that never imported torch still gets its run: no steps, no ops, and why.
@@ -142,12 +172,153 @@ RunId storeRunWithoutTorch(const ProfileRequest& request, const ChildEnd& end) {
     return run;
 }
 
-std::string readRefusal(const std::string& path) {
-    std::ifstream in(path);
-    std::string line;
-    std::getline(in, line);
-    return line;
+// The longest file name glueprof's side files beside DB take (the process file, a rank's trace
+// renamed FILE.unmerged, and SQLite's -journal beside it) must fit the file system, and the path
+// SQLite's limit (512 bytes): refused before the program runs, not found out after it ran
+// unrecorded.
+void requireSideFileNamesFit(const std::string& tracePrefix, const std::string& db) {
+    const fs::path prefix(tracePrefix);
+    const std::string longestSuffix = "99999.unmerged-journal";
+    const std::size_t name = prefix.filename().string().size() + longestSuffix.size();
+    const long nameMax = ::pathconf(prefix.parent_path().c_str(), _PC_NAME_MAX);
+    const std::size_t limit = nameMax > 0 ? static_cast<std::size_t>(nameMax) : 255;
+    const std::size_t dbName = fs::path(db).filename().string().size();
+    if (name > limit) {
+        throw inputError(fmt::format(
+            "the database name '{}' is too long for the trace files glueprof keeps beside it "
+            "while the program runs ({} characters; at most {} here): give --db a shorter name",
+            fs::path(db).filename().string(), dbName, dbName - (name - limit)));
+    }
+    constexpr std::size_t kSqlitePathMax = 511;
+    const std::size_t path = tracePrefix.size() + longestSuffix.size();
+    if (path > kSqlitePathMax) {
+        throw inputError(fmt::format(
+            "the database path '{}' is too long for the trace files glueprof keeps beside it "
+            "while the program runs ({} characters; at most {}): give --db a shorter path",
+            db, db.size(), db.size() - (path - kSqlitePathMax)));
+    }
 }
+
+// The process file (ProfileProtocol.h), created before the program runs and held open: the
+// notes it gets are read through this descriptor, whatever the program does to the file's name.
+class ProcessFile {
+  public:
+    explicit ProcessFile(const std::string& tracePrefix)
+        : m_path(profile::processesPath(tracePrefix)) {
+        m_fd = ::open(m_path.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (m_fd < 0) {
+            throw inputError(
+                fmt::format("cannot create '{}' beside the database ({}): check "
+                            "that its folder is writable",
+                            m_path, std::strerror(errno)));
+        }
+    }
+    ~ProcessFile() {
+        ::close(m_fd);
+        std::error_code ec;
+        fs::remove(m_path, ec);
+    }
+    ProcessFile(const ProcessFile&) = delete;
+    ProcessFile& operator=(const ProcessFile&) = delete;
+
+    std::vector<profile::ProcessNote> notes() const {
+        std::string text;
+        char buffer[4096];
+        for (off_t at = 0;;) {
+            const ssize_t n = ::pread(m_fd, buffer, sizeof buffer, at);
+            if (n <= 0) break;
+            text.append(buffer, static_cast<std::size_t>(n));
+            at += n;
+        }
+        return profile::parseProcessNotes(text);
+    }
+
+  private:
+    std::string m_path;
+    int m_fd = -1;
+};
+
+// What the processes noted, gathered: who started recording, who ended, who could not.
+struct ProcessNotes {
+    std::map<int, std::vector<profile::ProcessNote>> startedByRank;
+    std::vector<ProcessIdentity> stillRecording;  // started, not finished
+    std::vector<profile::ProcessNote> failed;
+    std::optional<profile::ProcessNote> refused;
+};
+
+ProcessNotes gather(const std::vector<profile::ProcessNote>& notes) {
+    ProcessNotes gathered;
+    std::set<std::pair<int, long long>> finished;
+    for (const profile::ProcessNote& note : notes) {
+        if (note.kind == profile::ProcessNoteKind::kFinished)
+            finished.insert({note.pid, note.startTime});
+    }
+    for (const profile::ProcessNote& note : notes) {
+        switch (note.kind) {
+            case profile::ProcessNoteKind::kStarted:
+                gathered.startedByRank[note.rank].push_back(note);
+                if (finished.count({note.pid, note.startTime}) == 0)
+                    gathered.stillRecording.push_back({note.pid, note.startTime});
+                break;
+            case profile::ProcessNoteKind::kFailed:
+                gathered.failed.push_back(note);
+                break;
+            case profile::ProcessNoteKind::kRefused:
+                if (!gathered.refused) gathered.refused = note;
+                break;
+            case profile::ProcessNoteKind::kFinished:
+                break;
+        }
+    }
+    return gathered;
+}
+
+// The process files earlier profiles of DB left when they were killed (DB.profile-PID-...
+// .rank-processes, PID no longer running): their traces were merged as leftovers.
+void removeStaleProcessFiles(const std::string& db) {
+    const std::string stem = fs::path(db).filename().string() + ".profile-";
+    const std::string suffix = std::string(".rank-") + profile::kProcessesSuffix;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(fs::path(db).parent_path(), ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.size() <= stem.size() + suffix.size() || name.rfind(stem, 0) != 0 ||
+            name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+            continue;
+        const std::string launch =
+            name.substr(stem.size() - 8, name.size() - suffix.size() - (stem.size() - 8));
+        const int owner = launchOwnerPid(launch);
+        if (owner > 0 && ::kill(owner, 0) != 0 && errno == ESRCH) fs::remove(entry.path(), ec);
+    }
+}
+
+// Removes a database this profile created when the profile fails before it stored anything.
+class CreatedDatabase {
+  public:
+    explicit CreatedDatabase(const std::string& db) : m_db(db) {
+        std::error_code ec;
+        m_existed = fs::exists(db, ec);
+    }
+    // Kept when a run is stored whole in it (a merge of earlier leftovers, or a run that failed
+    // only after another was stored); else removed, -wal and -shm with it.
+    ~CreatedDatabase() {
+        if (m_existed || m_kept) return;
+        try {
+            for (const RunSummary& run : TraceReader(m_db).listRuns()) {
+                if (run.status != "running") return;
+            }
+        } catch (const std::exception&) {  // empty or cut short: nothing of it can be read
+        }
+        removeTraceDatabase(m_db);
+    }
+    CreatedDatabase(const CreatedDatabase&) = delete;
+    CreatedDatabase& operator=(const CreatedDatabase&) = delete;
+    void keep() { m_kept = true; }
+
+  private:
+    std::string m_db;
+    bool m_existed = true;
+    bool m_kept = false;
+};
 
 }  // namespace
 
@@ -169,6 +340,10 @@ ProfileResult runProfile(const ProfileRequest& request) {
     }
     if (request.device != "auto" && request.device != "cpu" && request.device != "cuda") {
         throw GlueprofError(ExitCode::kUsage, "--device must be auto, cpu or cuda");
+    }
+    for (const std::string& variable : request.environment) {
+        if (variable.find('=') == std::string::npos || variable.front() == '=')
+            throw usageError(fmt::format("'{}' is no NAME=VALUE", variable));
     }
     requireTraceDatabaseTakesRuns(request.db);  // before the program runs, not after
     const std::string torchVersion = torchEnvironment().version;
@@ -196,41 +371,74 @@ ProfileResult runProfile(const ProfileRequest& request) {
     absolute.db = fs::absolute(request.db).lexically_normal().string();
     const std::string launch = launchId();
     const std::string tracePrefix = fmt::format("{}.{}.rank-", absolute.db, launch);
-    std::vector<std::string> arguments = request.command;
+    requireSideFileNamesFit(tracePrefix, absolute.db);
+    CreatedDatabase created(absolute.db);
+    // What an earlier profile left when it was killed (its trace files beside DB) goes in first.
+    for (const std::string& line :
+         leftoverNotices(mergeLeftoverRankTraces(absolute.db, launch), absolute.db))
+        result.notices.push_back(line);
+    removeStaleProcessFiles(absolute.db);
+    const ProcessFile processes(tracePrefix);
     const std::vector<std::string> environment =
         programEnvironment(absolute, program, tracePrefix, library, hook, torchVersion);
 
     ChildEnd end;
+    ProcessNotes notes;
     {
         const InterruptionScope interruptible;  // Ctrl-C reaches the program; glueprof waits
-        const pid_t pid = startChild(program.path, arguments, environment);
+        const pid_t pid = startChild(program.path, request.command, environment);
         end = waitForChild(pid);
+        // What the program left running (a shell's Python after the shell was killed, a process
+        // in a session of its own that records) ends before its trace is read.
+        const std::vector<int> left =
+            endLeftoverProcesses(pid, gather(processes.notes()).stillRecording, 5000);
+        if (!left.empty()) {
+            result.notices.push_back(fmt::format(
+                "ended {} process(es) the program left running when it ended (PID {}): what "
+                "they recorded until then is kept",
+                left.size(), fmt::join(left, ", ")));
+        }
+        notes = gather(processes.notes());
     }
     result.exitCode = end.exitCode;
     result.ending = end.text;
 
-    const std::string refusal = profile::refusalPath(tracePrefix);
-    if (fs::exists(refusal, ec)) {
-        const std::string reason = readRefusal(refusal);
-        fs::remove(refusal, ec);
-        throw GlueprofError(ExitCode::kInput, reason);
+    if (notes.refused) throw GlueprofError(ExitCode::kInput, notes.refused->detail);
+    std::set<int> ranks = ranksWithFiles(tracePrefix);
+    std::vector<std::string> vanished;
+    for (const auto& [rank, started] : notes.startedByRank) {
+        if (ranks.count(rank) != 0) continue;
+        vanished.push_back(fmt::format(
+            "the trace of rank {} ('{}', written by process {}) vanished while the program ran "
+            "(something deleted it): nothing of that process is stored",
+            rank, started.front().detail, started.front().pid));
     }
-    const int worldSize = recordedWorldSize(tracePrefix);
-    if (worldSize == 0) {
+    std::vector<std::string> failures;
+    for (const profile::ProcessNote& failed : notes.failed) {
+        failures.push_back(
+            fmt::format("the capture could not record process {}: {}", failed.pid, failed.detail));
+    }
+    if (ranks.empty()) {
+        if (!vanished.empty()) throw inputError(vanished.front());
+        if (!failures.empty()) throw inputError(failures.front());
         result.torchSeen = false;
         result.runs.push_back(storeRunWithoutTorch(absolute, end));
+        created.keep();
         result.notices.push_back(
-            "the program never imported torch: its run has no ops (is it the right command?)");
+            "the program never imported torch, or the Python that did was started without "
+            "glueprof's start-up hook (-E, -I, -S, or a PYTHONPATH it reset): its run has no ops");
         return result;
     }
+    for (const std::string& line : vanished) result.notices.push_back(line);
+    for (const std::string& line : failures) result.notices.push_back(line);
     MergedRanks merged;
     try {
-        merged = mergeRankTraces(absolute.db, launch, worldSize, {});
+        merged = mergeRankTraces(absolute.db, launch, {ranks.begin(), ranks.end()}, {});
     } catch (const GlueprofError& e) {
         // --db changed under the program (checked before it ran): what was not merged stays in
         // its rank files, each a trace database of its own.
         std::string kept;
-        for (int rank = 0; rank < worldSize; ++rank) {
+        for (int rank : ranks) {
             for (const std::string& file : {tracePrefix + std::to_string(rank),
                                             tracePrefix + std::to_string(rank) + ".unmerged"}) {
                 if (fs::exists(file, ec)) kept += (kept.empty() ? "'" : ", '") + file + "'";
@@ -244,6 +452,7 @@ ProfileResult runProfile(const ProfileRequest& request) {
     for (const std::string& line : unmergedNotices(merged, absolute.db))
         result.notices.push_back(line);
     result.runs = merged.runs;
+    if (!result.runs.empty()) created.keep();
     TraceWriter writer(absolute.db);
     for (RunId run : result.runs) {
         writer.recordDiagnostic(DiagnosticRecord{run, diagnosticName(DiagnosticId::kProfileExit),

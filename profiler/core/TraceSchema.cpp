@@ -386,7 +386,6 @@ std::string upgradeFromV1(SqliteDb& db, const std::string& path) {
 }  // namespace
 
 namespace {
-constexpr int kNewTracePageBytes = 16384;
 constexpr int kWriterBusyTimeoutMs = 60000;
 }  // namespace
 

@@ -73,6 +73,9 @@ void requireTraceDatabaseTakesRuns(const std::string& path);
 // effort (what is not there, or cannot go, is left).
 void removeTraceDatabase(const std::string& path);
 
+// The page size of a trace database glueprof creates (an existing file keeps its own).
+inline constexpr int kNewTracePageBytes = 16384;
+
 // PRAGMA user_version of an open trace.
 int traceSchemaVersion(SqliteDb& db);
 

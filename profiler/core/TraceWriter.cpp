@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <utility>
@@ -112,11 +113,47 @@ void TraceWriter::Batch::clear() {
     statuses.clear();
 }
 
+namespace {
+// A database reachable under one name only: not a symlink, one hard link. A file with other names
+// may be open by a writer of another directory, whose lock the remover cannot see.
+bool hasOneName(const std::string& path) {
+    struct stat st {};
+    return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1;
+}
+}  // namespace
+
+std::unique_ptr<SqliteDb> TraceWriter::openDatabase() {
+    std::error_code ec;
+    const bool existed = std::filesystem::exists(m_path, ec);
+    try {
+        return openTraceForWriting(m_path, &m_upgradeNotice, &m_createdFile);
+    } catch (...) {
+        // A file this open created and could not make a trace of (the disk filled as the schema
+        // was written) goes again, under the exclusive lock (no other writer has a database of
+        // this directory open), when it holds no table: none in it, or too little of it to hold
+        // one (one page, no write-ahead log).
+        if (!existed && hasOneName(m_path) && m_directoryLock.tryExclusive()) {
+            bool holdsNoTable = false;
+            try {
+                SqliteDb db(m_path, OpenMode::kReadOnly);
+                holdsNoTable = db.queryInt("SELECT count(*) FROM sqlite_master") == 0;
+            } catch (...) {
+                const auto size = std::filesystem::file_size(m_path, ec);
+                const auto log = std::filesystem::file_size(m_path + "-wal", ec);
+                holdsNoTable = size <= static_cast<std::uintmax_t>(kNewTracePageBytes) &&
+                               (log == static_cast<std::uintmax_t>(-1) || log == 0);
+            }
+            if (holdsNoTable) removeTraceDatabase(m_path);
+        }
+        throw;
+    }
+}
+
 TraceWriter::TraceWriter(const std::string& path, WriterOptions options)
     : m_path(path),
       m_options(options),
       m_directoryLock(path),
-      m_db(openTraceForWriting(path, &m_upgradeNotice, &m_createdFile)),
+      m_db(openDatabase()),
       m_instance(g_nextWriterInstance.fetch_add(1)) {
     m_statements = std::make_unique<Statements>(*m_db);
     m_thread = std::thread([this] { drainLoop(); });
@@ -183,7 +220,6 @@ void TraceWriter::endRun(RunId run, RunStatus status) {
     {
         std::lock_guard<std::mutex> lock(m_runsMutex);
         m_openRuns.erase(std::remove(m_openRuns.begin(), m_openRuns.end(), run), m_openRuns.end());
-        if (status == RunStatus::kComplete) m_completedRuns.push_back(run);
     }
     collectThreadBuffers();  // the run's events before its status (and its drop count)
     std::lock_guard<std::mutex> lock(m_queueMutex);
@@ -385,26 +421,13 @@ void TraceWriter::close() {
     rethrowWriterFailure();
 }
 
-namespace {
-// A database reachable under one name only: not a symlink, one hard link. A file with other names
-// may be open by a writer of another directory, whose lock the remover cannot see.
-bool hasOneName(const std::string& path) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1;
-}
-}  // namespace
-
 bool TraceWriter::abandon() {
     std::vector<RunId> open;
-    std::vector<RunId> unfinished;  // begun by this writer and not ended complete
+    std::vector<RunId> begun;
     {
         std::lock_guard<std::mutex> lock(m_runsMutex);
         open = m_openRuns;
-        for (RunId run : m_begunRuns) {
-            if (std::find(m_completedRuns.begin(), m_completedRuns.end(), run) ==
-                m_completedRuns.end())
-                unfinished.push_back(run);
-        }
+        begun = m_begunRuns;
     }
     try {
         for (RunId run : open) endRun(run, RunStatus::kFailed);
@@ -415,15 +438,18 @@ bool TraceWriter::abandon() {
     try {
         if (m_createdFile && hasOneName(m_path) && m_directoryLock.tryExclusive()) {
             // No other writer has a database of this directory open, nor can open one until the
-            // lock goes: what the file holds now is all it will ever hold.
+            // lock goes: what the file holds now is all it will ever hold. It goes when every run
+            // in it is one this writer began and did not store complete: a run ended complete
+            // whose status never reached the file (the disk filled as it was written) is
+            // unfinished too.
             bool onlyUnfinished = true;
             {
                 SqliteDb db(m_path, OpenMode::kReadWrite);  // reads only; the last to close
-                SqliteStatement runs = db.prepare("SELECT id FROM runs");
+                SqliteStatement runs = db.prepare("SELECT id, status FROM runs");
                 while (runs.step()) {
-                    if (std::find(unfinished.begin(), unfinished.end(), runs.columnInt(0)) ==
-                        unfinished.end())
-                        onlyUnfinished = false;
+                    const bool ours =
+                        std::find(begun.begin(), begun.end(), runs.columnInt(0)) != begun.end();
+                    if (!ours || runs.columnText(1) == "complete") onlyUnfinished = false;
                 }
             }
             if (onlyUnfinished) {

@@ -182,6 +182,8 @@ class TraceWriter {
     void storeStrings(const std::vector<StringRow>& rows);
     void storeLanes(const std::vector<LaneRow>& rows);
     void rethrowWriterFailure();
+    // openTraceForWriting; a file it created and could not make a trace of is removed again.
+    std::unique_ptr<SqliteDb> openDatabase();
 
     std::string m_path;
     std::string m_upgradeNotice;
@@ -204,9 +206,8 @@ class TraceWriter {
     // unique per (run, lane, start); used by the drain thread only.
     std::int64_t m_nextEventSeq = 1;
     std::mutex m_runsMutex;
-    std::vector<RunId> m_openRuns;       // begun and not ended, for abandon()
-    std::vector<RunId> m_begunRuns;      // every run this writer began, for abandon()
-    std::vector<RunId> m_completedRuns;  // those it ended complete
+    std::vector<RunId> m_openRuns;   // begun and not ended, for abandon()
+    std::vector<RunId> m_begunRuns;  // every run this writer began, for abandon()
 
     const std::uint64_t m_instance;  // tells apart writers that reuse an address
     std::mutex m_buffersMutex;

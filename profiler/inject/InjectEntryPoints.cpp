@@ -50,8 +50,13 @@ __attribute__((visibility("default"))) int glueprof_inject_start() {
         g_capture = new glueprof::InjectedCapture(*settings);
     } catch (const std::exception& e) {
         const std::string message = e.what();
+        const std::string line = message.substr(0, message.find('\n'));
         std::fprintf(stderr, "glueprof: the capture could not start in this program: %s\n",
-                     message.substr(0, message.find('\n')).c_str());
+                     line.c_str());
+        // The launcher says so, instead of "the program never imported torch".
+        glueprof::profile::noteProcess(settings->tracePrefix,
+                                       glueprof::profile::ProcessNoteKind::kFailed,
+                                       glueprof::profile::rankFromEnvironment(), line);
         return 2;
     }
     ::setenv(glueprof::profile::kRecordingPidVar, std::to_string(::getpid()).c_str(), 1);

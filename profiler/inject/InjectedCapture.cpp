@@ -64,8 +64,11 @@ std::string environmentJson(const profile::ProfileSettings& settings, const std:
 }  // namespace
 
 InjectedCapture::InjectedCapture(const profile::ProfileSettings& settings)
-    : m_settings(settings), m_steps(settings.stepRange, settings.warmup, Clock::nowNs()) {
-    const int rank = profile::rankFromEnvironment();
+    : m_settings(settings),
+      m_rank(profile::rankFromEnvironment()),
+      m_launcherWatch(settings.launcherPid, settings.launcherGroup),
+      m_steps(settings.stepRange, settings.warmup, Clock::nowNs()) {
+    const int rank = m_rank;
     const int worldSize = profile::worldSizeFromEnvironment();
     const std::string device = chosenDevice(settings.device);
     // GPU capture is tried unless the user said cpu: where it cannot start, the run's capture
@@ -95,6 +98,8 @@ InjectedCapture::InjectedCapture(const profile::ProfileSettings& settings)
                               Counter::kRoutingHostReads, Counter::kMaskBuilds});
     m_ranges = std::make_unique<UserRangeObserver>(
         tracer, m_steps, settings.glueRanges, [this](const StepInfo& step) { stepClosed(step); });
+    profile::noteProcess(settings.tracePrefix, profile::ProcessNoteKind::kStarted, rank,
+                         profile::tracePath(settings.tracePrefix, rank));
 }
 
 InjectedCapture::~InjectedCapture() { finish(); }
@@ -149,9 +154,13 @@ void InjectedCapture::finish() {
                              "steps whose loss the program reported"});
         writer.endRun(m_run, RunStatus::kComplete);
         m_session->close();
+        profile::noteProcess(m_settings.tracePrefix, profile::ProcessNoteKind::kFinished, m_rank,
+                             "");
     } catch (const std::exception& e) {
         // The program is ending: what was committed stays (the launcher stores the run aborted).
         std::fprintf(stderr, "glueprof: the capture could not finish its trace: %s\n", e.what());
+        profile::noteProcess(m_settings.tracePrefix, profile::ProcessNoteKind::kFailed, m_rank,
+                             std::string("could not finish its trace: ") + e.what());
     }
 }
 

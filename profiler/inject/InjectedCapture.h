@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "profiler/host/StepDetector.h"
+#include "profiler/inject/LauncherWatch.h"
 #include "profiler/inject/ProfileProtocol.h"
 #include "profiler/session/CaptureSession.h"
 
@@ -42,6 +43,8 @@ class InjectedCapture {
     void writeStep(const StepInfo& step, double loss);  // the caller holds m_stepMutex
 
     profile::ProfileSettings m_settings;
+    int m_rank = 0;
+    LauncherWatch m_launcherWatch;  // this process ends when glueprof does
     std::unique_ptr<CaptureSession> m_session;
     RunId m_run = 0;
     StepDetector m_steps;

@@ -1,7 +1,12 @@
 #include "profiler/inject/ProfileProtocol.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 
 namespace glueprof::profile {
@@ -18,7 +23,7 @@ int integerVariable(const char* name, int fallback) {
     if (text.empty()) return fallback;
     char* end = nullptr;
     const long value = std::strtol(text.c_str(), &end, 10);
-    if (end == text.c_str() || *end != '\0' || value < 0 || value > 1'000'000) return fallback;
+    if (end == text.c_str() || *end != '\0' || value < 0 || value > 0x7fffffffL) return fallback;
     return static_cast<int>(value);
 }
 
@@ -42,6 +47,8 @@ std::optional<ProfileSettings> settingsFromEnvironment() {
     settings.torchVersion = variable(kTorchVersionVar);
     settings.arm = variable(kArmVar);
     settings.block = integerVariable(kBlockVar, 0);
+    settings.launcherPid = integerVariable(kLauncherPidVar, 0);
+    settings.launcherGroup = integerVariable(kLauncherGroupVar, 0);
     return settings;
 }
 
@@ -49,7 +56,59 @@ std::string tracePath(const std::string& tracePrefix, int rank) {
     return tracePrefix + std::to_string(rank);
 }
 
-std::string refusalPath(const std::string& tracePrefix) { return tracePrefix + kRefusedSuffix; }
+std::string processesPath(const std::string& tracePrefix) { return tracePrefix + kProcessesSuffix; }
+
+namespace {
+
+constexpr const char* kNoteWords[] = {"started", "finished", "failed", "refused"};
+
+}  // namespace
+
+long long processStartTime(int pid) {
+    std::ifstream in(pid == 0 ? std::string("/proc/self/stat")
+                              : "/proc/" + std::to_string(pid) + "/stat");
+    std::string stat((std::istreambuf_iterator<char>(in)), {});
+    // The command name (field 2) is in parentheses and may hold spaces: count from its end.
+    const auto close = stat.rfind(')');
+    if (close == std::string::npos) return 0;
+    std::stringstream fields(stat.substr(close + 1));
+    std::string field;
+    for (int index = 3; index <= 22 && fields >> field; ++index) {
+        if (index == 22) return std::strtoll(field.c_str(), nullptr, 10);
+    }
+    return 0;
+}
+
+bool noteProcess(const std::string& tracePrefix, ProcessNoteKind kind, int rank,
+                 const std::string& detail) {
+    std::string oneLine = detail;
+    std::replace(oneLine.begin(), oneLine.end(), '\n', ' ');
+    const std::string line =
+        std::string(kNoteWords[static_cast<int>(kind)]) + " " + std::to_string(::getpid()) + " " +
+        std::to_string(processStartTime(0)) + " " + std::to_string(rank) + " " + oneLine + "\n";
+    const int fd = ::open(processesPath(tracePrefix).c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+    ::close(fd);
+    return written;
+}
+
+std::vector<ProcessNote> parseProcessNotes(const std::string& text) {
+    std::vector<ProcessNote> notes;
+    std::stringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        std::stringstream fields(line);
+        std::string word;
+        ProcessNote note;
+        if (!(fields >> word >> note.pid >> note.startTime >> note.rank)) continue;
+        const auto kind = std::find(std::begin(kNoteWords), std::end(kNoteWords), word);
+        if (kind == std::end(kNoteWords) || note.pid <= 0) continue;
+        note.kind = static_cast<ProcessNoteKind>(kind - std::begin(kNoteWords));
+        std::getline(fields >> std::ws, note.detail);
+        notes.push_back(note);
+    }
+    return notes;
+}
 
 int rankFromEnvironment() { return integerVariable("RANK", 0); }
 

@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace glueprof::profile {
 
@@ -27,10 +28,36 @@ inline constexpr const char kPreloadVar[] = "GLUEPROF_PROFILE_PRELOAD";
 // multiprocessing child of a recording process does not record (torchrun's workers do: the
 // launcher process of torchrun never records).
 inline constexpr const char kRecordingPidVar[] = "GLUEPROF_PROFILE_RECORDING_PID";
-// The capture refused to record (the program's torch is not glueprof's): it writes the one-line
-// reason to TRACE_PREFIX + "refused" for the launcher and ends the program with kRefusedExitCode.
-inline constexpr const char kRefusedSuffix[] = "refused";
+// The launcher (glueprof) itself: its PID, which every recording process watches (a recording
+// process ends, with its own process group, when glueprof ends however it ends: LauncherWatch),
+// and its process group, which a recording process never signals.
+inline constexpr const char kLauncherPidVar[] = "GLUEPROF_PROFILE_LAUNCHER_PID";
+inline constexpr const char kLauncherGroupVar[] = "GLUEPROF_PROFILE_LAUNCHER_GROUP";
+// The capture refused to record (the program's torch is not glueprof's): it notes the reason in
+// the process file (kRefused) and ends the program with kRefusedExitCode.
 inline constexpr int kRefusedExitCode = 2;
+
+// The process file, TRACE_PREFIX + "processes": created by the launcher before the program runs
+// and held open by it, so what is noted there survives a program that deletes it. Every process
+// whose capture starts, fails, refuses or finishes appends one line (one write, O_APPEND):
+// "WORD PID STARTTIME RANK DETAIL", STARTTIME the process's start in clock ticks since boot
+// (/proc/PID/stat's 22nd field: with the PID it names the process, whatever reuses the PID later).
+inline constexpr const char kProcessesSuffix[] = "processes";
+enum class ProcessNoteKind { kStarted, kFinished, kFailed, kRefused };
+struct ProcessNote {
+    ProcessNoteKind kind = ProcessNoteKind::kStarted;
+    int pid = 0;
+    long long startTime = 0;
+    int rank = 0;
+    std::string detail;  // kStarted: the trace file; kFailed, kRefused: the reason
+};
+// Appends a note for this process; false when the file cannot be written.
+bool noteProcess(const std::string& tracePrefix, ProcessNoteKind kind, int rank,
+                 const std::string& detail);
+// The notes of a process file's text, in order; lines that are not notes are skipped.
+std::vector<ProcessNote> parseProcessNotes(const std::string& text);
+// This process's start time in clock ticks since boot, or `pid`'s (0 when it is gone).
+long long processStartTime(int pid);
 
 struct ProfileSettings {
     std::string tracePrefix;
@@ -43,6 +70,8 @@ struct ProfileSettings {
     std::string torchVersion;
     std::string arm;  // "" outside ab --exec
     int block = 0;
+    int launcherPid = 0;  // 0: not watched
+    int launcherGroup = 0;
 };
 
 // The settings the launcher left in this process's environment; nullopt when it was not started
@@ -51,7 +80,7 @@ std::optional<ProfileSettings> settingsFromEnvironment();
 
 // The trace file of rank `rank` (0 when the program is not a rank of several).
 std::string tracePath(const std::string& tracePrefix, int rank);
-std::string refusalPath(const std::string& tracePrefix);
+std::string processesPath(const std::string& tracePrefix);
 
 // The rank of this process (RANK, as torchrun sets it), 0 when none; and the world size (1).
 int rankFromEnvironment();

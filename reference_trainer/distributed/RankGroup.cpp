@@ -8,8 +8,15 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 #include <exception>
 #include <optional>
+#include <regex>
 
 #include "profiler/core/Error.h"
 #include "reference_trainer/CudaDevice.h"
@@ -20,6 +27,45 @@ namespace glueprof {
 namespace {
 // libtorch's messages carry a C++ backtrace after their first line.
 std::string firstLine(const std::string& message) { return message.substr(0, message.find('\n')); }
+
+// Rank 0's rendezvous socket, bound where MASTER_ADDR says and nowhere else, listening; handed to
+// the store, which takes it over. Left to itself the store listens on every interface (IPv4 and
+// IPv6), unauthenticated, for the whole run: a job whose ranks are all on this machine would take
+// keys from anyone who can reach it. MASTER_ADDR 127.0.0.1 or localhost (glueprof --nproc's) is
+// loopback only; a multi-node job's MASTER_ADDR is the address the other nodes reach rank 0 at.
+int listenWhereMasterAddrSays(const std::string& masterAddr, int port) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_NUMERICSERV;
+    addrinfo* found = nullptr;
+    const std::string host = masterAddr == "localhost" ? "127.0.0.1" : masterAddr;
+    const int resolved = ::getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found);
+    if (resolved != 0) {
+        throw inputError(
+            fmt::format("MASTER_ADDR '{}' does not resolve ({}): give rank 0's "
+                        "address",
+                        masterAddr, ::gai_strerror(resolved)));
+    }
+    int error = 0;
+    for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
+        const int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0) continue;
+        const int on = 1;
+        ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
+        if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 1024) == 0) {
+            ::freeaddrinfo(found);
+            return fd;
+        }
+        error = errno;
+        ::close(fd);
+    }
+    ::freeaddrinfo(found);
+    throw inputError(fmt::format(
+        "rank 0 cannot listen at MASTER_ADDR {} port {} ({}): MASTER_ADDR must be an address of "
+        "rank 0's machine, and the port free",
+        masterAddr, port, std::strerror(error)));
+}
 }  // namespace
 
 struct RankGroup::Backend {
@@ -35,6 +81,7 @@ RankGroup::RankGroup(const RankEnvironment& environment, const std::string& devi
     : m_environment(environment), m_backend(std::make_unique<Backend>()) {
     const RankEnvironment& e = environment;
     const std::string prefix = fmt::format("glueprof (rank {} of {}): ", e.rank, e.worldSize);
+    m_stallNotice = std::make_unique<CollectiveStallNotice>(prefix);
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(timeout).count();
     const std::string rendezvous = fmt::format("{}:{}", e.masterAddr, e.masterPort);
     // libtorch's own timeout comes first where it works; the watchdog ends what it cannot.
@@ -54,6 +101,8 @@ RankGroup::RankGroup(const RankEnvironment& environment, const std::string& devi
         options.numWorkers = static_cast<std::size_t>(e.worldSize);
         options.waitWorkers = true;
         options.timeout = timeout;
+        if (options.isServer)
+            options.masterListenFd = listenWhereMasterAddrSays(e.masterAddr, e.masterPort);
         m_backend->store = c10::make_intrusive<c10d::TCPStore>(e.masterAddr, options);
     } catch (const std::exception& error) {
         watchdog.reset();
@@ -174,11 +223,14 @@ c10::intrusive_ptr<c10d::Work> RankGroup::allReduceSum(std::vector<torch::Tensor
 }
 
 void RankGroup::wait(const c10::intrusive_ptr<c10d::Work>& work, const char* what) {
+    m_stallNotice->begin(what);
     try {
         work->wait();
     } catch (const std::exception& error) {
+        m_stallNotice->end();
         throw collectiveError(what, error);
     }
+    m_stallNotice->end();
 }
 
 void RankGroup::barrier() {
@@ -228,7 +280,10 @@ std::string RankGroup::shareFromLeader(const std::string& key, const std::string
 }
 
 GlueprofError RankGroup::collectiveError(const char* what, const std::exception& error) const {
-    const std::string message = error.what();  // libtorch appends a backtrace: its first line
+    // libtorch appends a backtrace: its first line, without Gloo's source locations
+    // ("[../third_party/gloo/gloo/transport/tcp/pair.cc:547] Read error ...").
+    static const std::regex sourceLocation(R"(\[[^\]\s]*\.(cc|cpp|h):[0-9]+\] ?)");
+    const std::string message = std::regex_replace(std::string(error.what()), sourceLocation, "");
     return inputError(fmt::format(
         "{} across the {} ranks failed ({}: {}): another rank ended or was killed (its own "
         "message says why), or it took longer than --rank-timeout",

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "profiler/core/Error.h"
+#include "reference_trainer/distributed/CollectiveStallNotice.h"
 #include "reference_trainer/distributed/RankEnvironment.h"
 
 namespace glueprof {
@@ -63,6 +64,7 @@ class RankGroup {
     RankEnvironment m_environment;
     std::string m_backendName;
     std::unique_ptr<Backend> m_backend;
+    std::unique_ptr<CollectiveStallNotice> m_stallNotice;
     std::int64_t m_nextSequence = 1;
     int m_gpu = -1;  // on cuda: this rank's GPU (the NCCL barrier names it)
 };

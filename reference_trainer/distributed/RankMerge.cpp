@@ -60,11 +60,19 @@ std::optional<std::vector<RunSummary>> readableRuns(const std::string& path, Mer
 
 MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId, int worldSize,
                             const std::vector<RankClock>& clocks) {
+    std::vector<int> ranks(static_cast<std::size_t>(std::max(worldSize, 0)));
+    for (int rank = 0; rank < worldSize; ++rank) ranks[static_cast<std::size_t>(rank)] = rank;
+    return mergeRankTraces(
+        db, launchId, ranks,
+        clocks.size() == static_cast<std::size_t>(worldSize) ? clocks : std::vector<RankClock>{});
+}
+
+MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId,
+                            const std::vector<int>& ranks, const std::vector<RankClock>& clocks) {
     MergedRanks merged;
-    std::vector<std::vector<RunSummary>> runsByRank(static_cast<std::size_t>(worldSize));
-    std::vector<bool> present(static_cast<std::size_t>(worldSize), false);
+    std::map<int, std::vector<RunSummary>> runsByRank;  // the ranks whose file can be read
     std::size_t runCount = 0;
-    for (int rank = 0; rank < worldSize; ++rank) {
+    for (int rank : ranks) {
         const std::string path = rankTracePath(db, launchId, rank);
         if (!std::filesystem::exists(path)) {
             merged.missingRanks.push_back(rank);
@@ -72,21 +80,18 @@ MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId, 
         }
         std::optional<std::vector<RunSummary>> runs = readableRuns(path, merged);
         if (!runs) continue;
-        present[rank] = true;
         runCount = std::max(runCount, runs->size());
-        runsByRank[static_cast<std::size_t>(rank)] = std::move(*runs);
+        runsByRank[rank] = std::move(*runs);
     }
-    if (std::find(present.begin(), present.end(), true) == present.end()) return merged;
+    if (runsByRank.empty()) return merged;
     TraceWriter writer(db);
     // The lowest rank's copy of each run index: the group its counterparts join.
     std::vector<RunId> groupOf(runCount, 0);
-    for (int rank = 0; rank < worldSize; ++rank) {
-        if (!present[rank]) continue;
+    for (const auto& [rank, runs] : runsByRank) {
         const std::string path = rankTracePath(db, launchId, rank);
-        const auto& runs = runsByRank[static_cast<std::size_t>(rank)];
         const TraceReader reader(path);
         const RankClock* clock =
-            clocks.size() == static_cast<std::size_t>(worldSize) ? &clocks[rank] : nullptr;
+            rank >= 0 && static_cast<std::size_t>(rank) < clocks.size() ? &clocks[rank] : nullptr;
         for (std::size_t k = 0; k < runs.size(); ++k) {
             const RunSummary& summary = runs[k];
             const TraceModel model = reader.loadRun(summary.id);
@@ -120,8 +125,8 @@ std::vector<std::string> leftoverNotices(const MergedRanks& merged, const std::s
     std::vector<std::string> lines;
     if (!merged.runs.empty()) {
         lines.push_back(fmt::format(
-            "merged {} run(s) that earlier multi-process runs left in '{}.*.rank-*' into '{}' "
-            "first",
+            "merged {} run(s) that earlier runs (a killed profile, a rank that failed) left in "
+            "'{}.*.rank-*' into '{}' first",
             merged.runs.size(), db, db));
     }
     for (const std::string& line : unmergedNotices(merged, db)) lines.push_back(line);
@@ -141,7 +146,7 @@ std::vector<std::string> unmergedNotices(const MergedRanks& merged, const std::s
 MergedRanks mergeLeftoverRankTraces(const std::string& db, const std::string& exceptLaunchId) {
     // DB.LAUNCH.rank-R beside DB: the launches and the highest rank of each.
     const std::string prefix = std::filesystem::path(db).filename().string() + ".";
-    std::map<std::string, int> launches;
+    std::map<std::string, std::vector<int>> launches;  // and the ranks each left
     std::error_code ec;
     for (const auto& entry : std::filesystem::directory_iterator(directoryOf(db), ec)) {
         const std::string name = entry.path().filename().string();
@@ -158,12 +163,12 @@ MergedRanks mergeLeftoverRankTraces(const std::string& db, const std::string& ex
             rank.empty() || rank.size() > 4 ||
             rank.find_first_not_of("0123456789") != std::string::npos || launchIsLive(launch))
             continue;
-        int& highest = launches[launch];
-        highest = std::max(highest, std::stoi(rank));
+        launches[launch].push_back(std::stoi(rank));
     }
     MergedRanks all;
-    for (const auto& [launch, highest] : launches) {
-        MergedRanks merged = mergeRankTraces(db, launch, highest + 1, {});
+    for (auto& [launch, ranks] : launches) {
+        std::sort(ranks.begin(), ranks.end());
+        MergedRanks merged = mergeRankTraces(db, launch, ranks, {});
         all.runs.insert(all.runs.end(), merged.runs.begin(), merged.runs.end());
         all.unreadable.insert(all.unreadable.end(), merged.unreadable.begin(),
                               merged.unreadable.end());

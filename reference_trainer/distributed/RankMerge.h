@@ -28,6 +28,10 @@ struct MergedRanks {
 // rank, a file is removed as soon as DB holds its runs.
 MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId, int worldSize,
                             const std::vector<RankClock>& clocks);
+// The same for the ranks `ranks` only (ranks need not start at 0: a process with RANK=2 alone,
+// one node's ranks of a larger job); clocks[R] is rank R's when clocks has one for it.
+MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId,
+                            const std::vector<int>& ranks, const std::vector<RankClock>& clocks);
 
 // Merges every launch's rank files found beside DB (DB.LAUNCH.rank-R) except `exceptLaunchId`'s
 // and those of a launch whose process still runs (launchOwnerPid): what earlier runs left when

@@ -44,13 +44,29 @@ def _is_torchrun_launcher():
     return bool(argv) and os.path.basename(argv[0]) == "torchrun"
 
 
-def _refuse(message):
+def _note(word, message):
+    """Appends this process's note to glueprof's process file (ProfileProtocol.h): one write."""
     prefix = os.environ.get("GLUEPROF_PROFILE_TRACE_PREFIX", "")
     try:
-        with open(prefix + "refused", "w") as out:
-            out.write(message + "\n")
+        with open("/proc/self/stat") as stat:
+            start = stat.read().rpartition(")")[2].split()[19]
+    except (OSError, IndexError):
+        start = "0"
+    rank = os.environ.get("RANK", "0")
+    line = f"{word} {os.getpid()} {start} {rank if rank.isdigit() else 0} " + \
+        message.replace("\n", " ") + "\n"
+    try:
+        fd = os.open(prefix + "processes", os.O_WRONLY | os.O_APPEND | os.O_CLOEXEC)
+        try:
+            os.write(fd, line.encode("utf-8", "replace"))
+        finally:
+            os.close(fd)
     except OSError:
         pass
+
+
+def _refuse(message):
+    _note("refused", message)
     print("glueprof: " + message, file=sys.stderr)
     sys.stderr.flush()
     os._exit(2)
@@ -67,7 +83,12 @@ def _start_capture(torch):
                 f"against this torch (TORCH_DIR=..., see README)")
     import ctypes
     import atexit
-    library = ctypes.CDLL(os.environ["GLUEPROF_PROFILE_LIBRARY"])
+    try:
+        library = ctypes.CDLL(os.environ["GLUEPROF_PROFILE_LIBRARY"])
+    except OSError as error:
+        _note("failed", f"cannot load glueprof's capture library: {error}")
+        print(f"glueprof: cannot load glueprof's capture library: {error}", file=sys.stderr)
+        return
     library.glueprof_inject_record_loss.argtypes = [ctypes.c_double]
     if library.glueprof_inject_start() != 0:
         return

@@ -337,7 +337,8 @@ TEST_F(CliTest, ProfileRefusesAMissingCommandAndAnotherTorchBeforeRunning) {
     {
         std::ofstream fake(path("other/python3"));
         fake << "#!/bin/sh\n"
-                "case \"$1\" in -c) printf '1.13.0\\n/usr/lib/python3/dist-packages/torch\\n';;\n"
+                "case \"$1\" in -c) printf 'glueprof-torch-version:1.13.0\\n"
+                "glueprof-torch-location:/usr/lib/python3/dist-packages/torch\\n';;\n"
                 "*) touch "
              << path("ran") << ";; esac\n";
     }

@@ -277,7 +277,9 @@ TEST_F(CliTest, ARankFileLeftByAnEarlierRunIsMergedFirstAndKeptApart) {
     }
     Result r = run("run --nproc 2 --preset tiny --warmup 1 --steps 1 --db " + db);
     ASSERT_EQ(r.exitCode, 0) << r.err;
-    EXPECT_NE(r.err.find("merged 1 run(s) that earlier multi-process runs left"), std::string::npos)
+    EXPECT_NE(
+        r.err.find("merged 1 run(s) that earlier runs (a killed profile, a rank that failed) left"),
+        std::string::npos)
         << r.err;
     const std::vector<RunSummary> runs = TraceReader(db).listRuns();
     ASSERT_EQ(runs.size(), 3u);
