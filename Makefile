@@ -42,6 +42,7 @@ bench: build
 	$$(./scripts/torch-env.sh --python) bench/hta_speed.py $(GLUEPROF) build/hta-speed
 	bench/rank_scaling.sh $(BUILD_DIR) build/rank-scaling
 	bench/verdict_calibration.py $(GLUEPROF) build/verdict-calibration
+	bench/verdict_under_load.py $(GLUEPROF) build/verdict-under-load --hogs 1
 	$$(./scripts/torch-env.sh --python) bench/profile_overhead.py $(GLUEPROF) build/profile-overhead
 	$$(./scripts/torch-env.sh --python) bench/profile_overhead.py $(GLUEPROF) build/profile-overhead-1thread --threads 1
 	@if [ -f glueprof-report.html ]; then bench/report_screenshot.sh glueprof-report.html build/glueprof-report.png; fi
@@ -53,11 +54,19 @@ bench: build
 FUZZ_SECONDS ?= 600
 FUZZ_SEED ?= $(shell date +%s)
 FUZZ_CONCURRENT ?= 0
+# FUZZ_PROFILE=1: `profile` and `ab --exec` instead, launches of a real Python program sent random
+# signals at random moments (tests/fuzz/ProfileFuzz.cpp).
+FUZZ_PROFILE ?= 0
 GUI_BINARY = $(BUILD_DIR)/app/gui/glueprof-gui
 fuzz: build
+ifeq ($(FUZZ_PROFILE),1)
+	$(BUILD_DIR)/tests/glueprof_profile_fuzz --cli $(GLUEPROF) --python $$(./scripts/torch-env.sh --python) \
+	  --work build/profile-fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED)
+else
 	$(BUILD_DIR)/tests/glueprof_cli_fuzz --cli $(GLUEPROF) $(if $(wildcard $(GUI_BINARY)),--gui $(GUI_BINARY)) \
 	  --source . --work build/cli-fuzz --seconds $(FUZZ_SECONDS) --seed $(FUZZ_SEED) \
 	  --concurrent $(FUZZ_CONCURRENT)
+endif
 
 # The whole suite built with AddressSanitizer and UndefinedBehaviorSanitizer (its own build dir).
 sanitize:

@@ -14,6 +14,7 @@
 #include "analyzers/StepBreakdown.h"
 #include "analyzers/TargetMetrics.h"
 #include "profiler/core/Diagnostics.h"
+#include "profiler/core/MachineLoad.h"
 
 namespace glueprof {
 
@@ -27,15 +28,50 @@ double minimumDetectableFrom(const RatioInterval& ci) {
     return std::exp((1.959964 + 0.841621) * standardError);
 }
 
+// The machine's load differed between the two halves of some block: the speedup and its interval
+// become the ones with the load taken out, the blocks' own kept beside them. Each block's ratio
+// compares the two halves' fastest steps (another process only ever adds time to a step: the
+// fastest is the least disturbed), and a line through those log ratios against the blocks' load
+// differences is read at equal load (loadAdjustedBlockRatio, the slope's degree of freedom and
+// uncertainty in the interval). The verdict is withheld where that cannot be done or the
+// interval it gives is too wide to mean anything.
+void allowForLoad(MetricComparison& m, const std::vector<std::int32_t>& blockIds,
+                  const std::vector<std::vector<double>>& baseBlocks,
+                  const std::vector<std::vector<double>>& optBlocks, const LoadDrift& drift) {
+    std::vector<double> logRatios, differences;
+    for (std::size_t k = 0; k < baseBlocks.size(); ++k) {
+        const auto difference = drift.difference.find(blockIds[k]);
+        const double base = *std::min_element(baseBlocks[k].begin(), baseBlocks[k].end());
+        const double opt = *std::min_element(optBlocks[k].begin(), optBlocks[k].end());
+        if (difference == drift.difference.end() || !(base > 0.0) || !(opt > 0.0)) continue;
+        logRatios.push_back(std::log(base / opt));
+        differences.push_back(difference->second);
+    }
+    m.unadjustedLow = m.speedupLow;
+    m.unadjustedHigh = m.speedupHigh;
+    const LoadAdjustedRatio adjusted = loadAdjustedBlockRatio(logRatios, differences);
+    if (!adjusted.computed ||
+        adjusted.interval.high > kMeaninglessIntervalRatio * adjusted.interval.low) {
+        m.loadWithheld = true;
+        return;
+    }
+    m.loadAdjusted = true;
+    m.speedup = adjusted.ratio;
+    m.speedupLow = adjusted.interval.low;
+    m.speedupHigh = adjusted.interval.high;
+    m.minimumDetectable = adjusted.minimumDetectable;
+}
+
 // The paired blocks' interval (docs/metrics.md, "A/B statistics"). A block whose median is 0 in one
 // arm has an infinite (or zero) ratio, which no mean of logs can hold: the interval is taken over
 // the blocks with two positive medians and left open on that side (high = inf when the optimized
 // arm's median was 0 somewhere, low = 0 for the baseline's). When every informative block is such,
 // the target was removed (or added) in the median step of every block. Blocks where both medians
 // are 0 say nothing and are not counted.
-MetricComparison withBlockInterval(MetricComparison m,
+MetricComparison withBlockInterval(MetricComparison m, const std::vector<std::int32_t>& blockIds,
                                    const std::vector<std::vector<double>>& baseBlocks,
-                                   const std::vector<std::vector<double>>& optBlocks) {
+                                   const std::vector<std::vector<double>>& optBlocks,
+                                   const LoadDrift* drift) {
     std::size_t informative = 0, removedIn = 0, addedIn = 0;
     for (std::size_t k = 0; k < baseBlocks.size(); ++k) {
         const double base = median(baseBlocks[k]);
@@ -66,6 +102,8 @@ MetricComparison withBlockInterval(MetricComparison m,
     }
     if (removedIn > 0) m.speedupHigh = std::numeric_limits<double>::infinity();
     if (addedIn > 0) m.speedupLow = 0.0;
+    if (drift != nullptr && drift->changed())
+        allowForLoad(m, blockIds, baseBlocks, optBlocks, *drift);
     return m;
 }
 
@@ -79,7 +117,7 @@ struct Sample {
 // `byBlocks`: the runs are an interleaved A/B (the trainer's blocks are the units); otherwise
 // (imported traces, whose steps carry no blocks) the steps are.
 MetricComparison compareSamples(const std::vector<Sample>& base, const std::vector<Sample>& opt,
-                                bool byBlocks) {
+                                bool byBlocks, const LoadDrift* drift) {
     std::vector<double> b, o;
     for (const Sample& s : base) b.push_back(s.value);
     for (const Sample& s : opt) o.push_back(s.value);
@@ -99,8 +137,10 @@ MetricComparison compareSamples(const std::vector<Sample>& base, const std::vect
     for (const Sample& s : base) byBlock[s.block].first.push_back(s.value);
     for (const Sample& s : opt) byBlock[s.block].second.push_back(s.value);
     std::vector<std::vector<double>> baseBlocks, optBlocks;
+    std::vector<std::int32_t> blockIds;
     for (auto& [block, values] : byBlock) {
         if (values.first.empty() || values.second.empty()) continue;
+        blockIds.push_back(block);
         baseBlocks.push_back(std::move(values.first));
         optBlocks.push_back(std::move(values.second));
     }
@@ -117,7 +157,7 @@ MetricComparison compareSamples(const std::vector<Sample>& base, const std::vect
         m.speedup = m.speedupLow = m.speedupHigh = 0.0;
         return m;
     }
-    if (m.pairedBlocks) return withBlockInterval(m, baseBlocks, optBlocks);
+    if (m.pairedBlocks) return withBlockInterval(m, blockIds, baseBlocks, optBlocks, drift);
     const RatioInterval ci = bootstrapMedianRatio(b, o);
     m.speedupLow = ci.low;
     m.speedupHigh = ci.high;
@@ -126,14 +166,15 @@ MetricComparison compareSamples(const std::vector<Sample>& base, const std::vect
 }
 
 MetricComparison compareMetric(TimingMetric metric, const StepBreakdownResult& base,
-                               const StepBreakdownResult& opt, bool byBlocks) {
+                               const StepBreakdownResult& opt, bool byBlocks,
+                               const LoadDrift& drift) {
     // Device figures only when every measured step of both arms has one: a statistic never mixes
     // device and host samples.
     const bool device = base.deviceTimed(metric) && opt.deviceTimed(metric);
     std::vector<Sample> b, o;
     for (const StepTimes& t : base.measured) b.push_back({t.block, t.value(metric, device)});
     for (const StepTimes& t : opt.measured) o.push_back({t.block, t.value(metric, device)});
-    MetricComparison m = compareSamples(b, o, byBlocks);
+    MetricComparison m = compareSamples(b, o, byBlocks, &drift);
     m.metric = metric;
     m.deviceTimed = device;
     return m;
@@ -151,6 +192,7 @@ Verdict verdictOf(const MetricComparison* m) {
     // Zero in every step of both arms (a target range that never ran): nothing to compare.
     if (!m->anyNonZero) return Verdict::kNothingMeasured;
     if (!m->hasInterval()) return Verdict::kTooFewBlocks;
+    if (m->loadWithheld) return Verdict::kLoadChanged;
     if (m->speedupLow > 1.0) return Verdict::kFaster;
     if (m->speedupHigh < 1.0) return Verdict::kSlower;
     return Verdict::kNoSignificantChange;
@@ -241,6 +283,8 @@ const char* toString(Verdict verdict) {
             return "beyond what the target explains: noise or a side effect";
         case Verdict::kNothingMeasured:
             return "no verdict (nothing measured)";
+        case Verdict::kLoadChanged:
+            return "no verdict (the machine's load changed too much between the arms)";
     }
     return "unknown";
 }
@@ -281,6 +325,37 @@ double TargetComparison::baselineShare() const {
     return baselineStepMs > 0.0 ? stats.baseline / baselineStepMs : 0.0;
 }
 
+LoadDrift loadDriftOf(const TraceModel& baseline, const TraceModel& optimized) {
+    const auto loadsOf = [](const TraceModel& trace) {
+        std::map<std::int32_t, MachineLoad> loads;
+        for (const Diagnostic& d : trace.diagnostics()) {
+            if (d.name != kMachineLoadDiagnostic) continue;
+            for (const BlockLoad& b : parseBlockLoads(d.detail)) loads[b.block] = b.load;
+        }
+        return loads;
+    };
+    const std::map<std::int32_t, MachineLoad> base = loadsOf(baseline);
+    const std::map<std::int32_t, MachineLoad> opt = loadsOf(optimized);
+    LoadDrift drift;
+    for (const auto& [block, b] : base) {
+        const auto o = opt.find(block);
+        if (o == opt.end()) continue;
+        const double baseCores = b.otherCores + b.stealCores;
+        const double optCores = o->second.otherCores + o->second.stealCores;
+        ++drift.blocks;
+        drift.maxLoadCores = std::max({drift.maxLoadCores, baseCores, optCores});
+        drift.difference[block] = baseCores - optCores;
+        const double difference = std::abs(baseCores - optCores);
+        drift.maxDifference = std::max(drift.maxDifference, difference);
+        // A tick of 10 ms at each end of a half's count of busy time: what a span cannot resolve
+        // (its own CPU time, from getrusage, is exact).
+        const double shortest = std::min(b.seconds, o->second.seconds);
+        const double resolution = shortest > 0.0 ? 0.02 / shortest : 1.0;
+        if (difference >= kLoadDriftCores + resolution) ++drift.blocksDiffering;
+    }
+    return drift;
+}
+
 std::optional<TargetComparison> compareTarget(TargetMetric metric, const TraceModel& baseline,
                                               const TraceModel& optimized, double baselineStepMs,
                                               const std::string& range) {
@@ -293,7 +368,8 @@ std::optional<TargetComparison> compareTarget(TargetMetric metric, const TraceMo
     TargetComparison c;
     c.metric = metric;
     c.range = range;
-    c.stats = compareSamples(b, o, recordedInBlocks(baseline, optimized));
+    const LoadDrift drift = loadDriftOf(baseline, optimized);
+    c.stats = compareSamples(b, o, recordedInBlocks(baseline, optimized), &drift);
     c.stats.label = toString(metric);
     c.baselineStepMs = baselineStepMs;
     return c;
@@ -313,10 +389,11 @@ AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
     result.primaryMetric = primaryMetric;
     result.baselineRun = baseline.run().id;
     result.optimizedRun = optimized.run().id;
+    result.load = loadDriftOf(baseline, optimized);
 
     for (TimingMetric metric : kTimingMetrics) {
         MetricComparison m =
-            compareMetric(metric, base, opt, recordedInBlocks(baseline, optimized));
+            compareMetric(metric, base, opt, recordedInBlocks(baseline, optimized), result.load);
         // A phase neither run has (an imported trace has no forward/backward ranges) is no row.
         if (metric != primaryMetric && m.baseline == 0.0 && m.optimized == 0.0) continue;
         result.metrics.push_back(m);

@@ -3,6 +3,7 @@
 // batches: per timing metric the medians, the speedup (baseline / optimized), its 95% interval and
 // the smallest effect the comparison could detect; per counter the per-step values, compared
 // exactly; and whether the losses match bit for bit.
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -40,6 +41,15 @@ struct MetricComparison {
     bool pairedBlocks = false;
     bool hasInterval() const;
     bool deviceTimed = false;  // device figures of both arms (CUDA), else host figures
+    // The machine's load differed between the arms of some block (LoadDrift): the speedup and
+    // its interval are the ones with the load difference taken out (loadAdjustedBlockRatio), the
+    // blocks' own t interval kept in unadjusted*; withheld when the load cannot be taken out
+    // (fewer than 4 blocks, loads that differ alike in every block) or the interval it gives
+    // spans more than a factor of kMeaninglessIntervalRatio.
+    bool loadAdjusted = false;
+    bool loadWithheld = false;
+    double unadjustedLow = 0.0;
+    double unadjustedHigh = 0.0;
 
     const char* label = nullptr;  // a target metric's name; else the timing metric's
     const char* name() const { return label != nullptr ? label : toString(metric); }
@@ -57,17 +67,37 @@ struct CounterComparison {
     bool optimizedConstant = true;
 };
 
+// What else the machine ran during an A/B recorded in blocks (the machine_load diagnostic each
+// arm stores: MachineLoad.h), block by block (docs/metrics.md, "Load that changes between
+// blocks").
+struct LoadDrift {
+    std::size_t blocks = 0;           // blocks with a load measured in both arms' halves
+    double maxLoadCores = 0.0;        // the most other processes and steal took in any half
+    double maxDifference = 0.0;       // the largest |baseline half's - optimized half's| of a block
+    std::size_t blocksDiffering = 0;  // blocks whose halves differ beyond kLoadDriftCores
+    std::map<std::int32_t, double> difference;  // block -> baseline half's - optimized half's
+    bool changed() const { return blocksDiffering > 0; }
+};
+// A block's halves saw different loads when they differ by this many cores, plus what /proc/stat's
+// 100 Hz ticks cannot resolve over the half's length.
+inline constexpr double kLoadDriftCores = 0.15;
+inline constexpr double kMeaninglessIntervalRatio = 2.0;
+LoadDrift loadDriftOf(const TraceModel& baseline, const TraceModel& optimized);
+
 // kBeyondTarget: end to end only — significant, but by more than the toggle's target could
 // account for (AbComparison::targetExplains): noise or a side effect, not the toggle's saving.
 // kNothingMeasured: no measured step in an arm (every step warm-up, or none ran), or, for a
 // target, a range that never ran in either arm: nothing to compare.
+// kLoadChanged: the machine's load differed between the arms so much that no interval can allow
+// for it (MetricComparison::loadWithheld).
 enum class Verdict {
     kFaster,
     kSlower,
     kNoSignificantChange,
     kTooFewBlocks,
     kBeyondTarget,
-    kNothingMeasured
+    kNothingMeasured,
+    kLoadChanged
 };
 const char* toString(Verdict verdict);
 
@@ -91,6 +121,7 @@ struct AbComparison {
     RunId optimizedRun = 0;
     std::vector<MetricComparison> metrics;
     std::vector<CounterComparison> counters;
+    LoadDrift load;
     bool lossEqual = false;             // every step both arms ran has the same loss, bit for bit
     std::size_t lossStepsCompared = 0;  // the steps both arms ran
     std::size_t baselineSteps = 0;      // steps each arm ran (they differ in an aborted A/B)

@@ -63,7 +63,9 @@ std::vector<GateCheck> evaluateGate(const GateBaseline& baseline,
                             fmt::format("95% CI low >= {:.2f}x", floor), "missing", false};
             if (got != nullptr) {
                 check.measured = speedupText(*got);
-                check.passed = got->hasInterval() && got->speedupLow >= floor;
+                // A withheld verdict (the machine's load changed too much) proves no floor.
+                if (got->loadWithheld) check.measured += " (load changed: no verdict)";
+                check.passed = got->hasInterval() && !got->loadWithheld && got->speedupLow >= floor;
             }
             checks.push_back(check);
         }

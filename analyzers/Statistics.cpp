@@ -92,4 +92,43 @@ BlockRatioEstimate pairedBlockRatio(const std::vector<std::vector<double>>& nume
     return estimate;
 }
 
+LoadAdjustedRatio loadAdjustedBlockRatio(const std::vector<double>& logRatios,
+                                         const std::vector<double>& loadDifferences) {
+    LoadAdjustedRatio adjusted;
+    const std::size_t count = std::min(logRatios.size(), loadDifferences.size());
+    if (count < 4) return adjusted;
+    const double n = static_cast<double>(count);
+    double meanX = 0.0, meanY = 0.0;
+    for (std::size_t k = 0; k < count; ++k) {
+        meanX += loadDifferences[k];
+        meanY += logRatios[k];
+    }
+    meanX /= n;
+    meanY /= n;
+    double sxx = 0.0, sxy = 0.0;
+    for (std::size_t k = 0; k < count; ++k) {
+        sxx += (loadDifferences[k] - meanX) * (loadDifferences[k] - meanX);
+        sxy += (loadDifferences[k] - meanX) * (logRatios[k] - meanY);
+    }
+    if (!(sxx > 1e-12)) return adjusted;
+    const double slope = sxy / sxx;
+    const double intercept = meanY - slope * meanX;
+    double residuals = 0.0;
+    for (std::size_t k = 0; k < count; ++k) {
+        const double e = logRatios[k] - intercept - slope * loadDifferences[k];
+        residuals += e * e;
+    }
+    const double df = n - 2.0;
+    const double standardError = std::sqrt(residuals / df * (1.0 / n + meanX * meanX / sxx));
+    const double halfWidth = studentTQuantile(0.975, df) * standardError;
+    adjusted.computed = true;
+    adjusted.slope = slope;
+    adjusted.ratio = std::exp(intercept);
+    adjusted.interval =
+        RatioInterval{std::exp(intercept - halfWidth), std::exp(intercept + halfWidth)};
+    adjusted.minimumDetectable =
+        std::exp((studentTQuantile(0.975, df) + studentTQuantile(0.80, df)) * standardError);
+    return adjusted;
+}
+
 }  // namespace glueprof

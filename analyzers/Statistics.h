@@ -43,6 +43,22 @@ struct BlockRatioEstimate {
 BlockRatioEstimate pairedBlockRatio(const std::vector<std::vector<double>>& numeratorBlocks,
                                     const std::vector<std::vector<double>>& denominatorBlocks);
 
+// The log ratios of an A/B's blocks with the machine load that differed between each block's two
+// arms taken out (docs/metrics.md, "Load that changes between blocks"): the least-squares line
+// log r_k = a + b d_k through the blocks, d_k = the baseline half's load - the optimized half's
+// (cores of other processes and steal), and a Student t interval on a, the log ratio at equal
+// load (df = blocks - 2, the slope's degree of freedom spent). `computed` is false with fewer
+// than 4 blocks (no degree of freedom left for the spread) or loads that never differ.
+struct LoadAdjustedRatio {
+    bool computed = false;
+    double ratio = 0.0;  // exp(a)
+    RatioInterval interval;
+    double minimumDetectable = 0.0;
+    double slope = 0.0;  // b: the change in log ratio per core of load difference
+};
+LoadAdjustedRatio loadAdjustedBlockRatio(const std::vector<double>& logRatios,
+                                         const std::vector<double>& loadDifferences);
+
 // The fewest blocks (or, for runs without blocks, samples per arm) an interval and a verdict need.
 constexpr std::size_t kMinBlocksForVerdict = 3;
 

@@ -1,5 +1,6 @@
 #include "reference_trainer/AbRunner.h"
 #include "profiler/core/Interruption.h"
+#include "profiler/core/MachineLoad.h"
 
 #include <algorithm>
 
@@ -222,11 +223,24 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
     total = 2 * (schedule.warmup + steps * schedule.repeats);
     // Arm order alternates per block (ABBA...): a drift in machine speed falls on both arms alike,
     // not always on the arm that runs second.
+    // What else the machine ran during each arm's half of each block: an arm that ran while
+    // another process took a core is slower for it (docs/metrics.md, "Load that changes between
+    // blocks").
+    std::vector<BlockLoad> loads[2];
     for (int block = 1; block <= schedule.repeats; ++block) {
         ArmTrainer& first = block % 2 == 1 ? baseline : optimized;
         ArmTrainer& second = block % 2 == 1 ? optimized : baseline;
-        first.steps(tracer, steps, false, block, done, total, progress);
-        second.steps(tracer, steps, false, block, done, total, progress);
+        for (ArmTrainer* arm : {&first, &second}) {
+            const MachineLoadSample before = sampleMachineLoad();
+            arm->steps(tracer, steps, false, block, done, total, progress);
+            if (const std::optional<MachineLoad> load = loadBetween(before, sampleMachineLoad()))
+                loads[arm == &baseline ? 0 : 1].push_back(BlockLoad{block, *load});
+        }
+    }
+    for (int arm = 0; arm < 2; ++arm) {
+        writer.recordDiagnostic(DiagnosticRecord{
+            arm == 0 ? runs.baseline : runs.optimized, kMachineLoadDiagnostic,
+            static_cast<std::int64_t>(loads[arm].size()), blockLoadsJson(loads[arm])});
     }
     baseline.trainer.finish();
     optimized.trainer.finish();

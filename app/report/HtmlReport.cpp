@@ -325,6 +325,8 @@ std::string htmlComparisonSection(const AbComparison& c) {
         c.target ? "<p><b>Target:</b> " + escapeMarkup(targetVerdictText(*c.target)) + ".</p>\n"
                  : std::string(),
         escapeMarkup(endToEndVerdictText(c)));
+    if (const std::string load = loadDriftText(c); !load.empty())
+        html += "<p><b>Machine load:</b> " + escapeMarkup(load) + ".</p>\n";
     html += phaseBars(c);
     // The counters: what the change did, counted (the same rows as the text and Markdown).
     if (!c.counters.empty()) {

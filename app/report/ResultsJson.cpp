@@ -325,6 +325,11 @@ nlohmann::json metricJson(const MetricComparison& m) {
              m.minimumDetectable > 0.0 ? nlohmann::json(m.minimumDetectable) : nlohmann::json()},
             {"blocks", m.blocks},
             {"blocks_are", m.pairedBlocks ? "paired A/B blocks" : "steps"},
+            {"load_allowed_for", m.loadAdjusted},
+            {"load_withheld", m.loadWithheld},
+            {"speedup_ci_without_load", m.loadAdjusted || m.loadWithheld
+                                            ? nlohmann::json{m.unadjustedLow, m.unadjustedHigh}
+                                            : nlohmann::json()},
             {"samples", {m.baselineSamples, m.optimizedSamples}}};
 }
 
@@ -428,6 +433,14 @@ nlohmann::json toJson(const Comparison& comparison, const Results& results) {
                        {"text", endToEndVerdictText(c)}};
     if (const auto explained = c.targetExplains())
         j["end_to_end"]["target_explains"] = {explained->first, explained->second};
+    if (c.load.blocks > 0) {
+        j["machine_load"] = {{"blocks", c.load.blocks},
+                             {"changed", c.load.changed()},
+                             {"blocks_differing", c.load.blocksDiffering},
+                             {"max_load_cores", c.load.maxLoadCores},
+                             {"max_difference_cores", c.load.maxDifference},
+                             {"text", loadDriftText(c)}};
+    }
     if (c.target) {
         nlohmann::json target = metricJson(c.target->stats);
         target["description"] = c.target->description();

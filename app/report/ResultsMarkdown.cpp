@@ -198,6 +198,8 @@ std::string comparisonSection(const Comparison& comparison, const Results& resul
     }
     if (c.target) md += fmt::format("\nTarget: {}.\n", targetVerdictText(*c.target));
     md += fmt::format("\nEnd to end: {}.\n", endToEndVerdictText(c));
+    if (const std::string load = loadDriftText(c); !load.empty())
+        md += fmt::format("\nMachine load: {}.\n", escapeMarkdown(load));
     const MetricComparison* primary = c.metric(c.primaryMetric);
     const std::string primaryVerdict =
         c.target || primary == nullptr

@@ -1,6 +1,7 @@
 #include "app/report/ResultsText.h"
 
 #include "app/report/VerdictText.h"
+#include "profiler/core/MachineLoad.h"
 
 #include <fmt/format.h>
 
@@ -129,8 +130,11 @@ std::string comparisonBlock(const Comparison& comparison, const Results& results
     if (!c.target) out += fmt::format("  {:<34} {}\n", "verdict", verdictLine(c));
     if (c.target) out += fmt::format("  {:<34} {}\n", "target", targetVerdictText(*c.target));
     out += fmt::format("  {:<34} {}\n", "end to end", endToEndVerdictText(c));
+    if (const std::string load = loadDriftText(c); !load.empty())
+        out += fmt::format("  {:<34} {}\n", "machine load", load);
     for (const RunAnalysis* r : {&b, &o}) {
         for (const Diagnostic& d : r->diagnostics) {
+            if (d.name == kMachineLoadDiagnostic) continue;  // the machine load line says it
             out += fmt::format("  diagnostic (run {}): {} = {} ({})\n", r->run.id, d.name, d.value,
                                d.detail);
         }

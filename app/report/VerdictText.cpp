@@ -24,6 +24,25 @@ std::string verdictText(Verdict verdict, const MetricComparison& m) {
     return toString(verdict) + detectableSuffix(verdict, m);
 }
 
+std::string loadDriftText(const AbComparison& c) {
+    const LoadDrift& load = c.load;
+    if (load.blocks == 0) return {};
+    if (!load.changed()) {
+        return fmt::format("steady (other processes took at most {:.2f} cores)", load.maxLoadCores);
+    }
+    bool withheld = false;
+    for (const MetricComparison& m : c.metrics) withheld = withheld || m.loadWithheld;
+    if (c.target) withheld = withheld || c.target->stats.loadWithheld;
+    return fmt::format(
+        "changed: other processes took up to {:.2f} cores, and the arms of {} of {} blocks saw "
+        "loads that differed by up to {:.2f} cores; {}",
+        load.maxLoadCores, load.blocksDiffering, load.blocks, load.maxDifference,
+        withheld ? "too much to allow for where a verdict is withheld (run the A/B on a quieter "
+                   "machine, or with more blocks: --repeats)"
+                 : "the speedups and intervals are read at equal load (the blocks' own are in the "
+                   "JSON's speedup_ci_without_load)");
+}
+
 // Not in any measured step of the baseline, in the optimized arm's.
 bool targetIsNew(const TargetComparison& target) {
     return target.stats.baselineAllZero && target.stats.optimized > 0.0;

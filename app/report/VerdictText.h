@@ -22,6 +22,13 @@ std::string verdictText(Verdict verdict, const MetricComparison& m);
 // "; this A/B could have detected >= 6.2%" for a "no significant change" that knows its minimum
 // detectable effect; "" otherwise.
 std::string detectableSuffix(Verdict verdict, const MetricComparison& m);
+// What else the machine ran during the A/B (AbComparison::load), beside its verdicts: "steady
+// (other processes took at most 0.05 cores)", or "changed: other processes took up to 1.30 cores,
+// and the arms of 4 of 10 blocks saw loads that differed by up to 0.90 cores; the intervals are
+// read at equal load (the blocks' own are in the JSON's speedup_ci_without_load)"; "" where it was
+// not measured (imported traces, older runs).
+std::string loadDriftText(const AbComparison& comparison);
+
 // The minimum detectable effect of `m`: "6.2%", "35%", or, from a doubling on, "2.4x"; "" without
 // one.
 std::string detectableText(const MetricComparison& m);

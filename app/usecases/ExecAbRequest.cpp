@@ -10,6 +10,7 @@
 #include "app/usecases/ProfileRequest.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/Interruption.h"
+#include "profiler/core/MachineLoad.h"
 #include "profiler/core/RunCopy.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceSchema.h"
@@ -130,11 +131,13 @@ std::vector<std::string> splitCommand(const std::string& command) {
 ExecAbOutcome runExecAb(const ExecAbRequest& request, const ExecAbProgress& progress) {
     checkExecAbRequest(request);
     requireTraceDatabaseTakesRuns(request.db);  // before the program runs, not after
+    removeSideFilesOfEndedLaunches(request.db);
     const ScratchDatabase scratch(request.db);
     // Ctrl-C or SIGTERM anywhere in the blocks (while a program runs, or between two) ends the A/B
     // after the program in flight: noted here, so the scratch database is removed on the way out.
     const InterruptionScope interruptible;
     std::vector<RunId> blockRuns[2];
+    std::vector<BlockLoad> loads[2];  // what else the machine ran while each arm's program ran
     ExecAbOutcome outcome;
     for (int block = 1; block <= request.repeats; ++block) {
         // A B in odd blocks, B A in even ones: a drift of the machine hits both arms alike.
@@ -151,7 +154,10 @@ ExecAbOutcome runExecAb(const ExecAbRequest& request, const ExecAbProgress& prog
             run.arm = kArms[arm];
             run.block = block;
             run.environment = arm == 0 ? request.baselineEnvironment : request.optimizedEnvironment;
+            const MachineLoadSample before = sampleMachineLoad();
             const ProfileResult result = runProfile(run);
+            if (const std::optional<MachineLoad> load = loadBetween(before, sampleMachineLoad()))
+                loads[arm].push_back(BlockLoad{block, *load});
             if (progress) progress(block, kArms[arm], result.ending);
             throwIfInterrupted(
                 fmt::format("nothing of this A/B is stored (it was in block {})", block));
@@ -201,6 +207,9 @@ ExecAbOutcome runExecAb(const ExecAbRequest& request, const ExecAbProgress& prog
             copyRunContents(writer, id, reader.loadRun(blockRuns[arm][k]), shift);
             writer.flush();
         }
+        writer.recordDiagnostic(DiagnosticRecord{id, kMachineLoadDiagnostic,
+                                                 static_cast<std::int64_t>(loads[arm].size()),
+                                                 blockLoadsJson(loads[arm])});
         writer.endRun(id, RunStatus::kComplete);
         (arm == 0 ? outcome.baseline : outcome.optimized) = id;
     }

@@ -273,23 +273,8 @@ ProcessNotes gather(const std::vector<profile::ProcessNote>& notes) {
     return gathered;
 }
 
-// The process files earlier profiles of DB left when they were killed (DB.profile-PID-...
-// .rank-processes, PID no longer running): their traces were merged as leftovers.
-void removeStaleProcessFiles(const std::string& db) {
-    const std::string stem = fs::path(db).filename().string() + ".profile-";
-    const std::string suffix = std::string(".rank-") + profile::kProcessesSuffix;
-    std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(fs::path(db).parent_path(), ec)) {
-        const std::string name = entry.path().filename().string();
-        if (name.size() <= stem.size() + suffix.size() || name.rfind(stem, 0) != 0 ||
-            name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-            continue;
-        const std::string launch =
-            name.substr(stem.size() - 8, name.size() - suffix.size() - (stem.size() - 8));
-        const int owner = launchOwnerPid(launch);
-        if (owner > 0 && ::kill(owner, 0) != 0 && errno == ESRCH) fs::remove(entry.path(), ec);
-    }
-}
+// Whether the process PID has ended (a PID of another user's process still runs).
+bool hasEnded(int pid) { return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH; }
 
 // Removes a database this profile created when the profile fails before it stored anything.
 class CreatedDatabase {
@@ -321,6 +306,36 @@ class CreatedDatabase {
 };
 
 }  // namespace
+
+void removeSideFilesOfEndedLaunches(const std::string& db) {
+    const fs::path path = fs::absolute(db);
+    const std::string name = path.filename().string();
+    const std::string profileStem = name + ".profile-";
+    const std::string processes = std::string(".rank-") + profile::kProcessesSuffix;
+    const std::string scratchStem = name + ".exec-ab-";
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(path.parent_path(), ec)) {
+        const std::string file = entry.path().filename().string();
+        if (file.rfind(profileStem, 0) == 0 &&
+            file.size() > profileStem.size() + processes.size() &&
+            file.compare(file.size() - processes.size(), processes.size(), processes) == 0) {
+            // DB.profile-PID-RANDOM.rank-processes: the traces beside it were merged as leftovers.
+            const std::string launch =
+                file.substr(name.size() + 1, file.size() - processes.size() - (name.size() + 1));
+            if (hasEnded(launchOwnerPid(launch))) fs::remove(entry.path(), ec);
+        } else if (file.rfind(scratchStem, 0) == 0) {
+            // DB.exec-ab-PID.sqlite and whatever its profiles left beside it: an A/B stored only
+            // whole, whose process is gone, is nothing.
+            const std::string rest = file.substr(scratchStem.size());
+            const std::string pid = rest.substr(0, rest.find('.'));
+            if (pid.empty() || pid.size() > 9 ||
+                pid.find_first_not_of("0123456789") != std::string::npos ||
+                rest.compare(pid.size(), 7, ".sqlite") != 0)
+                continue;
+            if (hasEnded(std::stoi(pid))) fs::remove(entry.path(), ec);
+        }
+    }
+}
 
 std::string programLabel(const std::vector<std::string>& command) {
     for (std::size_t i = 1; i < command.size(); ++i) {
@@ -377,7 +392,7 @@ ProfileResult runProfile(const ProfileRequest& request) {
     for (const std::string& line :
          leftoverNotices(mergeLeftoverRankTraces(absolute.db, launch), absolute.db))
         result.notices.push_back(line);
-    removeStaleProcessFiles(absolute.db);
+    removeSideFilesOfEndedLaunches(absolute.db);
     const ProcessFile processes(tracePrefix);
     const std::vector<std::string> environment =
         programEnvironment(absolute, program, tracePrefix, library, hook, torchVersion);

@@ -38,6 +38,12 @@ struct ProfileResult {
 // refused (its reason). Runs the program in the foreground; SIGTERM to glueprof reaches it.
 ProfileResult runProfile(const ProfileRequest& request);
 
+// Removes what launches on DB left when they were killed and are gone (their process no longer
+// runs): a profile's process file (its traces are merged as leftovers), an ab --exec's scratch
+// database and everything beside it (an A/B is stored only whole). Called as profile and ab --exec
+// start.
+void removeSideFilesOfEndedLaunches(const std::string& db);
+
 // The label of a profiled program: the script of `python [opts] SCRIPT` or `-m MODULE`, else the
 // program's file name.
 std::string programLabel(const std::vector<std::string>& command);

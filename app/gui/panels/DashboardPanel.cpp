@@ -250,6 +250,8 @@ class DashboardPanel : public Panel {
             if (cmp.target)
                 ImGui::TextWrapped("Target: %s", targetVerdictText(*cmp.target).c_str());
             ImGui::TextWrapped("End to end: %s", endToEndVerdictText(cmp).c_str());
+            if (const std::string load = loadDriftText(cmp); !load.empty())
+                ImGui::TextWrapped("Machine load: %s", load.c_str());
             double top = 0.0;
             for (const MetricComparison& m : cmp.metrics)
                 top = std::max({top, m.baseline, m.optimized});
