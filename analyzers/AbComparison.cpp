@@ -102,7 +102,9 @@ MetricComparison withBlockInterval(MetricComparison m, const std::vector<std::in
     }
     if (removedIn > 0) m.speedupHigh = std::numeric_limits<double>::infinity();
     if (addedIn > 0) m.speedupLow = 0.0;
-    if (drift != nullptr && drift->changed())
+    // A block whose median is 0 in one arm keeps the interval open on that side: no line through
+    // finite ratios can close it.
+    if (drift != nullptr && drift->changed() && removedIn == 0 && addedIn == 0)
         allowForLoad(m, blockIds, baseBlocks, optBlocks, *drift);
     return m;
 }

@@ -48,7 +48,8 @@ BlockRatioEstimate pairedBlockRatio(const std::vector<std::vector<double>>& nume
 // log r_k = a + b d_k through the blocks, d_k = the baseline half's load - the optimized half's
 // (cores of other processes and steal), and a Student t interval on a, the log ratio at equal
 // load (df = blocks - 2, the slope's degree of freedom spent). `computed` is false with fewer
-// than 4 blocks (no degree of freedom left for the spread) or loads that never differ.
+// than 4 blocks (3 would leave one degree of freedom: t_0.975 = 12.7, an interval too wide to
+// read) or load differences that are the same in every block (no line to draw).
 struct LoadAdjustedRatio {
     bool computed = false;
     double ratio = 0.0;  // exp(a)

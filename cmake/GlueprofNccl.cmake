@@ -76,6 +76,8 @@ set(_probe_files reference_trainer/distributed/RankGroup.cpp reference_trainer/d
     reference_trainer/CudaDevice.h profiler/cupti/CudaDriver.cpp profiler/cupti/CudaDriver.h profiler/core/Error.h cmake/nccl-probe/NcclProbe.cpp
     reference_trainer/distributed/RendezvousWatchdog.cpp
     reference_trainer/distributed/RendezvousWatchdog.h profiler/core/Interruption.cpp
+    reference_trainer/distributed/CollectiveStallNotice.cpp
+    reference_trainer/distributed/CollectiveStallNotice.h
     profiler/core/Interruption.h cmake/nccl-probe/CMakeLists.txt)
 foreach(_file ${_probe_files})
   file(MD5 ${PROJECT_SOURCE_DIR}/${_file} _hash)

@@ -167,7 +167,18 @@ ChildEnd waitForChild(pid_t pid) {
     bool passedOn[2] = {false, false};  // SIGINT, SIGTERM
     int status = 0;
     for (;;) {
-        const pid_t done = ::waitpid(pid, &status, WNOHANG);
+        const pid_t done = ::waitpid(pid, &status, WNOHANG | WUNTRACED);
+        if (done == pid && WIFSTOPPED(status)) {
+            // Ctrl-Z stopped the program: glueprof takes the terminal back and stops too, as the
+            // job the shell sees; `fg` continues glueprof, which gives the program the terminal
+            // again and continues it.
+            const bool terminal = g_terminalChild == pid;
+            if (terminal) giveTerminalTo(::getpgrp());
+            ::raise(SIGSTOP);
+            if (terminal) giveTerminalTo(pid);
+            ::kill(-pid, SIGCONT);
+            continue;
+        }
         if (done == pid) break;
         if (done < 0 && errno != EINTR) {
             throw GlueprofError(ExitCode::kInput, fmt::format("lost the program (waitpid: {})",
@@ -176,15 +187,24 @@ ChildEnd waitForChild(pid_t pid) {
         const int signal = pendingInterruption();
         if (signal == SIGINT || signal == SIGTERM) {
             bool& forwarded = passedOn[signal == SIGINT ? 0 : 1];
-            if (!forwarded) ::kill(-pid, signal);
+            // The program's group; the program itself where it left that group (a new session).
+            if (!forwarded && ::kill(-pid, signal) != 0) ::kill(pid, signal);
             forwarded = true;
         }
         ::usleep(20'000);
     }
-    if (g_terminalChild == pid) {
+    const bool heldTerminal = g_terminalChild == pid;
+    if (heldTerminal) {
         giveTerminalTo(::getpgrp());
         g_terminalChild = 0;
     }
+    // A Ctrl-C in the terminal reached the program's group, not glueprof: a program it ended (by
+    // the signal, or as Python does, exit 130) is noted as glueprof's own interruption, so that
+    // `ab --exec` stops as it does for a SIGINT sent to glueprof.
+    if (heldTerminal && pendingInterruption() == 0 &&
+        ((WIFSIGNALED(status) && WTERMSIG(status) == SIGINT) ||
+         (WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGINT)))
+        ::raise(SIGINT);
     ChildEnd end;
     end.signaled = WIFSIGNALED(status);
     end.exitCode =
@@ -205,17 +225,23 @@ std::vector<int> endLeftoverProcesses(pid_t group, const std::vector<ProcessIden
     std::vector<int> pids;
     for (const ProcessIdentity& process : left) pids.push_back(process.pid);
     if (left.empty()) return pids;
-    for (const ProcessIdentity& process : left) ::kill(process.pid, SIGTERM);
-    for (int waited = 0; waited < graceMs; waited += 20) {
-        if (std::none_of(left.begin(), left.end(), stillRunning)) return pids;
+    // The group by its id (a process it forks meanwhile is in it too); the others each checked to
+    // be the same process right before the signal.
+    const auto signalAll = [&](int signal) {
+        ::kill(-group, signal);
+        for (const ProcessIdentity& process : others) {
+            if (process.pid != ::getpid() && stillRunning(process)) ::kill(process.pid, signal);
+        }
+    };
+    const auto anyRunning = [&] {
+        return !membersOf(group).empty() || std::any_of(others.begin(), others.end(), stillRunning);
+    };
+    signalAll(SIGTERM);
+    for (int waited = 0; waited < graceMs && anyRunning(); waited += 20) ::usleep(20'000);
+    for (int round = 0; round < 100 && anyRunning(); ++round) {
+        signalAll(SIGKILL);
         ::usleep(20'000);
     }
-    for (const ProcessIdentity& process : left) {
-        if (stillRunning(process)) ::kill(process.pid, SIGKILL);
-    }
-    for (int waited = 0; waited < 2000 && std::any_of(left.begin(), left.end(), stillRunning);
-         waited += 20)
-        ::usleep(20'000);
     return pids;
 }
 

@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <fmt/ranges.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -26,6 +27,7 @@
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceSchema.h"
 #include "profiler/core/TraceWriter.h"
+#include "profiler/core/WriterDirectoryLock.h"
 #include "profiler/inject/ProfileProtocol.h"
 #include "reference_trainer/AbRunner.h"
 #include "reference_trainer/distributed/RankEnvironment.h"
@@ -287,6 +289,12 @@ class CreatedDatabase {
     // only after another was stored); else removed, -wal and -shm with it.
     ~CreatedDatabase() {
         if (m_existed || m_kept) return;
+        // As a writer abandons a file it created: one name only, and no other writer with a
+        // database of this directory open (another profile of the same new database).
+        struct stat st {};
+        if (::lstat(m_db.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) return;
+        WriterDirectoryLock lock(m_db);
+        if (!lock.tryExclusive()) return;
         try {
             for (const RunSummary& run : TraceReader(m_db).listRuns()) {
                 if (run.status != "running") return;

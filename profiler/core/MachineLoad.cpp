@@ -44,7 +44,9 @@ MachineLoadSample sampleMachineLoad() {
             // user nice system idle iowait irq softirq steal (guest time is inside user).
             std::int64_t v[8] = {0, 0, 0, 0, 0, 0, 0, 0};
             for (std::int64_t& value : v) fields >> value;
-            sample.busyTicks = v[0] + v[1] + v[2] + v[5] + v[6];
+            // Interrupt time is left out: a process's own rusage never holds it, so the
+            // program's own I/O and loopback traffic would read as another process's load.
+            sample.busyTicks = v[0] + v[1] + v[2];
             sample.stealTicks = v[7];
             sample.valid = static_cast<bool>(fields) || fields.eof();
         } else if (name == "procs_running") {

@@ -13,7 +13,7 @@ namespace glueprof {
 
 struct MachineLoadSample {
     std::int64_t wallNs = 0;
-    std::int64_t busyTicks = 0;   // every CPU's user+nice+system+irq+softirq (not idle, iowait)
+    std::int64_t busyTicks = 0;   // every CPU's user+nice+system (not idle, iowait, interrupts)
     std::int64_t stealTicks = 0;  // time the hypervisor ran something else on our CPUs
     std::int64_t ownCpuNs = 0;    // this process and its waited-for children (getrusage)
     int runnable = 0;             // procs_running when sampled (this process's threads among them)

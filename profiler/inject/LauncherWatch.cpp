@@ -8,6 +8,10 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
 
 namespace glueprof {
 
@@ -22,8 +26,30 @@ namespace {
 
 }  // namespace
 
+namespace {
+
+// Whether `ancestor` is this process's parent, or its parent's, ... (read from /proc): a process
+// that got glueprof's variables some other way (ssh or srun passing the environment on, another
+// PID namespace) does not watch a PID that is not glueprof's.
+bool isAncestor(int ancestor) {
+    int pid = ::getppid();
+    for (int depth = 0; depth < 64 && pid > 1; ++depth) {
+        if (pid == ancestor) return true;
+        std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+        const std::string stat((std::istreambuf_iterator<char>(in)), {});
+        const auto close = stat.rfind(')');
+        if (close == std::string::npos) return false;
+        std::stringstream fields(stat.substr(close + 1));
+        std::string state;
+        fields >> state >> pid;  // fields 3 and 4: the state, the parent
+    }
+    return false;
+}
+
+}  // namespace
+
 LauncherWatch::LauncherWatch(int launcherPid, int launcherGroup) {
-    if (launcherPid <= 0) return;
+    if (launcherPid <= 0 || !isAncestor(launcherPid)) return;
 #ifdef SYS_pidfd_open
     m_launcher = static_cast<int>(::syscall(SYS_pidfd_open, launcherPid, 0));
 #endif

@@ -4,7 +4,9 @@
 // a torchrun rank in a session of its own, would train on with parent 1, writing into a trace
 // glueprof will never read. So every recording process watches glueprof's PID (a pidfd, polled on
 // a thread of its own that sleeps until glueprof ends or the capture stops) and, when glueprof has
-// ended, kills its own process group (never glueprof's) and itself with SIGKILL.
+// ended, kills its own process group (never glueprof's) and itself with SIGKILL. Only a process
+// that descends from that PID watches it: one that got glueprof's variables another way (ssh, srun,
+// another PID namespace) does not.
 #include <thread>
 
 namespace glueprof {

@@ -18,12 +18,12 @@ std::string variable(const char* name) {
     return value != nullptr ? value : "";
 }
 
-int integerVariable(const char* name, int fallback) {
+int integerVariable(const char* name, int fallback, long most = 1'000'000) {
     const std::string text = variable(name);
     if (text.empty()) return fallback;
     char* end = nullptr;
     const long value = std::strtol(text.c_str(), &end, 10);
-    if (end == text.c_str() || *end != '\0' || value < 0 || value > 0x7fffffffL) return fallback;
+    if (end == text.c_str() || *end != '\0' || value < 0 || value > most) return fallback;
     return static_cast<int>(value);
 }
 
@@ -47,8 +47,8 @@ std::optional<ProfileSettings> settingsFromEnvironment() {
     settings.torchVersion = variable(kTorchVersionVar);
     settings.arm = variable(kArmVar);
     settings.block = integerVariable(kBlockVar, 0);
-    settings.launcherPid = integerVariable(kLauncherPidVar, 0);
-    settings.launcherGroup = integerVariable(kLauncherGroupVar, 0);
+    settings.launcherPid = integerVariable(kLauncherPidVar, 0, 0x7fffffffL);
+    settings.launcherGroup = integerVariable(kLauncherGroupVar, 0, 0x7fffffffL);
     return settings;
 }
 
@@ -110,7 +110,8 @@ std::vector<ProcessNote> parseProcessNotes(const std::string& text) {
     return notes;
 }
 
-int rankFromEnvironment() { return integerVariable("RANK", 0); }
+// A rank's trace file name holds at most 5 digits (what the launcher reads back).
+int rankFromEnvironment() { return integerVariable("RANK", 0, 99'999); }
 
 int worldSizeFromEnvironment() { return std::max(1, integerVariable("WORLD_SIZE", 1)); }
 

@@ -8,7 +8,9 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include <arpa/inet.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -33,7 +35,22 @@ std::string firstLine(const std::string& message) { return message.substr(0, mes
 // IPv6), unauthenticated, for the whole run: a job whose ranks are all on this machine would take
 // keys from anyone who can reach it. MASTER_ADDR 127.0.0.1 or localhost (glueprof --nproc's) is
 // loopback only; a multi-node job's MASTER_ADDR is the address the other nodes reach rank 0 at.
-int listenWhereMasterAddrSays(const std::string& masterAddr, int port) {
+// A host name that resolves to loopback only (Debian's /etc/hosts maps the machine's own name to
+// 127.0.1.1) says nothing of where the other nodes reach it: the store then listens as libtorch's
+// does (nullopt), and docs/cli.md says so.
+bool isLoopback(const sockaddr* address) {
+    if (address->sa_family == AF_INET) {
+        const auto* v4 = reinterpret_cast<const sockaddr_in*>(address);
+        return (ntohl(v4->sin_addr.s_addr) >> 24) == 127;
+    }
+    if (address->sa_family == AF_INET6) {
+        const auto* v6 = reinterpret_cast<const sockaddr_in6*>(address);
+        return IN6_IS_ADDR_LOOPBACK(&v6->sin6_addr);
+    }
+    return false;
+}
+
+std::optional<int> listenWhereMasterAddrSays(const std::string& masterAddr, int port) {
     addrinfo hints{};
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
@@ -46,6 +63,15 @@ int listenWhereMasterAddrSays(const std::string& masterAddr, int port) {
             fmt::format("MASTER_ADDR '{}' does not resolve ({}): give rank 0's "
                         "address",
                         masterAddr, ::gai_strerror(resolved)));
+    }
+    const bool literalLoopback =
+        masterAddr == "localhost" || masterAddr.rfind("127.", 0) == 0 || masterAddr == "::1";
+    bool onlyLoopback = true;
+    for (const addrinfo* a = found; a != nullptr; a = a->ai_next)
+        onlyLoopback = onlyLoopback && isLoopback(a->ai_addr);
+    if (onlyLoopback && !literalLoopback) {
+        ::freeaddrinfo(found);
+        return std::nullopt;
     }
     int error = 0;
     for (const addrinfo* a = found; a != nullptr; a = a->ai_next) {
@@ -103,6 +129,8 @@ RankGroup::RankGroup(const RankEnvironment& environment, const std::string& devi
         options.timeout = timeout;
         if (options.isServer)
             options.masterListenFd = listenWhereMasterAddrSays(e.masterAddr, e.masterPort);
+        // The store owns the socket from here, even where it fails after taking it (a rank
+        // that cannot join ends with its error: nothing is left to close it twice).
         m_backend->store = c10::make_intrusive<c10d::TCPStore>(e.masterAddr, options);
     } catch (const std::exception& error) {
         watchdog.reset();
