@@ -43,6 +43,7 @@ bench: build
 	bench/rank_scaling.sh $(BUILD_DIR) build/rank-scaling
 	bench/verdict_calibration.py $(GLUEPROF) build/verdict-calibration
 	bench/verdict_under_load.py $(GLUEPROF) build/verdict-under-load --hogs 1
+	bench/profile_store_memory.py $(GLUEPROF) $$(./scripts/torch-env.sh --python) build/profile-store-memory
 	$$(./scripts/torch-env.sh --python) bench/profile_overhead.py $(GLUEPROF) build/profile-overhead
 	$$(./scripts/torch-env.sh --python) bench/profile_overhead.py $(GLUEPROF) build/profile-overhead-1thread --threads 1
 	@if [ -f glueprof-report.html ]; then bench/report_screenshot.sh glueprof-report.html build/glueprof-report.png; fi

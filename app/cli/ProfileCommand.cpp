@@ -18,6 +18,9 @@ namespace glueprof::cli {
 
 namespace {
 
+// The most events of a run whose analysis `profile` prints itself (about 0.5 GB analyzed).
+constexpr std::int64_t kSummaryEventLimit = 3'000'000;
+
 struct ProfileCliOptions {
     ProfileRequest request;
     bool json = false;
@@ -31,8 +34,30 @@ int profileProgram(const ProfileCliOptions& o) {
                                  profiled.ending);
         return profiled.exitCode != 0 ? profiled.exitCode : static_cast<int>(ExitCode::kInput);
     }
-    const Results results =
-        buildResults(TraceReader(o.request.db), o.request.db, {{profiled.runs.front()}, {}});
+    // The summary analyzes the run in memory (about 150 bytes an event): a run larger than
+    // kSummaryEventLimit is stored (in flat memory) and named, its analysis left to `report`.
+    const RunId first = profiled.runs.front();
+    const std::int64_t events = TraceReader(o.request.db).eventCount(first);
+    if (events > kSummaryEventLimit) {
+        const std::string how = fmt::format(
+            "run {} holds {} events, more than the summary analyzes here ({}): its analysis is "
+            "`glueprof report --db {} --runs {} --format md --out report.md`",
+            first, events, kSummaryEventLimit, o.request.db, first);
+        if (o.json) {
+            std::cout << jsonText(nlohmann::json{{"db", o.request.db},
+                                                 {"exit_code", profiled.exitCode},
+                                                 {"ending", profiled.ending},
+                                                 {"run_ids", profiled.runs},
+                                                 {"events", events},
+                                                 {"summary", how}})
+                      << "\n";
+        } else {
+            std::cout << fmt::format("glueprof: the program {}\n{}\ndatabase: {}\n",
+                                     profiled.ending, how, o.request.db);
+        }
+        return profiled.exitCode;
+    }
+    const Results results = buildResults(TraceReader(o.request.db), o.request.db, {{first}, {}});
     if (o.json) {
         nlohmann::json j = nlohmann::json::object();
         j["db"] = o.request.db;

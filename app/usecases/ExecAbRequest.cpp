@@ -190,8 +190,8 @@ ExecAbOutcome runExecAb(const ExecAbRequest& request, const ExecAbProgress& prog
     std::int32_t stride = 1;  // steps of one block: the next block's are numbered after them
     for (const auto& runs : blockRuns) {
         for (RunId id : runs) {
-            // The model is kept while its steps are read (a temporary's would be gone).
-            const TraceModel model = reader.loadRun(id);
+            // Its steps only (the model is kept while they are read; its events are not loaded).
+            const TraceModel model = reader.loadRunWithoutEvents(id);
             for (const StepInfo& step : model.steps()) stride = std::max(stride, step.step + 1);
         }
     }
@@ -204,7 +204,7 @@ ExecAbOutcome runExecAb(const ExecAbRequest& request, const ExecAbProgress& prog
             // Each block's own process: its op correlation ids start again, so they move apart.
             const RunCopyShift shift{0, static_cast<std::int32_t>(k) * stride,
                                      static_cast<std::int64_t>(k + 1) << 40};
-            copyRunContents(writer, id, reader.loadRun(blockRuns[arm][k]), shift);
+            copyStoredRun(writer, id, reader, blockRuns[arm][k], shift);
             writer.flush();
         }
         writer.recordDiagnostic(DiagnosticRecord{id, kMachineLoadDiagnostic,

@@ -3,6 +3,7 @@
 // file merged into the run's database. Lanes get new ids, names are interned in the target, and
 // every timestamp can be moved onto another clock.
 #include "profiler/core/TraceModel.h"
+#include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceWriter.h"
 
 namespace glueprof {
@@ -23,6 +24,12 @@ struct RunCopyShift {
 };
 void copyRunContents(TraceWriter& writer, RunId run, const TraceModel& model,
                      const RunCopyShift& shift);
+
+// The same for run `sourceRun` of `source`, read as it is copied: lanes, names, steps, counters and
+// diagnostics first, then its events one at a time, so the copy's memory stays flat however many
+// events the run holds (rank merges, ab --exec's blocks: a profiled run of 10M events).
+void copyStoredRun(TraceWriter& writer, RunId run, const TraceReader& source, RunId sourceRun,
+                   const RunCopyShift& shift = {});
 
 // The RunInfo a stored run was begun with (label, preset, device, JSON columns, host, identity).
 RunInfo runInfoOf(const RunSummary& summary);

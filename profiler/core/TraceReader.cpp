@@ -80,10 +80,7 @@ class ReadSnapshot {
 
 }  // namespace
 
-TraceModel TraceReader::loadRun(RunId run) const {
-    const ReadSnapshot snapshot(*m_db);
-    TraceModelBuilder builder(runSummary(run));
-
+std::vector<char> TraceReader::addLanesAndNames(TraceModelBuilder& builder, RunId run) const {
     SqliteStatement lanes = m_db->prepare(sql::kSelectLanes);
     lanes.bind(1, static_cast<std::int64_t>(run));
     while (lanes.step()) {
@@ -109,12 +106,16 @@ TraceModel TraceReader::loadRun(RunId run) const {
         }
         builder.addString(id, strings.columnText(1));
     }
+    return named;
+}
+
+std::int64_t TraceReader::scanEvents(RunId run, const std::vector<char>& named,
+                                     const std::function<void(const Event&)>& visit) const {
     auto isNamed = [&](StringId id) {
         return id == 0 ||  // no name: some writers record none
                (id > 0 && static_cast<std::size_t>(id) < named.size() &&
                 named[static_cast<std::size_t>(id)] != 0);
     };
-
     SqliteStatement events = m_db->prepare(sql::kSelectEvents);
     events.bind(1, static_cast<std::int64_t>(run));
     std::int64_t invalid = 0;
@@ -141,16 +142,12 @@ TraceModel TraceReader::loadRun(RunId run) const {
             ++invalid;
             continue;
         }
-        builder.addEventById(e);
+        visit(e);
     }
-    if (invalid > 0) {
-        builder.addDiagnostic(Diagnostic{
-            loss::kInvalidEvents, invalid,
-            "stored events with an end before their start or a name missing from the strings "
-            "table: left out of every statistic; the database was edited or damaged, re-record "
-            "the run"});
-    }
+    return invalid;
+}
 
+void TraceReader::addStepsCountersAndDiagnostics(TraceModelBuilder& builder, RunId run) const {
     SqliteStatement steps = m_db->prepare(sql::kSelectSteps);
     steps.bind(1, static_cast<std::int64_t>(run));
     while (steps.step()) {
@@ -173,7 +170,46 @@ TraceModel TraceReader::loadRun(RunId run) const {
     }
 
     for (Diagnostic& d : loadDiagnostics(run)) builder.addDiagnostic(d);
+}
+
+Diagnostic invalidEventsDiagnostic(std::int64_t invalid) {
+    return Diagnostic{
+        loss::kInvalidEvents, invalid,
+        "stored events with an end before their start or a name missing from the strings "
+        "table: left out of every statistic; the database was edited or damaged, re-record "
+        "the run"};
+}
+
+TraceModel TraceReader::loadRun(RunId run) const {
+    const ReadSnapshot snapshot(*m_db);
+    TraceModelBuilder builder(runSummary(run));
+    const std::vector<char> named = addLanesAndNames(builder, run);
+    const std::int64_t invalid =
+        scanEvents(run, named, [&builder](const Event& e) { builder.addEventById(e); });
+    if (invalid > 0) builder.addDiagnostic(invalidEventsDiagnostic(invalid));
+    addStepsCountersAndDiagnostics(builder, run);
     return std::move(builder).build();
+}
+
+std::int64_t TraceReader::eventCount(RunId run) const {
+    SqliteStatement count = m_db->prepare("SELECT count(*) FROM events WHERE run_id = ?1");
+    count.bind(1, static_cast<std::int64_t>(run));
+    return count.step() ? count.columnInt(0) : 0;
+}
+
+TraceModel TraceReader::loadRunWithoutEvents(RunId run) const {
+    const ReadSnapshot snapshot(*m_db);
+    TraceModelBuilder builder(runSummary(run));
+    addLanesAndNames(builder, run);
+    addStepsCountersAndDiagnostics(builder, run);
+    return std::move(builder).build();
+}
+
+std::int64_t TraceReader::forEachEvent(RunId run,
+                                       const std::function<void(const Event&)>& visit) const {
+    const ReadSnapshot snapshot(*m_db);
+    TraceModelBuilder names(runSummary(run));
+    return scanEvents(run, addLanesAndNames(names, run), visit);
 }
 
 std::vector<Diagnostic> TraceReader::loadDiagnostics(RunId run) const {

@@ -94,7 +94,6 @@ MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId,
             rank >= 0 && static_cast<std::size_t>(rank) < clocks.size() ? &clocks[rank] : nullptr;
         for (std::size_t k = 0; k < runs.size(); ++k) {
             const RunSummary& summary = runs[k];
-            const TraceModel model = reader.loadRun(summary.id);
             RunInfo info = runInfoOf(summary);
             info.environmentJson = withClockAlignment(info.environmentJson, clock);
             // The run's group in its own file is the id of one of that file's runs (an A/B's
@@ -110,7 +109,9 @@ MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId,
                 groupOf[groupIndex] != 0 ? groupOf[groupIndex] : TraceWriter::kStartsAbGroup;
             const RunId id = writer.beginRun(info);
             if (groupOf[groupIndex] == 0) groupOf[groupIndex] = id;
-            copyRunContents(writer, id, model, clock != nullptr ? clock->offsetNs : 0);
+            // Read as it is copied: memory flat however long the rank ran.
+            copyStoredRun(writer, id, reader, summary.id,
+                          RunCopyShift{clock != nullptr ? clock->offsetNs : 0, 0, 0});
             writer.endRun(id, finalStatusOf(summary));
             merged.runs.push_back(id);
         }

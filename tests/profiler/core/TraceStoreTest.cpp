@@ -15,6 +15,7 @@
 #include "profiler/core/Error.h"
 #include "profiler/core/LossDiagnostics.h"
 #include "profiler/core/OpenedDatabases.h"
+#include "profiler/core/RunCopy.h"
 #include "profiler/core/Sqlite.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceSchema.h"
@@ -852,6 +853,89 @@ TEST_F(TraceStoreTest, SqliteErrorsNameTheUsersFileAndNeverGlueprofsSource) {
         EXPECT_EQ(message.find(".cpp"), std::string::npos) << message;
         EXPECT_EQ(message.find("sqlite3_"), std::string::npos) << message;
     }
+}
+
+}  // namespace
+}  // namespace glueprof
+
+namespace glueprof {
+namespace {
+
+// A copy read as it goes (copyStoredRun: rank merges, ab --exec's blocks) stores what a copy of
+// the loaded run stores, field for field, shifts, an edited row's diagnostic and empty lanes
+// included; its memory does not grow with the run (bench/profile_store_memory.py measures it).
+TEST_F(TraceStoreTest, ACopyReadAsItGoesStoresWhatACopyOfTheLoadedRunStores) {
+    const std::string source = path("source.sqlite");
+    {
+        TraceWriter writer(source);
+        const RunId run = writer.beginRun(RunInfo{});
+        const LaneId main = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
+        const LaneId stream = writer.addLane(run, LaneKind::kCopyStream, "copy", 0, 7);
+        writer.addLane(run, LaneKind::kHostThread, "idle", -1, 2);  // a lane with no event
+        for (int i = 0; i < 3000; ++i) {
+            Event e = makeEvent(run, i % 3 == 0 ? stream : main, EventKind::kOp,
+                                writer.intern("op" + std::to_string(i % 17)), i * 10, i * 10 + 5);
+            e.step = i / 1000;
+            e.correlation = i % 5 == 0 ? i + 1 : 0;
+            e.bytes = i;
+            writer.record(e);
+        }
+        writer.recordStep(StepRecord{run, StepInfo{0, 0, 10000, true, 0, 1.5, 64}});
+        writer.recordStep(StepRecord{run, StepInfo{1, 10000, 20000, false, 1, 1.25, 64}});
+        writer.recordCounter(CounterRecord{run, 1, "host_reads", 3});
+        writer.recordDiagnostic(DiagnosticRecord{run, "profile_exit", 0, "exited with code 0"});
+        writer.endRun(run, RunStatus::kComplete);
+        writer.close();
+    }
+    {
+        SqliteDb db(source, OpenMode::kReadWriteCreate);
+        db.exec("UPDATE events SET end_ns = start_ns - 3 WHERE start_ns = 20");
+    }
+    const RunCopyShift shift{1000, 5, 1ll << 40};
+    const TraceReader reader(source);
+    const std::string loaded = path("loaded.sqlite");
+    const std::string streamed = path("streamed.sqlite");
+    for (const std::string& target : {loaded, streamed}) {
+        TraceWriter writer(target);
+        const RunId run = writer.beginRun(RunInfo{});
+        if (target == loaded) {
+            copyRunContents(writer, run, reader.loadRun(1), shift);
+        } else {
+            copyStoredRun(writer, run, reader, 1, shift);
+        }
+        writer.endRun(run, RunStatus::kComplete);
+        writer.close();
+    }
+    const TraceModel a = TraceReader(loaded).loadRun(1);
+    const TraceModel b = TraceReader(streamed).loadRun(1);
+    ASSERT_EQ(a.lanes().size(), 3u);
+    ASSERT_EQ(b.lanes().size(), a.lanes().size());
+    EXPECT_EQ(a.eventCount(), 2999u);
+    EXPECT_EQ(b.eventCount(), a.eventCount());
+    for (std::size_t lane = 0; lane < a.lanes().size(); ++lane) {
+        EXPECT_EQ(b.lanes()[lane].name, a.lanes()[lane].name);
+        const auto& x = a.eventsOnLane(lane);
+        const auto& y = b.eventsOnLane(lane);
+        ASSERT_EQ(x.size(), y.size());
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            EXPECT_EQ(a.name(x[i].name), b.name(y[i].name));
+            EXPECT_EQ(x[i].startNs, y[i].startNs);
+            EXPECT_EQ(x[i].endNs, y[i].endNs);
+            EXPECT_EQ(x[i].step, y[i].step);
+            EXPECT_EQ(x[i].correlation, y[i].correlation);
+            EXPECT_EQ(x[i].bytes, y[i].bytes);
+        }
+    }
+    EXPECT_EQ(a.eventsOnLane(0).front().startNs, 1010);  // event 1 at 10 ns, shifted by 1000
+    ASSERT_EQ(b.steps().size(), 2u);
+    EXPECT_EQ(b.steps()[1].step, 6);
+    EXPECT_EQ(b.steps()[1].loss, 1.25);
+    EXPECT_EQ(b.counters().size(), a.counters().size());
+    EXPECT_EQ(b.diagnostics().size(), a.diagnostics().size());
+    bool invalidCounted = false;
+    for (const Diagnostic& d : b.diagnostics())
+        invalidCounted = invalidCounted || (d.name == loss::kInvalidEvents && d.value == 1);
+    EXPECT_TRUE(invalidCounted);
 }
 
 }  // namespace
