@@ -40,6 +40,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/HarnessOptions.h"
 #include "tests/support/SqliteIntegrity.h"
 
 namespace fs = std::filesystem;
@@ -787,38 +788,19 @@ int runConcurrentRounds(const Options& o, const Seeds& seeds, double seedSeconds
 
 int main(int argc, char** argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::cerr << "cli-fuzz: " << a << " needs a value\n";
-                std::exit(2);
-            }
-            return argv[++i];
-        };
-        if (a == "--cli")
-            o.cli = value();
-        else if (a == "--gui")
-            o.gui = value();
-        else if (a == "--source")
-            o.source = value();
-        else if (a == "--work")
-            o.work = value();
-        else if (a == "--seconds")
-            o.seconds = std::stod(value());
-        else if (a == "--seed")
-            o.seed = std::stoull(value());
-        else if (a == "--case")
-            o.onlyCase = std::stoll(value());
-        else if (a == "--concurrent")
-            o.concurrent = std::stoi(value());
-        else if (a == "--verbose")
-            o.verbose = true;
-        else {
-            std::cerr << "cli-fuzz: unknown option '" << a << "'\n";
-            return 2;
-        }
-    }
+    glueprof::testing::HarnessOptions options;
+    options.valued = {
+        {"--cli", [&](const std::string& v) { o.cli = v; }},
+        {"--gui", [&](const std::string& v) { o.gui = v; }},
+        {"--source", [&](const std::string& v) { o.source = v; }},
+        {"--work", [&](const std::string& v) { o.work = v; }},
+        {"--seconds", [&](const std::string& v) { o.seconds = std::stod(v); }},
+        {"--seed", [&](const std::string& v) { o.seed = std::stoull(v); }},
+        {"--case", [&](const std::string& v) { o.onlyCase = std::stoll(v); }},
+        {"--concurrent", [&](const std::string& v) { o.concurrent = std::stoi(v); }},
+    };
+    options.switches = {{"--verbose", [&] { o.verbose = true; }}};
+    options.parse("cli-fuzz", argc, argv);
     if (o.cli.empty() || o.source.empty() || o.work.empty()) {
         std::cerr << "cli-fuzz: --cli, --source and --work are required\n";
         return 2;

@@ -32,6 +32,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/HarnessOptions.h"
 #include "tests/support/SqliteIntegrity.h"
 
 namespace fs = std::filesystem;
@@ -232,32 +233,16 @@ std::string judge(const std::vector<Launch>& launches, const fs::path& dir, cons
 
 int main(int argc, char** argv) {
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        auto value = [&]() -> std::string {
-            if (i + 1 >= argc) {
-                std::cerr << "profile-fuzz: " << a << " needs a value\n";
-                std::exit(2);
-            }
-            return argv[++i];
-        };
-        if (a == "--cli")
-            o.cli = value();
-        else if (a == "--python")
-            o.python = value();
-        else if (a == "--work")
-            o.work = value();
-        else if (a == "--seconds")
-            o.seconds = std::stod(value());
-        else if (a == "--seed")
-            o.seed = std::stoull(value());
-        else if (a == "--verbose")
-            o.verbose = true;
-        else {
-            std::cerr << "profile-fuzz: unknown option '" << a << "'\n";
-            return 2;
-        }
-    }
+    glueprof::testing::HarnessOptions options;
+    options.valued = {
+        {"--cli", [&](const std::string& v) { o.cli = v; }},
+        {"--python", [&](const std::string& v) { o.python = v; }},
+        {"--work", [&](const std::string& v) { o.work = v; }},
+        {"--seconds", [&](const std::string& v) { o.seconds = std::stod(v); }},
+        {"--seed", [&](const std::string& v) { o.seed = std::stoull(v); }},
+    };
+    options.switches = {{"--verbose", [&] { o.verbose = true; }}};
+    options.parse("profile-fuzz", argc, argv);
     if (o.cli.empty() || o.python.empty() || o.work.empty()) {
         std::cerr << "profile-fuzz: --cli, --python and --work are required\n";
         return 2;
