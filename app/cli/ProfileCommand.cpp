@@ -37,7 +37,8 @@ int profileProgram(const ProfileCliOptions& o) {
     // The summary analyzes the run in memory (about 150 bytes an event): a run larger than
     // kSummaryEventLimit is stored (in flat memory) and named, its analysis left to `report`.
     const RunId first = profiled.runs.front();
-    const std::int64_t events = TraceReader(o.request.db).eventCount(first);
+    const TraceReader reader(o.request.db);
+    const std::int64_t events = reader.eventCount(first);
     if (events > kSummaryEventLimit) {
         const std::string how = fmt::format(
             "run {} holds {} events, more than the summary analyzes here ({}): its analysis is "
@@ -57,7 +58,7 @@ int profileProgram(const ProfileCliOptions& o) {
         }
         return profiled.exitCode;
     }
-    const Results results = buildResults(TraceReader(o.request.db), o.request.db, {{first}, {}});
+    const Results results = buildResults(reader, o.request.db, {{first}, {}});
     if (o.json) {
         nlohmann::json j = nlohmann::json::object();
         j["db"] = o.request.db;

@@ -12,12 +12,11 @@
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <fstream>
-#include <iterator>
-#include <sstream>
+#include <optional>
 
 #include "profiler/core/Error.h"
 #include "profiler/core/Interruption.h"
+#include "profiler/core/ProcessStat.h"
 
 extern char** environ;
 
@@ -50,40 +49,25 @@ void giveTerminalTo(pid_t group) {
 
 pid_t g_terminalChild = 0;  // the child whose group holds the terminal (one at a time)
 
-// The process group of `pid` (/proc/PID/stat's 5th field), or 0 when it is gone.
-pid_t groupOf(int pid, long long* startTime) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    const std::string stat((std::istreambuf_iterator<char>(in)), {});
-    const auto close = stat.rfind(')');
-    if (close == std::string::npos) return 0;
-    std::stringstream fields(stat.substr(close + 1));
-    std::string field;
-    pid_t group = 0;
-    for (int index = 3; index <= 22 && fields >> field; ++index) {
-        if (index == 3 && field == "Z") return 0;  // a zombie: it has ended
-        if (index == 5) group = static_cast<pid_t>(std::atoi(field.c_str()));
-        if (index == 22 && startTime != nullptr) *startTime = std::atoll(field.c_str());
-    }
-    return group;
-}
-
 std::vector<ProcessIdentity> membersOf(pid_t group) {
     std::vector<ProcessIdentity> members;
     DIR* proc = ::opendir("/proc");
     if (proc == nullptr) return members;
     while (const dirent* entry = ::readdir(proc)) {
         const int pid = std::atoi(entry->d_name);
-        long long startTime = 0;
-        if (pid > 0 && groupOf(pid, &startTime) == group) members.push_back({pid, startTime});
+        if (pid <= 0) continue;
+        const std::optional<ProcessStat> stat = readProcessStat(pid);
+        if (stat && !stat->ended() && stat->group == group)
+            members.push_back({pid, stat->startTime});
     }
     ::closedir(proc);
     return members;
 }
 
 bool stillRunning(const ProcessIdentity& process) {
-    long long startTime = 0;
-    if (groupOf(process.pid, &startTime) == 0) return false;
-    return process.startTime == 0 || startTime == process.startTime;
+    const std::optional<ProcessStat> stat = readProcessStat(process.pid);
+    if (!stat || stat->ended()) return false;
+    return process.startTime == 0 || stat->startTime == process.startTime;
 }
 
 }  // namespace

@@ -9,7 +9,6 @@
 
 #include <fcntl.h>
 #include <fmt/ranges.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -287,21 +286,21 @@ class CreatedDatabase {
     }
     // Kept when a run is stored whole in it (a merge of earlier leftovers, or a run that failed
     // only after another was stored); else removed, -wal and -shm with it.
+    // Kept when a run is stored whole in it (a merge of earlier leftovers, or a run that failed
+    // only after another was stored); else removed, unless another writer has it open (another
+    // profile of the same new database).
     ~CreatedDatabase() {
         if (m_existed || m_kept) return;
-        // As a writer abandons a file it created: one name only, and no other writer with a
-        // database of this directory open (another profile of the same new database).
-        struct stat st {};
-        if (::lstat(m_db.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) return;
         WriterDirectoryLock lock(m_db);
-        if (!lock.tryExclusive()) return;
-        try {
-            for (const RunSummary& run : TraceReader(m_db).listRuns()) {
-                if (run.status != "running") return;
+        removeCreatedDatabase(m_db, lock, [this] {
+            try {
+                for (const RunSummary& run : TraceReader(m_db).listRuns()) {
+                    if (run.status != "running") return false;
+                }
+            } catch (const GlueprofError&) {  // empty or cut short: nothing of it can be read
             }
-        } catch (const std::exception&) {  // empty or cut short: nothing of it can be read
-        }
-        removeTraceDatabase(m_db);
+            return true;
+        });
     }
     CreatedDatabase(const CreatedDatabase&) = delete;
     CreatedDatabase& operator=(const CreatedDatabase&) = delete;

@@ -80,6 +80,16 @@ class ReadSnapshot {
 
 }  // namespace
 
+namespace {
+
+void markNamed(std::vector<char>& named, StringId id) {
+    if (id <= 0 || static_cast<std::uint64_t>(id) >= (1ull << 32)) return;
+    if (named.size() <= static_cast<std::size_t>(id)) named.resize(id + 1, 0);
+    named[static_cast<std::size_t>(id)] = 1;
+}
+
+}  // namespace
+
 std::vector<char> TraceReader::addLanesAndNames(TraceModelBuilder& builder, RunId run) const {
     SqliteStatement lanes = m_db->prepare(sql::kSelectLanes);
     lanes.bind(1, static_cast<std::int64_t>(run));
@@ -100,10 +110,7 @@ std::vector<char> TraceReader::addLanesAndNames(TraceModelBuilder& builder, RunI
     std::vector<char> named;
     while (strings.step()) {
         const StringId id = strings.columnInt(0);
-        if (id > 0 && static_cast<std::uint64_t>(id) < (1ull << 32)) {
-            if (named.size() <= static_cast<std::size_t>(id)) named.resize(id + 1, 0);
-            named[static_cast<std::size_t>(id)] = 1;
-        }
+        markNamed(named, id);
         builder.addString(id, strings.columnText(1));
     }
     return named;
@@ -208,8 +215,11 @@ TraceModel TraceReader::loadRunWithoutEvents(RunId run) const {
 std::int64_t TraceReader::forEachEvent(RunId run,
                                        const std::function<void(const Event&)>& visit) const {
     const ReadSnapshot snapshot(*m_db);
-    TraceModelBuilder names(runSummary(run));
-    return scanEvents(run, addLanesAndNames(names, run), visit);
+    // The string ids alone: which names exist, not their text (loadRunWithoutEvents has those).
+    SqliteStatement strings = m_db->prepare("SELECT id FROM strings");
+    std::vector<char> named;
+    while (strings.step()) markNamed(named, strings.columnInt(0));
+    return scanEvents(run, named, visit);
 }
 
 std::vector<Diagnostic> TraceReader::loadDiagnostics(RunId run) const {

@@ -1,5 +1,9 @@
 #include "profiler/core/TraceSchema.h"
 
+#include <sys/stat.h>
+
+#include "profiler/core/WriterDirectoryLock.h"
+
 #include <fmt/format.h>
 
 #include <sqlite3.h>
@@ -529,6 +533,20 @@ void requireTraceDatabaseTakesRuns(const std::string& path) {
     SqliteDb db(path, OpenMode::kReadWrite);  // queries only: nothing is written here
     sqlite3_busy_timeout(db.handle(), kWriterBusyTimeoutMs);
     refuseWhatNoWriterTakes(db, path);
+}
+
+bool removeCreatedDatabase(const std::string& path, WriterDirectoryLock& lock,
+                           const std::function<bool()>& holdsNothing) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_nlink != 1) return false;
+    if (!lock.tryExclusive()) return false;
+    try {
+        if (!holdsNothing()) return false;
+    } catch (...) {  // NOTE(writer): a file that cannot be judged is left as it is
+        return false;
+    }
+    removeTraceDatabase(path);
+    return true;
 }
 
 void removeTraceDatabase(const std::string& path) {

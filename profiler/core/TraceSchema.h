@@ -1,12 +1,15 @@
 #pragma once
 // The trace store's schema: every table, view, index and statement lives in TraceSchema.cpp.
 // docs/schema.md documents each column and unit.
+#include <functional>
 #include <memory>
 #include <string>
 
 #include "profiler/core/Sqlite.h"
 
 namespace glueprof {
+
+class WriterDirectoryLock;
 
 // v2 (this build) adds the run identity columns and drops the unread `metrics` table; a v1 file
 // is read as it is and upgraded in place (with a backup) when opened for writing.
@@ -72,6 +75,16 @@ void requireTraceDatabaseTakesRuns(const std::string& path);
 // Removes the database file at `path` and the -wal and -shm files SQLite keeps beside it; best
 // effort (what is not there, or cannot go, is left).
 void removeTraceDatabase(const std::string& path);
+
+// Removes a database its caller created, with its -wal and -shm, when nothing else can be writing
+// it: it has one name (no symlink or second hard link, whose other directory's writers `lock`
+// cannot see), `lock` (the caller's shared lock on its directory) turns exclusive — no other
+// writer, in any process, has a database of that directory open — and then `holdsNothing()` says
+// what it holds is not worth keeping. Returns whether it was removed; never throws (a file whose
+// contents cannot be judged is left). TraceWriter::abandon, a writer whose open failed, and
+// `profile`'s new database use it.
+bool removeCreatedDatabase(const std::string& path, WriterDirectoryLock& lock,
+                           const std::function<bool()>& holdsNothing);
 
 // The page size of a trace database glueprof creates (an existing file keeps its own).
 inline constexpr int kNewTracePageBytes = 16384;

@@ -1,7 +1,6 @@
 #include "profiler/core/TraceWriter.h"
 
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -113,15 +112,6 @@ void TraceWriter::Batch::clear() {
     statuses.clear();
 }
 
-namespace {
-// A database reachable under one name only: not a symlink, one hard link. A file with other names
-// may be open by a writer of another directory, whose lock the remover cannot see.
-bool hasOneName(const std::string& path) {
-    struct stat st {};
-    return ::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_nlink == 1;
-}
-}  // namespace
-
 std::unique_ptr<SqliteDb> TraceWriter::openDatabase() {
     std::error_code ec;
     const bool existed = std::filesystem::exists(m_path, ec);
@@ -132,18 +122,19 @@ std::unique_ptr<SqliteDb> TraceWriter::openDatabase() {
         // was written) goes again, under the exclusive lock (no other writer has a database of
         // this directory open), when it holds no table: none in it, or too little of it to hold
         // one (one page, no write-ahead log).
-        if (!existed && hasOneName(m_path) && m_directoryLock.tryExclusive()) {
-            bool holdsNoTable = false;
-            try {
-                SqliteDb db(m_path, OpenMode::kReadOnly);
-                holdsNoTable = db.queryInt("SELECT count(*) FROM sqlite_master") == 0;
-            } catch (...) {
-                const auto size = std::filesystem::file_size(m_path, ec);
-                const auto log = std::filesystem::file_size(m_path + "-wal", ec);
-                holdsNoTable = size <= static_cast<std::uintmax_t>(kNewTracePageBytes) &&
-                               (log == static_cast<std::uintmax_t>(-1) || log == 0);
-            }
-            if (holdsNoTable) removeTraceDatabase(m_path);
+        if (!existed) {
+            removeCreatedDatabase(m_path, m_directoryLock, [this] {
+                try {
+                    SqliteDb db(m_path, OpenMode::kReadOnly);
+                    return db.queryInt("SELECT count(*) FROM sqlite_master") == 0;
+                } catch (...) {
+                    std::error_code error;
+                    const auto size = std::filesystem::file_size(m_path, error);
+                    const auto log = std::filesystem::file_size(m_path + "-wal", error);
+                    return size <= static_cast<std::uintmax_t>(kNewTracePageBytes) &&
+                           (log == static_cast<std::uintmax_t>(-1) || log == 0);
+                }
+            });
         }
         throw;
     }
@@ -434,31 +425,21 @@ bool TraceWriter::abandon() {
         close();
     } catch (...) {  // NOTE(writer): the failure that made the caller abandon is the one to report
     }
-    bool removed = false;
-    try {
-        if (m_createdFile && hasOneName(m_path) && m_directoryLock.tryExclusive()) {
-            // No other writer has a database of this directory open, nor can open one until the
-            // lock goes: what the file holds now is all it will ever hold. It goes when every run
-            // in it is one this writer began and did not store complete: a run ended complete
-            // whose status never reached the file (the disk filled as it was written) is
-            // unfinished too.
-            bool onlyUnfinished = true;
-            {
-                SqliteDb db(m_path, OpenMode::kReadWrite);  // reads only; the last to close
-                SqliteStatement runs = db.prepare("SELECT id, status FROM runs");
-                while (runs.step()) {
-                    const bool ours =
-                        std::find(begun.begin(), begun.end(), runs.columnInt(0)) != begun.end();
-                    if (!ours || runs.columnText(1) == "complete") onlyUnfinished = false;
-                }
+    // Once the lock is exclusive no other writer has a database of this directory open, nor can
+    // open one until it goes: what the file holds now is all it will ever hold. It goes when every
+    // run in it is one this writer began and did not store complete: a run ended complete whose
+    // status never reached the file (the disk filled as it was written) is unfinished too.
+    const bool removed =
+        m_createdFile && removeCreatedDatabase(m_path, m_directoryLock, [&] {
+            SqliteDb db(m_path, OpenMode::kReadWrite);  // reads only; the last to close
+            SqliteStatement runs = db.prepare("SELECT id, status FROM runs");
+            while (runs.step()) {
+                const bool ours =
+                    std::find(begun.begin(), begun.end(), runs.columnInt(0)) != begun.end();
+                if (!ours || runs.columnText(1) == "complete") return false;
             }
-            if (onlyUnfinished) {
-                removeTraceDatabase(m_path);
-                removed = true;
-            }
-        }
-    } catch (...) {  // NOTE(writer): a file that cannot be read back is left as it is
-    }
+            return true;
+        });
     m_directoryLock.release();
     return removed;
 }

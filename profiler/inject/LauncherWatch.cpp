@@ -8,10 +8,9 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
-#include <fstream>
-#include <iterator>
-#include <sstream>
-#include <string>
+#include <optional>
+
+#include "profiler/core/ProcessStat.h"
 
 namespace glueprof {
 
@@ -35,13 +34,9 @@ bool isAncestor(int ancestor) {
     int pid = ::getppid();
     for (int depth = 0; depth < 64 && pid > 1; ++depth) {
         if (pid == ancestor) return true;
-        std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-        const std::string stat((std::istreambuf_iterator<char>(in)), {});
-        const auto close = stat.rfind(')');
-        if (close == std::string::npos) return false;
-        std::stringstream fields(stat.substr(close + 1));
-        std::string state;
-        fields >> state >> pid;  // fields 3 and 4: the state, the parent
+        const std::optional<ProcessStat> stat = readProcessStat(pid);
+        if (!stat) return false;
+        pid = stat->parent;
     }
     return false;
 }

@@ -5,9 +5,10 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <iterator>
 #include <sstream>
+
+#include "profiler/core/ProcessStat.h"
 
 namespace glueprof::profile {
 
@@ -64,28 +65,14 @@ constexpr const char* kNoteWords[] = {"started", "finished", "failed", "refused"
 
 }  // namespace
 
-long long processStartTime(int pid) {
-    std::ifstream in(pid == 0 ? std::string("/proc/self/stat")
-                              : "/proc/" + std::to_string(pid) + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), {});
-    // The command name (field 2) is in parentheses and may hold spaces: count from its end.
-    const auto close = stat.rfind(')');
-    if (close == std::string::npos) return 0;
-    std::stringstream fields(stat.substr(close + 1));
-    std::string field;
-    for (int index = 3; index <= 22 && fields >> field; ++index) {
-        if (index == 22) return std::strtoll(field.c_str(), nullptr, 10);
-    }
-    return 0;
-}
-
 bool noteProcess(const std::string& tracePrefix, ProcessNoteKind kind, int rank,
                  const std::string& detail) {
     std::string oneLine = detail;
     std::replace(oneLine.begin(), oneLine.end(), '\n', ' ');
-    const std::string line =
-        std::string(kNoteWords[static_cast<int>(kind)]) + " " + std::to_string(::getpid()) + " " +
-        std::to_string(processStartTime(0)) + " " + std::to_string(rank) + " " + oneLine + "\n";
+    const std::string line = std::string(kNoteWords[static_cast<int>(kind)]) + " " +
+                             std::to_string(::getpid()) + " " +
+                             std::to_string(readProcessStat(0).value_or(ProcessStat{}).startTime) +
+                             " " + std::to_string(rank) + " " + oneLine + "\n";
     const int fd = ::open(processesPath(tracePrefix).c_str(), O_WRONLY | O_APPEND | O_CLOEXEC);
     if (fd < 0) return false;
     const bool written = ::write(fd, line.data(), line.size()) == static_cast<ssize_t>(line.size());

@@ -56,8 +56,6 @@ bool noteProcess(const std::string& tracePrefix, ProcessNoteKind kind, int rank,
                  const std::string& detail);
 // The notes of a process file's text, in order; lines that are not notes are skipped.
 std::vector<ProcessNote> parseProcessNotes(const std::string& text);
-// This process's start time in clock ticks since boot, or `pid`'s (0 when it is gone).
-long long processStartTime(int pid);
 
 struct ProfileSettings {
     std::string tracePrefix;
