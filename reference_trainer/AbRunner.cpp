@@ -190,7 +190,7 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
     HostTracer& tracer = session.tracer();
     AbRuns runs;
     runs.baseline = writer.beginRun(armInfo(baselineConfig, session, toggle, Arm::kBaseline,
-                                            TraceWriter::kStartsAbGroup, {}, group));
+                                            kStartsAbGroup, {}, group));
     runs.optimized = writer.beginRun(armInfo(
         optimizedConfig, session, toggle, Arm::kOptimized, runs.baseline,
         schedule.aaControl ? std::vector<std::string>{} : std::vector<std::string>{toggle.name()},

@@ -14,7 +14,7 @@
 #include "profiler/core/RunCopy.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceSchema.h"
-#include "profiler/core/TraceWriter.h"
+#include "profiler/core/TraceStore.h"
 
 namespace glueprof {
 
@@ -73,7 +73,7 @@ RunInfo armRunInfo(const ExecAbRequest& r, const RunSummary& first, int arm, Run
     config["environment"] = arm == 0 ? r.baselineEnvironment : r.optimizedEnvironment;
     info.configJson = config.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     info.identity.kind = RunKind::kTrained;
-    info.identity.abGroup = arm == 0 ? TraceWriter::kStartsAbGroup : baseline;
+    info.identity.abGroup = arm == 0 ? kStartsAbGroup : baseline;
     info.identity.arm = arm == 0 ? Arm::kBaseline : Arm::kOptimized;
     info.identity.toggle = r.name;
     info.identity.rank.reset();
@@ -195,25 +195,24 @@ ExecAbOutcome runExecAb(const ExecAbRequest& request, const ExecAbProgress& prog
             for (const StepInfo& step : model.steps()) stride = std::max(stride, step.step + 1);
         }
     }
-    TraceWriter writer(request.db);
+    TraceStore target(request.db);
     for (int arm = 0; arm < 2; ++arm) {
         const RunInfo info =
             armRunInfo(request, reader.runSummary(blockRuns[arm].front()), arm, outcome.baseline);
-        const RunId id = writer.beginRun(info);
+        const RunId id = target.beginRun(info);
+        RunAppend append(target, id);
         for (std::size_t k = 0; k < blockRuns[arm].size(); ++k) {
             // Each block's own process: its op correlation ids start again, so they move apart.
             const RunCopyShift shift{0, static_cast<std::int32_t>(k) * stride,
                                      static_cast<std::int64_t>(k + 1) << 40};
-            copyStoredRun(writer, id, reader, blockRuns[arm][k], shift);
-            writer.flush();
+            copyStoredRun(append, reader, blockRuns[arm][k], shift);
         }
-        writer.recordDiagnostic(DiagnosticRecord{id, kMachineLoadDiagnostic,
-                                                 static_cast<std::int64_t>(loads[arm].size()),
-                                                 blockLoadsJson(loads[arm])});
-        writer.endRun(id, RunStatus::kComplete);
+        append.diagnostic(kMachineLoadDiagnostic, static_cast<std::int64_t>(loads[arm].size()),
+                          blockLoadsJson(loads[arm]));
+        append.finish(RunStatus::kComplete);
         (arm == 0 ? outcome.baseline : outcome.optimized) = id;
     }
-    writer.close();
+    target.close();
     return outcome;
 }
 

@@ -25,7 +25,7 @@
 #include "profiler/core/Interruption.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceSchema.h"
-#include "profiler/core/TraceWriter.h"
+#include "profiler/core/TraceStore.h"
 #include "profiler/core/WriterDirectoryLock.h"
 #include "profiler/inject/ProfileProtocol.h"
 #include "reference_trainer/AbRunner.h"
@@ -156,7 +156,7 @@ std::set<int> ranksWithFiles(const std::string& tracePrefix) {
 
 // A program that never imported torch still gets its run: no steps, no ops, and why.
 RunId storeRunWithoutTorch(const ProfileRequest& request, const ChildEnd& end) {
-    TraceWriter writer(request.db);
+    TraceStore target(request.db);
     RunInfo info;
     info.label = request.label.empty() ? programLabel(request.command) : request.label;
     info.preset = "profile";
@@ -164,12 +164,12 @@ RunId storeRunWithoutTorch(const ProfileRequest& request, const ChildEnd& end) {
     info.configJson = nlohmann::json{{"command", request.command}}.dump(
         -1, ' ', false, nlohmann::json::error_handler_t::replace);
     info.identity.arm = parseArm(request.arm);
-    const RunId run = writer.beginRun(info);
-    writer.recordDiagnostic(DiagnosticRecord{
-        run, diagnosticName(DiagnosticId::kProfileNoTorch), 1,
-        "the program never imported torch: there was nothing for the capture to record"});
-    writer.endRun(run, end.exitCode == 0 ? RunStatus::kComplete : RunStatus::kAborted);
-    writer.close();
+    const RunId run = target.beginRun(info);
+    RunAppend append(target, run);
+    append.diagnostic(diagnosticName(DiagnosticId::kProfileNoTorch), 1,
+                      "the program never imported torch: there was nothing for the capture to record");
+    append.finish(end.exitCode == 0 ? RunStatus::kComplete : RunStatus::kAborted);
+    target.close();
     return run;
 }
 
@@ -455,7 +455,12 @@ ProfileResult runProfile(const ProfileRequest& request) {
     for (const std::string& line : failures) result.notices.push_back(line);
     MergedRanks merged;
     try {
-        merged = mergeRankTraces(absolute.db, launch, {ranks.begin(), ranks.end()}, {});
+        // How the program ended joins each run as it is merged: stored once, whole.
+        MergedRunEnding ending;
+        ending.diagnostics.push_back(
+            Diagnostic{diagnosticName(DiagnosticId::kProfileExit), end.exitCode, end.text});
+        if (end.exitCode != 0) ending.status = RunStatus::kAborted;
+        merged = mergeRankTraces(absolute.db, launch, {ranks.begin(), ranks.end()}, {}, ending);
     } catch (const GlueprofError& e) {
         // --db changed under the program (checked before it ran): what was not merged stays in
         // its rank files, each a trace database of its own.
@@ -475,13 +480,6 @@ ProfileResult runProfile(const ProfileRequest& request) {
         result.notices.push_back(line);
     result.runs = merged.runs;
     if (!result.runs.empty()) created.keep();
-    TraceWriter writer(absolute.db);
-    for (RunId run : result.runs) {
-        writer.recordDiagnostic(DiagnosticRecord{run, diagnosticName(DiagnosticId::kProfileExit),
-                                                 end.exitCode, end.text});
-        if (end.exitCode != 0) writer.endRun(run, RunStatus::kAborted);
-    }
-    writer.close();
     return result;
 }
 

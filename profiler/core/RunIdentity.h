@@ -26,7 +26,7 @@ Arm parseArm(std::string_view text);  // kNone for "" or anything else
 struct RunIdentity {
     RunKind kind = RunKind::kTrained;
     // The A/B this run is an arm of: the id of the group's first run (its baseline); 0 = none.
-    // TraceWriter::kStartsAbGroup asks the writer to use the run's own id.
+    // kStartsAbGroup asks the writer to use the run's own id.
     RunId abGroup = 0;
     Arm arm = Arm::kNone;
     std::string toggle;       // the toggle an A/B compares; "" outside a toggle's A/B

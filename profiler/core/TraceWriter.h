@@ -1,15 +1,13 @@
 #pragma once
-// TraceWriter: takes events from any thread, each into its own buffer, into a queue that a
-// background thread (at a lower priority) drains into SQLite with prepared, batched inserts. A
-// recording thread never waits on SQLite (beginRun does, for the write lock); every drain is one
-// transaction, and a step record first moves every thread's buffered events into the queue and then
-// wakes the drain, so a run killed at any moment keeps every step whose record was written, with
-// all the events recorded before it.
+// TraceWriter: the live recorder. It takes events from any thread, each into its own buffer, into a
+// queue that a background thread (at a lower priority) drains into a RecordSink — a TraceStore, the
+// SQLite file — one batch at a time. A recording thread never waits on the sink (beginRun does);
+// every drain is one batch, and a step record first moves every thread's buffered events into the
+// queue and then wakes the drain, so a run killed at any moment keeps every step whose record was
+// written, with all the events recorded before it. The writer knows nothing of SQLite: what it
+// hands over is StoreBatch (RecordSink.h).
 //
-// Any number of writers, in any number of processes, may write one file at once. Every id is
-// SQLite's own, allocated inside the transaction that inserts the row: a run's when beginRun
-// returns (its row is committed then), a name's and a lane's when the batch that first uses them is
-// written. Until then a name or lane has a writer-local id, which the batch maps to the stored one.
+// Names and lanes get writer-local ids (intern, addLane), which the sink maps to the stored ones.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -23,45 +21,9 @@
 #include <vector>
 
 #include "profiler/core/Event.h"
-#include "profiler/core/RunIdentity.h"
-#include "profiler/core/WriterDirectoryLock.h"
+#include "profiler/core/RecordSink.h"
 
 namespace glueprof {
-
-class SqliteDb;
-
-enum class RunStatus { kRunning, kComplete, kFailed, kAborted };
-const char* toString(RunStatus status);
-
-struct RunInfo {
-    std::string label;
-    std::string preset;
-    std::string device;
-    std::string configJson = "{}";
-    std::string togglesJson = "[]";
-    std::string environmentJson = "{}";
-    std::string host;
-    RunIdentity identity;  // kind, A/B group and arm, toggle, schedule
-};
-
-struct StepRecord {
-    RunId run = 0;
-    StepInfo info;
-};
-
-struct CounterRecord {
-    RunId run = 0;
-    std::int32_t step = 0;
-    std::string name;
-    std::int64_t value = 0;
-};
-
-struct DiagnosticRecord {
-    RunId run = 0;
-    std::string name;
-    std::int64_t value = 0;
-    std::string detail;
-};
 
 struct WriterOptions {
     std::size_t maxQueuedEvents = 8u << 20;  // beyond this, events are dropped and counted
@@ -82,16 +44,16 @@ struct WriterStats {
 
 class TraceWriter {
   public:
-    // Creates the database, or opens one to append to; a schema v1 file is upgraded in place first
-    // (upgradeNotice() says so and names the backup).
+    // Records into the trace database at `path` (a TraceStore: created, or opened to append to; a
+    // schema v1 file is upgraded in place first, and upgradeNotice() says so).
     explicit TraceWriter(const std::string& path, WriterOptions options = {});
+    // Records into `sink`.
+    explicit TraceWriter(std::unique_ptr<RecordSink> sink, WriterOptions options = {});
     ~TraceWriter();
     TraceWriter(const TraceWriter&) = delete;
     TraceWriter& operator=(const TraceWriter&) = delete;
 
-    // RunInfo::identity.abGroup = kStartsAbGroup: the run starts an A/B group named by its own id.
-    static constexpr RunId kStartsAbGroup = -1;
-    // Stores the run's row (status running) and returns its id. Waits for the write lock.
+    // Stores the run's row (status running) and returns its id. Waits for the sink (the write lock).
     RunId beginRun(const RunInfo& info);
     void endRun(RunId run, RunStatus status);
 
@@ -120,51 +82,18 @@ class TraceWriter {
     void flush();
     // Flushes, stops the background thread and closes the database. Idempotent.
     void close();
-    // Closes after a failure: the runs this writer began and did not end are marked failed, and
-    // the database file (with its -wal and -shm) is removed when this writer created it, it holds
-    // no run but this writer's runs that did not end complete, it has one name (no symlink, no
-    // other hard link), and no other writer has a database of its directory open (the exclusive
-    // WriterDirectoryLock). Returns whether the file was removed. Never throws.
+    // Closes after a failure: what is queued is written where it can be, then the sink abandons
+    // (RecordSink::abandon: runs not ended marked failed, a file this writer created that holds
+    // nothing complete removed). Returns whether the file was removed. Never throws.
     bool abandon();
 
     WriterStats stats() const;
-    const std::string& path() const { return m_path; }
+    const std::string& path() const { return m_sink->path(); }
     // One line when opening upgraded the file's schema (and where the old file was kept), else "".
-    const std::string& upgradeNotice() const { return m_upgradeNotice; }
+    const std::string& upgradeNotice() const { return m_sink->upgradeNotice(); }
 
   private:
-    struct RunStatusRow {
-        RunId id;
-        RunStatus status;
-        std::int64_t endedUnixNs;
-    };
-    struct StringRow {
-        StringId id;
-        std::string value;
-    };
-    struct LaneRow {
-        LaneId id;
-        RunId run;
-        LaneKind kind;
-        std::string name;
-        std::int64_t device;
-        std::int64_t threadOrStream;
-    };
-    struct Batch {
-        std::vector<StringRow> strings;
-        std::vector<LaneRow> lanes;
-        // Events in the order recorded per thread: whole thread buffers, handed over without a
-        // copy (the writer gives each back to m_freeChunks once it is written).
-        std::vector<std::vector<Event>> eventChunks;
-        std::size_t eventCount = 0;
-        std::vector<StepRecord> steps;
-        std::vector<CounterRecord> counters;
-        std::vector<DiagnosticRecord> diagnostics;
-        std::vector<RunStatusRow> statuses;  // last: a run is complete only after its rows
-        bool empty() const;
-        void clear();
-    };
-    class Statements;
+    using Batch = StoreBatch;
     static constexpr std::size_t kThreadBufferEvents = 1024;
 
     // Hands EVENTS (a thread's buffer) to the queue as one chunk and leaves an empty buffer of
@@ -178,37 +107,20 @@ class TraceWriter {
 
     void drainLoop();
     void writeBatch(Batch& batch);
-    // The stored id of a writer-local string or lane id (the drain thread, inside a batch).
-    void storeStrings(const std::vector<StringRow>& rows);
-    void storeLanes(const std::vector<LaneRow>& rows);
     void rethrowWriterFailure();
-    // openTraceForWriting; a file it created and could not make a trace of is removed again.
-    std::unique_ptr<SqliteDb> openDatabase();
+    // Stops the drain thread once the queue is written (or the sink failed). Idempotent.
+    void stopDrain();
 
-    std::string m_path;
-    std::string m_upgradeNotice;
     WriterOptions m_options;
-    WriterDirectoryLock m_directoryLock;  // before the database opens, after it closes
-    bool m_createdFile = false;           // the file had no tables when this writer opened it
-    // The connection: the drain thread's batches and beginRun's insert take turns on it.
-    std::mutex m_dbMutex;
-    std::unique_ptr<SqliteDb> m_db;
-    std::unique_ptr<Statements> m_statements;
+    // The sink: the drain thread's batches and beginRun take turns on it.
+    std::mutex m_sinkMutex;
+    std::unique_ptr<RecordSink> m_sink;
+    bool m_sinkClosed = false;
 
     std::mutex m_internMutex;
     std::unordered_map<std::string, StringId> m_strings;  // text -> writer-local id
     StringId m_nextString = 1;
     std::atomic<LaneId> m_nextLane{1};  // writer-local
-    // Writer-local id -> stored id (0: not stored yet); the drain thread's only.
-    std::vector<StringId> m_storedStrings{0};
-    std::vector<LaneId> m_storedLanes{0};
-    // The events key's tie-breaker. A lane belongs to one writer, so counting from 1 in each is
-    // unique per (run, lane, start); used by the drain thread only.
-    std::int64_t m_nextEventSeq = 1;
-    std::mutex m_runsMutex;
-    std::vector<RunId> m_openRuns;   // begun and not ended, for abandon()
-    std::vector<RunId> m_begunRuns;  // every run this writer began, for abandon()
-
     const std::uint64_t m_instance;  // tells apart writers that reuse an address
     std::mutex m_buffersMutex;
     std::vector<std::unique_ptr<ThreadBuffer>> m_buffers;

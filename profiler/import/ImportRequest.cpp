@@ -13,7 +13,7 @@
 #include "profiler/core/TextEncoding.h"
 #include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceSchema.h"
-#include "profiler/core/TraceWriter.h"
+#include "profiler/core/TraceStore.h"
 #include "profiler/import/RankGrouping.h"
 #include "profiler/import/TraceImporter.h"
 
@@ -54,7 +54,7 @@ RunInfo runInfoOf(const ImportRequest& r, const ImportedRun& run, std::size_t in
     info.label = labelOf(r, run, files);
     if (r.ab) {
         info.identity.arm = index == 0 ? Arm::kA : Arm::kB;
-        info.identity.abGroup = index == 0 ? TraceWriter::kStartsAbGroup : done.runs.front().run;
+        info.identity.abGroup = index == 0 ? kStartsAbGroup : done.runs.front().run;
         info.identity.toggle = printableText(r.name);
         info.label += index == 0 ? " (A)" : " (B)";
     } else {
@@ -67,15 +67,15 @@ void notify(const ImportProgress& progress, const std::string& line) {
     if (progress.notice) progress.notice(line);
 }
 
-// Writes `run`; a failure marks it failed and removes a database this writer created for it
-// (TraceWriter::abandon). Its events are dropped once they are in the database.
-StoredImport store(std::unique_ptr<TraceWriter>& writer, ImportedRun run, const RunInfo& info) {
+// Writes `run`; a failure marks it failed and removes a database this import created for it
+// (TraceStore::abandon). Its events are dropped once they are in the database.
+StoredImport store(std::unique_ptr<TraceStore>& target, ImportedRun run, const RunInfo& info) {
     StoredImport stored;
     try {
-        stored.run = storeImportedRun(*writer, run, info);
+        stored.run = storeImportedRun(*target, run, info);
     } catch (...) {
-        writer->abandon();
-        writer.reset();
+        target->abandon();
+        target.reset();
         throw;
     }
     stored.steps = run.model.steps().size();
@@ -146,22 +146,22 @@ ImportOutcome runImport(const ImportRequest& request, const ImportProgress& prog
     ImportOutcome outcome;
     outcome.db = request.db;
     if (request.ab) outcome.abName = request.name;
-    std::unique_ptr<TraceWriter> writer;
+    std::unique_ptr<TraceStore> target;
     RankGrouping ranks;
     for (std::size_t i = 0; i < files.size(); ++i) {
         ImportedRun run = request.ab ? std::move(pair[i]) : reads[i].get();
         if (!request.ab && i + 1 < files.size()) reads[i + 1] = readInBackground(files[i + 1]);
-        if (!writer) {
-            writer = std::make_unique<TraceWriter>(request.db);
-            if (!writer->upgradeNotice().empty()) notify(progress, writer->upgradeNotice());
+        if (!target) {
+            target = std::make_unique<TraceStore>(request.db);
+            if (!target->upgradeNotice().empty()) notify(progress, target->upgradeNotice());
         }
         const RunInfo info = runInfoOf(request, run, i, files.size(), outcome, ranks);
         if (progress.storing) progress.storing(files[i], run.model.eventCount());
-        outcome.runs.push_back(store(writer, std::move(run), info));
+        outcome.runs.push_back(store(target, std::move(run), info));
         if (info.identity.abGroup != 0) ranks.started(outcome.runs.back().run);
         if (progress.stored) progress.stored(outcome.runs.back());
     }
-    if (writer) writer->close();
+    if (target) target->close();
     if (ranks.ranks() > 1) {
         outcome.rankGroup = ranks.group();
         outcome.groupedRanks = ranks.ranks();

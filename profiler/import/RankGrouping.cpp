@@ -1,6 +1,6 @@
 #include "profiler/import/RankGrouping.h"
 
-#include "profiler/core/TraceWriter.h"
+#include "profiler/core/RecordSink.h"
 
 namespace glueprof {
 
@@ -11,7 +11,7 @@ RunId RankGrouping::groupOf(const ImportedRun& run) {
     if (m_worldSize == 0) {
         m_worldSize = *run.worldSize;
         m_ranks.insert(*run.rank);
-        return TraceWriter::kStartsAbGroup;
+        return kStartsAbGroup;
     }
     if (*run.worldSize != m_worldSize || m_ranks.count(*run.rank) != 0) {
         m_closed = true;

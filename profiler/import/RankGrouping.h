@@ -13,7 +13,7 @@ namespace glueprof {
 
 class RankGrouping {
   public:
-    // The A/B group `run` joins (TraceWriter::kStartsAbGroup for the first), or 0 for none.
+    // The A/B group `run` joins (kStartsAbGroup for the first), or 0 for none.
     RunId groupOf(const ImportedRun& run);
     // Called with the id the run stored with a group got: the first's is the group the others join.
     void started(RunId id);

@@ -192,7 +192,7 @@ ImportedRun readTrace(const std::string& path, const ImportOptions& options) {
     throw inputError("unreachable trace format");
 }
 
-RunId storeImportedRun(TraceWriter& writer, const ImportedRun& run, RunInfo info) {
+RunId storeImportedRun(TraceStore& store, const ImportedRun& run, RunInfo info) {
     const TraceModel& model = run.model;
     info.device = model.run().device.empty() ? "cuda" : model.run().device;
     info.identity.kind = RunKind::kImported;
@@ -211,15 +211,15 @@ RunId storeImportedRun(TraceWriter& writer, const ImportedRun& run, RunInfo info
         jsonStringLiteral(run.source), jsonStringLiteral(run.format),
         jsonStringLiteral(run.formatDetail), run.startedUnixNs, run.stepsFound ? "true" : "false",
         run.devicesJson, skipped);
-    const RunId id = writer.beginRun(info);
+    const RunId id = store.beginRun(info);
     try {
-        copyRunContents(writer, id, model);
-        writer.endRun(id, RunStatus::kComplete);
-        writer.flush();
+        RunAppend append(store, id);
+        copyRunContents(append, model);
+        append.finish(RunStatus::kComplete);
     } catch (...) {
         try {
-            writer.endRun(id, RunStatus::kFailed);
-        } catch (...) {  // the first failure is the one to report
+            RunAppend(store, id).finish(RunStatus::kFailed);
+        } catch (...) {  // NOTE(import): the first failure is the one to report
         }
         throw;
     }

@@ -68,7 +68,8 @@ MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId, 
 }
 
 MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId,
-                            const std::vector<int>& ranks, const std::vector<RankClock>& clocks) {
+                            const std::vector<int>& ranks, const std::vector<RankClock>& clocks,
+                            const MergedRunEnding& ending) {
     MergedRanks merged;
     std::map<int, std::vector<RunSummary>> runsByRank;  // the ranks whose file can be read
     std::size_t runCount = 0;
@@ -84,7 +85,7 @@ MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId,
         runsByRank[rank] = std::move(*runs);
     }
     if (runsByRank.empty()) return merged;
-    TraceWriter writer(db);
+    TraceStore target(db);
     // The lowest rank's copy of each run index: the group its counterparts join.
     std::vector<RunId> groupOf(runCount, 0);
     for (const auto& [rank, runs] : runsByRank) {
@@ -106,19 +107,21 @@ MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId,
                 }
             }
             info.identity.abGroup =
-                groupOf[groupIndex] != 0 ? groupOf[groupIndex] : TraceWriter::kStartsAbGroup;
-            const RunId id = writer.beginRun(info);
+                groupOf[groupIndex] != 0 ? groupOf[groupIndex] : kStartsAbGroup;
+            const RunId id = target.beginRun(info);
             if (groupOf[groupIndex] == 0) groupOf[groupIndex] = id;
-            // Read as it is copied: memory flat however long the rank ran.
-            copyStoredRun(writer, id, reader, summary.id,
+            // Read as it is copied, written in batches: memory flat however long the rank ran.
+            RunAppend append(target, id);
+            copyStoredRun(append, reader, summary.id,
                           RunCopyShift{clock != nullptr ? clock->offsetNs : 0, 0, 0});
-            writer.endRun(id, finalStatusOf(summary));
+            for (const Diagnostic& d : ending.diagnostics)
+                append.diagnostic(d.name, d.value, d.detail);
+            append.finish(ending.status.value_or(finalStatusOf(summary)));  // the status last
             merged.runs.push_back(id);
         }
-        writer.flush();  // committed: the rank's file can go
-        removeTraceDatabase(path);
+        removeTraceDatabase(path);  // every run of the rank's file is in DB
     }
-    writer.close();
+    target.close();
     return merged;
 }
 

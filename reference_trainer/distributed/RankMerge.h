@@ -2,10 +2,12 @@
 // The end of a multi-process run: each rank recorded into its own file (SQLite has one writer),
 // DB.LAUNCH.rank-R (rankTracePath); rank 0 — or `glueprof --nproc`'s launcher when a rank failed —
 // moves their runs into DB, on rank 0's clock, and removes the files. Torch-free.
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "profiler/core/TraceWriter.h"
+#include "profiler/core/RecordSink.h"
+#include "profiler/core/TraceModel.h"
 #include "reference_trainer/distributed/ClockAlignment.h"
 
 namespace glueprof {
@@ -28,10 +30,18 @@ struct MergedRanks {
 // rank, a file is removed as soon as DB holds its runs.
 MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId, int worldSize,
                             const std::vector<RankClock>& clocks);
+// What a launcher adds to every run it merges, in the same append (the run is stored once, whole):
+// diagnostics (`profile`: how the program ended), and the status stored instead of the run's own.
+struct MergedRunEnding {
+    std::vector<Diagnostic> diagnostics;
+    std::optional<RunStatus> status;
+};
+
 // The same for the ranks `ranks` only (ranks need not start at 0: a process with RANK=2 alone,
 // one node's ranks of a larger job); clocks[R] is rank R's when clocks has one for it.
 MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId,
-                            const std::vector<int>& ranks, const std::vector<RankClock>& clocks);
+                            const std::vector<int>& ranks, const std::vector<RankClock>& clocks,
+                            const MergedRunEnding& ending = {});
 
 // Merges every launch's rank files found beside DB (DB.LAUNCH.rank-R) except `exceptLaunchId`'s
 // and those of a launch whose process still runs (launchOwnerPid): what earlier runs left when

@@ -23,7 +23,7 @@ constexpr TimestampNs kSecond = 1000000000;
 // holding an all-reduce [t + 40, t + 60) of sequence number 1, t = `clockNs`.
 void writeRankFile(const std::string& path, int rank, TimestampNs clockNs) {
     TraceWriter writer(path);
-    RunId group = TraceWriter::kStartsAbGroup;
+    RunId group = kStartsAbGroup;
     for (Arm arm : {Arm::kBaseline, Arm::kOptimized}) {
         RunInfo info;
         info.label = std::string("ddp_overlap:") + toString(arm);
@@ -33,7 +33,7 @@ void writeRankFile(const std::string& path, int rank, TimestampNs clockNs) {
         info.identity.rank = rank;
         info.identity.worldSize = 2;
         const RunId run = writer.beginRun(info);
-        if (group == TraceWriter::kStartsAbGroup) group = run;
+        if (group == kStartsAbGroup) group = run;
         const LaneId lane = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
         Event e = makeEvent(run, lane, EventKind::kRange, writer.intern("all_reduce"), clockNs + 40,
                             clockNs + 60);

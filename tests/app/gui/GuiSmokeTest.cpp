@@ -65,7 +65,7 @@ class HeadlessImgui {
 std::string writeAbDatabase(const fs::path& dir, int ranks = 1) {
     const std::string db = (dir / "gui.sqlite").string();
     TraceWriter writer(db);
-    RunId group = TraceWriter::kStartsAbGroup;
+    RunId group = kStartsAbGroup;
     for (Arm arm : {Arm::kBaseline, Arm::kOptimized}) {
         for (int rank = 0; rank < ranks; ++rank) {
             RunInfo info;
@@ -80,7 +80,7 @@ std::string writeAbDatabase(const fs::path& dir, int ranks = 1) {
                 info.identity.worldSize = ranks;
             }
             const RunId run = writer.beginRun(info);
-            group = group == TraceWriter::kStartsAbGroup ? run : group;
+            group = group == kStartsAbGroup ? run : group;
             const LaneId host = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
             const LaneId copy = writer.addLane(run, LaneKind::kCopyStream, "copy engine", -1, 2);
             const LaneId workers[] = {

@@ -19,6 +19,7 @@
 #include "profiler/core/Sqlite.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceSchema.h"
+#include "profiler/core/TraceStore.h"
 #include "profiler/core/TraceWriter.h"
 
 namespace glueprof {
@@ -896,15 +897,17 @@ TEST_F(TraceStoreTest, ACopyReadAsItGoesStoresWhatACopyOfTheLoadedRunStores) {
     const std::string loaded = path("loaded.sqlite");
     const std::string streamed = path("streamed.sqlite");
     for (const std::string& target : {loaded, streamed}) {
-        TraceWriter writer(target);
-        const RunId run = writer.beginRun(RunInfo{});
+        TraceStore store(target);
+        const RunId run = store.beginRun(RunInfo{});
+        RunAppend append(store, run, 256);  // many small batches
         if (target == loaded) {
-            copyRunContents(writer, run, reader.loadRun(1), shift);
+            copyRunContents(append, reader.loadRun(1), shift);
         } else {
-            copyStoredRun(writer, run, reader, 1, shift);
+            copyStoredRun(append, reader, 1, shift);
         }
-        writer.endRun(run, RunStatus::kComplete);
-        writer.close();
+        append.finish(RunStatus::kComplete);
+        EXPECT_GE(append.batchesWritten(), 11);  // 2999 events in batches of 256, and the rest
+        store.close();
     }
     const TraceModel a = TraceReader(loaded).loadRun(1);
     const TraceModel b = TraceReader(streamed).loadRun(1);
@@ -936,6 +939,85 @@ TEST_F(TraceStoreTest, ACopyReadAsItGoesStoresWhatACopyOfTheLoadedRunStores) {
     for (const Diagnostic& d : b.diagnostics())
         invalidCounted = invalidCounted || (d.name == loss::kInvalidEvents && d.value == 1);
     EXPECT_TRUE(invalidCounted);
+}
+
+}  // namespace
+}  // namespace glueprof
+
+namespace glueprof {
+namespace {
+
+// The bulk door streams: a run appended in batches is visible batch by batch to a reader, as
+// "running" until its last batch, which brings its status; other writers interleave their own
+// transactions between its batches; and the ids of sequential appends through one store do not
+// meet (each append numbers its names and lanes from 1).
+TEST_F(TraceStoreTest, ARunAppendedInBatchesIsShownCompleteOnlyAtItsEnd) {
+    const std::string db = path("bulk.sqlite");
+    TraceStore store(db);
+    const RunId first = store.beginRun(RunInfo{});
+    RunAppend append(store, first, 100);
+    const LaneId lane = append.addLane(LaneKind::kHostThread, "main", -1, 1);
+    for (int i = 0; i < 250; ++i)
+        append.event(makeEvent(0, lane, EventKind::kOp, append.intern("op" + std::to_string(i % 3)),
+                               i * 10, i * 10 + 5));
+    EXPECT_EQ(append.batchesWritten(), 2);  // two full batches are in the file already
+    {
+        const TraceReader reader(db);
+        EXPECT_EQ(reader.runSummary(first).status, "running");
+        EXPECT_EQ(reader.loadRun(first).eventCount(), 200u);
+    }
+    // Another writer's run between the batches: the lock is held per batch only.
+    {
+        TraceWriter other(db);
+        const RunId run = other.beginRun(RunInfo{});
+        other.endRun(run, RunStatus::kComplete);
+        other.close();
+    }
+    append.step(StepInfo{0, 0, 2500, false, 0, 1.0, 8});
+    append.finish(RunStatus::kComplete);
+    EXPECT_EQ(append.eventsWritten(), 250);
+    // A second run through the same store: its names and lanes are numbered from 1 again.
+    const RunId second = store.beginRun(RunInfo{});
+    RunAppend again(store, second, 100);
+    const LaneId otherLane = again.addLane(LaneKind::kCopyStream, "copy", 0, 7);
+    again.event(makeEvent(0, otherLane, EventKind::kMemcpy, again.intern("memcpy"), 1, 2));
+    again.finish(RunStatus::kFailed);
+    store.close();
+
+    const TraceReader reader(db);
+    EXPECT_EQ(reader.runSummary(first).status, "complete");
+    const TraceModel model = reader.loadRun(first);
+    EXPECT_EQ(model.eventCount(), 250u);
+    EXPECT_EQ(model.steps().size(), 1u);
+    ASSERT_EQ(model.lanes().size(), 1u);
+    EXPECT_EQ(model.name(model.eventsOnLane(0).back().name), "op0");  // event 249
+    const TraceModel later = reader.loadRun(second);
+    EXPECT_EQ(reader.runSummary(second).status, "failed");
+    ASSERT_EQ(later.lanes().size(), 1u);
+    EXPECT_EQ(later.lanes()[0].name, "copy");
+    EXPECT_EQ(later.name(later.eventsOnLane(0).front().name), "memcpy");
+}
+
+// A store that created its file and fails before any run ends complete removes it on abandon;
+// one whose run ended complete keeps it.
+TEST_F(TraceStoreTest, AnAbandonedStoreRemovesOnlyAFileItCreatedWithNothingComplete) {
+    const std::string created = path("abandoned.sqlite");
+    {
+        TraceStore store(created);
+        store.beginRun(RunInfo{});
+        EXPECT_TRUE(store.abandon());
+    }
+    EXPECT_FALSE(std::filesystem::exists(created));
+    const std::string kept = path("kept.sqlite");
+    {
+        TraceStore store(kept);
+        const RunId run = store.beginRun(RunInfo{});
+        RunAppend(store, run).finish(RunStatus::kComplete);
+        store.beginRun(RunInfo{});
+        EXPECT_FALSE(store.abandon());
+    }
+    const TraceReader reader(kept);
+    EXPECT_EQ(reader.runSummary(2).status, "failed");
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ ImportedRun rankOf(std::optional<int> rank, std::optional<int> worldSize) {
 
 TEST(RankGroupingTest, TheRanksOfOneWorldJoinTheFirstRunsGroup) {
     RankGrouping ranks;
-    EXPECT_EQ(ranks.groupOf(rankOf(1, 3)), TraceWriter::kStartsAbGroup);
+    EXPECT_EQ(ranks.groupOf(rankOf(1, 3)), kStartsAbGroup);
     ranks.started(7);  // the first run got id 7: the others join group 7
     EXPECT_EQ(ranks.groupOf(rankOf(0, 3)), 7);
     ranks.started(8);  // a later id changes nothing
@@ -56,13 +56,13 @@ TEST(RankGroupingTest, RunsThatAreNoRankOfSeveralStayApart) {
 
 TEST(RankGroupingTest, ARankSeenTwiceOrAnotherWorldEndsTheGrouping) {
     RankGrouping twice;
-    EXPECT_EQ(twice.groupOf(rankOf(0, 2)), TraceWriter::kStartsAbGroup);
+    EXPECT_EQ(twice.groupOf(rankOf(0, 2)), kStartsAbGroup);
     twice.started(1);
     EXPECT_EQ(twice.groupOf(rankOf(0, 2)), 0);  // several steps' traces per rank: apart
     EXPECT_EQ(twice.groupOf(rankOf(1, 2)), 0);  // and every one after
     EXPECT_EQ(twice.ranks(), 1);
     RankGrouping other;
-    EXPECT_EQ(other.groupOf(rankOf(0, 2)), TraceWriter::kStartsAbGroup);
+    EXPECT_EQ(other.groupOf(rankOf(0, 2)), kStartsAbGroup);
     other.started(4);
     EXPECT_EQ(other.groupOf(rankOf(1, 4)), 0);
     EXPECT_EQ(other.groupOf(rankOf(1, 2)), 0);
