@@ -72,8 +72,8 @@ endif()
 # changed: a probe takes 15-30 s.
 set(_probe_key "${GLUEPROF_NCCL_INCLUDE_DIR} ${_nccl_version} ${Torch_DIR} ${Torch_VERSION} ${CMAKE_CXX_COMPILER} ${_toolkit_root} ${CMAKE_CXX_FLAGS}")
 set(_probe_files reference_trainer/distributed/RankGroup.cpp reference_trainer/distributed/RankGroup.h
-    reference_trainer/distributed/RankEnvironment.h reference_trainer/CudaDevice.cpp
-    reference_trainer/CudaDevice.h profiler/cupti/CudaDriver.cpp profiler/cupti/CudaDriver.h profiler/core/Error.h cmake/nccl-probe/NcclProbe.cpp
+    profiler/ranks/RankEnvironment.h profiler/torch_ops/CudaDevice.cpp
+    profiler/torch_ops/CudaDevice.h profiler/cupti/CudaDriver.cpp profiler/cupti/CudaDriver.h profiler/core/Error.h cmake/nccl-probe/NcclProbe.cpp
     reference_trainer/distributed/RendezvousWatchdog.cpp
     reference_trainer/distributed/RendezvousWatchdog.h profiler/core/Interruption.cpp
     reference_trainer/distributed/CollectiveStallNotice.cpp

@@ -15,7 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "reference_trainer/CudaDevice.h"
+#include "profiler/torch_ops/CudaDevice.h"
 #include "reference_trainer/Presets.h"
 #include "reference_trainer/Trainer.h"
 #include "reference_trainer/distributed/RankGroup.h"
@@ -26,18 +26,6 @@ std::string hostName() {
     char name[256] = {0};
     if (gethostname(name, sizeof name - 1) != 0) return "unknown";
     return name;
-}
-
-TorchEnvironment torchEnvironment() {
-    TorchEnvironment env;
-    env.cudaBuild = torchCudaVersion();
-    std::string cudaTag = env.cudaBuild;
-    cudaTag.erase(std::remove(cudaTag.begin(), cudaTag.end(), '.'), cudaTag.end());
-    env.version = std::string(TORCH_VERSION) + (cudaTag.empty() ? "+cpu" : "+cu" + cudaTag);
-    env.cuda = cudaAvailable(env.whyNoCuda);
-    env.cudaDevices = static_cast<int>(torch::cuda::device_count());
-    env.intraOpThreads = at::get_num_threads();
-    return env;
 }
 
 void makeCudaDeterministic() {
@@ -189,8 +177,8 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
     TraceWriter& writer = session.writer();
     HostTracer& tracer = session.tracer();
     AbRuns runs;
-    runs.baseline = writer.beginRun(armInfo(baselineConfig, session, toggle, Arm::kBaseline,
-                                            kStartsAbGroup, {}, group));
+    runs.baseline = writer.beginRun(
+        armInfo(baselineConfig, session, toggle, Arm::kBaseline, kStartsAbGroup, {}, group));
     runs.optimized = writer.beginRun(armInfo(
         optimizedConfig, session, toggle, Arm::kOptimized, runs.baseline,
         schedule.aaControl ? std::vector<std::string>{} : std::vector<std::string>{toggle.name()},

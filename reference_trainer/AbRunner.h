@@ -9,6 +9,7 @@
 
 #include "optimizations/ToggleRegistry.h"
 #include "profiler/session/CaptureSession.h"
+#include "profiler/torch_ops/TorchEnvironment.h"
 #include "reference_trainer/TrainConfig.h"
 
 namespace glueprof {
@@ -65,18 +66,6 @@ AbRuns runAbComparison(const TrainConfig& base, const Toggle& toggle, const AbSc
 RunId runSingle(const TrainConfig& base, const std::vector<const Toggle*>& toggles, int warmup,
                 int steps, CaptureSession& session, const ProgressCallback& progress = {},
                 RankGroup* group = nullptr);
-
-// What the libtorch this process runs on offers (`doctor`, each run's environment).
-struct TorchEnvironment {
-    std::string version;  // TORCH_VERSION with its build as PyPI writes it: "2.11.0+cu130", "+cpu"
-    std::string cudaBuild;  // the CUDA libtorch was built with ("13.0"), "" when CPU-only
-    bool cuda = false;      // torch::cuda::is_available()
-    // When !cuda: a CPU-only libtorch, or the driver's reason (cudaAvailable).
-    std::string whyNoCuda;
-    int cudaDevices = 0;
-    int intraOpThreads = 0;
-};
-TorchEnvironment torchEnvironment();
 
 // Deterministic algorithms for CUDA A/Bs (at::globalContext, and CUBLAS_WORKSPACE_CONFIG=:4096:8
 // unless set): the arms' losses are compared bit for bit. Recorded in each run's environment.

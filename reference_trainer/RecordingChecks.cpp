@@ -8,7 +8,7 @@
 
 #include "profiler/core/Error.h"
 #include "profiler/core/OutputPath.h"
-#include "reference_trainer/CudaDevice.h"
+#include "profiler/torch_ops/CudaDevice.h"
 #include "reference_trainer/Presets.h"
 #include "reference_trainer/distributed/RankGroup.h"
 

@@ -7,7 +7,7 @@
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceNames.h"
 #include "profiler/host/ScopedRange.h"
-#include "reference_trainer/CudaDevice.h"
+#include "profiler/torch_ops/CudaDevice.h"
 #include "reference_trainer/PipelineExecutor.h"
 #include "reference_trainer/distributed/GradientSync.h"
 #include "reference_trainer/distributed/RankGroup.h"

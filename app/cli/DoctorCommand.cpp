@@ -13,7 +13,7 @@
 #include "profiler/core/TraceSchema.h"
 #include "profiler/cupti/GpuCapture.h"
 #include "profiler/host/ScopedRange.h"
-#include "reference_trainer/AbRunner.h"
+#include "profiler/torch_ops/TorchEnvironment.h"
 #include "reference_trainer/distributed/NcclStatus.h"
 
 namespace glueprof::cli {

@@ -19,8 +19,8 @@
 #include "app/usecases/ChildProcess.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/Interruption.h"
-#include "reference_trainer/distributed/RankEnvironment.h"
-#include "reference_trainer/distributed/RankMerge.h"
+#include "profiler/ranks/RankEnvironment.h"
+#include "profiler/ranks/RankMerge.h"
 
 namespace glueprof::cli {
 namespace {

@@ -9,7 +9,7 @@
 #include "app/cli/Progress.h"
 #include "optimizations/pipeline_schedule/LayerCounts.h"
 #include "profiler/core/Error.h"
-#include "reference_trainer/CudaDevice.h"
+#include "profiler/torch_ops/CudaDevice.h"
 #include "reference_trainer/Presets.h"
 #include "reference_trainer/ScheduleBounds.h"
 #include "reference_trainer/data/TextCorpus.h"

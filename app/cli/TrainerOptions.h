@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "profiler/ranks/RankEnvironment.h"
 #include "reference_trainer/TrainConfig.h"
 #include "reference_trainer/distributed/DistributedRun.h"
-#include "reference_trainer/distributed/RankEnvironment.h"
 
 namespace glueprof::cli {
 

@@ -28,9 +28,9 @@
 #include "profiler/core/TraceStore.h"
 #include "profiler/core/WriterDirectoryLock.h"
 #include "profiler/inject/ProfileProtocol.h"
-#include "reference_trainer/AbRunner.h"
-#include "reference_trainer/distributed/RankEnvironment.h"
-#include "reference_trainer/distributed/RankMerge.h"
+#include "profiler/ranks/RankEnvironment.h"
+#include "profiler/ranks/RankMerge.h"
+#include "profiler/torch_ops/TorchEnvironment.h"
 
 namespace glueprof {
 
@@ -166,8 +166,9 @@ RunId storeRunWithoutTorch(const ProfileRequest& request, const ChildEnd& end) {
     info.identity.arm = parseArm(request.arm);
     const RunId run = target.beginRun(info);
     RunAppend append(target, run);
-    append.diagnostic(diagnosticName(DiagnosticId::kProfileNoTorch), 1,
-                      "the program never imported torch: there was nothing for the capture to record");
+    append.diagnostic(
+        diagnosticName(DiagnosticId::kProfileNoTorch), 1,
+        "the program never imported torch: there was nothing for the capture to record");
     append.finish(end.exitCode == 0 ? RunStatus::kComplete : RunStatus::kAborted);
     target.close();
     return run;

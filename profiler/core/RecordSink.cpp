@@ -19,8 +19,8 @@ const char* toString(RunStatus status) {
 }
 
 bool StoreBatch::empty() const {
-    return names.empty() && lanes.empty() && eventCount == 0 && steps.empty() &&
-           counters.empty() && diagnostics.empty() && statuses.empty();
+    return names.empty() && lanes.empty() && eventCount == 0 && steps.empty() && counters.empty() &&
+           diagnostics.empty() && statuses.empty();
 }
 
 void StoreBatch::clear() {

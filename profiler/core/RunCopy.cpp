@@ -55,7 +55,8 @@ void copyRunContents(RunAppend& append, const TraceModel& model, const RunCopySh
     EventCopier copier(append, model, shift);
     for (std::size_t i = 0; i < model.lanes().size(); ++i) {
         const Lane& lane = model.lanes()[i];
-        const LaneId stored = append.addLane(lane.kind, lane.name, lane.device, lane.threadOrStream);
+        const LaneId stored =
+            append.addLane(lane.kind, lane.name, lane.device, lane.threadOrStream);
         for (const Event& e : model.eventsOnLane(i)) copier.copy(e, stored);
     }
     copyRunRecords(append, model, shift);

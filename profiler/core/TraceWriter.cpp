@@ -33,9 +33,7 @@ TraceWriter::TraceWriter(const std::string& path, WriterOptions options)
     : TraceWriter(std::make_unique<TraceStore>(path), options) {}
 
 TraceWriter::TraceWriter(std::unique_ptr<RecordSink> sink, WriterOptions options)
-    : m_options(options),
-      m_sink(std::move(sink)),
-      m_instance(g_nextWriterInstance.fetch_add(1)) {
+    : m_options(options), m_sink(std::move(sink)), m_instance(g_nextWriterInstance.fetch_add(1)) {
     m_thread = std::thread([this] { drainLoop(); });
 }
 

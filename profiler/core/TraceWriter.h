@@ -53,7 +53,8 @@ class TraceWriter {
     TraceWriter(const TraceWriter&) = delete;
     TraceWriter& operator=(const TraceWriter&) = delete;
 
-    // Stores the run's row (status running) and returns its id. Waits for the sink (the write lock).
+    // Stores the run's row (status running) and returns its id. Waits for the sink (the write
+    // lock).
     RunId beginRun(const RunInfo& info);
     void endRun(RunId run, RunStatus status);
 
@@ -121,7 +122,7 @@ class TraceWriter {
     std::unordered_map<std::string, StringId> m_strings;  // text -> writer-local id
     StringId m_nextString = 1;
     std::atomic<LaneId> m_nextLane{1};  // writer-local
-    const std::uint64_t m_instance;  // tells apart writers that reuse an address
+    const std::uint64_t m_instance;     // tells apart writers that reuse an address
     std::mutex m_buffersMutex;
     std::vector<std::unique_ptr<ThreadBuffer>> m_buffers;
 

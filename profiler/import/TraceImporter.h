@@ -36,9 +36,9 @@ TraceInputs expandTraceInputs(const std::vector<std::string>& paths,
 // Reads one file with the reader its content asks for.
 ImportedRun readTrace(const std::string& path, const ImportOptions& options);
 
-// Writes `run` into the store (streamed, RunAppend) as one run of kind `imported` (label, A/B identity from `info`;
-// rank, world size, device and the source's description from the run). Returns its id. A failure
-// while writing marks the run failed before rethrowing.
+// Writes `run` into the store (streamed, RunAppend) as one run of kind `imported` (label, A/B
+// identity from `info`; rank, world size, device and the source's description from the run).
+// Returns its id. A failure while writing marks the run failed before rethrowing.
 RunId storeImportedRun(TraceStore& store, const ImportedRun& run, RunInfo info);
 
 }  // namespace glueprof

@@ -7,11 +7,11 @@
 #include <vector>
 
 #include "optimizations/ToggleRegistry.h"
+#include "profiler/ranks/RankEnvironment.h"
+#include "profiler/ranks/RankMerge.h"
 #include "reference_trainer/AbRunner.h"
 #include "reference_trainer/AbSuite.h"
 #include "reference_trainer/TrainConfig.h"
-#include "reference_trainer/distributed/RankEnvironment.h"
-#include "reference_trainer/distributed/RankMerge.h"
 
 namespace glueprof {
 

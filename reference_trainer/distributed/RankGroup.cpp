@@ -21,7 +21,7 @@
 #include <regex>
 
 #include "profiler/core/Error.h"
-#include "reference_trainer/CudaDevice.h"
+#include "profiler/torch_ops/CudaDevice.h"
 #include "reference_trainer/distributed/RendezvousWatchdog.h"
 
 namespace glueprof {

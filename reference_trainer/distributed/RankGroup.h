@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "profiler/core/Error.h"
+#include "profiler/ranks/RankEnvironment.h"
 #include "reference_trainer/distributed/CollectiveStallNotice.h"
-#include "reference_trainer/distributed/RankEnvironment.h"
 
 namespace glueprof {
 

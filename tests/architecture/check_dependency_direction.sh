@@ -52,6 +52,14 @@ rule "profiler/core" '#include *[<"](profiler/(host|torch_ops|cupti|import)|anal
 rule "profiler/import" '#include *[<"](profiler/(host|torch_ops|cupti)|analyzers)/' \
   "profiler/import (trace readers) depends on profiler/core only"
 
+rule "profiler/ranks" '#include *[<"](profiler/(host|torch_ops|cupti|import|session|inject)|analyzers)/' \
+  "profiler/ranks (rank environment, rank files, their merge) depends on profiler/core only"
+rule "app/usecases/ChildProcess.cpp app/usecases/ChildProcess.h app/usecases/ProfiledProgram.cpp
+      app/usecases/ProfiledProgram.h app/usecases/ProfileRequest.cpp app/usecases/ProfileRequest.h
+      app/usecases/ExecAbRequest.cpp app/usecases/ExecAbRequest.h" \
+  '#include *[<"](reference_trainer|optimizations)/' \
+  "profile and ab --exec (a user's own program) do not depend on the reference trainer"
+
 rule "profiler/cupti" '#include *[<"](profiler/(host|torch_ops)|analyzers)/' \
   "profiler/cupti depends on profiler/core only (the CLI wires it to HostTracer)"
 

@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "profiler/ranks/RankEnvironment.h"
 #include "reference_trainer/Presets.h"
 #include "reference_trainer/Trainer.h"
-#include "reference_trainer/distributed/RankEnvironment.h"
 #include "reference_trainer/distributed/RankGroup.h"
 
 namespace glueprof {

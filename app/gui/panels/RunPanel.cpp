@@ -9,7 +9,7 @@
 
 #include "app/gui/Panel.h"
 #include "profiler/core/ToggleCatalog.h"
-#include "reference_trainer/CudaDevice.h"
+#include "profiler/torch_ops/CudaDevice.h"
 #include "reference_trainer/Presets.h"
 
 namespace glueprof::gui {

@@ -1,4 +1,4 @@
-#include "reference_trainer/distributed/RankEnvironment.h"
+#include "profiler/ranks/RankEnvironment.h"
 
 #include <fmt/format.h>
 

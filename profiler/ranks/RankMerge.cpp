@@ -1,4 +1,4 @@
-#include "reference_trainer/distributed/RankMerge.h"
+#include "profiler/ranks/RankMerge.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -16,7 +16,7 @@
 #include "profiler/core/RunCopy.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceSchema.h"
-#include "reference_trainer/distributed/RankEnvironment.h"
+#include "profiler/ranks/RankEnvironment.h"
 
 namespace glueprof {
 namespace {
@@ -106,8 +106,7 @@ MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId,
                     if (runs[j].id == summary.identity.abGroup) groupIndex = j;
                 }
             }
-            info.identity.abGroup =
-                groupOf[groupIndex] != 0 ? groupOf[groupIndex] : kStartsAbGroup;
+            info.identity.abGroup = groupOf[groupIndex] != 0 ? groupOf[groupIndex] : kStartsAbGroup;
             const RunId id = target.beginRun(info);
             if (groupOf[groupIndex] == 0) groupOf[groupIndex] = id;
             // Read as it is copied, written in batches: memory flat however long the rank ran.

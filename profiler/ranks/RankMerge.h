@@ -8,7 +8,7 @@
 
 #include "profiler/core/RecordSink.h"
 #include "profiler/core/TraceModel.h"
-#include "reference_trainer/distributed/ClockAlignment.h"
+#include "profiler/ranks/RankClock.h"
 
 namespace glueprof {
 

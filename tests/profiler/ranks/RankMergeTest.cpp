@@ -9,9 +9,9 @@
 
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceWriter.h"
-#include "reference_trainer/distributed/ClockAlignment.h"
-#include "reference_trainer/distributed/RankEnvironment.h"
-#include "reference_trainer/distributed/RankMerge.h"
+#include "profiler/ranks/RankClock.h"
+#include "profiler/ranks/RankEnvironment.h"
+#include "profiler/ranks/RankMerge.h"
 
 namespace glueprof {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "profiler/core/Error.h"
-#include "reference_trainer/distributed/RankEnvironment.h"
+#include "profiler/ranks/RankEnvironment.h"
 
 namespace glueprof {
 namespace {

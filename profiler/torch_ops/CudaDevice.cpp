@@ -1,4 +1,4 @@
-#include "reference_trainer/CudaDevice.h"
+#include "profiler/torch_ops/CudaDevice.h"
 
 #include <ATen/detail/CUDAHooksInterface.h>
 #include <c10/core/impl/DeviceGuardImplInterface.h>
