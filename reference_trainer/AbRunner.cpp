@@ -1,6 +1,7 @@
 #include "reference_trainer/AbRunner.h"
 #include "profiler/core/Interruption.h"
 #include "profiler/core/MachineLoad.h"
+#include "profiler/core/RunMetadata.h"
 
 #include <algorithm>
 
@@ -50,20 +51,23 @@ std::string environmentJson(const TrainConfig& config, const std::string& gpuCap
     const TorchEnvironment torch = torchEnvironment();
     const char* workspace = std::getenv("CUBLAS_WORKSPACE_CONFIG");
     nlohmann::json j = {
-        {"deterministic_algorithms", at::globalContext().deterministicAlgorithms()},
-        {"deterministic_warn_only", at::globalContext().deterministicAlgorithmsWarnOnly()},
-        {"cublas_workspace_config", workspace != nullptr ? workspace : ""},
-        {"torch_version", torch.version},
-        {"torch_cuda", torch.cuda},
-        {"cuda_devices", torch.cudaDevices},
-        {"intra_op_threads", torch.intraOpThreads},
-        {"flush_denormal", true},
-        {"device", config.device},
-        {"gpu_capture", gpuCapture},
+        {envKey(EnvironmentKey::kDeterministicAlgorithms),
+         at::globalContext().deterministicAlgorithms()},
+        {envKey(EnvironmentKey::kDeterministicWarnOnly),
+         at::globalContext().deterministicAlgorithmsWarnOnly()},
+        {envKey(EnvironmentKey::kCublasWorkspaceConfig), workspace != nullptr ? workspace : ""},
+        {envKey(EnvironmentKey::kTorchVersion), torch.version},
+        {envKey(EnvironmentKey::kTorchCuda), torch.cuda},
+        {envKey(EnvironmentKey::kCudaDevices), torch.cudaDevices},
+        {envKey(EnvironmentKey::kIntraOpThreads), torch.intraOpThreads},
+        {envKey(EnvironmentKey::kFlushDenormal), true},
+        {envKey(EnvironmentKey::kDevice), config.device},
+        {envKey(EnvironmentKey::kGpuCapture), gpuCapture},
     };
     // What the tracer adds per recorded op, calibrated when the capture started (TracingCost.h).
     // null: the calibration could not tell (a machine too busy, no scratch database).
-    j["tracing_ns_per_op"] = tracingNsPerOp ? nlohmann::json(*tracingNsPerOp) : nlohmann::json();
+    j[envKey(EnvironmentKey::kTracingNsPerOp)] =
+        tracingNsPerOp ? nlohmann::json(*tracingNsPerOp) : nlohmann::json();
     return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 

@@ -10,6 +10,7 @@
 #include "app/report/Findings.h"
 #include "app/report/ResultsJson.h"
 #include "profiler/core/Error.h"
+#include "profiler/core/RunMetadata.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof::cli {
@@ -21,13 +22,6 @@ struct AdviseOptions {
     RunId run = 0;  // 0 = the latest run
     bool json = false;
 };
-
-// Whether an imported trace's steps came from its step ranges (config_json's steps_found; runs
-// that were not imported always have steps).
-bool stepsFound(const RunSummary& run) {
-    const nlohmann::json config = nlohmann::json::parse(run.configJson, nullptr, false);
-    return !config.is_object() || config.value("steps_found", true);
-}
 
 int adviseRun(const AdviseOptions& o) {
     TraceReader reader(o.db);
@@ -43,7 +37,7 @@ int adviseRun(const AdviseOptions& o) {
     } else {
         std::cout << fmt::format("advisor, run {} ({}, preset {}):\n", run, model.run().label,
                                  model.run().preset);
-        if (!stepsFound(model.run()))
+        if (!stepsFoundOf(model.run()))
             std::cout << "  (the trace has no step ranges: it is one step, so \"per step\" below "
                          "means the whole trace; call prof.step() once per iteration, or import "
                          "with --steps PREFIX)\n";

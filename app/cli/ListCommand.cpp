@@ -8,7 +8,7 @@
 
 #include "app/cli/Commands.h"
 #include "app/report/ResultsJson.h"
-#include "app/report/StoredRunJson.h"
+#include "profiler/core/RunMetadata.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof::cli {

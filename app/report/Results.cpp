@@ -1,7 +1,5 @@
 #include "app/report/Results.h"
 
-#include <nlohmann/json.hpp>
-
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -9,7 +7,7 @@
 #include <set>
 
 #include "app/report/AbPairs.h"
-#include "app/report/StoredRunJson.h"
+#include "profiler/core/RunMetadata.h"
 #include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceNames.h"
 #include "profiler/core/TraceReader.h"
@@ -18,46 +16,11 @@ namespace glueprof {
 
 namespace {
 
-// The range `ab --exec --target RANGE` stored in the arms' configuration; "" for any other run.
-std::string targetRangeOf(const RunSummary& run) {
-    const nlohmann::json config = parseStoredRunJson(run, StoredRunColumn::kConfig);
-    const auto range = config.find("target_range");
-    return range != config.end() && range->is_string() ? range->get<std::string>() : "";
-}
-
-// The run's environment JSON, parsed once; an input error naming the run when it is damaged.
-nlohmann::json environmentOf(const RunSummary& run) {
-    return parseStoredRunJson(run, StoredRunColumn::kEnvironment);
-}
-
-// The run's GPU capture line ("" for runs recorded before it was stored).
-std::string gpuCaptureOf(const nlohmann::json& env) {
-    if (!env.contains("gpu_capture") || !env["gpu_capture"].is_string()) return "";
-    return env["gpu_capture"].get<std::string>();
-}
-
-// How a rank's clock was put on rank 0's (nullopt outside multi-process runs, or unmeasured).
-std::optional<RankClockAlignment> clockAlignmentOf(const nlohmann::json& env) {
-    if (!env.contains("clock_alignment") || !env["clock_alignment"].is_object())
-        return std::nullopt;
-    const nlohmann::json& c = env["clock_alignment"];
-    RankClockAlignment a;
-    a.offsetNs = c.value("offset_ns", 0.0);
-    a.estimateNs = c.value("estimate_ns", 0.0);
-    a.residualNs = c.value("residual_ns", 0.0);
-    a.sameMachine = c.value("same_machine_as_rank_0", false);
-    return a;
-}
-
-TracingOverhead tracingOverheadOf(const TraceModel& trace, const nlohmann::json& env,
+TracingOverhead tracingOverheadOf(const TraceModel& trace, const RunEnvironment& env,
                                   const StepBreakdownResult& steps) {
     TracingOverhead t;
-    if (env.contains("tracing_ns_per_op")) {
-        t.recorded = true;
-        if (env["tracing_ns_per_op"].is_number()) {
-            t.nsPerEvent = env["tracing_ns_per_op"].get<double>();
-        }
-    }
+    t.recorded = env.tracingCostRecorded;
+    t.nsPerEvent = env.tracingNsPerOp;
     const std::set<std::int32_t> measured = trace.measuredSteps();
     if (measured.empty()) return t;
     std::size_t busiest = 0;  // the calibrated cost is an aten op's: ops only, not ranges or API
@@ -244,9 +207,9 @@ RunAnalysis analyzeRun(const TraceModel& trace) {
     r.run = trace.run();
     r.analysis = analyze(trace);
     r.diagnostics = trace.diagnostics();
-    const nlohmann::json environment = environmentOf(trace.run());
-    r.gpuCapture = gpuCaptureOf(environment);
-    r.clockAlignment = clockAlignmentOf(environment);
+    const RunEnvironment environment = runEnvironmentOf(trace.run());
+    r.gpuCapture = environment.gpuCapture;
+    r.clockAlignment = environment.clockAlignment;
     r.tracing = tracingOverheadOf(trace, environment, r.analysis.steps);
     addOverlapStrip(trace, r);
     addGantt(trace, r);

@@ -14,6 +14,7 @@
 #include "analyzers/Analysis.h"
 #include "analyzers/CopyOverlap.h"
 #include "analyzers/RankAnalysis.h"
+#include "profiler/core/RunMetadata.h"
 #include "profiler/core/TraceModel.h"
 
 namespace glueprof {
@@ -45,12 +46,6 @@ struct TracingOverhead {
 
 // A rank's run of a multi-process run: its clock against rank 0's (environment
 // `clock_alignment`, written by the merge; docs/cli.md "Several processes").
-struct RankClockAlignment {
-    double offsetNs = 0.0;     // applied to its timestamps
-    double estimateNs = 0.0;   // what the barrier readings estimated
-    double residualNs = 0.0;   // the largest deviation of a reading from the estimate
-    bool sameMachine = false;  // one clock with rank 0: not shifted
-};
 
 // One run and everything the analyzers say about it, with what the views draw of it.
 struct RunAnalysis {

@@ -8,10 +8,10 @@
 #include "analyzers/LayerCosts.h"
 #include "analyzers/PipelineBubbles.h"
 #include "analyzers/PipelineReplay.h"
-#include "app/report/StoredRunJson.h"
 #include "optimizations/pipeline_schedule/SimulationTrace.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/Interruption.h"
+#include "profiler/core/RunMetadata.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof {

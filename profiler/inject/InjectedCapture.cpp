@@ -12,6 +12,7 @@
 
 #include "profiler/core/Clock.h"
 #include "profiler/core/Diagnostics.h"
+#include "profiler/core/RunMetadata.h"
 #include "profiler/torch_ops/UserRangeObserver.h"
 
 namespace glueprof {
@@ -46,18 +47,19 @@ std::string configJson(const profile::ProfileSettings& settings) {
 std::string environmentJson(const profile::ProfileSettings& settings, const std::string& device,
                             const CaptureSession& session) {
     nlohmann::json environment{
-        {"torch_version",
+        {envKey(EnvironmentKey::kTorchVersion),
          settings.torchVersion.empty() ? std::string(TORCH_VERSION) : settings.torchVersion},
-        {"torch_cuda", torch::cuda::is_available()},
-        {"cuda_devices", static_cast<int>(torch::cuda::device_count())},
-        {"intra_op_threads", at::get_num_threads()},
-        {"device", device},
-        {"gpu_capture", session.captureSummary()},
-        {"pid", static_cast<long long>(::getpid())},
-        {"recorded_by", "glueprof profile"},
+        {envKey(EnvironmentKey::kTorchCuda), torch::cuda::is_available()},
+        {envKey(EnvironmentKey::kCudaDevices), static_cast<int>(torch::cuda::device_count())},
+        {envKey(EnvironmentKey::kIntraOpThreads), at::get_num_threads()},
+        {envKey(EnvironmentKey::kDevice), device},
+        {envKey(EnvironmentKey::kGpuCapture), session.captureSummary()},
+        {envKey(EnvironmentKey::kPid), static_cast<long long>(::getpid())},
+        {envKey(EnvironmentKey::kRecordedBy), "glueprof profile"},
     };
     const std::optional<double> cost = session.tracingCostNsPerOp();
-    environment["tracing_ns_per_op"] = cost ? nlohmann::json(*cost) : nlohmann::json();
+    environment[envKey(EnvironmentKey::kTracingNsPerOp)] =
+        cost ? nlohmann::json(*cost) : nlohmann::json();
     return jsonText(environment);
 }
 

@@ -14,6 +14,7 @@
 #include "profiler/core/Error.h"
 #include "profiler/core/OutputPath.h"
 #include "profiler/core/RunCopy.h"
+#include "profiler/core/RunMetadata.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceSchema.h"
 #include "profiler/ranks/RankEnvironment.h"
@@ -33,13 +34,15 @@ std::string withClockAlignment(const std::string& environmentJson, const RankClo
     nlohmann::json environment = nlohmann::json::parse(environmentJson, nullptr, false);
     if (!environment.is_object()) environment = nlohmann::json::object();
     if (clock == nullptr) {
-        environment["clock_alignment"] = nullptr;  // not measured (a rank failed before)
+        environment[envKey(EnvironmentKey::kClockAlignment)] =
+            nullptr;  // not measured (a rank failed before)
     } else {
-        environment["clock_alignment"] = {{"offset_ns", clock->offsetNs},
-                                          {"estimate_ns", clock->estimateNs},
-                                          {"residual_ns", clock->residualNs},
-                                          {"same_machine_as_rank_0", clock->sameMachine},
-                                          {"host", clock->host}};
+        environment[envKey(EnvironmentKey::kClockAlignment)] = {
+            {"offset_ns", clock->offsetNs},
+            {"estimate_ns", clock->estimateNs},
+            {"residual_ns", clock->residualNs},
+            {"same_machine_as_rank_0", clock->sameMachine},
+            {"host", clock->host}};
     }
     return environment.dump();
 }

@@ -1,6 +1,7 @@
 // The one table of diagnostics (profiler/core/Diagnostics.h): well formed, what `check` calls a
 // loss, and listed in full by the docs, so neither can drift from the other.
 #include "profiler/core/Diagnostics.h"
+#include "profiler/core/RunMetadata.h"
 
 #include <gtest/gtest.h>
 
@@ -92,6 +93,23 @@ TEST(DiagnosticsTest, TheDocsListEveryEntry) {
             EXPECT_NE(import.find("`" + std::string(d.detail) + "`"), std::string::npos)
                 << "'" << d.detail << "' is not in docs/import.md";
         }
+    }
+}
+
+// docs/schema.md names every key of environment_json that glueprof writes.
+TEST(DiagnosticsTest, TheSchemaDocNamesEveryEnvironmentKey) {
+    const std::string schema = doc("schema.md");
+    ASSERT_FALSE(schema.empty());
+    const EnvironmentKey keys[] = {
+#define GLUEPROF_ENVIRONMENT_KEY_ID(id, name, meaning) EnvironmentKey::id,
+        GLUEPROF_ENVIRONMENT_KEYS(GLUEPROF_ENVIRONMENT_KEY_ID)
+#undef GLUEPROF_ENVIRONMENT_KEY_ID
+    };
+    for (EnvironmentKey key : keys) {
+        const std::string name = environmentKeyName(key);
+        EXPECT_FALSE(name.empty());
+        EXPECT_NE(schema.find("`" + name + "`"), std::string::npos)
+            << name << " is not in docs/schema.md";
     }
 }
 
