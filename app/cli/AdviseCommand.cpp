@@ -6,11 +6,10 @@
 
 #include "analyzers/Analysis.h"
 #include "app/cli/Commands.h"
-#include "app/cli/RunSelection.h"
 #include "app/report/Findings.h"
 #include "app/report/ResultsJson.h"
+#include "app/usecases/StoredRuns.h"
 #include "profiler/core/Error.h"
-#include "profiler/core/RunMetadata.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof::cli {
@@ -24,10 +23,10 @@ struct AdviseOptions {
 };
 
 int adviseRun(const AdviseOptions& o) {
-    TraceReader reader(o.db);
-    const RunId run = chooseRun(reader, o.run, o.db);
-    TraceModel model = reader.loadRun(run);
-    AnalysisResult analysis = analyze(model);
+    const AnalyzedRun analyzed = analyzeStoredRun(RunRequest{o.db, o.run});
+    const TraceModel& model = analyzed.model;
+    const AnalysisResult& analysis = analyzed.analysis;
+    const RunId run = model.run().id;
     if (o.json) {
         nlohmann::json j = {{"db", o.db},
                             {"run", run},
@@ -37,7 +36,7 @@ int adviseRun(const AdviseOptions& o) {
     } else {
         std::cout << fmt::format("advisor, run {} ({}, preset {}):\n", run, model.run().label,
                                  model.run().preset);
-        if (!stepsFoundOf(model.run()))
+        if (!analyzed.stepsFound)
             std::cout << "  (the trace has no step ranges: it is one step, so \"per step\" below "
                          "means the whole trace; call prof.step() once per iteration, or import "
                          "with --steps PREFIX)\n";

@@ -7,9 +7,9 @@
 
 #include "app/cli/Commands.h"
 #include "app/cli/RunSelection.h"
-#include "app/report/CompareRequest.h"
 #include "app/report/ResultsJson.h"
 #include "app/report/ResultsText.h"
+#include "app/usecases/CompareRequest.h"
 #include "profiler/core/Error.h"
 
 namespace glueprof::cli {

@@ -6,15 +6,13 @@
 #include <iostream>
 #include <memory>
 
-#include "analyzers/Analysis.h"
 #include "app/cli/Commands.h"
-#include "app/cli/RunSelection.h"
 #include "app/report/AtomicFile.h"
 #include "app/report/ChromeTrace.h"
 #include "app/report/CsvExport.h"
+#include "app/usecases/StoredRuns.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/OutputPath.h"
-#include "profiler/core/TraceReader.h"
 
 namespace glueprof::cli {
 
@@ -38,21 +36,21 @@ int exportRun(const ExportOptions& o) {
         requireOutputBesideDatabase(stepsPath(o.out), o.db, "--out");
         requireReplaceableOutput(stepsPath(o.out));
     }
-    TraceReader reader(o.db);
-    const RunId run = chooseRun(reader, o.run, o.db);
-    TraceModel model = reader.loadRun(run);
     if (o.format == "chrome") {
+        const TraceModel model = loadStoredRun(RunRequest{o.db, o.run});
         writeFileAtomically(o.out, [&](std::ostream& file) { writeChromeTrace(model, file); });
         std::cout << fmt::format(
             "wrote {} ({} events of run {}): open it in ui.perfetto.dev or chrome://tracing\n",
-            o.out, model.eventCount(), run);
+            o.out, model.eventCount(), model.run().id);
     } else {
-        AnalysisResult analysis = analyze(model);
+        const AnalyzedRun analyzed = analyzeStoredRun(RunRequest{o.db, o.run});
+        const TraceModel& model = analyzed.model;
         writeFileAtomically(o.out, [&](std::ostream& file) { writeEventsCsv(model, file); });
-        writeFileAtomically(stepsPath(o.out),
-                            [&](std::ostream& file) { writeStepsCsv(model, analysis, file); });
+        writeFileAtomically(stepsPath(o.out), [&](std::ostream& file) {
+            writeStepsCsv(model, analyzed.analysis, file);
+        });
         std::cout << fmt::format("wrote {} ({} events) and {} (per-step metrics) of run {}\n",
-                                 o.out, model.eventCount(), stepsPath(o.out), run);
+                                 o.out, model.eventCount(), stepsPath(o.out), model.run().id);
     }
     return 0;
 }

@@ -1,19 +1,17 @@
 // glueprof report: the trace report of one run or of an A/B pair, as HTML, Markdown or JSON.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
 #include "app/cli/Commands.h"
 #include "app/cli/RunSelection.h"
-#include "app/report/AbPairs.h"
 #include "app/report/AtomicFile.h"
 #include "app/report/HtmlReport.h"
-#include "app/report/Results.h"
 #include "app/report/ResultsJson.h"
 #include "app/report/ResultsMarkdown.h"
+#include "app/usecases/StoredRuns.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/OutputPath.h"
 #include "profiler/core/TraceReader.h"
@@ -31,43 +29,26 @@ struct ReportOptions {
 
 int report(const ReportOptions& o) {
     requireOutputBesideDatabase(o.out, o.db, "--out");
-    TraceReader reader(o.db);
-    std::vector<RunId> ids;
-    ResultsSelection selection;
-    if (!o.runs.empty()) {
-        ids = parseRunIds(o.runs);
-    } else {
-        // Every toggle's latest A/B (what `make run` did), in the order they ran; else the
-        // latest run.
-        std::vector<AbPair> pairs;
-        for (const auto& [name, pair] : latestAbPairs(reader.listRuns())) pairs.push_back(pair);
-        std::sort(pairs.begin(), pairs.end(),
-                  [](const AbPair& a, const AbPair& b) { return a.optimized.id < b.optimized.id; });
-        for (const AbPair& pair : pairs)
-            selection.pairs.emplace_back(pair.baseline.id, pair.optimized.id);
-        if (pairs.empty()) ids = {chooseRun(reader, 0, o.db)};
-    }
-    if (ids.size() == 2) {
-        selection.pairs.emplace_back(ids[0], ids[1]);
-    } else if (ids.size() == 1) {
-        selection.runs = ids;
-    }
-    const Results built = buildResults(reader, o.db, selection);
+    ReportRequest request;
+    request.db = o.db;
+    if (!o.runs.empty()) request.runs = parseRunIds(o.runs);
+    const ReportOutcome outcome = runReport(request);
     std::string text;
     if (o.format == "html")
-        text = renderResultsHtml(built);
+        text = renderResultsHtml(outcome.results);
     else if (o.format == "md")
-        text = renderResultsMarkdown(built);
+        text = renderResultsMarkdown(outcome.results);
     else
-        text = renderResultsJson(built);
+        text = renderResultsJson(outcome.results);
     writeFileAtomically(o.out, text);
+    const std::vector<RunId>& ids = outcome.runs;
     if (!ids.empty()) {
         std::cout << fmt::format(
             "wrote {} ({} of run{} {})\n", o.out, o.format, ids.size() > 1 ? "s" : "",
             ids.size() > 1 ? fmt::format("{} vs {}", ids[0], ids[1]) : std::to_string(ids[0]));
     } else {
         std::string pairs;
-        for (const auto& [baseline, optimized] : selection.pairs)
+        for (const auto& [baseline, optimized] : outcome.pairs)
             pairs += fmt::format("{}{} vs {}", pairs.empty() ? "" : ", ", baseline, optimized);
         std::cout << fmt::format("wrote {} ({} of the latest A/B of each toggle: runs {})\n", o.out,
                                  o.format, pairs);

@@ -9,14 +9,6 @@
 
 namespace glueprof::cli {
 
-RunId chooseRun(const TraceReader& reader, RunId requested, const std::string& db) {
-    if (requested != 0) return requested;
-    std::vector<RunSummary> runs = reader.listRuns();
-    if (runs.empty())
-        throw inputError(fmt::format("'{}' holds no runs: record one with `glueprof run`", db));
-    return runs.back().id;
-}
-
 std::vector<RunId> parseRunIds(const std::string& text) {
     std::vector<RunId> ids;
     std::stringstream list(text);

@@ -9,7 +9,7 @@
 
 #include "analyzers/RankAnalysis.h"
 #include "analyzers/TraceDiff.h"
-#include "app/report/CompareRequest.h"
+#include "app/report/CompareResults.h"
 #include "app/report/Results.h"
 #include "app/report/SimulationResults.h"
 

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "app/report/CompareRequest.h"
+#include "app/report/CompareResults.h"
 #include "app/report/Results.h"
 
 namespace glueprof {

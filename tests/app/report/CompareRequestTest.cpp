@@ -6,9 +6,9 @@
 #include <set>
 #include <string>
 
-#include "app/report/CompareRequest.h"
 #include "app/report/ResultsJson.h"
 #include "app/report/ResultsText.h"
+#include "app/usecases/CompareRequest.h"
 #include "profiler/core/Error.h"
 #include "profiler/import/ImportRequest.h"
 

@@ -1,4 +1,4 @@
-#include "app/report/CompareRequest.h"
+#include "app/usecases/CompareRequest.h"
 
 #include <fmt/format.h>
 
