@@ -434,4 +434,20 @@ AbComparison compareRuns(const std::string& toggle, TimingMetric primaryMetric,
     return result;
 }
 
+// Warm-up steps, measured steps per block and blocks, as the baseline arm recorded them.
+AbSetup abSetupOf(const TraceModel& baseline) {
+    AbSetup setup;
+    std::map<std::int32_t, int> perBlock;
+    for (const StepInfo& s : baseline.steps()) {
+        if (s.warmup) {
+            ++setup.warmup;
+        } else {
+            ++perBlock[s.block];
+        }
+    }
+    setup.repeats = static_cast<int>(perBlock.size());
+    for (const auto& [block, count] : perBlock) setup.steps = std::max(setup.steps, count);
+    return setup;
+}
+
 }  // namespace glueprof

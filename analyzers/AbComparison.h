@@ -163,4 +163,12 @@ std::optional<TargetComparison> compareTarget(TargetMetric metric, const TraceMo
                                               const TraceModel& optimized, double baselineStepMs,
                                               const std::string& range = "");
 
+// How the A/B blocks ran, read back from the steps of a comparison's baseline.
+struct AbSetup {
+    int warmup = 0;   // warm-up steps per arm
+    int steps = 0;    // measured steps per block
+    int repeats = 0;  // blocks per arm
+};
+AbSetup abSetupOf(const TraceModel& baseline);
+
 }  // namespace glueprof

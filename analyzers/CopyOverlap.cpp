@@ -1,6 +1,7 @@
 #include "analyzers/CopyOverlap.h"
 
 #include <algorithm>
+#include <set>
 #include <unordered_map>
 
 #include "analyzers/Intervals.h"
@@ -164,6 +165,21 @@ std::vector<CopySpan> copySpans(const TraceModel& trace, std::int32_t step) {
     std::sort(spans.begin(), spans.end(),
               [](const CopySpan& a, const CopySpan& b) { return a.startNs < b.startNs; });
     return spans;
+}
+
+OverlapStrip overlapStripOf(const TraceModel& trace) {
+    OverlapStrip strip;
+    const std::set<std::int32_t> measured = trace.measuredSteps();
+    if (measured.empty()) return strip;
+    strip.step = *measured.begin();
+    for (const StepInfo& s : trace.steps()) {
+        if (s.step == strip.step) {
+            strip.startNs = s.startNs;
+            strip.endNs = s.endNs;
+        }
+    }
+    strip.copies = copySpans(trace, strip.step);
+    return strip;
 }
 
 }  // namespace glueprof

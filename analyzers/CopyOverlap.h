@@ -58,6 +58,15 @@ struct CopySpan {
 // The copies of one step, in start order.
 std::vector<CopySpan> copySpans(const TraceModel& trace, std::int32_t step);
 
+// What an overlap strip draws: the copies of the first measured step over that step's span.
+struct OverlapStrip {
+    std::int32_t step = kNoTag;  // kNoTag: no measured step
+    TimestampNs startNs = 0;
+    TimestampNs endNs = 0;
+    std::vector<CopySpan> copies;
+};
+OverlapStrip overlapStripOf(const TraceModel& trace);
+
 // "DtoH" etc. from the memory kinds of a copy; host = pageable or pinned.
 std::string copyDirection(MemoryKind src, MemoryKind dst);
 

@@ -185,4 +185,27 @@ BubbleResult analyzeBubbles(const TraceModel& trace, bool hasWarmupPhase) {
     return r;
 }
 
+PipelineGantt pipelineGanttOf(const TraceModel& trace) {
+    PipelineGantt gantt;
+    const std::set<std::int32_t> measured = trace.measuredSteps();
+    const bool oneStep = !measured.empty();
+    const std::int32_t ganttStep = oneStep ? *measured.begin() : kNoTag;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        const Lane& lane = trace.lanes()[i];
+        if (lane.kind != LaneKind::kPipelineWorker && lane.kind != LaneKind::kSimulatedWorker)
+            continue;
+        const std::size_t worker = gantt.workers.size();
+        gantt.workers.push_back(lane.name);
+        for (const Event& e : trace.eventsOnLane(i)) {
+            const std::string& name = trace.name(e.name);
+            if (e.kind == EventKind::kRange && (!oneStep || e.step == ganttStep) &&
+                (name == names::kForward || name == names::kRecompute ||
+                 name == names::kBackward)) {
+                gantt.bars.push_back(GanttBar{worker, name, e.startNs, e.endNs});
+            }
+        }
+    }
+    return gantt;
+}
+
 }  // namespace glueprof

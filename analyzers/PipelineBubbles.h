@@ -71,4 +71,18 @@ struct BubbleResult {
 BubbleResult analyzeBubbles(const TraceModel& trace);
 BubbleResult analyzeBubbles(const TraceModel& trace, bool hasWarmupPhase);
 
+// What a pipeline Gantt draws: each worker lane's forward, recompute and backward ranges of one
+// step, the first measured one (a simulation's iteration; all of them where no step is measured).
+struct GanttBar {
+    std::size_t worker = 0;  // index into PipelineGantt::workers
+    std::string kind;        // forward, recompute, backward
+    TimestampNs startNs = 0;
+    TimestampNs endNs = 0;
+};
+struct PipelineGantt {
+    std::vector<std::string> workers;  // worker lane names; empty for a run that is no pipeline
+    std::vector<GanttBar> bars;
+};
+PipelineGantt pipelineGanttOf(const TraceModel& trace);
+
 }  // namespace glueprof

@@ -215,15 +215,15 @@ std::string hostSyncs(const RunAnalysis& r) {
 }
 
 std::string overlapStrip(const RunAnalysis& r) {
-    if (r.stripCopies.empty() || r.stripEndNs <= r.stripStartNs) return {};
-    const double scale =
-        static_cast<double>(kChartWidth - 10) / static_cast<double>(r.stripEndNs - r.stripStartNs);
-    auto x = [&](TimestampNs t) { return 5.0 + static_cast<double>(t - r.stripStartNs) * scale; };
+    if (r.strip.copies.empty() || r.strip.endNs <= r.strip.startNs) return {};
+    const double scale = static_cast<double>(kChartWidth - 10) /
+                         static_cast<double>(r.strip.endNs - r.strip.startNs);
+    auto x = [&](TimestampNs t) { return 5.0 + static_cast<double>(t - r.strip.startNs) * scale; };
     std::string svg = fmt::format(
         "<svg width=\"{}\" height=\"46\" role=\"img\" aria-label=\"copies of step {}\">\n"
         "<rect x=\"5\" y=\"4\" width=\"{}\" height=\"26\" fill=\"#F2F2F2\"/>\n",
-        kChartWidth, r.stripStep, kChartWidth - 10);
-    for (const CopySpan& c : r.stripCopies) {
+        kChartWidth, r.strip.step, kChartWidth - 10);
+    for (const CopySpan& c : r.strip.copies) {
         svg += fmt::format(
             "<rect x=\"{:.2f}\" y=\"4\" width=\"{:.2f}\" height=\"26\" fill=\"{}\"><title>{} "
             "{:.3f} ms (exposed part red)</title></rect>\n",
@@ -238,15 +238,15 @@ std::string overlapStrip(const RunAnalysis& r) {
     svg += fmt::format(
         "<text x=\"5\" y=\"44\" class=\"value\">step {}: {:.2f} ms; copies green where compute "
         "covered them, red where exposed</text>\n",
-        r.stripStep, static_cast<double>(r.stripEndNs - r.stripStartNs) / 1e6);
+        r.strip.step, static_cast<double>(r.strip.endNs - r.strip.startNs) / 1e6);
     return svg + "</svg>\n";
 }
 
 std::string gantt(const RunAnalysis& r) {
-    if (r.gantt.empty()) return {};
-    TimestampNs start = r.gantt.front().startNs;
-    TimestampNs end = r.gantt.front().endNs;
-    for (const GanttBar& b : r.gantt) {
+    if (r.gantt.bars.empty()) return {};
+    TimestampNs start = r.gantt.bars.front().startNs;
+    TimestampNs end = r.gantt.bars.front().endNs;
+    for (const GanttBar& b : r.gantt.bars) {
         start = std::min(start, b.startNs);
         end = std::max(end, b.endNs);
     }
@@ -256,12 +256,13 @@ std::string gantt(const RunAnalysis& r) {
         static_cast<double>(kChartWidth - kLabelWidth - 10) / static_cast<double>(end - start);
     std::string svg =
         fmt::format("<svg width=\"{}\" height=\"{}\" role=\"img\" aria-label=\"pipeline Gantt\">\n",
-                    kChartWidth, rowHeight * static_cast<int>(r.workers.size()) + 4);
-    for (std::size_t w = 0; w < r.workers.size(); ++w) {
-        svg += fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n",
-                           2 + rowHeight * static_cast<int>(w) + 13, escapeMarkup(r.workers[w]));
+                    kChartWidth, rowHeight * static_cast<int>(r.gantt.workers.size()) + 4);
+    for (std::size_t w = 0; w < r.gantt.workers.size(); ++w) {
+        svg +=
+            fmt::format("<text x=\"0\" y=\"{}\" class=\"label\">{}</text>\n",
+                        2 + rowHeight * static_cast<int>(w) + 13, escapeMarkup(r.gantt.workers[w]));
     }
-    for (const GanttBar& b : r.gantt) {
+    for (const GanttBar& b : r.gantt.bars) {
         svg += fmt::format(
             "<rect x=\"{:.2f}\" y=\"{}\" width=\"{:.2f}\" height=\"16\" fill=\"{}\" "
             "stroke=\"#000\" stroke-width=\"0.2\"><title>{}</title></rect>\n",

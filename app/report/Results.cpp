@@ -16,78 +16,6 @@ namespace glueprof {
 
 namespace {
 
-TracingOverhead tracingOverheadOf(const TraceModel& trace, const RunEnvironment& env,
-                                  const StepBreakdownResult& steps) {
-    TracingOverhead t;
-    t.recorded = env.tracingCostRecorded;
-    t.nsPerEvent = env.tracingNsPerOp;
-    const std::set<std::int32_t> measured = trace.measuredSteps();
-    if (measured.empty()) return t;
-    std::size_t busiest = 0;  // the calibrated cost is an aten op's: ops only, not ranges or API
-    for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
-        if (trace.lanes()[lane].kind != LaneKind::kHostThread) continue;
-        std::size_t ops = 0;
-        for (const Event& e : trace.eventsOnLane(lane)) {
-            ops += e.kind == EventKind::kOp && measured.count(e.step) != 0 ? 1 : 0;
-        }
-        busiest = std::max(busiest, ops);
-    }
-    t.eventsPerStep = static_cast<double>(busiest) / static_cast<double>(measured.size());
-    t.stepMs = steps.median(TimingMetric::kStep);
-    return t;
-}
-
-void addOverlapStrip(const TraceModel& trace, RunAnalysis& r) {
-    const std::set<std::int32_t> measured = trace.measuredSteps();
-    if (measured.empty()) return;
-    r.stripStep = *measured.begin();
-    for (const StepInfo& s : trace.steps()) {
-        if (s.step == r.stripStep) {
-            r.stripStartNs = s.startNs;
-            r.stripEndNs = s.endNs;
-        }
-    }
-    r.stripCopies = copySpans(trace, r.stripStep);
-}
-
-// The Gantt shows one step: the first measured one (a simulation has one per iteration).
-void addGantt(const TraceModel& trace, RunAnalysis& r) {
-    const std::set<std::int32_t> measured = trace.measuredSteps();
-    const bool oneStep = !measured.empty();
-    const std::int32_t ganttStep = oneStep ? *measured.begin() : kNoTag;
-    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
-        const Lane& lane = trace.lanes()[i];
-        if (lane.kind != LaneKind::kPipelineWorker && lane.kind != LaneKind::kSimulatedWorker)
-            continue;
-        const std::size_t worker = r.workers.size();
-        r.workers.push_back(lane.name);
-        for (const Event& e : trace.eventsOnLane(i)) {
-            const std::string& name = trace.name(e.name);
-            if (e.kind == EventKind::kRange && (!oneStep || e.step == ganttStep) &&
-                (name == names::kForward || name == names::kRecompute ||
-                 name == names::kBackward)) {
-                r.gantt.push_back(GanttBar{worker, name, e.startNs, e.endNs});
-            }
-        }
-    }
-}
-
-// Warm-up steps, measured steps per block and blocks, as the baseline arm recorded them.
-AbSetup setupOf(const TraceModel& baseline) {
-    AbSetup setup;
-    std::map<std::int32_t, int> perBlock;
-    for (const StepInfo& s : baseline.steps()) {
-        if (s.warmup) {
-            ++setup.warmup;
-        } else {
-            ++perBlock[s.block];
-        }
-    }
-    setup.repeats = static_cast<int>(perBlock.size());
-    for (const auto& [block, count] : perBlock) setup.steps = std::max(setup.steps, count);
-    return setup;
-}
-
 class ResultsBuilder {
   public:
     explicit ResultsBuilder(Results& results) : m_results(results) {}
@@ -107,7 +35,7 @@ class ResultsBuilder {
         c.baseline = add(baseline);
         c.optimized = add(optimized);
         c.ab = compareOf(baseline, c.baseline, optimized, c.optimized);
-        if (!m_results.setup) m_results.setup = setupOf(baseline);
+        if (!m_results.setup) m_results.setup = abSetupOf(baseline);
         m_results.comparisons.push_back(std::move(c));
     }
 
@@ -210,9 +138,10 @@ RunAnalysis analyzeRun(const TraceModel& trace) {
     const RunEnvironment environment = runEnvironmentOf(trace.run());
     r.gpuCapture = environment.gpuCapture;
     r.clockAlignment = environment.clockAlignment;
-    r.tracing = tracingOverheadOf(trace, environment, r.analysis.steps);
-    addOverlapStrip(trace, r);
-    addGantt(trace, r);
+    r.tracing = tracingOverheadOf(trace, environment.tracingCostRecorded,
+                                  environment.tracingNsPerOp, r.analysis.steps);
+    r.strip = overlapStripOf(trace);
+    r.gantt = pipelineGanttOf(trace);
     return r;
 }
 

@@ -13,39 +13,15 @@
 #include "analyzers/AbComparison.h"
 #include "analyzers/Analysis.h"
 #include "analyzers/CopyOverlap.h"
+#include "analyzers/PipelineBubbles.h"
 #include "analyzers/RankAnalysis.h"
+#include "analyzers/TracingOverhead.h"
 #include "profiler/core/RunMetadata.h"
 #include "profiler/core/TraceModel.h"
 
 namespace glueprof {
 
 class TraceReader;
-
-struct GanttBar {
-    std::size_t worker = 0;
-    std::string kind;  // forward, recompute, backward
-    TimestampNs startNs = 0;
-    TimestampNs endNs = 0;
-};
-
-// What the run's own tracing cost it: the per-op cost calibrated when its capture started
-// (environment `tracing_ns_per_op`) times the aten ops a measured step recorded on its busiest
-// host thread (threads that run side by side do not add up in wall time), against the median
-// measured step.
-struct TracingOverhead {
-    bool recorded = false;             // the run stored a calibration (measured or not): trained
-    std::optional<double> nsPerEvent;  // nullopt: not measured, or not recorded
-    double eventsPerStep = 0.0;        // ops on the busiest host thread, mean over measured steps
-    double stepMs = 0.0;               // median measured step
-    // The fraction of step time, when known.
-    std::optional<double> fraction() const {
-        if (!nsPerEvent || stepMs <= 0.0) return std::nullopt;
-        return *nsPerEvent * eventsPerStep / (stepMs * 1e6);
-    }
-};
-
-// A rank's run of a multi-process run: its clock against rank 0's (environment
-// `clock_alignment`, written by the merge; docs/cli.md "Several processes").
 
 // One run and everything the analyzers say about it, with what the views draw of it.
 struct RunAnalysis {
@@ -61,12 +37,8 @@ struct RunAnalysis {
     std::string gpuCapture;  // the run's environment `gpu_capture` ("" when not stored)
     TracingOverhead tracing;
     std::optional<RankClockAlignment> clockAlignment;
-    std::int32_t stripStep = kNoTag;  // the measured step shown in the overlap strip
-    TimestampNs stripStartNs = 0;
-    TimestampNs stripEndNs = 0;
-    std::vector<CopySpan> stripCopies;
-    std::vector<std::string> workers;  // worker lane names (pipeline runs)
-    std::vector<GanttBar> gantt;
+    OverlapStrip strip;   // the copies of the first measured step
+    PipelineGantt gantt;  // pipeline runs: the workers' ranges of one step
 };
 
 // One A/B: the statistics of the pair and where its two runs are in Results::runs.
@@ -85,13 +57,6 @@ struct RankSet {
     std::vector<std::size_t> runs;  // index into Results::runs, rank order
     int worldSize = 0;  // the launch's; more than runs.size() when a rank's file was not merged
     RankAnalysisResult analysis;
-};
-
-// How the A/B blocks ran, read back from the steps of a comparison's baseline.
-struct AbSetup {
-    int warmup = 0;   // warm-up steps per arm
-    int steps = 0;    // measured steps per block
-    int repeats = 0;  // blocks per arm
 };
 
 struct SkippedComparison {

@@ -1,5 +1,6 @@
 #pragma once
-// The `glueprof compare` use case: two runs of a database side by side (CompareResults.h). Torch-free.
+// The `glueprof compare` use case: two runs of a database side by side (CompareResults.h).
+// Torch-free.
 #include <cstdint>
 #include <optional>
 #include <string>

@@ -104,11 +104,12 @@ GateOutcome runGate(const GateRequest& request) {
     for (const auto& [toggle, pair] : pairs) {
         if (pair.optimized.preset != baseline.preset || baseline.toggles.count(toggle) != 0)
             continue;
-        out.checks.push_back(GateCheck{
-            toggle, "in the baseline", "an entry",
-            request.allowMissing ? "missing (allowed by --allow-missing)"
-                                 : "missing: add it with --update-baseline, or pass --allow-missing",
-            request.allowMissing});
+        out.checks.push_back(
+            GateCheck{toggle, "in the baseline", "an entry",
+                      request.allowMissing
+                          ? "missing (allowed by --allow-missing)"
+                          : "missing: add it with --update-baseline, or pass --allow-missing",
+                      request.allowMissing});
     }
     out.notChecked = ofAnotherPreset(pairs, baseline.preset);
     // A capture that lost records measured something else than what ran: the gate cannot vouch for

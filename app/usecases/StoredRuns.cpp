@@ -30,7 +30,8 @@ ReportOutcome runReport(const ReportRequest& request) {
         for (const auto& [name, pair] : latestAbPairs(reader.listRuns())) pairs.push_back(pair);
         std::sort(pairs.begin(), pairs.end(),
                   [](const AbPair& a, const AbPair& b) { return a.optimized.id < b.optimized.id; });
-        for (const AbPair& pair : pairs) out.pairs.emplace_back(pair.baseline.id, pair.optimized.id);
+        for (const AbPair& pair : pairs)
+            out.pairs.emplace_back(pair.baseline.id, pair.optimized.id);
         selection.pairs = out.pairs;
         if (pairs.empty()) out.runs = {chooseRun(reader, 0, request.db)};
     }

@@ -60,12 +60,12 @@ class OverlapPanel : public Panel {
             totalsTable("name", "copy", o.byName);
             totalsTable("direction", "direction", o.byDirection);
             totalsTable("memory", "host memory", o.byHostMemory);
-            if (!r.stripCopies.empty() && r.stripEndNs > r.stripStartNs) {
-                ImGui::Text("Copies of step %d:", r.stripStep);
-                const double length = static_cast<double>(r.stripEndNs - r.stripStartNs);
+            if (!r.strip.copies.empty() && r.strip.endNs > r.strip.startNs) {
+                ImGui::Text("Copies of step %d:", r.strip.step);
+                const double length = static_cast<double>(r.strip.endNs - r.strip.startNs);
                 std::vector<Segment> strip;
-                TimestampNs cursor = r.stripStartNs;
-                for (const CopySpan& copy : r.stripCopies) {
+                TimestampNs cursor = r.strip.startNs;
+                for (const CopySpan& copy : r.strip.copies) {
                     TimestampNs at = std::max(cursor, copy.startNs);
                     strip.push_back(Segment{static_cast<double>(at - cursor), 0x303030, ""});
                     for (const auto& [start, end] : copy.covered) {

@@ -31,9 +31,9 @@ class PipelinePanel : public Panel {
                 static_cast<long long>(r.run.id), r.run.label.c_str(), b.workers,
                 b.medianStepMakespanMs(), b.stepMakespansNs.size(), 100 * b.ratio,
                 b.breakdownText().c_str());
-            TimestampNs start = r.gantt.front().startNs;
-            TimestampNs end = r.gantt.front().endNs;
-            for (const GanttBar& bar : r.gantt) {
+            TimestampNs start = r.gantt.bars.front().startNs;
+            TimestampNs end = r.gantt.bars.front().endNs;
+            for (const GanttBar& bar : r.gantt.bars) {
                 start = std::min(start, bar.startNs);
                 end = std::max(end, bar.endNs);
             }
@@ -41,11 +41,11 @@ class PipelinePanel : public Panel {
             const ImVec2 origin = ImGui::GetCursorScreenPos();
             const float width = std::max(100.0F, ImGui::GetContentRegionAvail().x - 120.0F);
             const double scale = width / static_cast<double>(std::max<TimestampNs>(1, end - start));
-            for (std::size_t w = 0; w < r.workers.size(); ++w) {
+            for (std::size_t w = 0; w < r.gantt.workers.size(); ++w) {
                 draw->AddText(ImVec2(origin.x, origin.y + 18.0F * static_cast<float>(w)),
-                              ImGui::GetColorU32(ImGuiCol_Text), r.workers[w].c_str());
+                              ImGui::GetColorU32(ImGuiCol_Text), r.gantt.workers[w].c_str());
             }
-            for (const GanttBar& bar : r.gantt) {
+            for (const GanttBar& bar : r.gantt.bars) {
                 const float x0 =
                     origin.x + 120.0F +
                     static_cast<float>(static_cast<double>(bar.startNs - start) * scale);
@@ -55,7 +55,8 @@ class PipelinePanel : public Panel {
                 draw->AddRectFilled(ImVec2(x0, y), ImVec2(std::max(x1, x0 + 1.0F), y + 15.0F),
                                     imColour(pipelineKindColour(bar.kind)));
             }
-            ImGui::Dummy(ImVec2(width + 120.0F, 18.0F * static_cast<float>(r.workers.size())));
+            ImGui::Dummy(
+                ImVec2(width + 120.0F, 18.0F * static_cast<float>(r.gantt.workers.size())));
         }
         if (!any)
             ImGui::TextWrapped(
