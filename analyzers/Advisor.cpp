@@ -5,11 +5,12 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 
+#include "analyzers/AdvisorRuleFunctions.h"
 #include "analyzers/AdvisorRules.h"
-#include "analyzers/DeviceAdvisorRules.h"
 #include "analyzers/Intervals.h"
 #include "analyzers/NameMatch.h"
 #include "analyzers/Statistics.h"
@@ -20,17 +21,15 @@ namespace glueprof {
 
 namespace {
 
-void repeatedRanges(const AdvisorInput& in, std::vector<Finding>& findings) {
+// The repeated ranges of RepeatedWork named `mask` (true: the packed mask build) or any other glue
+// range (false; the routing's reads are the routing rules').
+void repeatedRanges(const AdvisorInput& in, const AdvisorRule& rule, bool mask,
+                    std::vector<Finding>& findings) {
     for (const RepeatedRange& r : in.repeated->repeated) {
+        if (r.name == names::kMoeRouting || (r.name == names::kMaskBuild) != mask) continue;
         Finding f;
-        if (r.name == names::kMaskBuild) {
-            f.rule = advisor_rules::kRepeatedPackedMetadata;
-            f.toggle = toggleForAdvisorRule(f.rule);
-        } else if (r.name == names::kMoeRouting) {
-            continue;  // the routing rule below looks at its host reads instead
-        } else {
-            f.rule = advisor_rules::kRepeatedGlue;
-        }
+        f.rule = rule.id;
+        f.toggle = rule.toggle;
         f.savingMsPerStep = r.avoidableMsPerStep;
         f.evidence = fmt::format(
             "{} runs {:g} times per step in {:g} layers for {:g} micro-batch(es), {:.3f} ms per "
@@ -39,30 +38,40 @@ void repeatedRanges(const AdvisorInput& in, std::vector<Finding>& findings) {
             "each {})",
             r.name, r.runsPerStep, r.layersPerStep, r.microbatchesPerStep, r.msPerStep,
             r.avoidableMsPerStep, r.syncOpsPerRun, r.name);
-        if (f.rule == advisor_rules::kRepeatedPackedMetadata && r.syncOpsPerRun > 0) {
+        if (mask && r.syncOpsPerRun > 0) {
             f.evidence += "; packed_vectorized also removes the host reads";
         }
         findings.push_back(f);
     }
 }
 
-void routingReads(const AdvisorInput& in, std::vector<Finding>& findings) {
-    const TraceModel& trace = *in.trace;
-    auto routing = trace.findName(names::kMoeRouting);
-    if (!routing) return;
-    auto bincount = trace.findName("aten::bincount");
-    const std::set<std::int32_t> measured = trace.measuredSteps();
+// What MoE routing ranges of the measured steps read on the host.
+struct RoutingReads {
     std::int64_t runs = 0;
     std::int64_t syncOps = 0;
     TimestampNs avoidableNs = 0;  // all but the longest sync of each routing pass
     TimestampNs bincountNs = 0;   // syncs hidden in bincount
+    double steps = 0.0;
+    double perPass() const {
+        return runs == 0 ? 0.0 : static_cast<double>(syncOps) / static_cast<double>(runs);
+    }
+};
+
+RoutingReads routingReadsOf(const AdvisorInput& in) {
+    RoutingReads out;
+    const TraceModel& trace = *in.trace;
+    auto routing = trace.findName(names::kMoeRouting);
+    if (!routing) return out;
+    auto bincount = trace.findName("aten::bincount");
+    const std::set<std::int32_t> measured = trace.measuredSteps();
+    out.steps = static_cast<double>(measured.size());
     for (std::size_t lane = 0; lane < trace.lanes().size(); ++lane) {
         const std::vector<Event>& events = trace.eventsOnLane(lane);
         for (std::size_t i = 0; i < events.size(); ++i) {
             const Event& r = events[i];
             if (r.kind != EventKind::kRange || r.name != *routing || measured.count(r.step) == 0)
                 continue;
-            ++runs;
+            ++out.runs;
             std::vector<TimestampNs> syncs;
             for (std::size_t j = i + 1; j < events.size() && events[j].startNs < r.endNs; ++j) {
                 const Event& e = events[j];
@@ -70,60 +79,90 @@ void routingReads(const AdvisorInput& in, std::vector<Finding>& findings) {
                 if (e.kind == EventKind::kOp && (e.flags & kFlagWouldSync) != 0 &&
                     e.endNs <= r.endNs) {
                     syncs.push_back(e.durationNs());
-                    if (bincount && e.name == *bincount) bincountNs += e.durationNs();
+                    if (bincount && e.name == *bincount) out.bincountNs += e.durationNs();
                 }
                 if (e.kind == EventKind::kSync || e.kind == EventKind::kWait)
                     syncs.push_back(e.durationNs());
             }
-            syncOps += static_cast<std::int64_t>(syncs.size());
+            out.syncOps += static_cast<std::int64_t>(syncs.size());
             if (syncs.size() > 1) {
                 std::sort(syncs.begin(), syncs.end());
-                for (std::size_t k = 0; k + 1 < syncs.size(); ++k) avoidableNs += syncs[k];
+                for (std::size_t k = 0; k + 1 < syncs.size(); ++k) out.avoidableNs += syncs[k];
             }
         }
     }
-    if (runs == 0 || measured.empty()) return;
-    const double steps = static_cast<double>(measured.size());
-    const double perPass = static_cast<double>(syncOps) / static_cast<double>(runs);
-    Finding f;
-    if (perPass > 2.0) {  // more than grouping once costs (a bincount and its copy)
-        f.rule = advisor_rules::kPerExpertRoutingReads;
-        f.toggle = toggleForAdvisorRule(f.rule);
-        f.savingMsPerStep = static_cast<double>(avoidableNs) / kNsPerMs / steps;
-        f.evidence = fmt::format(
-            "MoE routing makes {:.1f} host-synchronizing reads per layer pass ({:g} per step over "
-            "{:g} routing passes); grouping the tokens once (one stable argsort and one bincount) "
-            "needs one per pass. The reads beyond one take {:.3f} ms per step here, the most it "
-            "could save on this device: on a CPU they compute rather than wait, and the "
-            "grouping's own sort costs too (measure it with an A/B); on a GPU each read also "
-            "waits for the queue",
-            perPass, static_cast<double>(syncOps) / steps, static_cast<double>(runs) / steps,
-            f.savingMsPerStep);
-    } else if (bincountNs > 0) {
-        f.rule = advisor_rules::kBincountHiddenRead;
-        f.toggle = toggleForAdvisorRule(f.rule);
-        f.savingMsPerStep = static_cast<double>(bincountNs) / kNsPerMs / steps;
-        f.evidence = fmt::format(
-            "MoE routing counts tokens per expert with bincount, whose output size is read on the "
-            "host "
-            "({:.3f} ms per step here); counting with scatter_add_ on the device leaves one "
-            "explicit read",
-            f.savingMsPerStep);
-    } else {
+    return out;
+}
+
+}  // namespace
+
+namespace rule_functions {
+
+void repeatedPackedMetadata(const AdvisorContext& c, const AdvisorRule& rule,
+                            std::vector<Finding>& findings) {
+    repeatedRanges(c.input, rule, true, findings);
+}
+
+void repeatedGlue(const AdvisorContext& c, const AdvisorRule& rule,
+                  std::vector<Finding>& findings) {
+    repeatedRanges(c.input, rule, false, findings);
+}
+
+void perExpertRoutingReads(const AdvisorContext& c, const AdvisorRule& rule,
+                           std::vector<Finding>& findings) {
+    const RoutingReads reads = routingReadsOf(c.input);
+    // More than grouping once costs (a bincount and its copy).
+    if (reads.runs == 0 || reads.steps == 0.0 ||
+        reads.perPass() <= rule.threshold("max_reads_per_pass"))
         return;
-    }
+    Finding f;
+    f.rule = rule.id;
+    f.toggle = rule.toggle;
+    f.savingMsPerStep = static_cast<double>(reads.avoidableNs) / kNsPerMs / reads.steps;
+    f.evidence = fmt::format(
+        "MoE routing makes {:.1f} host-synchronizing reads per layer pass ({:g} per step over "
+        "{:g} routing passes); grouping the tokens once (one stable argsort and one bincount) "
+        "needs one per pass. The reads beyond one take {:.3f} ms per step here, the most it "
+        "could save on this device: on a CPU they compute rather than wait, and the "
+        "grouping's own sort costs too (measure it with an A/B); on a GPU each read also "
+        "waits for the queue",
+        reads.perPass(), static_cast<double>(reads.syncOps) / reads.steps,
+        static_cast<double>(reads.runs) / reads.steps, f.savingMsPerStep);
     findings.push_back(f);
 }
 
-void exposedReloads(const AdvisorInput& in, std::vector<Finding>& findings) {
+void bincountHiddenRead(const AdvisorContext& c, const AdvisorRule& rule,
+                        std::vector<Finding>& findings) {
+    const RoutingReads reads = routingReadsOf(c.input);
+    const AdvisorRule* perExpert = findAdvisorRule(advisor_rules::kPerExpertRoutingReads);
+    // Per-expert reads are the first rule's finding; this one is for routing that groups once.
+    if (reads.runs == 0 || reads.steps == 0.0 || reads.bincountNs <= 0 ||
+        (perExpert != nullptr && reads.perPass() > perExpert->threshold("max_reads_per_pass")))
+        return;
+    Finding f;
+    f.rule = rule.id;
+    f.toggle = rule.toggle;
+    f.savingMsPerStep = static_cast<double>(reads.bincountNs) / kNsPerMs / reads.steps;
+    f.evidence = fmt::format(
+        "MoE routing counts tokens per expert with bincount, whose output size is read on the "
+        "host "
+        "({:.3f} ms per step here); counting with scatter_add_ on the device leaves one "
+        "explicit read",
+        f.savingMsPerStep);
+    findings.push_back(f);
+}
+
+void exposedReloads(const AdvisorContext& c, const AdvisorRule& rule,
+                    std::vector<Finding>& findings) {
+    const AdvisorInput& in = c.input;
     auto it = in.copies->byName.find(names::kReload);
     if (it == in.copies->byName.end() || it->second.copies == 0 || in.copies->measuredSteps == 0)
         return;
     const CopyTotals& reloads = it->second;
-    if (reloads.overlapRatio() >= 0.5) return;
+    if (reloads.overlapRatio() >= rule.threshold("max_overlap")) return;
     Finding f;
-    f.rule = advisor_rules::kExposedReloads;
-    f.toggle = toggleForAdvisorRule(f.rule);
+    f.rule = rule.id;
+    f.toggle = rule.toggle;
     f.savingMsPerStep = static_cast<double>(reloads.exposedNs()) / kNsPerMs /
                         static_cast<double>(in.copies->measuredSteps);
     f.evidence = fmt::format(
@@ -134,7 +173,9 @@ void exposedReloads(const AdvisorInput& in, std::vector<Finding>& findings) {
     findings.push_back(f);
 }
 
-void stageImbalance(const AdvisorInput& in, std::vector<Finding>& findings) {
+void stageImbalance(const AdvisorContext& c, const AdvisorRule& rule,
+                    std::vector<Finding>& findings) {
+    const AdvisorInput& in = c.input;
     const TraceModel& trace = *in.trace;
     std::vector<TimestampNs> busy;
     TimestampNs first = 0;
@@ -160,11 +201,11 @@ void stageImbalance(const AdvisorInput& in, std::vector<Finding>& findings) {
     double mean = 0.0;
     for (TimestampNs b : busy) mean += static_cast<double>(b);
     mean /= static_cast<double>(busy.size());
-    if (maxBusy <= 0 || mean / maxBusy > 1.0 / 1.1) return;
+    if (maxBusy <= 0 || mean / maxBusy > 1.0 / rule.threshold("min_busiest_over_mean")) return;
     const double steps = std::max<double>(1.0, static_cast<double>(trace.measuredSteps().size()));
     Finding f;
-    f.rule = advisor_rules::kStageImbalance;
-    f.toggle = toggleForAdvisorRule(f.rule);
+    f.rule = rule.id;
+    f.toggle = rule.toggle;
     f.savingMsPerStep =
         static_cast<double>(last - first) * (1.0 - mean / maxBusy) / kNsPerMs / steps;
     f.evidence = fmt::format(
@@ -175,9 +216,9 @@ void stageImbalance(const AdvisorInput& in, std::vector<Finding>& findings) {
     findings.push_back(f);
 }
 
-}  // namespace
-
-void repeatedHostSyncs(const AdvisorInput& in, std::vector<Finding>& findings) {
+void repeatedHostSyncs(const AdvisorContext& c, const AdvisorRule& rule,
+                       std::vector<Finding>& findings) {
+    const AdvisorInput& in = c.input;
     if (in.syncs == nullptr || !in.syncs->hostSyncsCaptured) return;
     const double steps =
         static_cast<double>(std::max<std::size_t>(1, in.syncs->hostSyncsPerStep.size()));
@@ -194,7 +235,7 @@ void repeatedHostSyncs(const AdvisorInput& in, std::vector<Finding>& findings) {
         g.blockedNs += p.durationNs;
         ++g.awaited[p.awaited.empty() ? std::string("nothing") : p.awaited];
     }
-    constexpr double kMinPerStep = 4.0;
+    const double kMinPerStep = rule.threshold("min_per_step");
     for (const auto& [key, g] : groups) {
         const double perStep = static_cast<double>(g.count) / steps;
         if (perStep < kMinPerStep) continue;
@@ -204,7 +245,7 @@ void repeatedHostSyncs(const AdvisorInput& in, std::vector<Finding>& findings) {
                 return a.second < b.second;
             })->first;
         Finding f;
-        f.rule = advisor_rules::kRepeatedHostSyncs;
+        f.rule = rule.id;
         if (containsAny(range, {"rout", "expert", "moe"})) {
             f.toggle = "moe_group_once";
         } else if (containsAny(range, {"mask", "packed", "cu_seqlens"})) {
@@ -226,7 +267,9 @@ void repeatedHostSyncs(const AdvisorInput& in, std::vector<Finding>& findings) {
 }
 
 // CPU traces: the would-sync ops the op observer flagged, grouped by op and issuing range.
-void repeatedWouldSyncs(const AdvisorInput& in, std::vector<Finding>& findings) {
+void repeatedWouldSyncs(const AdvisorContext& c, const AdvisorRule& rule,
+                        std::vector<Finding>& findings) {
+    const AdvisorInput& in = c.input;
     if (in.syncs == nullptr || in.syncs->hostSyncsCaptured || in.syncs->perStep.empty()) return;
     const double steps = static_cast<double>(in.syncs->perStep.size());
     struct Group {
@@ -240,13 +283,13 @@ void repeatedWouldSyncs(const AdvisorInput& in, std::vector<Finding>& findings) 
         ++g.count;
         g.ns += p.durationNs;
     }
-    constexpr double kMinPerStep = 4.0;
+    const double kMinPerStep = rule.threshold("min_per_step");
     for (const auto& [key, g] : groups) {
         const double perStep = static_cast<double>(g.count) / steps;
         if (perStep < kMinPerStep) continue;
         const auto& [op, range] = key;
         Finding f;
-        f.rule = advisor_rules::kRepeatedWouldSyncs;
+        f.rule = rule.id;
         const double msPerStep = static_cast<double>(g.ns) / kNsPerMs / steps;
         f.savingMsPerStep = msPerStep * (1.0 - 1.0 / perStep);
         if (range.rfind("Optimizer.step#", 0) == 0) {
@@ -272,10 +315,12 @@ void repeatedWouldSyncs(const AdvisorInput& in, std::vector<Finding>& findings) 
 
 // A profiled program's layers: the ops each issues besides its math, when they are a tenth of the
 // layers' host time.
-void perLayerGlue(const AdvisorInput& in, std::vector<Finding>& findings) {
+void perLayerGlue(const AdvisorContext& c, const AdvisorRule& rule,
+                  std::vector<Finding>& findings) {
+    const AdvisorInput& in = c.input;
     if (in.perLayer == nullptr || in.perLayer->layerRanges.empty()) return;
     const PerLayerWorkResult& work = *in.perLayer;
-    constexpr double kMinShare = 0.10;
+    const double kMinShare = rule.threshold("min_share");
     if (work.layersMsPerStep <= 0 || work.layersPerStep < 2 ||
         work.glueMsPerStep < kMinShare * work.layersMsPerStep)
         return;
@@ -308,7 +353,7 @@ void perLayerGlue(const AdvisorInput& in, std::vector<Finding>& findings) {
     }
     shapeCopyMs = std::min(shapeCopyMs, work.glueMsPerStep);
     Finding f;
-    f.rule = advisor_rules::kPerLayerGlue;
+    f.rule = rule.id;
     f.savingMsPerStep = shapeCopyMs * (1.0 - 1.0 / work.layersPerStep);
     f.evidence = fmt::format(
         "each of {:g} layers ({}) issues per step, besides its math: {}; {:.3f} of the layers' "
@@ -322,7 +367,9 @@ void perLayerGlue(const AdvisorInput& in, std::vector<Finding>& findings) {
 
 // A data-parallel run whose gradient all-reduces each block the trainer (no waits for
 // asynchronous ones: the per-parameter way) and expose at least 5% of the step.
-void blockingAllReduces(const AdvisorInput& in, std::vector<Finding>& findings) {
+void blockingAllReduces(const AdvisorContext& c, const AdvisorRule& rule,
+                        std::vector<Finding>& findings) {
+    const AdvisorInput& in = c.input;
     if (in.glue == nullptr) return;
     const TraceModel& trace = *in.trace;
     const std::size_t comm = static_cast<std::size_t>(GluePart::kComm);
@@ -346,12 +393,12 @@ void blockingAllReduces(const AdvisorInput& in, std::vector<Finding>& findings) 
     for (const GlueStep& s : in.glue->steps)
         walls.push_back(static_cast<double>(s.wallNs) / kNsPerMs);
     const double wallMs = median(walls);
-    if (steps <= 0.0 || static_cast<double>(measured) < 2.0 * steps || wallMs <= 0.0 ||
-        exposedMs < 0.05 * wallMs)
+    if (steps <= 0.0 || static_cast<double>(measured) < rule.threshold("min_per_step") * steps ||
+        wallMs <= 0.0 || exposedMs < rule.threshold("min_exposed_share") * wallMs)
         return;
     Finding f;
-    f.rule = advisor_rules::kBlockingAllReduces;
-    f.toggle = toggleForAdvisorRule(f.rule);
+    f.rule = rule.id;
+    f.toggle = rule.toggle;
     f.savingMsPerStep = exposedMs;
     f.evidence = fmt::format(
         "{:g} blocking gradient all-reduces per step expose {:.3f} ms of communication ({:.0f}% "
@@ -361,17 +408,21 @@ void blockingAllReduces(const AdvisorInput& in, std::vector<Finding>& findings) 
     findings.push_back(f);
 }
 
+}  // namespace rule_functions
+
 std::vector<Finding> advise(const AdvisorInput& in) {
     std::vector<Finding> findings;
-    repeatedRanges(in, findings);
-    routingReads(in, findings);
-    exposedReloads(in, findings);
-    stageImbalance(in, findings);
-    repeatedHostSyncs(in, findings);
-    repeatedWouldSyncs(in, findings);
-    perLayerGlue(in, findings);
-    blockingAllReduces(in, findings);
-    adviseOnDeviceWork(in, findings);
+    const std::shared_ptr<const DeviceView> device = deviceViewOf(in);
+    const AdvisorContext context{in, device.get()};
+    // No device fix saves more than a step takes: each saving is at most the mean measured step.
+    const double capMs = device != nullptr ? meanMeasuredStepMs(*device) : -1.0;
+    for (const AdvisorRule& rule : advisorRules()) {
+        const std::size_t first = findings.size();
+        rule.find(context, rule, findings);
+        if (rule.scope != RuleScope::kDevice || capMs < 0.0) continue;
+        for (std::size_t i = first; i < findings.size(); ++i)
+            findings[i].savingMsPerStep = std::min(findings[i].savingMsPerStep, capMs);
+    }
     // A profiled program or an imported trace has no toggles: its fix is a change to the program,
     // and the trainer's toggle is only the example of it.
     const RunSummary& run = in.trace->run();

@@ -1,73 +1,9 @@
 #pragma once
-// The advisor: rules over one baseline trace that recognise a glue pattern, name the toggle that
-// addresses it and estimate, from the trace, the time it could save per step.
-//   repeated_packed_metadata  build_packed_mask repeated per layer (and recompute) beyond once per
-//                             micro-batch -> packed_cache (packed_vectorized when it reads the
-//                             host); saving: the repeated runs' time (RepeatedWork's avoidable
-//                             time).
-//   per_expert_routing_reads  moe_routing ranges with more than two would-sync ops per pass
-//   (grouping
-//                             once costs a bincount and its copy) -> moe_group_once; saving: the
-//                             time of all but one sync op per routing pass.
-//   bincount_hidden_read      routing that counts with bincount (a read hidden in the op) ->
-//                             moe_sync_free; saving: the bincounts' time.
-//   exposed_reloads           reload copies mostly not overlapped by compute -> double_buffer;
-//                             saving: the reloads' exposed time per step.
-//   stage_imbalance           pipeline worker lanes whose busy times differ by more than 10% ->
-//                             roundpipe; saving: makespan x (1 - mean busy / max busy) per step.
-//   repeated_glue             any other glue range repeated per layer: no toggle yet; its avoidable
-//   time.
-//   repeated_host_syncs       (GPU traces) one op blocking the host 4+ times per step (a per-expert
-//                             or per-layer read loop, a copy from pageable memory per tensor) ->
-//                             moe_group_once inside a routing range, packed_cache inside a mask
-//                             range, else no toggle; saving: its blocked time beyond one sync per
-//                             step. Syncs inside moe_routing / build_packed_mask are the rules
-//                             above's.
-//   repeated_would_syncs      (traces without host syncs: CPU runs, `glueprof profile` on a CPU)
-//                             one op that blocks the host on a GPU (.item(), .tolist(), nonzero)
-//                             issued 4+ times per step from one range, named with the range (an
-//                             optimizer's per-parameter loop: `Optimizer.step#AdamW.step`) and
-//                             what removes it; no toggle; saving: those ops' own time beyond one
-//                             per step (on a GPU each also waits for the device).
-//   per_layer_glue            (a profiled program's model: layers recorded as "nn.Module: CLASS")
-//                             the ops every layer issues besides its math (shape, dtype, rotary
-//                             and mask arithmetic), named with their count per layer, when they
-//                             take 10%+ of the layers' host time; no toggle; saving: their own
-//                             time per step beyond one layer's (what hoisting the layer-invariant
-//                             part out of the loop, or fusing it, can remove at most).
-// GPU traces (analyzers/DeviceAdvisorRules; savings per step, at most the idle or blocked time the
-// fix removes; no toggle, the fix named in the user's terms):
-//   launch_bound              the whole GPU idle 30%+ of its span, that idle mostly HTA's host wait
-//                             with the host in torch ops or runtime calls, most kernels under 10 us
-//                             -> CUDA graphs, torch.compile (mode="reduce-overhead"), larger
-//                             batches; saving: the host-wait time with the whole GPU idle.
-//   exposed_communication     communication kernels with 5%+ of the GPU timeline exposed (no
-//                             computation beside them) -> DDP bucket size, overlap, no_sync with
-//                             gradient accumulation; saving: the exposed communication.
-//   pageable_copies           copies to or from pageable host memory in measured steps, named
-//                             with the op that issues them -> pinned memory and non_blocking=True;
-//                             saving: the host time in those calls from each copy's start on.
-//   sync_stalls               host syncs in measured steps after which the whole GPU is idle 5%+
-//                             of step time until the next launch, named by the program's op ->
-//                             keep the value on the GPU, read it later or every N steps;
-//                             saving: that idle.
-//   elementwise_fusion        elementwise kernels 20%+ of kernel time, 10+ per step -> fusion
-//                             (torch.compile); saving: the short gaps before them, GPU idle.
-//   allocator_churn           cudaMalloc/cudaFree calls in the measured steps after the first ->
-//                             caching allocator settings; saving: the host time in those calls.
-//   data_loader_stall         the GPU idle at each step's start while the host runs no torch op
-//                             -> DataLoader workers, pin_memory, prefetch; saving: that idle time.
-//   host_outside_torch        the GPU idle 30%+ of the measured steps after their first device work
-//                             while no host thread runs a torch op -> find the host code
-//                             (with_stack, py-spy), take it off the step; saving: that idle.
-//   cross_stream_waits        the whole GPU's idle mostly HTA's "other" idle (waits on other
-//                             streams, events), stream waits in the trace -> review the streams'
-//                             dependencies; saving: that idle.
-//   warmup_in_profile         runtime calls of 1 ms or more that are no wait (launches in any
-//                             measured step; context, allocation, stream and library setup in the
-//                             first) taking 10%+ of the measured steps: first-call costs -> profile
-//                             steady-state steps (a torch.profiler schedule with warm-up); saving:
-//                             those calls' time.
+// The advisor: rules over one trace that recognise a pattern of lost time, name the fix (and the
+// toggle of the reference trainer that makes it, where one does) and estimate, from the trace, the
+// time it could save per step, never more than the idle or blocked time the fix removes. The rules
+// are one table (AdvisorRules.h: id, toggle, thresholds, function), run in its order; what each
+// looks for is in docs/metrics.md ("Advisor") and `glueprof advise --rules`.
 #include <string>
 #include <vector>
 

@@ -1,10 +1,15 @@
 #pragma once
-// The advisor's rules (analyzers/Advisor.h says what each looks for) and the toggle of the
-// reference trainer that addresses each, named once: the advisor emits the names, reports and the
-// GUI show them, and a rule's toggle is what `advise` recommends. Rule names are stored in no
-// database; the toggle names are the catalogue's (profiler/core/ToggleCatalog.h).
+// The advisor's rules, each once, in one table: its id, the toggle of the reference trainer that
+// addresses its pattern, whether it reads the device timeline, what it looks for, its thresholds as
+// named parameters, and the function that looks. The advisor runs the table in order; reports, the
+// GUI, `advise --rules` and docs/metrics.md ("Advisor") read it; a test checks that the docs name
+// every rule and threshold. Rule ids are stored in no database; toggle names are the catalogue's
+// (profiler/core/ToggleCatalog.h).
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "analyzers/Advisor.h"
 
 namespace glueprof {
 
@@ -14,31 +19,63 @@ constexpr const char* kPerExpertRoutingReads = "per_expert_routing_reads";
 constexpr const char* kBincountHiddenRead = "bincount_hidden_read";
 constexpr const char* kExposedReloads = "exposed_reloads";
 constexpr const char* kStageImbalance = "stage_imbalance";
-constexpr const char* kRepeatedGlue = "repeated_glue";  // no toggle yet
-// The same op blocking the host many times per step (GPU traces, imported ones included).
+constexpr const char* kRepeatedGlue = "repeated_glue";
 constexpr const char* kRepeatedHostSyncs = "repeated_host_syncs";
-// The same would-sync op issued many times per step from one range (CPU traces: a profiled
-// program's .item() in a per-parameter or per-layer loop, named with the range that issues it).
 constexpr const char* kRepeatedWouldSyncs = "repeated_would_syncs";
-// The ops every layer of a profiled program's model issues besides its math, named with counts.
 constexpr const char* kPerLayerGlue = "per_layer_glue";
-// Gradient all-reduces each blocking the trainer (one per parameter) exposing the communication.
 constexpr const char* kBlockingAllReduces = "blocking_all_reduces";
-// GPU traces (analyzers/DeviceAdvisorRules): no toggle of the trainer addresses these.
 constexpr const char* kLaunchBound = "launch_bound";
 constexpr const char* kExposedCommunication = "exposed_communication";
 constexpr const char* kPageableCopies = "pageable_copies";
-// Host syncs in measured steps after which the whole GPU sits idle until the next launch.
 constexpr const char* kSyncStalls = "sync_stalls";
 constexpr const char* kElementwiseFusion = "elementwise_fusion";
 constexpr const char* kAllocatorChurn = "allocator_churn";
 constexpr const char* kDataLoaderStall = "data_loader_stall";
-// The GPU idle inside steps (after their first device work) with the host outside torch.
 constexpr const char* kHostOutsideTorch = "host_outside_torch";
 constexpr const char* kCrossStreamWaits = "cross_stream_waits";
 constexpr const char* kWarmupInProfile = "warmup_in_profile";
 }  // namespace advisor_rules
 
+// A threshold of a rule: where it fires.
+struct RuleThreshold {
+    const char* name;
+    double value;
+    const char* meaning;
+};
+
+struct DeviceView;  // what the device rules read of a GPU trace, once (DeviceAdvisorRules.cpp)
+
+// What a rule reads: the advisor's input, and the device view of a trace with device work (null
+// without: the device rules look no further).
+struct AdvisorContext {
+    const AdvisorInput& input;
+    const DeviceView* device = nullptr;
+};
+
+struct AdvisorRule;
+using RuleFunction = void (*)(const AdvisorContext& context, const AdvisorRule& rule,
+                              std::vector<Finding>& findings);
+
+enum class RuleScope {
+    kTrace,   // any run: ranges, ops, would-sync reads, pipeline workers
+    kDevice,  // a GPU trace's device timeline; its saving is at most the mean measured step
+};
+
+struct AdvisorRule {
+    const char* id;
+    const char* toggle;  // "" when no toggle of the trainer addresses it
+    RuleScope scope;
+    const char* looksFor;  // what it looks for and what it offers, one sentence
+    std::vector<RuleThreshold> thresholds;
+    RuleFunction find;
+    // The threshold's value; a logic error for a name the rule does not have.
+    double threshold(std::string_view name) const;
+};
+
+// Every rule, in the order the advisor runs them.
+const std::vector<AdvisorRule>& advisorRules();
+// The rule with this id, or null.
+const AdvisorRule* findAdvisorRule(std::string_view id);
 // The toggle that addresses a rule's pattern ("" when no toggle does).
 std::string toggleForAdvisorRule(std::string_view rule);
 

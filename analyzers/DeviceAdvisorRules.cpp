@@ -1,9 +1,10 @@
-#include "analyzers/DeviceAdvisorRules.h"
+#include "analyzers/AdvisorRuleFunctions.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -20,8 +21,8 @@
 namespace glueprof {
 
 namespace {
-
 double ms(TimestampNs ns) { return static_cast<double>(ns) / 1e6; }
+}  // namespace
 
 // A host sync in a measured step and the GPU idle it leaves behind.
 struct SyncStall {
@@ -48,7 +49,7 @@ struct DeviceView {
     // host's side of it is cut (a trimmed or sampled trace), so what the host ran cannot be told.
     bool hostSideCut = false;
     // Each host sync of the measured steps with the idle it leaves, by the idle's start (set by
-    // adviseOnDeviceWork: syncStallsOf).
+    // deviceViewOf: syncStallsOf).
     std::vector<SyncStall> syncStalls;
 
     explicit DeviceView(const TraceModel& t) : trace(t), measured(t.measuredSteps()) {
@@ -100,10 +101,7 @@ struct DeviceView {
     TimestampNs span() const { return lastWork - firstWork; }
 };
 
-// sync_stalls fires when the GPU idle after host syncs is this share of the measured steps.
-constexpr double kSyncStallShare = 0.05;
-// host_outside_torch fires when the GPU idle with the host outside torch is this share of them.
-constexpr double kHostOutsideTorchShare = 0.3;
+namespace rule_functions {
 
 // Whether `count` things over `steps` steps read "1 ... per step" (the singular).
 bool onePerStep(std::int64_t count, double steps) {
@@ -116,21 +114,28 @@ double share(TimestampNs part, TimestampNs whole) {
 
 // The GPU waits for the host to launch: where the whole GPU is idle it is mostly HTA's host wait,
 // the host is inside torch ops or runtime calls then, and the kernels are short.
-void launchBound(const AdvisorInput& in, const DeviceView& v, std::vector<Finding>& findings) {
+void launchBound(const AdvisorContext& c, const AdvisorRule& rule, std::vector<Finding>& findings) {
+    if (c.device == nullptr) return;
+    const DeviceView& v = *c.device;
+    const AdvisorInput& in = c.input;
+
     if (in.timeline == nullptr || in.timeline->kernels.kernels == 0 || v.busy.empty()) return;
     const TimestampNs idle = totalLength(v.gpuIdle);
     const TimestampNs hostWait = v.wholeGpuIdleIn(v.gaps.hostWait);
     const KernelMix& mix = in.timeline->kernels;  // TraceLens's: the kernels linked to a launch
     const double shortShare =
         static_cast<double>(mix.shortKernels) / static_cast<double>(mix.kernels);
-    if (share(hostWait, idle) < 0.5 || share(idle, v.span()) < 0.3 || shortShare < 0.5) return;
+    if (share(hostWait, idle) < rule.threshold("min_host_wait_share") ||
+        share(idle, v.span()) < rule.threshold("min_idle_share") ||
+        shortShare < rule.threshold("min_short_kernel_share"))
+        return;
     // Launch-bound means the host is busy issuing the work while the GPU waits: inside torch ops
     // or runtime calls for most of the GPU's idle time (else it waits for something else, e.g. its
     // input: data_loader_stall).
     const double hostBusyShare = share(totalLength(intersectionOf(v.gpuIdle, v.hostInTorch)), idle);
-    if (hostBusyShare < 0.5) return;
+    if (hostBusyShare < rule.threshold("min_host_busy_share")) return;
     Finding f;
-    f.rule = advisor_rules::kLaunchBound;
+    f.rule = rule.id;
     f.savingMsPerStep = ms(hostWait) / v.steps;
     f.evidence = fmt::format(
         "the GPU is idle {:.0f}% of its {:.3f} ms span, {:.3f} ms of it ({:.0f}% of the idle) "
@@ -151,13 +156,19 @@ void launchBound(const AdvisorInput& in, const DeviceView& v, std::vector<Findin
 }
 
 // Communication the computation does not hide (TraceLens's exposed communication).
-void exposedCommunication(const AdvisorInput& in, const DeviceView& v,
+void exposedCommunication(const AdvisorContext& c, const AdvisorRule& rule,
                           std::vector<Finding>& findings) {
+    if (c.device == nullptr) return;
+    const DeviceView& v = *c.device;
+    const AdvisorInput& in = c.input;
+
     if (in.timeline == nullptr) return;
     const GpuTimeline& g = in.timeline->timeline;
-    if (g.totalCommNs == 0 || share(g.exposedCommNs, g.totalNs) < 0.05) return;
+    if (g.totalCommNs == 0 ||
+        share(g.exposedCommNs, g.totalNs) < rule.threshold("min_exposed_share"))
+        return;
     Finding f;
-    f.rule = advisor_rules::kExposedCommunication;
+    f.rule = rule.id;
     f.savingMsPerStep = ms(g.exposedCommNs) / v.steps;
     f.evidence = fmt::format(
         "communication kernels run {:.3f} ms, {:.3f} ms of it ({:.0f}%) with no computation "
@@ -210,7 +221,11 @@ std::unordered_map<std::int64_t, CallWithOps> callsWithTheirOps(const TraceModel
 }
 
 // Copies from or to pageable host memory inside measured steps, by the op that issues them.
-void pageableCopies(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
+void pageableCopies(const AdvisorContext& c, const AdvisorRule& rule,
+                    std::vector<Finding>& findings) {
+    if (c.device == nullptr) return;
+    const DeviceView& v = *c.device;
+
     if (v.copyByCorrelation.empty() || v.measured.empty()) return;
     struct Group {
         std::int64_t count = 0;
@@ -254,7 +269,7 @@ void pageableCopies(const AdvisorInput&, const DeviceView& v, std::vector<Findin
         }
     }
     Finding f;
-    f.rule = advisor_rules::kPageableCopies;
+    f.rule = rule.id;
     f.savingMsPerStep = ms(callNs) / steps;
     f.evidence = fmt::format(
         "{:g} {} per step use{} pageable host memory, {:.3f} ms per step of host time in their "
@@ -303,7 +318,11 @@ std::vector<SyncStall> syncStallsOf(const AdvisorInput& in, const DeviceView& v)
 
 // The GPU idle after host syncs, named by the call the program made (the outermost op around the
 // sync). Syncs in one idle gap share it: each is given the part no earlier sync already left idle.
-void syncStalls(const AdvisorInput& in, const DeviceView& v, std::vector<Finding>& findings) {
+void syncStalls(const AdvisorContext& c, const AdvisorRule& rule, std::vector<Finding>& findings) {
+    if (c.device == nullptr) return;
+    const DeviceView& v = *c.device;
+    const AdvisorInput& in = c.input;
+
     if (in.syncs == nullptr || in.syncs->hostSyncs.empty() || v.measured.empty() || v.busy.empty())
         return;
     const std::vector<SyncStall>& stalls = v.syncStalls;
@@ -326,7 +345,7 @@ void syncStalls(const AdvisorInput& in, const DeviceView& v, std::vector<Finding
         idleNs += added;
     }
     const auto count = static_cast<std::int64_t>(stalls.size());
-    if (share(idleNs, v.measuredWallNs) < kSyncStallShare) return;
+    if (share(idleNs, v.measuredWallNs) < rule.threshold("min_idle_share")) return;
     std::vector<std::pair<std::string, Group>> ops(byOp.begin(), byOp.end());
     std::sort(ops.begin(), ops.end(),
               [](const auto& a, const auto& b) { return a.second.idleNs > b.second.idleNs; });
@@ -338,7 +357,7 @@ void syncStalls(const AdvisorInput& in, const DeviceView& v, std::vector<Finding
             static_cast<double>(ops[i].second.count) / steps, ms(ops[i].second.idleNs) / steps);
     }
     Finding f;
-    f.rule = advisor_rules::kSyncStalls;
+    f.rule = rule.id;
     f.savingMsPerStep = ms(idleNs) / steps;
     f.evidence = fmt::format(
         "{:g} host sync{} per step ({}) block{} the host {:.3f} ms per step, and after them the "
@@ -360,7 +379,11 @@ bool isElementwiseKernel(const std::string& name) {
 }
 
 // Many short elementwise kernels: what fusion removes is the gaps before them.
-void elementwiseFusion(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
+void elementwiseFusion(const AdvisorContext& c, const AdvisorRule& rule,
+                       std::vector<Finding>& findings) {
+    if (c.device == nullptr) return;
+    const DeviceView& v = *c.device;
+
     if (v.kernels.empty()) return;
     TimestampNs all = 0, elementwise = 0;
     std::int64_t count = 0;
@@ -374,7 +397,9 @@ void elementwiseFusion(const AdvisorInput&, const DeviceView& v, std::vector<Fin
         ++count;
     }
     const double perStep = static_cast<double>(count) / v.steps;
-    if (share(elementwise, all) < 0.2 || perStep < 10.0) return;
+    if (share(elementwise, all) < rule.threshold("min_kernel_share") ||
+        perStep < rule.threshold("min_per_step"))
+        return;
     // The short gaps (HTA's kernel wait, under 30 us) before elementwise kernels on their stream,
     // where the whole GPU is idle: launch gaps a fused kernel would not have.
     std::vector<Interval> before;
@@ -391,7 +416,7 @@ void elementwiseFusion(const AdvisorInput&, const DeviceView& v, std::vector<Fin
     }
     const TimestampNs gaps = v.wholeGpuIdleIn(std::move(before));
     Finding f;
-    f.rule = advisor_rules::kElementwiseFusion;
+    f.rule = rule.id;
     f.savingMsPerStep = ms(gaps) / v.steps;
     f.evidence = fmt::format(
         "{:g} elementwise kernels per step take {:.0f}% of kernel time ({:.3f} ms per step), "
@@ -409,7 +434,11 @@ bool isAllocatorCall(const std::string& name) {
 
 // The caching allocator going back to the driver inside steady-state steps: the measured steps
 // after the first (the first fills the allocator's cache; one measured step shows no steady state).
-void allocatorChurn(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
+void allocatorChurn(const AdvisorContext& c, const AdvisorRule& rule,
+                    std::vector<Finding>& findings) {
+    if (c.device == nullptr) return;
+    const DeviceView& v = *c.device;
+
     if (v.measured.size() < 2 || v.kernels.empty()) return;
     std::set<std::int32_t> steady = v.measured;
     steady.erase(steady.begin());
@@ -436,7 +465,7 @@ void allocatorChurn(const AdvisorInput&, const DeviceView& v, std::vector<Findin
         calls += fmt::format("{}{} {:g}", calls.empty() ? "" : ", ", name,
                              static_cast<double>(n) / steps);
     Finding f;
-    f.rule = advisor_rules::kAllocatorChurn;
+    f.rule = rule.id;
     f.savingMsPerStep = ms(callNs) / steps;
     f.evidence = fmt::format(
         "the CUDA caching allocator calls the driver in steady-state steps ({} per step, the "
@@ -449,7 +478,11 @@ void allocatorChurn(const AdvisorInput&, const DeviceView& v, std::vector<Findin
 }
 
 // The GPU idle at each step's start while the host runs no torch op: it waits for its input.
-void dataLoaderStall(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
+void dataLoaderStall(const AdvisorContext& c, const AdvisorRule& rule,
+                     std::vector<Finding>& findings) {
+    if (c.device == nullptr) return;
+    const DeviceView& v = *c.device;
+
     if (v.kernels.empty() || v.measured.empty() || !v.hasOps) return;
     if (v.hostSideCut) return;  // "the host runs no torch op" cannot be told
     const std::map<std::int32_t, TimestampNs>& firstWork = v.firstWorkOfStep;
@@ -468,9 +501,11 @@ void dataLoaderStall(const AdvisorInput&, const DeviceView& v, std::vector<Findi
         stalled += outsideOps;
     }
     // "Each step" needs two steps to say it: one step's idle start may be anything before it.
-    if (stallMs.size() < 2 || share(stalled, walls) < 0.1 || median(stallMs) <= 0.0) return;
+    if (stallMs.size() < 2 || share(stalled, walls) < rule.threshold("min_stalled_share") ||
+        median(stallMs) <= 0.0)
+        return;
     Finding f;
-    f.rule = advisor_rules::kDataLoaderStall;
+    f.rule = rule.id;
     f.savingMsPerStep = ms(stalled) / static_cast<double>(stallMs.size());
     f.evidence = fmt::format(
         "each step begins with the GPU idle while the host runs no torch op (median {:.3f} ms, "
@@ -485,7 +520,11 @@ void dataLoaderStall(const AdvisorInput&, const DeviceView& v, std::vector<Findi
 // torch op or runtime call: the step's time goes to host code the trace does not show (Python
 // between ops, data preparation on the main thread, logging, I/O). The idle before a step's first
 // device work is data_loader_stall's.
-void hostOutsideTorch(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
+void hostOutsideTorch(const AdvisorContext& c, const AdvisorRule& rule,
+                      std::vector<Finding>& findings) {
+    if (c.device == nullptr) return;
+    const DeviceView& v = *c.device;
+
     if (v.kernels.empty() || v.measured.empty() || !v.hasOps || v.measuredWallNs <= 0) return;
     if (v.hostSideCut) return;  // what the host ran cannot be told
     const std::map<std::int32_t, TimestampNs>& firstWork = v.firstWorkOfStep;
@@ -507,9 +546,9 @@ void hostOutsideTorch(const AdvisorInput&, const DeviceView& v, std::vector<Find
         shares.push_back(share(ns, s.endNs - s.startNs));
     }
     // The typical step, not one long pause in one step (a checkpoint save, an evaluation).
-    if (shares.empty() || median(shares) < kHostOutsideTorchShare) return;
+    if (shares.empty() || median(shares) < rule.threshold("min_share")) return;
     Finding f;
-    f.rule = advisor_rules::kHostOutsideTorch;
+    f.rule = rule.id;
     f.savingMsPerStep = ms(outside) / static_cast<double>(v.measured.size());
     f.evidence = fmt::format(
         "after each step's first device work the GPU is idle {:.3f} ms per step ({:.0f}% of step "
@@ -526,11 +565,18 @@ void hostOutsideTorch(const AdvisorInput&, const DeviceView& v, std::vector<Find
 
 // Streams waiting on each other: where the whole GPU is idle it is mostly HTA's "other" idle
 // (waits on other streams or events, not launches), and the trace has stream waits.
-void crossStreamWaits(const AdvisorInput& in, const DeviceView& v, std::vector<Finding>& findings) {
+void crossStreamWaits(const AdvisorContext& c, const AdvisorRule& rule,
+                      std::vector<Finding>& findings) {
+    if (c.device == nullptr) return;
+    const DeviceView& v = *c.device;
+    const AdvisorInput& in = c.input;
+
     if (v.busy.empty()) return;
     const TimestampNs idle = totalLength(v.gpuIdle);
     const TimestampNs other = v.wholeGpuIdleIn(v.gaps.other);
-    if (share(other, idle) < 0.5 || share(other, v.span()) < 0.1) return;
+    if (share(other, idle) < rule.threshold("min_other_share") ||
+        share(other, v.span()) < rule.threshold("min_span_share"))
+        return;
     std::int64_t waits = 0;
     for (std::size_t i = 0; i < v.trace.lanes().size(); ++i) {
         for (const Event& e : v.trace.eventsOnLane(i)) {
@@ -549,7 +595,7 @@ void crossStreamWaits(const AdvisorInput& in, const DeviceView& v, std::vector<F
         }
     }
     Finding f;
-    f.rule = advisor_rules::kCrossStreamWaits;
+    f.rule = rule.id;
     f.savingMsPerStep = ms(other) / v.steps;
     f.evidence = fmt::format(
         "{:.0f}% of the time the whole GPU is idle ({:.3f} ms) is neither launch latency nor host "
@@ -567,8 +613,6 @@ void crossStreamWaits(const AdvisorInput& in, const DeviceView& v, std::vector<F
 // in every measured step; the other calls in the first (later, allocation calls are
 // allocator_churn's). When they take a tenth of the measured steps, the profile holds warm-up,
 // not the steady state the other figures are read as.
-constexpr TimestampNs kFirstCallNs = 1'000'000;
-
 bool isKernelLaunchCall(const std::string& name) {
     return isAnyRuntimeCall(
         name, {"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
@@ -580,7 +624,12 @@ bool isWaitingCall(const std::string& name) {
     return containsAny(lowerCased(name), {"synchronize", "memcpy", "memset", "query", "waitevent"});
 }
 
-void warmupInProfile(const AdvisorInput&, const DeviceView& v, std::vector<Finding>& findings) {
+void warmupInProfile(const AdvisorContext& c, const AdvisorRule& rule,
+                     std::vector<Finding>& findings) {
+    if (c.device == nullptr) return;
+    const DeviceView& v = *c.device;
+    const auto firstCallNs = static_cast<TimestampNs>(rule.threshold("min_call_ms") * 1e6);
+
     if (v.measured.empty()) return;
     const std::int32_t firstMeasured = *v.measured.begin();
     const TimestampNs walls = v.measuredWallNs;
@@ -590,7 +639,7 @@ void warmupInProfile(const AdvisorInput&, const DeviceView& v, std::vector<Findi
     for (std::size_t i = 0; i < v.trace.lanes().size(); ++i) {
         if (v.trace.lanes()[i].kind != LaneKind::kHostThread) continue;
         for (const Event& e : v.trace.eventsOnLane(i)) {
-            if (e.kind != EventKind::kRuntime || e.durationNs() < kFirstCallNs ||
+            if (e.kind != EventKind::kRuntime || e.durationNs() < firstCallNs ||
                 v.measured.count(e.step) == 0)
                 continue;
             auto [it, added] = callOf.try_emplace(e.name, Call::kWait);
@@ -613,7 +662,7 @@ void warmupInProfile(const AdvisorInput&, const DeviceView& v, std::vector<Findi
         ++count;
         ns += e->durationNs();
     }
-    if (slow.empty() || share(slowNs, walls) < 0.1) return;
+    if (slow.empty() || share(slowNs, walls) < rule.threshold("min_share")) return;
     std::vector<std::pair<std::string, std::pair<std::int64_t, TimestampNs>>> calls(byCall.begin(),
                                                                                     byCall.end());
     std::sort(calls.begin(), calls.end(),
@@ -639,7 +688,7 @@ void warmupInProfile(const AdvisorInput&, const DeviceView& v, std::vector<Findi
         }
     }
     Finding f;
-    f.rule = advisor_rules::kWarmupInProfile;
+    f.rule = rule.id;
     f.savingMsPerStep = ms(slowNs) / static_cast<double>(v.measured.size());
     f.evidence = fmt::format(
         "runtime calls that take 1 ms or more without waiting for the device ({} of them: {}) take "
@@ -652,30 +701,19 @@ void warmupInProfile(const AdvisorInput&, const DeviceView& v, std::vector<Findi
     findings.push_back(f);
 }
 
-}  // namespace
+}  // namespace rule_functions
 
-void adviseOnDeviceWork(const AdvisorInput& in, std::vector<Finding>& findings) {
-    if (in.trace == nullptr) return;
-    DeviceView view(*in.trace);
-    if (view.kernels.empty() && view.copyByCorrelation.empty()) return;
-    view.syncStalls = syncStallsOf(in, view);
-    const std::size_t firstOfOurs = findings.size();
-    launchBound(in, view, findings);
-    exposedCommunication(in, view, findings);
-    pageableCopies(in, view, findings);
-    syncStalls(in, view, findings);
-    elementwiseFusion(in, view, findings);
-    allocatorChurn(in, view, findings);
-    dataLoaderStall(in, view, findings);
-    hostOutsideTorch(in, view, findings);
-    crossStreamWaits(in, view, findings);
-    warmupInProfile(in, view, findings);
-    // No fix saves more than a step takes: each saving is at most the mean measured step.
-    const TimestampNs walls = view.measuredWallNs;
-    if (view.measured.empty()) return;
-    const double meanStepMs = ms(walls) / static_cast<double>(view.measured.size());
-    for (std::size_t i = firstOfOurs; i < findings.size(); ++i)
-        findings[i].savingMsPerStep = std::min(findings[i].savingMsPerStep, meanStepMs);
+std::shared_ptr<const DeviceView> deviceViewOf(const AdvisorInput& in) {
+    if (in.trace == nullptr) return nullptr;
+    auto view = std::make_shared<DeviceView>(*in.trace);
+    if (view->kernels.empty() && view->copyByCorrelation.empty()) return nullptr;
+    view->syncStalls = rule_functions::syncStallsOf(in, *view);
+    return view;
+}
+
+double meanMeasuredStepMs(const DeviceView& view) {
+    if (view.measured.empty()) return -1.0;
+    return ms(view.measuredWallNs) / static_cast<double>(view.measured.size());
 }
 
 }  // namespace glueprof

@@ -20,9 +20,18 @@ struct AdviseOptions {
     std::string db = "runs.sqlite";
     RunId run = 0;  // 0 = the latest run
     bool json = false;
+    bool rules = false;  // list the rules instead of advising on a run
 };
 
 int adviseRun(const AdviseOptions& o) {
+    if (o.rules) {
+        if (o.json) {
+            std::cout << jsonText(nlohmann::json{{"rules", advisorRulesJson()}}) << "\n";
+        } else {
+            std::cout << renderAdvisorRulesText();
+        }
+        return 0;
+    }
     const AnalyzedRun analyzed = analyzeStoredRun(RunRequest{o.db, o.run});
     const TraceModel& model = analyzed.model;
     const AnalysisResult& analysis = analyzed.analysis;
@@ -55,6 +64,9 @@ void registerAdviseCommand(CLI::App& app, Action& action) {
     command->add_option("--db", options->db, "trace database")->capture_default_str();
     command->add_option("--run", options->run, "run id (default: the latest run)");
     command->add_flag("--json", options->json, "print JSON");
+    command->add_flag("--rules", options->rules,
+                      "list the advisor's rules (scope, toggle, thresholds, what each looks for) "
+                      "instead of advising on a run");
     command->callback([options, &action] { action = [options] { return adviseRun(*options); }; });
 }
 

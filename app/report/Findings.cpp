@@ -1,5 +1,6 @@
 #include "app/report/Findings.h"
 
+#include "analyzers/AdvisorRules.h"
 #include "app/report/Escape.h"
 
 #include <fmt/format.h>
@@ -42,6 +43,41 @@ nlohmann::json findingsJson(const std::vector<Finding>& findings) {
                      {"evidence", f.evidence}});
     }
     return j;
+}
+
+namespace {
+const char* scopeName(RuleScope scope) {
+    return scope == RuleScope::kDevice ? "GPU traces" : "any run";
+}
+}  // namespace
+
+std::string renderAdvisorRulesText() {
+    std::string out =
+        fmt::format("{} rules, in the order the advisor runs them:\n", advisorRules().size());
+    for (const AdvisorRule& rule : advisorRules()) {
+        out += fmt::format("  {} ({}; {})\n    {}\n", rule.id, scopeName(rule.scope),
+                           *rule.toggle != '\0' ? fmt::format("toggle `{}`", rule.toggle)
+                                                : std::string("no toggle"),
+                           rule.looksFor);
+        for (const RuleThreshold& t : rule.thresholds)
+            out += fmt::format("    threshold {} = {:g}: {}\n", t.name, t.value, t.meaning);
+    }
+    return out;
+}
+
+nlohmann::json advisorRulesJson() {
+    nlohmann::json rules = nlohmann::json::array();
+    for (const AdvisorRule& rule : advisorRules()) {
+        nlohmann::json thresholds = nlohmann::json::object();
+        for (const RuleThreshold& t : rule.thresholds)
+            thresholds[t.name] = {{"value", t.value}, {"meaning", t.meaning}};
+        rules.push_back({{"rule", rule.id},
+                         {"scope", rule.scope == RuleScope::kDevice ? "device" : "trace"},
+                         {"toggle", rule.toggle},
+                         {"looks_for", rule.looksFor},
+                         {"thresholds", thresholds}});
+    }
+    return rules;
 }
 
 }  // namespace glueprof

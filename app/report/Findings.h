@@ -21,4 +21,9 @@ std::string renderFindingsText(const std::vector<Finding>& findings);      // in
 std::string renderFindingsMarkdown(const std::vector<Finding>& findings);  // a list
 nlohmann::json findingsJson(const std::vector<Finding>& findings);
 
+// The advisor's rule table (analyzers/AdvisorRules.h), for `advise --rules`: each rule with its
+// scope, toggle, thresholds and what it looks for, as text or JSON.
+std::string renderAdvisorRulesText();
+nlohmann::json advisorRulesJson();
+
 }  // namespace glueprof

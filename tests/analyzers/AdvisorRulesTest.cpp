@@ -1,5 +1,11 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+#include <set>
+#include <stdexcept>
+#include <string>
+
 #include "analyzers/AdvisorRules.h"
 #include "profiler/core/ToggleCatalog.h"
 
@@ -20,6 +26,33 @@ TEST(AdvisorRulesTest, EveryRuleWithAToggleNamesACatalogueToggle) {
     EXPECT_EQ(toggleForAdvisorRule(advisor_rules::kRepeatedGlue), "");
     EXPECT_EQ(toggleForAdvisorRule(advisor_rules::kRepeatedHostSyncs), "");
     EXPECT_EQ(toggleForAdvisorRule("no such rule"), "");
+}
+
+// The table is the one list of rules: ids unique, every toggle the catalogue's, a function each,
+// thresholds named once per rule, and docs/metrics.md ("Advisor") naming every rule.
+TEST(AdvisorRulesTest, TheTableListsEachRuleOnceAndTheDocsNameThemAll) {
+    std::ifstream in(std::string(GLUEPROF_SOURCE_DIR) + "/docs/metrics.md");
+    const std::string docs((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ASSERT_FALSE(docs.empty());
+    std::set<std::string> ids;
+    for (const AdvisorRule& rule : advisorRules()) {
+        EXPECT_TRUE(ids.insert(rule.id).second) << rule.id << " is in the table twice";
+        EXPECT_NE(rule.find, nullptr) << rule.id;
+        EXPECT_EQ(findAdvisorRule(rule.id), &rule);
+        if (*rule.toggle != '\0') {
+            EXPECT_NE(findToggleInfo(rule.toggle), nullptr) << rule.id;
+        }
+        std::set<std::string> names;
+        for (const RuleThreshold& t : rule.thresholds) {
+            EXPECT_TRUE(names.insert(t.name).second) << rule.id << ": " << t.name << " twice";
+            EXPECT_EQ(rule.threshold(t.name), t.value);
+        }
+        EXPECT_THROW(rule.threshold("no such threshold"), std::logic_error);
+        EXPECT_NE(docs.find("`" + std::string(rule.id) + "`"), std::string::npos)
+            << rule.id << " is not in docs/metrics.md";
+    }
+    EXPECT_EQ(ids.size(), 20u);
+    EXPECT_EQ(findAdvisorRule("no such rule"), nullptr);
 }
 
 }  // namespace
