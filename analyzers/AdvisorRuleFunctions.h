@@ -9,8 +9,9 @@
 
 namespace glueprof::rule_functions {
 
-#define GLUEPROF_RULE_FUNCTION(name) \
-    void name(const AdvisorContext& context, const AdvisorRule& rule, std::vector<Finding>& findings)
+#define GLUEPROF_RULE_FUNCTION(name)                                  \
+    void name(const AdvisorContext& context, const AdvisorRule& rule, \
+              std::vector<Finding>& findings)
 
 GLUEPROF_RULE_FUNCTION(repeatedPackedMetadata);
 GLUEPROF_RULE_FUNCTION(repeatedGlue);

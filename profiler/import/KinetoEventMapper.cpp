@@ -9,13 +9,13 @@ namespace {
 
 constexpr std::int64_t kNoStream32 = 4294967295;  // "no stream" as some Kineto versions write it
 
-SyncKind syncKindOf(std::string_view text) {
+SyncRecordKind syncKindOf(std::string_view text) {
     const std::string t = lowerCase(text);
-    if (t == "stream sync") return SyncKind::kStream;
-    if (t == "event sync") return SyncKind::kEvent;
-    if (t == "context sync") return SyncKind::kContext;
-    if (t == "stream wait event") return SyncKind::kStreamWaitEvent;
-    return SyncKind::kUnknown;
+    if (t == "stream sync") return SyncRecordKind::kStream;
+    if (t == "event sync") return SyncRecordKind::kEvent;
+    if (t == "context sync") return SyncRecordKind::kContext;
+    if (t == "stream wait event") return SyncRecordKind::kStreamWaitEvent;
+    return SyncRecordKind::kUnknown;
 }
 
 // Bytes per element of a torch dtype as record_param_comms names it ("Float", "BFloat16", ...); 1
@@ -90,8 +90,9 @@ void KinetoEventMapper::addSync(const RawEvent& e, TimestampNs start, TimestampN
     s.stream = e.stream == kAbsent || e.stream == kNoStream32 ? -1 : e.stream;
     // A stream sync waits for its stream, an event sync for the stream the event was recorded on
     // (args.wait_on_stream), a context sync for all of them.
-    if (s.kind == SyncKind::kStream) s.waitedStream = s.stream;
-    if (s.kind == SyncKind::kEvent && e.waitOnStream != kAbsent && e.waitOnStream != kNoStream32)
+    if (s.kind == SyncRecordKind::kStream) s.waitedStream = s.stream;
+    if (s.kind == SyncRecordKind::kEvent && e.waitOnStream != kAbsent &&
+        e.waitOnStream != kNoStream32)
         s.waitedStream = e.waitOnStream;
     assembly().addSync(s);
 }

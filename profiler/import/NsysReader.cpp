@@ -196,12 +196,12 @@ std::string copyName(const std::string& kind) {
     return prefix + token[0] + "to" + token[3];
 }
 
-SyncKind syncKindNamed(const std::string& name) {
-    if (contains(name, "STREAM_WAIT_EVENT")) return SyncKind::kStreamWaitEvent;
-    if (contains(name, "EVENT_SYNCHRONIZE")) return SyncKind::kEvent;
-    if (contains(name, "STREAM_SYNCHRONIZE")) return SyncKind::kStream;
-    if (contains(name, "CONTEXT_SYNCHRONIZE")) return SyncKind::kContext;
-    return SyncKind::kUnknown;
+SyncRecordKind syncKindNamed(const std::string& name) {
+    if (contains(name, "STREAM_WAIT_EVENT")) return SyncRecordKind::kStreamWaitEvent;
+    if (contains(name, "EVENT_SYNCHRONIZE")) return SyncRecordKind::kEvent;
+    if (contains(name, "STREAM_SYNCHRONIZE")) return SyncRecordKind::kStream;
+    if (contains(name, "CONTEXT_SYNCHRONIZE")) return SyncRecordKind::kContext;
+    return SyncRecordKind::kUnknown;
 }
 
 // Metadata and lookup tables: they describe events rather than hold them.
@@ -442,9 +442,9 @@ void NsysReader::readSyncs() {
         // Newer schemas keep the value re-exported older reports had in deprecatedSyncType;
         // syncType wins whenever it says something.
         EnumValue type = lookUp(m_syncTypes, kCuptiSyncTypes, intAt(row, syncType));
-        if (syncKindNamed(type.name) == SyncKind::kUnknown) {
+        if (syncKindNamed(type.name) == SyncRecordKind::kUnknown) {
             EnumValue old = lookUp(m_syncTypes, kCuptiSyncTypes, intAt(row, deprecatedSyncType));
-            if (syncKindNamed(old.name) != SyncKind::kUnknown) type = std::move(old);
+            if (syncKindNamed(old.name) != SyncRecordKind::kUnknown) type = std::move(old);
         }
         SyncRecord sync;
         sync.kind = syncKindNamed(type.name);
@@ -457,8 +457,8 @@ void NsysReader::readSyncs() {
         sync.process = processOf(intAt(row, c.globalPid));
         // A stream sync waits for its stream; an event sync for the stream its event was
         // recorded on (CUDA_EVENT's row with the same event id); a context sync for all.
-        if (sync.kind == SyncKind::kStream) sync.waitedStream = sync.stream;
-        if (sync.kind == SyncKind::kEvent) {
+        if (sync.kind == SyncRecordKind::kStream) sync.waitedStream = sync.stream;
+        if (sync.kind == SyncRecordKind::kEvent) {
             if (auto id = intAt(row, eventId)) {
                 auto recorded = m_eventStreams.find({sync.process, *id});
                 if (recorded != m_eventStreams.end()) sync.waitedStream = recorded->second;

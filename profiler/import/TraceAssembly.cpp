@@ -236,204 +236,66 @@ void TraceAssembly::count(DiagnosticId reason, std::string_view quoted, std::int
     (derived ? m_derived : m_skipped)[printableText(diagnosticDetail(reason, quoted))] += n;
 }
 
-namespace {
-
-// The host-blocking sync calls of the CUDA runtime and driver, and HIP's.
-bool isSyncCall(const std::string& name) {
-    return isAnyRuntimeCall(
-        name,
-        {"cudaStreamSynchronize", "cudaEventSynchronize", "cudaDeviceSynchronize",
-         "cudaThreadSynchronize", "cuStreamSynchronize", "cuEventSynchronize", "cuCtxSynchronize",
-         "hipStreamSynchronize", "hipEventSynchronize", "hipDeviceSynchronize"});
-}
-
-bool isStreamWaitCall(const std::string& name) {
-    return isAnyRuntimeCall(name,
-                            {"cudaStreamWaitEvent", "cuStreamWaitEvent", "hipStreamWaitEvent"});
-}
-
-}  // namespace
-
 // Host-blocking syncs go on the lane of the API call that waited (same correlation id); then a
-// host sync right after a blocking copy extends the copy's sync (profiler/core/SyncPlacement.h).
+// host sync right after a blocking copy extends the copy's sync: profiler/core/SyncAssembly, the
+// trackers the live CUPTI capture feeds too.
 void TraceAssembly::placeSyncs() {
     const LinkedCalls calls = linkCalls();
-    std::vector<PlacedSync> syncs;
-    const std::unordered_set<std::int64_t> recorded = syncsFromRecords(calls, syncs);
-    syncsFromCalls(calls, recorded, syncs);
-    blockingCopySyncs(calls, syncs);
-    const std::int64_t merged = mergeCopySyncs(syncs);
-    for (const PlacedSync& s : syncs) {
-        m_events[s.lane].push_back(s.event);
+    std::vector<CopyRecord> copies;
+    for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
+        if (m_lanes[lane].kind != LaneKind::kCudaStream) continue;
+        for (const Event& e : m_events[lane]) {
+            if (e.kind != EventKind::kMemcpy || e.correlation == 0) continue;
+            copies.push_back(CopyRecord{e.correlation, static_cast<SourceLane>(lane), e.srcKind,
+                                        e.dstKind, std::nullopt});
+        }
+    }
+    SyncSource source;
+    source.streamLane = [this](std::int64_t device, std::int64_t stream, const std::string& process,
+                               std::int64_t) {
+        return static_cast<SourceLane>(streamLane(device, stream, process));
+    };
+    source.intern = [this](std::string_view text) { return intern(text); };
+    source.callsOn = [this](SourceLane lane) { return callsOn(static_cast<std::size_t>(lane)); };
+    source.syncsFromCallsWithoutRecords = true;  // PyTorch before 2.3 wrote no cuda_sync events
+    const SyncAssemblyResult placed = assembleSyncs(source, calls, copies, m_syncs);
+    count(DiagnosticId::kSkippedStreamWaitWithoutStream, placed.streamWaitsWithoutStream);
+    count(DiagnosticId::kSkippedStreamWaitOfOtherCall, placed.streamWaitsOfOtherCalls);
+    count(DiagnosticId::kSkippedUnknownSync, placed.unknownKinds);
+    count(DiagnosticId::kSkippedSyncWithoutCall, static_cast<std::int64_t>(placed.unplaced.size()));
+    count(DiagnosticId::kDerivedSyncsFromCalls, placed.fromCalls);
+    for (const PlacedEvent& m : placed.markers) {
+        add(static_cast<std::size_t>(m.lane), m.event.kind, m.event.category,
+            m_strings[m.event.name], m.event.startNs, m.event.endNs)
+            .correlation = m.event.correlation;
+    }
+    for (const PlacedEvent& s : placed.syncs) {
+        const auto lane = static_cast<std::size_t>(s.lane);
+        Event e = s.event;
+        e.lane = m_lanes[lane].id;
+        // Marks a sync that reads the host back (a DtoH copy) until the ops are flagged.
+        e.flags = s.readsHost ? kFlagHostRead : kFlagNone;
+        m_events[lane].push_back(e);
         ++m_eventCount;
     }
-    count(DiagnosticId::kDerivedMergedCopySyncs, merged);
+    count(DiagnosticId::kDerivedMergedCopySyncs, placed.merged);
 }
 
-// The API call of each correlation id: the lane it ran on and its interval.
-TraceAssembly::LinkedCalls TraceAssembly::linkCalls() {
+// The API call of each correlation id: the lane it ran on, its interval and name.
+LinkedCalls TraceAssembly::linkCalls() {
     LinkedCalls calls;
     std::int64_t sharedIds = 0;
     for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
         if (m_lanes[lane].kind != LaneKind::kHostThread) continue;
         for (const Event& e : m_events[lane]) {
             if (e.kind != EventKind::kRuntime || e.correlation == 0) continue;
-            if (!calls.try_emplace(e.correlation, LinkedCall{lane, e.startNs, e.endNs, e.name})
-                     .second)
-                ++sharedIds;
+            const LinkedCall call{static_cast<SourceLane>(lane), e.startNs, e.endNs, e.name,
+                                  m_strings[e.name]};
+            if (!calls.try_emplace(e.correlation, call).second) ++sharedIds;
         }
     }
     count(DiagnosticId::kSkippedSharedCorrelation, sharedIds);
     return calls;
-}
-
-TraceAssembly::PlacedSync TraceAssembly::syncOn(const LinkedCall& call, StringId name,
-                                                TimestampNs startNs, TimestampNs endNs,
-                                                std::int64_t correlation, bool blockingCopy) const {
-    Event e = makeEvent(0, m_lanes[call.lane].id, EventKind::kSync, name, startNs, endNs);
-    e.category = Category::kSync;
-    e.correlation = correlation;
-    return PlacedSync{call.lane, e, blockingCopy};
-}
-
-// Where the host waits: a `host sync` marker on the waited stream, with the sync's correlation.
-void TraceAssembly::markWaitedStream(std::size_t streamLaneIndex, TimestampNs at,
-                                     std::int64_t correlation) {
-    add(streamLaneIndex, EventKind::kMarker, Category::kSync, names::kHostSyncMarker, at, at)
-        .correlation = correlation;
-}
-
-// The source's synchronization records: stream wait events as markers on their stream, host
-// syncs over the record's interval. Returns the correlations that have a host sync record.
-std::unordered_set<std::int64_t> TraceAssembly::syncsFromRecords(const LinkedCalls& calls,
-                                                                 std::vector<PlacedSync>& syncs) {
-    std::unordered_set<std::int64_t> recorded;
-    for (const SyncRecord& s : m_syncs) {
-        if (s.kind == SyncKind::kStreamWaitEvent) {
-            if (s.stream < 0) {
-                count(DiagnosticId::kSkippedStreamWaitWithoutStream);
-                continue;
-            }
-            // A stream waits only where the program called cudaStreamWaitEvent; a record of the
-            // kind correlated with another call (Nsight writes one beside each stream sync) is
-            // no wait of a stream. Without the call in the trace, the record is taken as it is.
-            auto call = calls.find(s.correlation);
-            if (call != calls.end() && !isStreamWaitCall(m_strings[call->second.name])) {
-                count(DiagnosticId::kSkippedStreamWaitOfOtherCall);
-                continue;
-            }
-            add(streamLane(s.device, s.stream, s.process), EventKind::kMarker, Category::kSync,
-                s.name, s.startNs, s.startNs)
-                .correlation = s.correlation;
-            continue;
-        }
-        if (s.kind == SyncKind::kUnknown) {
-            count(DiagnosticId::kSkippedUnknownSync);
-            continue;
-        }
-        auto call = calls.find(s.correlation);
-        if (call == calls.end()) {
-            count(DiagnosticId::kSkippedSyncWithoutCall);
-            continue;
-        }
-        recorded.insert(s.correlation);
-        // Named by its blocking call (cudaStreamSynchronize, ...); where the call is not one
-        // (CUPTI records an event sync under cudaEventQuery too), by the record: "Event Sync".
-        const StringId name = isSyncCall(m_strings[call->second.name]) || s.name.empty()
-                                  ? call->second.name
-                                  : intern(s.name);
-        syncs.push_back(syncOn(call->second, name, s.startNs, s.endNs, s.correlation, false));
-        if (s.waitedStream >= 0)
-            markWaitedStream(streamLane(s.device, s.waitedStream, s.process), s.startNs,
-                             s.correlation);
-    }
-    return recorded;
-}
-
-// Sync calls the trace has no record of (PyTorch before 2.3 wrote no cuda_sync events): the host
-// blocked for the call.
-void TraceAssembly::syncsFromCalls(const LinkedCalls& calls,
-                                   const std::unordered_set<std::int64_t>& recorded,
-                                   std::vector<PlacedSync>& syncs) {
-    std::int64_t fromCalls = 0;
-    for (const auto& [correlation, call] : calls) {
-        if (recorded.count(correlation) != 0 || !isSyncCall(m_strings[call.name])) continue;
-        syncs.push_back(syncOn(call, call.name, call.start, call.end, correlation, false));
-        ++fromCalls;
-    }
-    count(DiagnosticId::kDerivedSyncsFromCalls, fromCalls);
-}
-
-// Copies the host waits for: a sync over the API call that issued them, the copy's stream marked
-// as the waited one.
-void TraceAssembly::blockingCopySyncs(const LinkedCalls& calls, std::vector<PlacedSync>& syncs) {
-    for (std::size_t lane = 0; lane < m_lanes.size(); ++lane) {
-        if (m_lanes[lane].kind != LaneKind::kCudaStream) continue;
-        for (std::size_t i = 0; i < m_events[lane].size(); ++i) {
-            const Event copy = m_events[lane][i];  // a copy: markWaitedStream adds to this lane
-            if (copy.kind != EventKind::kMemcpy || copy.correlation == 0) continue;
-            auto call = calls.find(copy.correlation);
-            if (call == calls.end()) continue;
-            const char* name = blockingCopyNameOf(copy, m_strings[call->second.name]);
-            if (name == nullptr) continue;
-            PlacedSync s = syncOn(call->second, intern(name), call->second.start, call->second.end,
-                                  copy.correlation, true);
-            // Marks a copy that reads the host back (DtoH) until the ops are flagged.
-            s.event.flags =
-                std::string_view(name) == names::kBlockingDtoHCopy ? kFlagHostRead : kFlagNone;
-            syncs.push_back(s);
-            markWaitedStream(lane, call->second.start, copy.correlation);
-        }
-    }
-}
-
-// Each lane's host syncs that extend a blocking copy's sync (the one rule of
-// profiler/core/SyncPlacement.h) are folded into it. Leaves `syncs` by lane, parents first;
-// returns how many were folded.
-std::int64_t TraceAssembly::mergeCopySyncs(std::vector<PlacedSync>& syncs) {
-    std::sort(syncs.begin(), syncs.end(), [](const PlacedSync& a, const PlacedSync& b) {
-        return a.lane != b.lane ? a.lane < b.lane : parentsFirst(a.event, b.event);
-    });
-    std::vector<bool> folded(syncs.size(), false);
-    std::int64_t merged = 0;
-    for (std::size_t begin = 0; begin < syncs.size();) {
-        std::size_t end = begin;
-        while (end < syncs.size() && syncs[end].lane == syncs[begin].lane) ++end;
-        merged += foldLane(syncs, begin, end, folded);
-        begin = end;
-    }
-    std::vector<PlacedSync> kept;
-    kept.reserve(syncs.size() - static_cast<std::size_t>(merged));
-    for (std::size_t i = 0; i < syncs.size(); ++i) {
-        if (!folded[i]) kept.push_back(std::move(syncs[i]));
-    }
-    syncs = std::move(kept);
-    return merged;
-}
-
-// The syncs [begin, end) of one lane: each host sync that extends a blocking copy's sync grows it
-// to its own end and is marked folded. Returns how many were.
-std::int64_t TraceAssembly::foldLane(std::vector<PlacedSync>& syncs, std::size_t begin,
-                                     std::size_t end, std::vector<bool>& folded) const {
-    std::vector<HostWait> waits;
-    for (std::size_t i = begin; i < end; ++i) {
-        const Event& e = syncs[i].event;
-        waits.push_back(HostWait{e.startNs, e.endNs, e.correlation, syncs[i].blockingCopy});
-    }
-    const bool anyCopy =
-        std::any_of(waits.begin(), waits.end(), [](const HostWait& w) { return w.blockingCopy; });
-    if (!anyCopy) return 0;
-    const std::vector<std::size_t> extended =
-        copiesExtendedBySyncs(waits, callsOn(syncs[begin].lane));
-    std::int64_t merged = 0;
-    for (std::size_t k = 0; k < extended.size(); ++k) {
-        if (extended[k] == kNoCopy) continue;
-        Event& copy = syncs[begin + extended[k]].event;
-        copy.endNs = std::max(copy.endNs, waits[k].endNs);
-        folded[begin + k] = true;
-        ++merged;
-    }
-    return merged;
 }
 
 // The API calls (runtime and driver) on a host lane.

@@ -38,34 +38,12 @@
 
 #include "profiler/core/Diagnostics.h"
 #include "profiler/core/Event.h"
+#include "profiler/core/SyncAssembly.h"
 #include "profiler/core/SyncPlacement.h"
 #include "profiler/core/TextEncoding.h"
 #include "profiler/core/TraceModel.h"
 
 namespace glueprof {
-
-// A synchronization record as CUPTI (and so Kineto and Nsight) reports it.
-enum class SyncKind {
-    kStream,           // cudaStreamSynchronize: the host waits for one stream
-    kEvent,            // cudaEventSynchronize: the host waits for an event
-    kContext,          // cudaDeviceSynchronize / cudaCtxSynchronize: the host waits for all
-    kStreamWaitEvent,  // cudaStreamWaitEvent: a stream waits for an event, the host does not
-    kUnknown,
-};
-
-struct SyncRecord {
-    SyncKind kind = SyncKind::kUnknown;
-    std::string name;  // as the source names it ("Stream Sync", "Event sync", ...)
-    TimestampNs startNs = 0;
-    TimestampNs endNs = 0;
-    std::int64_t correlation = 0;
-    std::int64_t device = 0;
-    std::int64_t stream = -1;  // -1: no stream (both -1 and 4294967295 in the sources)
-    // The stream whose work the host waits for: a stream sync's own, an event sync's recording
-    // stream when the source says it; -1 when unknown or all (a context sync).
-    std::int64_t waitedStream = -1;
-    std::string process;  // as streamLane's: "" unless one trace holds several processes' streams
-};
 
 struct ImportOptions {
     std::string stepPrefix = "ProfilerStep#";  // ranges named <prefix><N> are step N
@@ -159,36 +137,10 @@ class TraceAssembly {
             return process != o.process ? process < o.process : thread < o.thread;
         }
     };
-    // The runtime call of a correlation id: the host lane it ran on, its interval and name.
-    struct LinkedCall {
-        std::size_t lane;
-        TimestampNs start;
-        TimestampNs end;
-        StringId name;
-    };
-    using LinkedCalls = std::unordered_map<std::int64_t, LinkedCall>;
-    // A host-blocking sync on its way to a host lane.
-    struct PlacedSync {
-        std::size_t lane;
-        Event event;
-        bool blockingCopy;  // the sync over a blocking copy's API call
-    };
-
     std::vector<StepInfo> assignSteps(bool& stepsFound);
     void placeSyncs();
     LinkedCalls linkCalls();
-    std::unordered_set<std::int64_t> syncsFromRecords(const LinkedCalls& calls,
-                                                      std::vector<PlacedSync>& syncs);
-    void syncsFromCalls(const LinkedCalls& calls, const std::unordered_set<std::int64_t>& recorded,
-                        std::vector<PlacedSync>& syncs);
-    void blockingCopySyncs(const LinkedCalls& calls, std::vector<PlacedSync>& syncs);
-    std::int64_t mergeCopySyncs(std::vector<PlacedSync>& syncs);
-    std::int64_t foldLane(std::vector<PlacedSync>& syncs, std::size_t begin, std::size_t end,
-                          std::vector<bool>& folded) const;
     std::vector<HostCall> callsOn(std::size_t lane) const;
-    PlacedSync syncOn(const LinkedCall& call, StringId name, TimestampNs startNs, TimestampNs endNs,
-                      std::int64_t correlation, bool blockingCopy) const;
-    void markWaitedStream(std::size_t streamLaneIndex, TimestampNs at, std::int64_t correlation);
     void flagOps();
     void reserveAhead(std::vector<Event>& events) const;
     static std::size_t recentSlotOf(std::string_view text);

@@ -57,7 +57,7 @@ void addStep(TraceAssembly& a, const ApiStep& s) {
     if (testing::isSync(s.kind)) {
         SyncRecord sync;
         const bool stream = s.kind == CallKind::kStreamSync;
-        sync.kind = stream ? SyncKind::kStream : SyncKind::kContext;
+        sync.kind = stream ? SyncRecordKind::kStream : SyncRecordKind::kContext;
         sync.name = stream ? "Stream Sync" : "Context Sync";
         sync.startNs = s.waitStart;
         sync.endNs = s.waitEnd;
