@@ -74,8 +74,8 @@ class Assembly {
         bool blockingCopy;  // the sync over a blocking copy's API call
     };
 
-    PlacedSync syncOn(const LinkedCall& call, StringId name, TimestampNs startNs,
-                      TimestampNs endNs, std::int64_t correlation, bool blockingCopy) const {
+    PlacedSync syncOn(const LinkedCall& call, StringId name, TimestampNs startNs, TimestampNs endNs,
+                      std::int64_t correlation, bool blockingCopy) const {
         Event e = makeEvent(0, 0, EventKind::kSync, name, startNs, endNs);
         e.category = Category::kSync;
         e.correlation = correlation;
@@ -130,7 +130,7 @@ class Assembly {
             // Named by its blocking call (cudaStreamSynchronize, ...); where the call is not one
             // (CUPTI records an event sync under cudaEventQuery too), by the record: "Event Sync".
             const StringId name = isSyncCall(call->second.text) || s.name.empty()
-                                      ? call->second.name
+                                      ? callName(call->second)
                                       : m_source.intern(s.name);
             syncs.push_back(syncOn(call->second, name, s.startNs, s.endNs, s.correlation, false));
             if (s.waitedStream >= 0)
@@ -147,7 +147,8 @@ class Assembly {
                    std::vector<PlacedSync>& syncs) {
         for (const auto& [correlation, call] : m_calls) {
             if (recorded.count(correlation) != 0 || !isSyncCall(call.text)) continue;
-            syncs.push_back(syncOn(call, call.name, call.startNs, call.endNs, correlation, false));
+            syncs.push_back(
+                syncOn(call, callName(call), call.startNs, call.endNs, correlation, false));
             ++m_out.fromCalls;
         }
     }
@@ -165,6 +166,7 @@ class Assembly {
                                   call->second.endNs, copy.correlation, true);
             s.placed.readsHost = std::string_view(name) == names::kBlockingDtoHCopy;
             syncs.push_back(s);
+            ++m_out.blockingCopies;
             markWaitedStream(copy.streamLane, call->second.startNs, copy.correlation);
         }
     }
@@ -189,6 +191,13 @@ class Assembly {
     }
 
   private:
+    // A call's name without the suffixes CUPTI's callback names carry
+    // (cudaStreamSynchronize_v3020).
+    StringId callName(const LinkedCall& call) const {
+        const std::string_view base = runtimeCallBaseName(call.text);
+        return base.size() == call.text.size() ? call.name : m_source.intern(base);
+    }
+
     StringId hostSyncName() {
         if (m_hostSync == 0) m_hostSync = m_source.intern(names::kHostSyncMarker);
         return m_hostSync;

@@ -90,10 +90,11 @@ struct SyncAssemblyResult {
     // Host-blocking syncs, by lane, parents first; blocking copies' syncs extended by the syncs
     // right after them (those are not listed).
     std::vector<PlacedEvent> syncs;
-    std::vector<PlacedEvent> markers;       // on stream lanes: stream waits, `host sync` marks
+    std::vector<PlacedEvent> markers;         // on stream lanes: stream waits, `host sync` marks
     std::vector<const SyncRecord*> unplaced;  // host syncs whose call is not among the calls
-    std::int64_t merged = 0;                // host syncs folded into a blocking copy's sync
-    std::int64_t fromCalls = 0;             // syncs made from sync calls without a record
+    std::int64_t merged = 0;                  // host syncs folded into a blocking copy's sync
+    std::int64_t blockingCopies = 0;          // copies that blocked the host (either direction)
+    std::int64_t fromCalls = 0;               // syncs made from sync calls without a record
     std::int64_t streamWaitsWithoutStream = 0;
     std::int64_t streamWaitsOfOtherCalls = 0;
     std::int64_t unknownKinds = 0;

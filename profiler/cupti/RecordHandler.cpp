@@ -1,7 +1,5 @@
 #include "profiler/cupti/RecordHandler.h"
 
-#include "profiler/core/BlockingCopy.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -46,18 +44,18 @@ const char* copyName(std::uint8_t copyKind) {
     }
 }
 
-const char* syncName(CUpti_ActivitySynchronizationType type) {
+SyncRecordKind syncKindOf(CUpti_ActivitySynchronizationType type) {
     switch (type) {
         case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_EVENT_SYNCHRONIZE:
-            return "cudaEventSynchronize";
+            return SyncRecordKind::kEvent;
         case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT:
-            return "cudaStreamWaitEvent";
+            return SyncRecordKind::kStreamWaitEvent;
         case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE:
-            return "cudaStreamSynchronize";
+            return SyncRecordKind::kStream;
         case CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE:
-            return "cudaDeviceSynchronize";
+            return SyncRecordKind::kContext;
         default:
-            return "synchronize";
+            return SyncRecordKind::kUnknown;
     }
 }
 
@@ -177,14 +175,9 @@ void RecordHandler::handle(const CUpti_Activity& record) {
             d.bytes = static_cast<std::int64_t>(r.bytes);
             d.src = memoryKind(r.srcKind);
             d.dst = memoryKind(r.dstKind);
-            // The one rule of profiler/core/BlockingCopy.h: CUPTI says the direction and
-            // whether the API call was asynchronous.
-            const bool async = (r.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
-            const CopyDirection direction =
-                r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH   ? CopyDirection::kDeviceToHost
-                : r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ? CopyDirection::kHostToDevice
-                                                                : CopyDirection::kOther;
-            d.blockingName = blockingCopyName(direction, d.src, d.dst, async);
+            // Whether it blocked the host is the sync trackers' to say (BlockingCopy.h's rule);
+            // CUPTI says whether the API call was asynchronous.
+            d.asynchronous = (r.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
             m_device.push_back(std::move(d));
             return;
         }
@@ -200,9 +193,9 @@ void RecordHandler::handle(const CUpti_Activity& record) {
         case CUPTI_ACTIVITY_KIND_SYNCHRONIZATION: {
             const auto& r = reinterpret_cast<const SyncRecordLayout&>(record);
             if (!timed(r.start, r.end)) return;
-            m_syncs.push_back(SyncRecord{r.type, static_cast<TimestampNs>(r.start),
-                                         static_cast<TimestampNs>(r.end), r.streamId,
-                                         r.correlationId});
+            m_syncs.push_back(SyncActivity{r.type, static_cast<TimestampNs>(r.start),
+                                           static_cast<TimestampNs>(r.end), r.streamId,
+                                           r.correlationId});
             return;
         }
         case CUPTI_ACTIVITY_KIND_CUDA_EVENT: {
@@ -283,14 +276,19 @@ const RecordHandler::ApiCall* RecordHandler::callOf(std::uint32_t correlation) c
 
 StringId RecordHandler::intern(const std::string& text) { return m_env.writer->intern(text); }
 
-StringId RecordHandler::apiNameId(bool driver, std::uint32_t cbid) {
-    auto [it, added] = m_apiNames.try_emplace({driver, cbid}, 0);
+const RecordHandler::ApiName& RecordHandler::apiName(bool driver, std::uint32_t cbid) {
+    auto [it, added] = m_apiNames.try_emplace({driver, cbid});
     if (added) {  // named once per callback id, not per call
-        it->second =
-            intern(m_env.apiName ? m_env.apiName(driver, cbid)
-                                 : fmt::format("{} api {}", driver ? "driver" : "runtime", cbid));
+        it->second.text = m_env.apiName
+                              ? m_env.apiName(driver, cbid)
+                              : fmt::format("{} api {}", driver ? "driver" : "runtime", cbid);
+        it->second.id = intern(it->second.text);
     }
     return it->second;
+}
+
+StringId RecordHandler::apiNameId(bool driver, std::uint32_t cbid) {
+    return apiName(driver, cbid).id;
 }
 
 LaneId RecordHandler::streamLane(RunId run, std::uint32_t device, std::uint32_t stream) {
@@ -358,7 +356,6 @@ void RecordHandler::resolve(std::int32_t flushedStep, bool final) {
     writeApiCalls(r);
     writeDeviceRecords(r);
     writeSyncs(r);
-    for (const BlockingCopy& copy : r.blockingCopies) m_env.writer->record(copy.event);
     writeEventMarks(r);
     writeHostRanges(r);
     if (r.currentRun != 0) writeDiagnostics(r.currentRun);
@@ -390,7 +387,7 @@ void RecordHandler::writeDeviceRecords(Resolution& r) {
         }
         const RunId run = runOf(d.correlation, r);
         if (run == 0) continue;
-        r.streamDevice[d.stream] = d.device;
+        m_streamDevice[d.stream] = d.device;
         Event e = makeEvent(run, streamLane(run, d.device, d.stream), d.kind, intern(d.name),
                             d.start, d.end);
         e.correlation = d.correlation;
@@ -404,25 +401,37 @@ void RecordHandler::writeDeviceRecords(Resolution& r) {
         if (d.kind == EventKind::kMemcpy) ++m_counts.memcpys;
         if (d.kind == EventKind::kMemset) ++m_counts.memsets;
         m_env.writer->record(e);
-        if (d.blockingName != nullptr && call != nullptr) {
-            // The host was blocked for the whole API call: a sync point on the calling thread (same
-            // bytes and memory kinds as the copy). Written after the syncs: one may extend it.
-            Event s = e;
-            s.lane = hostLane(run, call->tid);
-            s.kind = EventKind::kSync;
-            s.name = intern(d.blockingName);
-            s.startNs = call->start;
-            s.endNs = call->end;
-            tagFromOp(s, d.correlation, r.flushedStep, Category::kSync);
-            ++m_counts.blockingCopies;
-            r.blockingCopies.push_back(BlockingCopy{call->tid, std::move(s)});
+        if (d.kind == EventKind::kMemcpy && call != nullptr) {
+            r.copies.push_back(CopyRecord{d.correlation, e.lane, d.src, d.dst, d.asynchronous});
         }
     }
 }
 
+std::uint32_t RecordHandler::deviceOfStream(std::uint32_t stream) const {
+    const auto device = m_streamDevice.find(stream);
+    return device != m_streamDevice.end() ? device->second : 0u;
+}
+
+LinkedCalls RecordHandler::linkedCalls(const Resolution& r,
+                                       std::unordered_map<LaneId, std::int64_t>& threads) {
+    LinkedCalls calls;
+    for (const auto* byId : {&m_api, &m_previousApi, &m_driverApi, &m_previousDriverApi}) {
+        for (const auto& [correlation, call] : *byId) {
+            if (calls.count(correlation) != 0 || ignored(call)) continue;
+            const RunId run = runOf(correlation, r);
+            if (run == 0) continue;
+            const LaneId lane = hostLane(run, call.tid);
+            threads[lane] = call.tid;
+            const ApiName& name = apiName(call.driver, call.cbid);
+            calls.emplace(correlation, LinkedCall{lane, call.start, call.end, name.id, name.text});
+        }
+    }
+    return calls;
+}
+
 void RecordHandler::writeSyncs(Resolution& r) {
-    std::vector<PendingSync> syncs;  // in record order, so lanes and names are made in that order
-    for (SyncRecord& sync : m_syncs) {
+    std::vector<SyncRecord> records;  // in record order, so lanes and names are made in that order
+    for (SyncActivity& sync : m_syncs) {
         const ApiCall* call = callOf(sync.correlation);
         if (call == nullptr && !r.final && !sync.carried) {
             sync.carried = true;
@@ -431,84 +440,57 @@ void RecordHandler::writeSyncs(Resolution& r) {
         }
         const RunId run = runOf(sync.correlation, r);
         if (run == 0 || (call != nullptr && ignored(*call))) continue;
-        if (call == nullptr) lose(loss::kCuptiUnmatched);
-        syncs.push_back(PendingSync{&sync, call, run});
+        SyncRecord record;
+        record.kind = syncKindOf(sync.type);
+        record.name = syncRecordName(record.kind);
+        record.startNs = sync.start;
+        record.endNs = sync.end;
+        record.correlation = sync.correlation;
+        record.device = deviceOfStream(sync.stream);
+        record.stream = sync.stream;
+        record.waitedStream = record.kind == SyncRecordKind::kStream ? record.stream : -1;
+        records.push_back(record);
     }
-    findCopiesExtended(syncs, r);
-    for (const PendingSync& s : syncs) {
-        if (s.record->type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT) {
-            writeStreamWait(s, r);
-        } else if (s.extends != kNoCopy) {
-            // One sync point: the copy's sync event grows to the sync's end (written after this).
-            Event& copy = r.blockingCopies[s.extends].event;
-            copy.endNs = std::max(copy.endNs, s.record->end);
-            ++m_counts.mergedSyncs;
-        } else {
-            writeHostSync(s, r);
-        }
-    }
-}
-
-void RecordHandler::writeStreamWait(const PendingSync& s, Resolution& r) {
-    // The device waits, not the host, and the record's times are the API call's (host time): a
-    // marker on the stream where the wait was queued, not a device interval.
-    const SyncRecord& sync = *s.record;
-    const auto device = r.streamDevice.count(sync.stream) ? r.streamDevice[sync.stream] : 0u;
-    Event e = makeEvent(s.run, streamLane(s.run, device, sync.stream), EventKind::kMarker,
-                        intern(syncName(sync.type)), sync.start, sync.start);
-    e.correlation = sync.correlation;
-    tagFromOp(e, sync.correlation, r.flushedStep, Category::kSync);
-    m_env.writer->record(e);
-}
-
-void RecordHandler::writeHostSync(const PendingSync& s, Resolution& r) {
-    const SyncRecord& sync = *s.record;
-    Event e = makeEvent(s.run,
-                        s.call != nullptr ? hostLane(s.run, s.call->tid)
-                                          : namedLane(s.run, "CUDA syncs (thread unknown)"),
-                        EventKind::kSync, intern(syncName(sync.type)), sync.start, sync.end);
-    ++m_counts.syncs;
-    e.correlation = sync.correlation;
-    tagFromOp(e, sync.correlation, r.flushedStep, Category::kSync);
-    m_env.writer->record(e);
-}
-
-// Thread by thread, the host syncs that extend a blocking copy's sync, by the one rule of
-// profiler/core/SyncPlacement.h. Only this resolve's copies and syncs are paired: the profiler's
-// own device sync before each flush is an API call between any copy of one flush and any sync of
-// the next, so the rule would never pair them anyway.
-void RecordHandler::findCopiesExtended(std::vector<PendingSync>& syncs, const Resolution& r) const {
-    struct ThreadWaits {
-        std::vector<HostWait> waits;
-        std::vector<std::size_t> index;  // of each wait: in r.blockingCopies, or in syncs
-        bool anySync = false;
+    std::unordered_map<LaneId, std::int64_t> threads;  // host lane -> its thread
+    const LinkedCalls calls = linkedCalls(r, threads);
+    SyncSource source;
+    source.streamLane = [this, &r](std::int64_t device, std::int64_t stream, const std::string&,
+                                   std::int64_t correlation) {
+        return streamLane(runOf(static_cast<std::uint32_t>(correlation), r),
+                          static_cast<std::uint32_t>(device), static_cast<std::uint32_t>(stream));
     };
-    std::map<std::int64_t, ThreadWaits> threads;
-    for (std::size_t i = 0; i < r.blockingCopies.size(); ++i) {
-        const Event& copy = r.blockingCopies[i].event;
-        ThreadWaits& t = threads[r.blockingCopies[i].tid];
-        t.waits.push_back(HostWait{copy.startNs, copy.endNs, copy.correlation, true});
-        t.index.push_back(i);
+    source.intern = [this](std::string_view text) { return intern(std::string(text)); };
+    source.callsOn = [this, &threads](SourceLane lane) {
+        const auto thread = threads.find(lane);
+        return thread != threads.end() ? apiCallsOfThread(thread->second) : std::vector<HostCall>{};
+    };
+    const SyncAssemblyResult placed = assembleSyncs(source, calls, r.copies, records);
+    // Each placed event under the run and step of the op that issued its call.
+    const auto write = [&](const PlacedEvent& p, Category category) {
+        const auto correlation = static_cast<std::uint32_t>(p.event.correlation);
+        Event e = p.event;
+        e.run = runOf(correlation, r);
+        e.lane = p.lane;
+        tagFromOp(e, correlation, r.flushedStep, category);
+        m_env.writer->record(e);
+    };
+    for (const PlacedEvent& m : placed.markers) write(m, Category::kSync);
+    for (const PlacedEvent& s : placed.syncs) write(s, Category::kSync);
+    // A sync whose call never came: on a lane of its own, the thread that waited unknown.
+    for (const SyncRecord* sync : placed.unplaced) {
+        const auto correlation = static_cast<std::uint32_t>(sync->correlation);
+        const RunId run = runOf(correlation, r);
+        Event e = makeEvent(run, namedLane(run, "CUDA syncs (thread unknown)"), EventKind::kSync,
+                            intern(sync->name), sync->startNs, sync->endNs);
+        e.correlation = sync->correlation;
+        tagFromOp(e, correlation, r.flushedStep, Category::kSync);
+        lose(loss::kCuptiUnmatched);
+        m_env.writer->record(e);
     }
-    for (std::size_t i = 0; i < syncs.size(); ++i) {
-        const SyncRecord& sync = *syncs[i].record;
-        if (syncs[i].call == nullptr ||
-            sync.type == CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT)
-            continue;  // no thread known, or the host does not wait
-        auto t = threads.find(syncs[i].call->tid);
-        if (t == threads.end()) continue;  // no blocking copy on that thread
-        t->second.waits.push_back(HostWait{sync.start, sync.end, sync.correlation, false});
-        t->second.index.push_back(i);
-        t->second.anySync = true;
-    }
-    for (const auto& [tid, t] : threads) {
-        if (!t.anySync) continue;
-        const std::vector<std::size_t> extended =
-            copiesExtendedBySyncs(t.waits, apiCallsOfThread(tid));
-        for (std::size_t k = 0; k < extended.size(); ++k) {
-            if (extended[k] != kNoCopy) syncs[t.index[k]].extends = t.index[extended[k]];
-        }
-    }
+    m_counts.syncs += static_cast<std::int64_t>(placed.syncs.size() + placed.unplaced.size()) -
+                      placed.blockingCopies;
+    m_counts.mergedSyncs += placed.merged;
+    m_counts.blockingCopies += placed.blockingCopies;
 }
 
 // The API calls of thread `tid` that this flush and the previous one read.
@@ -536,7 +518,7 @@ void RecordHandler::writeEventMarks(Resolution& r) {
         }
         const RunId run = runOf(mark.correlation, r);
         if (run == 0) continue;
-        const auto device = r.streamDevice.count(mark.stream) ? r.streamDevice[mark.stream] : 0u;
+        const std::uint32_t device = deviceOfStream(mark.stream);
         Event e = makeEvent(run, streamLane(run, device, mark.stream), EventKind::kMarker,
                             intern("cudaEventRecord"), call->end, call->end);
         e.correlation = mark.correlation;

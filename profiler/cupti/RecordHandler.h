@@ -7,13 +7,14 @@
 //                                 step/layer/micro-batch/category of the aten op that launched them
 //                                 (EXTERNAL_CORRELATION of the op's handle), else the flushed step
 //   runtime / driver API calls -> the calling thread's host lane, nested in the op that made them
-//   synchronizations           -> a sync event on the calling thread's lane (host-blocking types);
+//   synchronizations, blocking -> placed by the trackers the import uses too
+//   copies                        (profiler/core/SyncAssembly.h): a host sync on the calling
+//                                 thread's lane, a `host sync` marker on the stream it waited for;
 //                                 cudaStreamWaitEvent a marker on the stream at its call (CUPTI
-//                                 gives host times, not when the device waited)
-//   blocking copy              -> also a sync event over the API call on the calling thread; a
-//                                 host sync the same thread issues right after it (a copy into
-//                                 pageable memory, then cudaStreamSynchronize) extends it: one
-//                                 sync point (the rule: profiler/core/SyncPlacement.h)
+//                                 gives host times, not when the device waited); a blocking copy
+//                                 a sync over its API call, extended by a host sync the same
+//                                 thread issues right after it (a copy into pageable memory, then
+//                                 cudaStreamSynchronize): one sync point
 //   CUDA events                -> markers on the stream lane
 //   NVTX (MARKER)              -> ranges/marks on the thread's lane (glueprof's own domain is
 //                                 skipped: its ranges are already host ranges)
@@ -32,7 +33,7 @@
 #include <vector>
 
 #include "profiler/core/DeviceCapture.h"
-#include "profiler/core/SyncPlacement.h"
+#include "profiler/core/SyncAssembly.h"
 #include "profiler/core/TraceWriter.h"
 #include "profiler/cupti/GpuCapture.h"
 
@@ -101,12 +102,10 @@ class RecordHandler {
         std::int64_t bytes = 0;
         MemoryKind src = MemoryKind::kUnknown;
         MemoryKind dst = MemoryKind::kUnknown;
-        // A copy that blocked the calling thread: the name of its sync point
-        // (names::kBlockingDtoHCopy, names::kBlockingHtoDCopy); null when it did not block.
-        const char* blockingName = nullptr;
-        bool carried = false;  // already waited one flush for its API call
+        bool asynchronous = true;  // a copy: its API call returned before it ended (CUPTI's flag)
+        bool carried = false;      // already waited one flush for its API call
     };
-    struct SyncRecord {
+    struct SyncActivity {
         CUpti_ActivitySynchronizationType type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN;
         TimestampNs start = 0;
         TimestampNs end = 0;
@@ -138,36 +137,24 @@ class RecordHandler {
         TimestampNs end = 0;
     };
 
-    struct BlockingCopy {
-        std::int64_t tid = 0;
-        Event event;  // its sync event on the calling thread
-    };
-    // A synchronization record of this resolve on its way to the store.
-    struct PendingSync {
-        const SyncRecord* record = nullptr;
-        const ApiCall* call = nullptr;  // null: the thread that waited is unknown
-        RunId run = 0;
-        std::size_t extends = kNoCopy;  // the blocking copy (in blockingCopies) it is part of
-    };
     // One resolve: the run and step a record goes to when its op does not say, whether records
     // may still wait for their API call (not at the capture's end), and what waits.
     struct Resolution {
         RunId currentRun = 0;
         std::int32_t flushedStep = kNoTag;
         bool final = false;
-        std::unordered_map<std::uint32_t, std::uint32_t> streamDevice;  // CUDA events carry none
-        std::vector<BlockingCopy> blockingCopies;
+        std::vector<CopyRecord> copies;  // this resolve's copies with their API call
         std::vector<DeviceRecord> carriedDevice;
-        std::vector<SyncRecord> carriedSyncs;
+        std::vector<SyncActivity> carriedSyncs;
         std::vector<EventMark> carriedEvents;
     };
     void resolve(std::int32_t flushedStep, bool final);
     void writeApiCalls(Resolution& r);
     void writeDeviceRecords(Resolution& r);
     void writeSyncs(Resolution& r);
-    void writeStreamWait(const PendingSync& s, Resolution& r);
-    void writeHostSync(const PendingSync& s, Resolution& r);
-    void findCopiesExtended(std::vector<PendingSync>& syncs, const Resolution& r) const;
+    // The API calls of this flush and the previous one by correlation id (the runtime call where
+    // a driver call shares its id), on their threads' lanes: what the sync trackers link by.
+    LinkedCalls linkedCalls(const Resolution& r, std::unordered_map<LaneId, std::int64_t>& threads);
     std::vector<HostCall> apiCallsOfThread(std::int64_t tid) const;
     void writeEventMarks(Resolution& r);
     void writeHostRanges(Resolution& r);  // NVTX and CUPTI overhead
@@ -207,7 +194,11 @@ class RecordHandler {
     std::unordered_map<std::uint32_t, std::uint64_t> m_previousExternal;
     std::unordered_map<std::uint64_t, OpContext> m_previousOps;
     std::vector<DeviceRecord> m_device;
-    std::vector<SyncRecord> m_syncs;
+    std::vector<SyncActivity> m_syncs;
+    // The device of each stream a device record ran on (CUPTI's stream ids are the process's):
+    // sync and CUDA event records carry no device.
+    std::unordered_map<std::uint32_t, std::uint32_t> m_streamDevice;
+    std::uint32_t deviceOfStream(std::uint32_t stream) const;
     std::vector<EventMark> m_events;
     std::unordered_map<std::uint32_t, MarkerStart> m_openMarkers;  // NVTX range id -> start
     std::unordered_set<std::uint32_t> m_ownMarkers;  // open ranges of glueprof's own domain
@@ -215,7 +206,12 @@ class RecordHandler {
     std::vector<Overhead> m_overheads;
     std::map<std::tuple<RunId, std::uint32_t, std::uint32_t>, LaneId> m_streamLanes;
     std::map<std::pair<RunId, std::string>, LaneId> m_namedLanes;
-    std::map<std::pair<bool, std::uint32_t>, StringId> m_apiNames;  // (driver, callback id) -> name
+    struct ApiName {
+        StringId id = 0;
+        std::string text;
+    };
+    std::map<std::pair<bool, std::uint32_t>, ApiName> m_apiNames;  // (driver, callback id) -> name
+    const ApiName& apiName(bool driver, std::uint32_t cbid);       // m_mutex held
     struct IgnoredWindow {
         std::int64_t tid = 0;
         TimestampNs start = 0;

@@ -27,6 +27,7 @@ enum class CallKind {
     kCopyHtoD,      // cudaMemcpy from pageable memory to the device: a blocking copy
     kStreamSync,    // cudaStreamSynchronize, with its synchronization record
     kDeviceSync,    // cudaDeviceSynchronize, with its synchronization record
+    kStreamWait,    // cudaStreamWaitEvent, with its record: the stream waits, the host does not
 };
 
 struct ApiStep {
@@ -37,10 +38,18 @@ struct ApiStep {
     std::int64_t correlation;
     std::int64_t waitStart = 0;  // syncs: their synchronization record, inside the call
     std::int64_t waitEnd = 0;
+    std::int64_t device = 0;  // copies and syncs: where their stream is
+    std::int64_t stream = 7;
+    // Live capture: the API call's record arrives one buffer flush after the copy's or the sync's
+    // (CUPTI delivers them in separate buffers); a trace file has them all at once.
+    bool callLate = false;
 };
 
 inline bool isCopy(CallKind k) { return k == CallKind::kCopyDtoH || k == CallKind::kCopyHtoD; }
 inline bool isSync(CallKind k) { return k == CallKind::kStreamSync || k == CallKind::kDeviceSync; }
+inline bool anyLate(const std::vector<ApiStep>& steps) {
+    return std::any_of(steps.begin(), steps.end(), [](const ApiStep& s) { return s.callLate; });
+}
 
 // The copy on the device: the middle half of its API call (where is of no matter to the rule).
 inline std::int64_t deviceStart(const ApiStep& s) { return s.start + (s.end - s.start) / 4; }
@@ -174,6 +183,35 @@ inline const std::vector<SyncPlacementRow>& syncPlacementRows() {
          {{K::kCopyDtoH, 1, 1000, 1300, 10}, {K::kDeviceSync, 1, 1300, 1500, 11, 1300, 1490}},
          {{1, names::kBlockingDtoHCopy, 1000, 1490}},
          1},
+        // Where live capture differs from a trace file. A sync record whose call comes a flush
+        // later waits for it, and is placed then as if both had come together.
+        {"ASyncRecordWhoseCallArrivesAFlushLateIsPlacedOnItsThread",
+         {{K::kLaunch, 1, 900, 950, 9},
+          {K::kStreamSync, 1, 1000, 1200, 10, 1010, 1190, 0, 7, true}},
+         {{1, "cudaStreamSynchronize", 1010, 1190}},
+         0},
+        // A copy and the sync right after it whose calls both come late are one sync point still.
+        {"ACopyAndItsSyncWhoseCallsArriveLateAreStillOneSyncPoint",
+         {{K::kCopyDtoH, 1, 1000, 1300, 10, 0, 0, 0, 7, true},
+          {K::kStreamSync, 1, 1310, 1500, 11, 1320, 1490, 0, 7, true}},
+         {{1, names::kBlockingDtoHCopy, 1000, 1490}},
+         1},
+        // A stream waits for an event: a marker on that stream, no host wait; the host's later
+        // copy and sync are one sync point.
+        {"AStreamWaitIsNoHostWait",
+         {{K::kStreamWait, 1, 900, 920, 9, 905, 910, 0, 9},
+          {K::kCopyDtoH, 1, 1000, 1300, 10},
+          {K::kStreamSync, 1, 1310, 1500, 11, 1320, 1490}},
+         {{1, names::kBlockingDtoHCopy, 1000, 1490}},
+         1},
+        // Two GPUs: each thread's copy and sync on its own device's stream.
+        {"OnTwoDevicesEachThreadsCopyAndSyncAreOneSyncPoint",
+         {{K::kCopyDtoH, 1, 1000, 1300, 10, 0, 0, 0, 7},
+          {K::kCopyDtoH, 2, 1005, 1305, 20, 0, 0, 1, 8},
+          {K::kStreamSync, 1, 1310, 1500, 11, 1320, 1490, 0, 7},
+          {K::kStreamSync, 2, 1315, 1505, 21, 1325, 1495, 1, 8}},
+         {{1, names::kBlockingDtoHCopy, 1000, 1490}, {2, names::kBlockingDtoHCopy, 1005, 1495}},
+         2},
     };
     return rows;
 }

@@ -9,6 +9,7 @@
 #include <map>
 
 #include "profiler/core/LossDiagnostics.h"
+#include "profiler/core/TraceNames.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/cupti/CuptiLibrary.h"
 #include "profiler/cupti/RecordHandler.h"
@@ -21,7 +22,15 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr std::uint32_t kTid = 4242;
-constexpr std::uint32_t kLaunchKernel = 211;  // runtime cbid, named by the test's apiName
+// Runtime callback ids, named by the test's apiName as CUPTI names them.
+constexpr std::uint32_t kLaunchKernel = 211;
+constexpr std::uint32_t kMemcpy = 31;
+constexpr std::uint32_t kMemcpyAsync = 41;
+constexpr std::uint32_t kMemsetAsync = 57;
+constexpr std::uint32_t kEventRecord = 135;
+constexpr std::uint32_t kStreamSync = 131;
+constexpr std::uint32_t kStreamWaitEvent = 147;
+constexpr std::uint32_t kDeviceSync = 165;
 
 class CuptiRecordsTest : public ::testing::Test {
   protected:
@@ -44,7 +53,26 @@ class CuptiRecordsTest : public ::testing::Test {
         };
         env.apiName = [](bool driver, std::uint32_t cbid) {
             if (driver) return std::string("cuLaunchKernel");
-            return std::string(cbid == kLaunchKernel ? "cudaLaunchKernel" : "cudaMemcpy");
+            switch (cbid) {
+                case kLaunchKernel:
+                    return std::string("cudaLaunchKernel");
+                case kMemcpy:
+                    return std::string("cudaMemcpy_v3020");
+                case kMemcpyAsync:
+                    return std::string("cudaMemcpyAsync_v3020");
+                case kMemsetAsync:
+                    return std::string("cudaMemsetAsync_v3020");
+                case kEventRecord:
+                    return std::string("cudaEventRecord_v3020");
+                case kStreamSync:
+                    return std::string("cudaStreamSynchronize_v3020");
+                case kStreamWaitEvent:
+                    return std::string("cudaStreamWaitEvent_v3020");
+                case kDeviceSync:
+                    return std::string("cudaDeviceSynchronize_v3020");
+                default:
+                    return "runtime api " + std::to_string(cbid);
+            }
         };
         m_handler = std::make_unique<RecordHandler>(env);
     }
@@ -96,16 +124,16 @@ TEST_F(CuptiRecordsTest, EveryKindBecomesAnEventOnItsLane) {
     r.addRuntime(kLaunchKernel, 1000, 1100, 1, kTid);
     r.addKernel("ampere_sgemm_128x64_nn", 1200, 2000, 1, 7, 0);
     r.addDriver(0, 1010, 1090, 1, kTid);
-    r.addRuntime(1, 2100, 2300, 2, kTid);
+    r.addRuntime(kMemcpyAsync, 2100, 2300, 2, kTid);
     r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 4096, 2150, 2250, 2,
                 CUPTI_ACTIVITY_MEMORY_KIND_PINNED, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, true, 9, 0);
-    r.addRuntime(1, 2400, 2500, 3, kTid);
+    r.addRuntime(kMemsetAsync, 2400, 2500, 3, kTid);
     r.addMemset(512, 2410, 2420, 3, 7, 0);
-    r.addRuntime(1, 2600, 2700, 4, kTid);
+    r.addRuntime(kEventRecord, 2600, 2700, 4, kTid);
     r.addCudaEvent(4, 7);
-    r.addRuntime(1, 2800, 3000, 5, kTid);
+    r.addRuntime(kStreamSync, 2800, 3000, 5, kTid);
     r.addSync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 2810, 2990, 5, 7);
-    r.addRuntime(1, 3100, 3110, 6, kTid);
+    r.addRuntime(kStreamWaitEvent, 3100, 3110, 6, kTid);
     r.addSync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_WAIT_EVENT, 3105, 3108, 6, 9);
     r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_START, 900, 77, "user range", "", kTid);
     r.addMarker(CUPTI_ACTIVITY_FLAG_MARKER_END, 3200, 77, "", "", kTid);
@@ -152,10 +180,16 @@ TEST_F(CuptiRecordsTest, EveryKindBecomesAnEventOnItsLane) {
     EXPECT_EQ(lane->threadOrStream, kTid);  // on the thread that called it
     EXPECT_EQ(sync->durationNs(), 180);
     EXPECT_EQ(sync->category, Category::kSync);
+    // The stream it waited for is marked where the host began to wait.
+    const Event* waited = find(t, EventKind::kMarker, names::kHostSyncMarker, &lane);
+    ASSERT_NE(waited, nullptr);
+    EXPECT_EQ(lane->name, "GPU 0 stream 7");
+    EXPECT_EQ(waited->startNs, 2810);
+    EXPECT_EQ(waited->correlation, 5);
     // Its record carries the API call's host times: a marker on the stream where it was queued,
-    // never an interval drawn as if the device waited then.
-    EXPECT_EQ(find(t, EventKind::kWait, "cudaStreamWaitEvent"), nullptr);
-    const Event* wait = find(t, EventKind::kMarker, "cudaStreamWaitEvent", &lane);
+    // never an interval drawn as if the device waited then. Named as Kineto names the record.
+    EXPECT_EQ(find(t, EventKind::kWait, "Stream Wait Event"), nullptr);
+    const Event* wait = find(t, EventKind::kMarker, "Stream Wait Event", &lane);
     ASSERT_NE(wait, nullptr);
     EXPECT_EQ(lane->name, "GPU 0 stream 9");
     EXPECT_EQ(wait->startNs, 3105);
@@ -200,13 +234,13 @@ TEST_F(CuptiRecordsTest, DeviceRecordsAreAttributedToTheOpThatLaunchedThem) {
     r.addRuntime(kLaunchKernel, 1000, 1100, 11, kTid);
     r.addKernel("index_select_kernel", 1150, 1300, 11);
     r.addExternalCorrelation(12, opHandle);
-    r.addRuntime(1, 1200, 1450, 12, kTid);
+    r.addRuntime(kMemcpy, 1200, 1450, 12, kTid);
     r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_DTOH, 8, 1300, 1310, 12,
                 CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, false);
     r.feed(*m_handler);
     m_handler->resolve(9);
-    EXPECT_EQ(m_handler->counts().attributedToOps,
-              5);  // launch, kernel, memcpy call, memcpy, its sync
+    // launch, kernel, memcpy call, memcpy, its sync, and the host sync mark on the copy's stream
+    EXPECT_EQ(m_handler->counts().attributedToOps, 6);
     EXPECT_EQ(m_handler->counts().blockingCopies, 1);
 
     const TraceModel t = finishAndRead();
@@ -237,9 +271,9 @@ TEST_F(CuptiRecordsTest, DeviceRecordsAreAttributedToTheOpThatLaunchedThem) {
 // the flushing thread inside the window it reported) is no sync point of the program.
 TEST_F(CuptiRecordsTest, TheProfilersOwnDeviceSyncIsNotWritten) {
     FakeCuptiRecords r;
-    r.addRuntime(1, 1000, 1500, 30, kTid);  // cudaDeviceSynchronize, by the flush
+    r.addRuntime(kDeviceSync, 1000, 1500, 30, kTid);  // cudaDeviceSynchronize, by the flush
     r.addSync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_CONTEXT_SYNCHRONIZE, 1010, 1490, 30, 7);
-    r.addRuntime(1, 2000, 2500, 31, kTid);  // the program's own, after the window
+    r.addRuntime(kStreamSync, 2000, 2500, 31, kTid);  // the program's own, after the window
     r.addSync(CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_STREAM_SYNCHRONIZE, 2010, 2490, 31, 7);
     r.feed(*m_handler);
     m_handler->ignoreHostCalls(kTid, 990, 1510);
@@ -260,14 +294,15 @@ TEST_F(CuptiRecordsTest, TheProfilersOwnDeviceSyncIsNotWritten) {
 // the host (a sync point over its call); from pinned memory, or asynchronous, it is not counted.
 TEST_F(CuptiRecordsTest, APageableHostToDeviceCopyIsASyncPointAndAPinnedOneIsNot) {
     FakeCuptiRecords r;
-    r.addRuntime(1, 1000, 1400, 20, kTid);
+    r.addRuntime(kMemcpy, 1000, 1400, 20, kTid);
     r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 64, 1300, 1350, 20,
                 CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, false, 7,
                 0);
-    r.addRuntime(1, 2000, 2010, 21, kTid);
+    r.addRuntime(kMemcpyAsync, 2000, 2010, 21, kTid);
     r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 64, 2100, 2150, 21,
                 CUPTI_ACTIVITY_MEMORY_KIND_PINNED, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, true, 7, 0);
-    r.addRuntime(1, 3000, 3010, 22, kTid);  // asynchronous from pageable memory: not counted
+    r.addRuntime(kMemcpyAsync, 3000, 3010, 22,
+                 kTid);  // asynchronous from pageable memory: not counted
     r.addMemcpy(CUPTI_ACTIVITY_MEMCPY_KIND_HTOD, 64, 3100, 3150, 22,
                 CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE, CUPTI_ACTIVITY_MEMORY_KIND_DEVICE, true, 7, 0);
     r.feed(*m_handler);

@@ -17,8 +17,6 @@ using testing::CallKind;
 using testing::PlacedWait;
 using testing::SyncPlacementRow;
 
-constexpr std::int64_t kStream = 7;
-
 // The API call's name, as Kineto and Nsight Systems write it.
 const char* callName(CallKind kind) {
     switch (kind) {
@@ -36,6 +34,8 @@ const char* callName(CallKind kind) {
             return "cudaStreamSynchronize";
         case CallKind::kDeviceSync:
             return "cudaDeviceSynchronize";
+        case CallKind::kStreamWait:
+            return "cudaStreamWaitEvent";
     }
     return "";
 }
@@ -47,23 +47,27 @@ void addStep(TraceAssembly& a, const ApiStep& s) {
     if (testing::isCopy(s.kind)) {
         const bool toHost = s.kind == CallKind::kCopyDtoH;
         Event& copy =
-            a.add(a.streamLane(0, kStream), EventKind::kMemcpy, Category::kCopy,
+            a.add(a.streamLane(s.device, s.stream), EventKind::kMemcpy, Category::kCopy,
                   toHost ? "Memcpy DtoH (Device -> Pageable)" : "Memcpy HtoD (Pageable -> Device)",
                   testing::deviceStart(s), testing::deviceEnd(s));
         copy.correlation = s.correlation;
         copy.srcKind = toHost ? MemoryKind::kDevice : MemoryKind::kPageable;
         copy.dstKind = toHost ? MemoryKind::kPageable : MemoryKind::kDevice;
     }
-    if (testing::isSync(s.kind)) {
+    if (testing::isSync(s.kind) || s.kind == CallKind::kStreamWait) {
         SyncRecord sync;
         const bool stream = s.kind == CallKind::kStreamSync;
-        sync.kind = stream ? SyncRecordKind::kStream : SyncRecordKind::kContext;
-        sync.name = stream ? "Stream Sync" : "Context Sync";
+        const bool wait = s.kind == CallKind::kStreamWait;
+        sync.kind = wait     ? SyncRecordKind::kStreamWaitEvent
+                    : stream ? SyncRecordKind::kStream
+                             : SyncRecordKind::kContext;
+        sync.name = syncRecordName(sync.kind);
         sync.startNs = s.waitStart;
         sync.endNs = s.waitEnd;
         sync.correlation = s.correlation;
-        sync.stream = stream ? kStream : -1;
-        sync.waitedStream = sync.stream;
+        sync.device = s.device;
+        sync.stream = stream || wait ? s.stream : -1;
+        sync.waitedStream = stream ? s.stream : -1;
         a.addSync(sync);
     }
 }
