@@ -1,6 +1,5 @@
 #include "profiler/import/TraceAssembly.h"
 
-#include "profiler/core/BlockingCopy.h"
 #include "profiler/core/LaneOrder.h"
 #include "profiler/core/RuntimeCallNames.h"
 #include "profiler/core/TextEncoding.h"
@@ -32,22 +31,6 @@ std::optional<std::int32_t> stepNumber(const std::string& name, const std::strin
         if (value > std::numeric_limits<std::int32_t>::max()) return std::nullopt;
     }
     return static_cast<std::int32_t>(value);
-}
-
-// Whether a copy blocked the host, by the rule glueprof's capture uses (profiler/core/
-// BlockingCopy.h): the direction from the memory kinds, asynchronous unless its API call is a
-// synchronous memcpy (cudaMemcpy*, cuMemcpy* without Async in the name).
-const char* blockingCopyNameOf(const Event& copy, const std::string& apiName) {
-    const auto isHost = [](MemoryKind k) {
-        return k == MemoryKind::kPageable || k == MemoryKind::kPinned;
-    };
-    const CopyDirection direction =
-        copy.srcKind == MemoryKind::kDevice && isHost(copy.dstKind)   ? CopyDirection::kDeviceToHost
-        : isHost(copy.srcKind) && copy.dstKind == MemoryKind::kDevice ? CopyDirection::kHostToDevice
-                                                                      : CopyDirection::kOther;
-    const bool memcpyApi = apiName.rfind("cudaMemcpy", 0) == 0 || apiName.rfind("cuMemcpy", 0) == 0;
-    const bool asynchronous = !memcpyApi || apiName.find("Async") != std::string::npos;
-    return blockingCopyName(direction, copy.srcKind, copy.dstKind, asynchronous);
 }
 
 struct Window {

@@ -89,6 +89,29 @@ inline std::vector<PlacedWait> placedWaits(const TraceModel& t) {
     return waits;
 }
 
+// The call's name as torch.profiler (Kineto) and Nsight Systems write it.
+inline const char* callName(CallKind kind) {
+    switch (kind) {
+        case CallKind::kLaunch:
+            return "cudaLaunchKernel";
+        case CallKind::kDriverLaunch:
+            return "cuLaunchKernel";
+        case CallKind::kDriverOf:
+            return "cuDriverCall";
+        case CallKind::kCopyDtoH:
+            return "cudaMemcpyAsync";
+        case CallKind::kCopyHtoD:
+            return "cudaMemcpy";
+        case CallKind::kStreamSync:
+            return "cudaStreamSynchronize";
+        case CallKind::kDeviceSync:
+            return "cudaDeviceSynchronize";
+        case CallKind::kStreamWait:
+            return "cudaStreamWaitEvent";
+    }
+    return "unknown";
+}
+
 // The name of the sync event a wait step makes (either source names them so).
 inline std::string waitName(CallKind k) {
     switch (k) {

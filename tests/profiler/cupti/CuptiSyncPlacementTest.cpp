@@ -34,36 +34,13 @@ using testing::SyncPlacementRow;
 // suffix its callback names carry; the syncs are named without it).
 std::uint32_t cbidOf(CallKind kind) { return static_cast<std::uint32_t>(kind) + 1; }
 
-// The call's name as torch.profiler writes it (Kineto), and as CUPTI's callback names have it.
-const char* kinetoCallName(CallKind kind) {
-    switch (kind) {
-        case CallKind::kLaunch:
-            return "cudaLaunchKernel";
-        case CallKind::kDriverLaunch:
-            return "cuLaunchKernel";
-        case CallKind::kDriverOf:
-            return "cuDriverCall";
-        case CallKind::kCopyDtoH:
-            return "cudaMemcpyAsync";
-        case CallKind::kCopyHtoD:
-            return "cudaMemcpy";
-        case CallKind::kStreamSync:
-            return "cudaStreamSynchronize";
-        case CallKind::kDeviceSync:
-            return "cudaDeviceSynchronize";
-        case CallKind::kStreamWait:
-            return "cudaStreamWaitEvent";
-    }
-    return "unknown";
-}
-
 bool isDriver(CallKind kind) {
     return kind == CallKind::kDriverLaunch || kind == CallKind::kDriverOf;
 }
 
 std::string cuptiCallName(bool driver, std::uint32_t cbid) {
     const auto kind = static_cast<CallKind>(cbid - 1);
-    const std::string name = kinetoCallName(kind);
+    const std::string name = testing::callName(kind);
     return driver ? name : name + (kind == CallKind::kLaunch ? "_v7000" : "_v3020");
 }
 
@@ -123,7 +100,7 @@ std::string kinetoJson(const SyncPlacementRow& row) {
             events.empty() ? "" : ",\n", cat, name, pid, tid, us(start), us(end - start), args);
     };
     for (const ApiStep& s : row.steps) {
-        event(isDriver(s.kind) ? "cuda_driver" : "cuda_runtime", kinetoCallName(s.kind), "1",
+        event(isDriver(s.kind) ? "cuda_driver" : "cuda_runtime", testing::callName(s.kind), "1",
               s.thread, s.start, s.end, fmt::format("\"correlation\": {}", s.correlation));
         const std::string onStream =
             fmt::format("\"device\": {}, \"stream\": {}, \"correlation\": {}", s.device, s.stream,

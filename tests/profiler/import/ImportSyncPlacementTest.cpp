@@ -17,32 +17,9 @@ using testing::CallKind;
 using testing::PlacedWait;
 using testing::SyncPlacementRow;
 
-// The API call's name, as Kineto and Nsight Systems write it.
-const char* callName(CallKind kind) {
-    switch (kind) {
-        case CallKind::kLaunch:
-            return "cudaLaunchKernel";
-        case CallKind::kDriverLaunch:
-            return "cuLaunchKernel";
-        case CallKind::kDriverOf:
-            return "cuDriverCall";
-        case CallKind::kCopyDtoH:
-            return "cudaMemcpyAsync";
-        case CallKind::kCopyHtoD:
-            return "cudaMemcpy";
-        case CallKind::kStreamSync:
-            return "cudaStreamSynchronize";
-        case CallKind::kDeviceSync:
-            return "cudaDeviceSynchronize";
-        case CallKind::kStreamWait:
-            return "cudaStreamWaitEvent";
-    }
-    return "";
-}
-
 void addStep(TraceAssembly& a, const ApiStep& s) {
     const std::size_t thread = a.hostLane("1", s.thread);
-    a.add(thread, EventKind::kRuntime, Category::kNone, callName(s.kind), s.start, s.end)
+    a.add(thread, EventKind::kRuntime, Category::kNone, testing::callName(s.kind), s.start, s.end)
         .correlation = s.correlation;
     if (testing::isCopy(s.kind)) {
         const bool toHost = s.kind == CallKind::kCopyDtoH;
