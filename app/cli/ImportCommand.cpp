@@ -7,7 +7,7 @@
 #include "app/cli/Commands.h"
 #include "app/cli/ImportProgressLine.h"
 #include "app/report/ImportText.h"
-#include "profiler/import/ImportRequest.h"
+#include "app/usecases/ImportRequest.h"
 
 namespace glueprof::cli {
 

@@ -1,10 +1,10 @@
 #pragma once
-// `glueprof import` as console text (profiler/import/ImportRequest.h runs it): one line per stored
+// `glueprof import` as console text (app/usecases/ImportRequest.h runs it): one line per stored
 // run — where it came from, events by kind, steps, what was skipped and why — then how to see the
 // ranks' group or the A/B pair it formed.
 #include <string>
 
-#include "profiler/import/ImportRequest.h"
+#include "profiler/import/ImportOutcome.h"
 
 namespace glueprof {
 

@@ -61,9 +61,10 @@ rule "app/usecases/ChildProcess.cpp app/usecases/ChildProcess.h app/usecases/Pro
   "profile and ab --exec (a user's own program) do not depend on the reference trainer"
 
 rule "app/usecases/StoredRuns.cpp app/usecases/StoredRuns.h app/usecases/CompareRequest.cpp
-      app/usecases/CompareRequest.h app/usecases/GateRequest.cpp app/usecases/GateRequest.h" \
+      app/usecases/CompareRequest.h app/usecases/GateRequest.cpp app/usecases/GateRequest.h
+      app/usecases/ImportRequest.cpp app/usecases/ImportRequest.h" \
   '#include *[<"](reference_trainer|optimizations|profiler/(host|torch_ops|cupti|session|inject))/' \
-  "the database's use cases (report, advise, export, compare, check) read stored runs only"
+  "the database's use cases (import, report, advise, export, compare, check) read traces and stored runs only"
 
 rule "profiler/cupti" '#include *[<"](profiler/(host|torch_ops)|analyzers)/' \
   "profiler/cupti depends on profiler/core only (the CLI wires it to HostTracer)"

@@ -9,8 +9,8 @@
 #include "app/report/ResultsJson.h"
 #include "app/report/ResultsText.h"
 #include "app/usecases/CompareRequest.h"
+#include "app/usecases/ImportRequest.h"
 #include "profiler/core/Error.h"
-#include "profiler/import/ImportRequest.h"
 
 #include "tests/profiler/import/ImportFixtures.h"
 

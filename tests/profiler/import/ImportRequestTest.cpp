@@ -1,4 +1,4 @@
-// The `import` use case (profiler/import/ImportRequest.h) and its rank grouping (RankGrouping.h):
+// The `import` use case (app/usecases/ImportRequest.h) and its rank grouping (RankGrouping.h):
 // per-rank traces of one job form one group, BEFORE and AFTER one A/B pair, a request that cannot
 // run is refused before the database exists, and each stored run is heard as it is written.
 #include <fmt/format.h>
@@ -11,10 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "app/usecases/ImportRequest.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceWriter.h"
-#include "profiler/import/ImportRequest.h"
 #include "profiler/import/RankGrouping.h"
 
 #include "tests/profiler/import/ImportFixtures.h"

@@ -1,4 +1,4 @@
-#include "profiler/import/ImportRequest.h"
+#include "app/usecases/ImportRequest.h"
 
 #include <fmt/format.h>
 

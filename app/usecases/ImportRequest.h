@@ -3,14 +3,14 @@
 // Nsight Systems SQLite exports) into a trace database, one run per file and rank; the ranks of one
 // data-parallel job form one group (RankGrouping.h), and two traces given as BEFORE and AFTER one
 // A/B pair. The CLI renders what it says (app/report/ImportText.h); any face may run it.
+// Torch-free.
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "profiler/core/Event.h"
-#include "profiler/import/TraceAssembly.h"
+#include "profiler/import/ImportOutcome.h"
 
 namespace glueprof {
 
@@ -27,14 +27,6 @@ struct ImportRequest {
     bool ab = false;  // the two traces are BEFORE and AFTER: arms A and B of one pair
 };
 
-// One trace stored: its run and what the import read, stored and skipped (`trace`, whose events
-// are dropped once stored).
-struct StoredImport {
-    RunId run = 0;
-    std::size_t steps = 0;  // of the stored run
-    ImportedRun trace;
-};
-
 // What a caller hears while the import runs; every member may be empty.
 struct ImportProgress {
     // A directory entry skipped (a broken link), the database's schema upgraded.
@@ -49,18 +41,10 @@ struct ImportProgress {
     std::function<void(const std::string& file, std::size_t events)> storing;
 };
 
-struct ImportOutcome {
-    std::string db;
-    std::vector<StoredImport> runs;  // in the order read
-    RunId rankGroup = 0;             // the first run of the ranks' group, when they formed one
-    int groupedRanks = 0;            // ranks in that group (a group has more than one)
-    std::string abName;              // with `ab`: the pair's name; runs[0] is arm A, runs[1] B
-};
-
 // Checks the request (usage errors name the flag) before the database is touched. An A/B is read
 // whole before anything is written, so a bad second trace leaves no lone first arm; other imports
 // write each run as soon as it is read. The run being written when the import fails is marked
-// failed, and a database this import created for it is removed again (TraceWriter::abandon).
+// failed, and a database this import created for it is removed again (TraceStore::abandon).
 ImportOutcome runImport(const ImportRequest& request, const ImportProgress& progress = {});
 
 }  // namespace glueprof
