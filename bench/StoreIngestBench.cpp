@@ -1,11 +1,15 @@
-// Store ingest rate: events recorded from one thread and committed by the background writer.
-// Items/s is events/s over record + flush (the time until every event is on disk in SQLite);
-// writer_events_per_cpu_s is the writer thread's rate per second of its own CPU time (one core).
+// Store ingest rate: events recorded from one thread and committed by the background writer
+// (BM_StoreIngest), and a run appended in bulk through TraceStore's door (BM_StoreBulkAppend: an
+// import, a rank merge, ab --exec's copies). Items/s is events/s until every event is on disk in
+// SQLite; writer_events_per_cpu_s is the writer thread's rate per second of its own CPU time (one
+// core); transactions is how many batches the bulk append committed (the write lock held per
+// batch).
 #include <benchmark/benchmark.h>
 #include <unistd.h>
 
 #include <filesystem>
 
+#include "profiler/core/TraceStore.h"
 #include "profiler/core/TraceWriter.h"
 
 namespace glueprof {
@@ -55,6 +59,45 @@ void BM_StoreIngest(benchmark::State& state) {
     for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + suffix);
 }
 BENCHMARK(BM_StoreIngest)
+    ->Arg(1000000)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3)
+    ->UseRealTime();
+
+void BM_StoreBulkAppend(benchmark::State& state) {
+    const auto events = static_cast<std::int64_t>(state.range(0));
+    const auto db = std::filesystem::temp_directory_path() /
+                    ("glueprof-bench-bulk-" + std::to_string(getpid()) + ".sqlite");
+    std::int64_t batches = 0;
+    for (auto _ : state) {
+        state.PauseTiming();
+        std::filesystem::remove(db);
+        auto store = std::make_unique<TraceStore>(db.string());
+        const RunId run = store->beginRun(RunInfo{});
+        state.ResumeTiming();
+        RunAppend append(*store, run);
+        Event e;
+        e.lane = append.addLane(LaneKind::kHostThread, "bench", -1, 1);
+        e.kind = EventKind::kOp;
+        e.name = append.intern("aten::mm");
+        for (std::int64_t i = 0; i < events; ++i) {
+            e.startNs = i * 10;
+            e.endNs = e.startNs + 5;
+            e.step = static_cast<std::int32_t>(i / 10000);
+            append.event(e);
+        }
+        append.finish(RunStatus::kComplete);
+        state.PauseTiming();
+        batches += append.batchesWritten();
+        store->close();
+        store.reset();
+        state.ResumeTiming();
+    }
+    state.SetItemsProcessed(state.iterations() * events);
+    state.counters["transactions"] = static_cast<double>(batches) / state.iterations();
+    for (const char* suffix : {"", "-wal", "-shm"}) std::filesystem::remove(db.string() + suffix);
+}
+BENCHMARK(BM_StoreBulkAppend)
     ->Arg(1000000)
     ->Unit(benchmark::kMillisecond)
     ->Iterations(3)
