@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "profiler/core/LossDiagnostics.h"
+#include "profiler/core/StreamLane.h"
 #include "profiler/cupti/ActivityLayouts.h"
 
 namespace glueprof::cupti {
@@ -294,9 +295,8 @@ StringId RecordHandler::apiNameId(bool driver, std::uint32_t cbid) {
 LaneId RecordHandler::streamLane(RunId run, std::uint32_t device, std::uint32_t stream) {
     auto [it, added] = m_streamLanes.try_emplace({run, device, stream}, 0);
     if (added) {
-        it->second =
-            m_env.writer->addLane(run, LaneKind::kCudaStream,
-                                  fmt::format("GPU {} stream {}", device, stream), device, stream);
+        it->second = m_env.writer->addLane(run, LaneKind::kCudaStream,
+                                           streamLaneName(device, stream), device, stream);
     }
     return it->second;
 }

@@ -2,6 +2,7 @@
 
 #include "profiler/core/LaneOrder.h"
 #include "profiler/core/RuntimeCallNames.h"
+#include "profiler/core/StreamLane.h"
 #include "profiler/core/TextEncoding.h"
 #include "profiler/core/TraceNames.h"
 
@@ -83,9 +84,7 @@ std::size_t TraceAssembly::streamLane(std::int64_t device, std::int64_t stream,
         lane.kind = LaneKind::kCudaStream;
         lane.device = device;
         lane.threadOrStream = stream;
-        lane.name = stream < 0 ? fmt::format("GPU {} (no stream)", device)
-                               : fmt::format("GPU {} stream {}", device, stream);
-        if (!process.empty()) lane.name += fmt::format(" (process {})", process);
+        lane.name = streamLaneName(device, stream, process);
         m_lanes.push_back(lane);
         m_events.emplace_back();
         m_laneProcess.emplace_back();

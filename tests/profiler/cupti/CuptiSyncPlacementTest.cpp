@@ -213,8 +213,9 @@ TEST_P(CuptiSyncPlacementTest, PlacesTheRowsWaitsByHand) {
 // suffix, copies by their memory kinds (each source names copies its own way), the rest by name.
 using EventKey = std::tuple<int, std::string, std::int64_t, std::int64_t, std::int64_t, int, int,
                             int, std::int32_t>;
-// A lane by what it is: a host thread, or a device's stream.
-using LaneKey = std::tuple<int, std::int64_t, std::int64_t>;
+// A lane by what it is: a host thread, or a device's stream with its name (each source names its
+// host threads its own way).
+using LaneKey = std::tuple<int, std::int64_t, std::int64_t, std::string>;
 
 std::map<LaneKey, std::vector<EventKey>> eventsByLane(const TraceModel& t) {
     std::map<LaneKey, std::vector<EventKey>> lanes;
