@@ -222,8 +222,9 @@ std::map<LaneKey, std::vector<EventKey>> eventsByLane(const TraceModel& t) {
     for (std::size_t l = 0; l < t.lanes().size(); ++l) {
         const Lane& lane = t.lanes()[l];
         const bool host = lane.kind == LaneKind::kHostThread;
-        std::vector<EventKey>& events = lanes[LaneKey{
-            static_cast<int>(lane.kind), host ? -1 : lane.device, lane.threadOrStream}];
+        std::vector<EventKey>& events =
+            lanes[LaneKey{static_cast<int>(lane.kind), host ? -1 : lane.device, lane.threadOrStream,
+                          host ? std::string() : lane.name}];
         for (const Event& e : t.eventsOnLane(l)) {
             std::string name(t.name(e.name));
             if (e.kind == EventKind::kRuntime) name = std::string(runtimeCallBaseName(name));
