@@ -6,8 +6,8 @@
 
 #include "analyzers/Analysis.h"
 #include "app/cli/Commands.h"
+#include "app/report/CommandJson.h"
 #include "app/report/Findings.h"
-#include "app/report/ResultsJson.h"
 #include "app/usecases/StoredRuns.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/TraceReader.h"
@@ -26,7 +26,7 @@ struct AdviseOptions {
 int adviseRun(const AdviseOptions& o) {
     if (o.rules) {
         if (o.json) {
-            std::cout << jsonText(nlohmann::json{{"rules", advisorRulesJson()}}) << "\n";
+            std::cout << renderAdvisorRulesJson();
         } else {
             std::cout << renderAdvisorRulesText();
         }
@@ -37,11 +37,7 @@ int adviseRun(const AdviseOptions& o) {
     const AnalysisResult& analysis = analyzed.analysis;
     const RunId run = model.run().id;
     if (o.json) {
-        nlohmann::json j = {{"db", o.db},
-                            {"run", run},
-                            {"label", model.run().label},
-                            {"findings", findingsJson(analysis.findings)}};
-        std::cout << jsonText(j) << "\n";
+        std::cout << renderAdviseJson(o.db, model.run(), analysis.findings);
     } else {
         std::cout << fmt::format("advisor, run {} ({}, preset {}):\n", run, model.run().label,
                                  model.run().preset);

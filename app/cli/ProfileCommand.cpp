@@ -7,8 +7,8 @@
 
 #include "app/cli/Commands.h"
 #include "app/cli/TorchCommands.h"
+#include "app/report/CommandJson.h"
 #include "app/report/Results.h"
-#include "app/report/ResultsJson.h"
 #include "app/report/ResultsText.h"
 #include "app/usecases/ProfileRequest.h"
 #include "profiler/core/Error.h"
@@ -45,13 +45,8 @@ int profileProgram(const ProfileCliOptions& o) {
             "`glueprof report --db {} --runs {} --format md --out report.md`",
             first, events, kSummaryEventLimit, o.request.db, first);
         if (o.json) {
-            std::cout << jsonText(nlohmann::json{{"db", o.request.db},
-                                                 {"exit_code", profiled.exitCode},
-                                                 {"ending", profiled.ending},
-                                                 {"run_ids", profiled.runs},
-                                                 {"events", events},
-                                                 {"summary", how}})
-                      << "\n";
+            std::cout << renderProfileSummaryJson(
+                {o.request.db, profiled.exitCode, profiled.ending}, profiled.runs, events, how);
         } else {
             std::cout << fmt::format("glueprof: the program {}\n{}\ndatabase: {}\n",
                                      profiled.ending, how, o.request.db);
@@ -60,13 +55,7 @@ int profileProgram(const ProfileCliOptions& o) {
     }
     const Results results = buildResults(reader, o.request.db, {{first}, {}});
     if (o.json) {
-        nlohmann::json j = nlohmann::json::object();
-        j["db"] = o.request.db;
-        j["exit_code"] = profiled.exitCode;
-        j["ending"] = profiled.ending;
-        j["runs"] = nlohmann::json::array();
-        for (const RunAnalysis& run : results.runs) j["runs"].push_back(toJson(run));
-        std::cout << jsonText(j) << "\n";
+        std::cout << renderProfileJson({o.request.db, profiled.exitCode, profiled.ending}, results);
     } else {
         std::cout << fmt::format("glueprof: the program {}\n", profiled.ending);
         std::cout << renderRunSummary(results.runs.front(), o.request.db);

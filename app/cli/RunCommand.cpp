@@ -10,8 +10,8 @@
 #include "app/cli/RankLauncher.h"
 #include "app/cli/TorchCommands.h"
 #include "app/cli/TrainerOptions.h"
+#include "app/report/CommandJson.h"
 #include "app/report/Results.h"
-#include "app/report/ResultsJson.h"
 #include "app/report/ResultsText.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/Interruption.h"
@@ -58,15 +58,7 @@ int runAsRank(const RunOptions& o, const TrainConfig& config,
         buildResults(TraceReader(o.trainer.db), o.trainer.db, {{merged.runs.front()}, {}});
     const RankSet* ranks = results.rankSetOf(0);
     if (o.trainer.json) {
-        nlohmann::json j = nlohmann::json::object();
-        j["db"] = o.trainer.db;
-        j["world_size"] = environment.worldSize;
-        j["ranks"] = nlohmann::json::array();
-        if (ranks != nullptr) {
-            for (std::size_t index : ranks->runs) j["ranks"].push_back(toJson(results.runs[index]));
-            j["rank_analysis"] = toJson(ranks->analysis);
-        }
-        std::cout << jsonText(j) << "\n";
+        std::cout << renderRankRunsJson(results, ranks, o.trainer.db, environment.worldSize);
         return 0;
     }
     ProcessStats process;
@@ -103,10 +95,8 @@ int runOnce(const RunOptions& o) {
     const Results results = buildResults(TraceReader(o.trainer.db), o.trainer.db, {{run}, {}});
     const RunAnalysis& analysis = results.runs.front();
     if (o.trainer.json) {
-        nlohmann::json j = toJson(analysis);
-        j["db"] = o.trainer.db;
-        j["peak_rss_mib"] = static_cast<double>(process.peakRssBytes) / (1024.0 * 1024.0);
-        std::cout << jsonText(j) << "\n";
+        std::cout << renderRunJson(analysis, o.trainer.db,
+                                   static_cast<double>(process.peakRssBytes) / (1024.0 * 1024.0));
     } else {
         std::cout << renderRunSummary(analysis, o.trainer.db, process);
     }
