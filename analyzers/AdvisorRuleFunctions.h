@@ -41,7 +41,7 @@ GLUEPROF_RULE_FUNCTION(warmupInProfile);
 namespace glueprof {
 
 // The device view of a trace with device work (null without), its sync stalls found; and the mean
-// measured step (ms) that caps a device rule's saving (0: no measured step, no cap).
+// measured step (ms) that caps a device rule's saving (negative: no measured step, no cap).
 std::shared_ptr<const DeviceView> deviceViewOf(const AdvisorInput& input);
 double meanMeasuredStepMs(const DeviceView& view);
 

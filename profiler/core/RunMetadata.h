@@ -79,12 +79,12 @@ struct RunEnvironment {
 // Throws the input error of parseStoredRunJson.
 RunEnvironment runEnvironmentOf(const RunSummary& run);
 
-// What glueprof reads back of config_json, typed; each throws the input error of
-// parseStoredRunJson.
+// What glueprof reads back of config_json, typed.
 // The range `ab --exec --target RANGE` stored in the arms' configuration; "" for any other run.
+// Throws the input error of parseStoredRunJson.
 std::string targetRangeOf(const RunSummary& run);
 // Whether an imported trace's steps came from its step ranges (steps_found; runs that were not
-// imported always have steps).
+// imported always have steps). True when the column is damaged (never throws).
 bool stepsFoundOf(const RunSummary& run);
 
 }  // namespace glueprof

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <unordered_set>
 
-#include "profiler/core/BlockingCopy.h"
 #include "profiler/core/LaneOrder.h"
 #include "profiler/core/RuntimeCallNames.h"
 #include "profiler/core/TraceNames.h"
@@ -50,7 +49,8 @@ const char* blockingNameOf(const CopyRecord& copy, std::string_view apiName) {
         return k == MemoryKind::kPageable || k == MemoryKind::kPinned;
     };
     const CopyDirection direction =
-        copy.src == MemoryKind::kDevice && isHost(copy.dst)   ? CopyDirection::kDeviceToHost
+        copy.direction                                        ? *copy.direction
+        : copy.src == MemoryKind::kDevice && isHost(copy.dst) ? CopyDirection::kDeviceToHost
         : isHost(copy.src) && copy.dst == MemoryKind::kDevice ? CopyDirection::kHostToDevice
                                                               : CopyDirection::kOther;
     bool asynchronous = true;
@@ -214,7 +214,9 @@ class Assembly {
         }
         const bool anyCopy = std::any_of(waits.begin(), waits.end(),
                                          [](const HostWait& w) { return w.blockingCopy; });
-        if (!anyCopy) return 0;
+        const bool anySync = std::any_of(waits.begin(), waits.end(),
+                                         [](const HostWait& w) { return !w.blockingCopy; });
+        if (!anyCopy || !anySync) return 0;  // nothing to fold: the lane's calls are not needed
         const std::vector<std::size_t> extended =
             copiesExtendedBySyncs(waits, m_source.callsOn(syncs[begin].placed.lane));
         std::int64_t merged = 0;

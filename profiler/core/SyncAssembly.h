@@ -24,6 +24,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "profiler/core/BlockingCopy.h"
 #include "profiler/core/Event.h"
 #include "profiler/core/SyncPlacement.h"
 
@@ -77,6 +78,9 @@ struct CopyRecord {
     // Whether its API call returned before the copy ended (CUPTI says); nullopt: read from the
     // call's name (a cudaMemcpy* / cuMemcpy* without Async is synchronous).
     std::optional<bool> asynchronous;
+    // The copy's direction where the source says it (CUPTI's copy kind); nullopt: from the memory
+    // kinds (device to pageable or pinned host memory, or the reverse).
+    std::optional<CopyDirection> direction;
 };
 
 // An event placed on a source lane (its run and lane fields are the source's to set).

@@ -51,16 +51,19 @@ RunId TraceWriter::beginRun(const RunInfo& info) {
     return m_sink->beginRun(info);
 }
 
+void TraceWriter::queueDropCount(RunId run) {
+    auto dropped = m_droppedByRun.find(run);
+    if (dropped == m_droppedByRun.end()) return;
+    m_pending.diagnostics.push_back(
+        DiagnosticRecord{run, loss::kWriterDroppedEvents, dropped->second,
+                         "the writer queue was full; raise WriterOptions::maxQueuedEvents"});
+    m_droppedByRun.erase(dropped);
+}
+
 void TraceWriter::endRun(RunId run, RunStatus status) {
     collectThreadBuffers();  // the run's events before its status (and its drop count)
     std::lock_guard<std::mutex> lock(m_queueMutex);
-    auto dropped = m_droppedByRun.find(run);
-    if (dropped != m_droppedByRun.end()) {
-        m_pending.diagnostics.push_back(
-            DiagnosticRecord{run, loss::kWriterDroppedEvents, dropped->second,
-                             "the writer queue was full; raise WriterOptions::maxQueuedEvents"});
-        m_droppedByRun.erase(dropped);
-    }
+    queueDropCount(run);
     m_pending.statuses.push_back(StoreBatch::Status{run, status, unixNowNs()});
     m_urgent = true;
     m_wakeDrain.notify_one();
@@ -252,6 +255,13 @@ void TraceWriter::close() {
 }
 
 bool TraceWriter::abandon() {
+    collectThreadBuffers();
+    {
+        // The drop counts of runs not ended go with what is written (the sink marks those runs
+        // failed).
+        std::lock_guard<std::mutex> lock(m_queueMutex);
+        while (!m_droppedByRun.empty()) queueDropCount(m_droppedByRun.begin()->first);
+    }
     stopDrain();  // what can be written is; the sink marks the runs it still holds open failed
     std::lock_guard<std::mutex> lock(m_sinkMutex);
     m_sinkClosed = true;

@@ -105,6 +105,9 @@ class TraceWriter {
     void recycleChunks(Batch& batch);
     static constexpr std::size_t kMaxFreeChunks = 256;
     void collectThreadBuffers();
+    // The run's dropped-events count, when it has one, as a diagnostic in the queue (m_queueMutex
+    // held).
+    void queueDropCount(RunId run);
 
     void drainLoop();
     void writeBatch(Batch& batch);

@@ -179,6 +179,10 @@ void RecordHandler::handle(const CUpti_Activity& record) {
             // Whether it blocked the host is the sync trackers' to say (BlockingCopy.h's rule);
             // CUPTI says whether the API call was asynchronous.
             d.asynchronous = (r.flags & CUPTI_ACTIVITY_FLAG_MEMCPY_ASYNC) != 0;
+            d.direction =
+                r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH   ? CopyDirection::kDeviceToHost
+                : r.copyKind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD ? CopyDirection::kHostToDevice
+                                                                : CopyDirection::kOther;
             m_device.push_back(std::move(d));
             return;
         }
@@ -402,7 +406,8 @@ void RecordHandler::writeDeviceRecords(Resolution& r) {
         if (d.kind == EventKind::kMemset) ++m_counts.memsets;
         m_env.writer->record(e);
         if (d.kind == EventKind::kMemcpy && call != nullptr) {
-            r.copies.push_back(CopyRecord{d.correlation, e.lane, d.src, d.dst, d.asynchronous});
+            r.copies.push_back(
+                CopyRecord{d.correlation, e.lane, d.src, d.dst, d.asynchronous, d.direction});
         }
     }
 }
@@ -451,6 +456,7 @@ void RecordHandler::writeSyncs(Resolution& r) {
         record.waitedStream = record.kind == SyncRecordKind::kStream ? record.stream : -1;
         records.push_back(record);
     }
+    if (records.empty() && r.copies.empty()) return;   // nothing waits: no calls to link
     std::unordered_map<LaneId, std::int64_t> threads;  // host lane -> its thread
     const LinkedCalls calls = linkedCalls(r, threads);
     SyncSource source;
@@ -487,6 +493,11 @@ void RecordHandler::writeSyncs(Resolution& r) {
         lose(loss::kCuptiUnmatched);
         m_env.writer->record(e);
     }
+    // Records glueprof cannot place are counted, never dropped silently.
+    if (placed.unknownKinds > 0) lose(loss::kCuptiUnknownKinds, placed.unknownKinds);
+    if (placed.streamWaitsWithoutStream + placed.streamWaitsOfOtherCalls > 0)
+        lose(loss::kCuptiUnmatched,
+             placed.streamWaitsWithoutStream + placed.streamWaitsOfOtherCalls);
     m_counts.syncs += static_cast<std::int64_t>(placed.syncs.size() + placed.unplaced.size()) -
                       placed.blockingCopies;
     m_counts.mergedSyncs += placed.merged;

@@ -103,7 +103,8 @@ class RecordHandler {
         MemoryKind src = MemoryKind::kUnknown;
         MemoryKind dst = MemoryKind::kUnknown;
         bool asynchronous = true;  // a copy: its API call returned before it ended (CUPTI's flag)
-        bool carried = false;      // already waited one flush for its API call
+        CopyDirection direction = CopyDirection::kOther;  // a copy: from CUPTI's copy kind
+        bool carried = false;  // already waited one flush for its API call
     };
     struct SyncActivity {
         CUpti_ActivitySynchronizationType type = CUPTI_ACTIVITY_SYNCHRONIZATION_TYPE_UNKNOWN;

@@ -1,7 +1,6 @@
 #include "profiler/import/TraceAssembly.h"
 
 #include "profiler/core/LaneOrder.h"
-#include "profiler/core/RuntimeCallNames.h"
 #include "profiler/core/StreamLane.h"
 #include "profiler/core/TextEncoding.h"
 #include "profiler/core/TraceNames.h"
@@ -13,7 +12,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
-#include <unordered_set>
 #include <utility>
 
 namespace glueprof {

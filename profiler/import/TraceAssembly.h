@@ -33,7 +33,6 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "profiler/core/Diagnostics.h"

@@ -1022,3 +1022,35 @@ TEST_F(TraceStoreTest, AnAbandonedStoreRemovesOnlyAFileItCreatedWithNothingCompl
 
 }  // namespace
 }  // namespace glueprof
+
+namespace glueprof {
+namespace {
+
+// A writer abandoned with a run it never ended still stores that run's dropped-events count (the
+// loss `check` fails on), beside the run marked failed, in a database it did not create.
+TEST_F(TraceStoreTest, AnAbandonedWriterKeepsTheDropCountOfItsUnendedRun) {
+    const std::string db = path("dropped.sqlite");
+    {
+        TraceWriter first(db);
+        first.endRun(first.beginRun(RunInfo{}), RunStatus::kComplete);
+        first.close();
+    }
+    WriterOptions options;
+    options.maxQueuedEvents = 10;  // a full thread buffer (1024 events) drops all but 10
+    TraceWriter writer(db, options);
+    const RunId run = writer.beginRun(RunInfo{});
+    const LaneId lane = writer.addLane(run, LaneKind::kHostThread, "main", -1, 1);
+    const StringId name = writer.intern("op");
+    for (int i = 0; i < 1024; ++i)
+        writer.record(makeEvent(run, lane, EventKind::kOp, name, i, i + 1));
+    EXPECT_FALSE(writer.abandon());  // the file holds another writer's complete run: it stays
+    const TraceReader reader(db);
+    EXPECT_EQ(reader.runSummary(run).status, "failed");
+    std::int64_t dropped = 0;
+    for (const Diagnostic& d : reader.loadDiagnostics(run))
+        if (d.name == loss::kWriterDroppedEvents) dropped = d.value;
+    EXPECT_EQ(dropped, 1024 - 10);
+}
+
+}  // namespace
+}  // namespace glueprof
