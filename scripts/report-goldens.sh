@@ -62,12 +62,14 @@ cp baseline.json "$out/pair.baseline.json"
 "$glueprof" check --db pair.sqlite --baseline baseline.json --junit "$out/pair.check.xml" \
   > "$out/pair.check.txt" 2>&1 || echo "exit $?" >> "$out/pair.check.txt"
 
-# A simulated pipeline: the text and JSON of a deterministic schedule comparison.
+# A simulated pipeline: the text and JSON of a deterministic schedule comparison. The preset is
+# copied here and named by a relative path, as the reports print the path they were given.
+preset=$(ls "$root/assets/pipeline" | head -n 1)
+cp "$root/assets/pipeline/$preset" .
 "$glueprof" simulate --db sim.sqlite --schedule looped-bfs --schedule roundpipe \
-  --costs "$root/assets/pipeline/$(ls "$root/assets/pipeline" | head -n 1)" > "$out/simulate.txt" 2>&1
+  --costs "$preset" > "$out/simulate.txt" 2>&1
 "$glueprof" simulate --db sim.sqlite --schedule looped-bfs --schedule roundpipe --json \
-  --costs "$root/assets/pipeline/$(ls "$root/assets/pipeline" | head -n 1)" > "$out/simulate.json" \
-  2> /dev/null
+  --costs "$preset" > "$out/simulate.json" 2> /dev/null
 for format in html md json; do
   "$glueprof" report --db sim.sqlite --format "$format" --out "$out/simulate.report.$format" \
     > /dev/null
