@@ -22,17 +22,6 @@ std::string renderFindingsText(const std::vector<Finding>& findings) {
     return out;
 }
 
-std::string renderFindingsMarkdown(const std::vector<Finding>& findings) {
-    if (findings.empty()) return fmt::format("{}.\n", kNoFindingsText);
-    std::string md;
-    for (const Finding& f : findings) {
-        md += fmt::format("- **{}** ({}, up to {:.3f} ms per step): {}\n", escapeMarkdown(f.rule),
-                          escapeMarkdown(toggleText(f)), f.savingMsPerStep,
-                          escapeMarkdown(f.evidence));
-    }
-    return md;
-}
-
 nlohmann::json findingsJson(const std::vector<Finding>& findings) {
     nlohmann::json j = nlohmann::json::array();
     for (const Finding& f : findings) {

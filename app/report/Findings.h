@@ -1,6 +1,6 @@
 #pragma once
-// The advisor's findings as text, Markdown and JSON, shared by `advise`, `run`, the A/B report and
-// (later) the GUI.
+// The advisor's findings as text and JSON, shared by `advise` and `run` (the reports write them
+// from their document, ReportRunSections.cpp).
 #include <nlohmann/json.hpp>
 
 #include <string>
@@ -17,8 +17,7 @@ std::string toggleText(const Finding& f);
 constexpr const char* kNoFindingsText =
     "No finding: none of the patterns the advisor looks for (docs/metrics.md, \"Advisor\") is in "
     "this run";
-std::string renderFindingsText(const std::vector<Finding>& findings);      // indented lines
-std::string renderFindingsMarkdown(const std::vector<Finding>& findings);  // a list
+std::string renderFindingsText(const std::vector<Finding>& findings);  // indented lines
 nlohmann::json findingsJson(const std::vector<Finding>& findings);
 
 // The advisor's rule table (analyzers/AdvisorRules.h), for `advise --rules`: each rule with its

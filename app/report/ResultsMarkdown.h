@@ -1,13 +1,16 @@
 #pragma once
-// The results model as a Markdown report (`ab --report`, `report --format md`, the GUI's export):
-// the verdict of every comparison, then each comparison and each run in detail. Trace text goes in
-// code spans with backticks removed, so it cannot open links, HTML or emphasis.
+// The report's document (ReportDocument.h) as Markdown (`ab --report`, `report --format md`, the
+// GUI's export): the verdict of every comparison, then each comparison and each run in detail.
+// Trace text goes in code spans with backticks removed, or is escaped, so it cannot open links,
+// HTML or emphasis. Figures are not drawn: their numbers are in the tables beside them.
 #include <string>
 
+#include "app/report/ReportDocument.h"
 #include "app/report/Results.h"
 
 namespace glueprof {
 
-std::string renderResultsMarkdown(const Results& results);
+std::string writeMarkdown(const ReportDocument& document);
+std::string renderResultsMarkdown(const Results& results);  // writeMarkdown of its document
 
 }  // namespace glueprof

@@ -204,8 +204,9 @@ TEST(EscapeTest, MarkdownEscapesWhatMarkdownWouldRead) {
     EXPECT_EQ(escapeMarkdown("void at::native::<lambda>*_x|y"),
               "void at::native::\\<lambda\\>\\*\\_x\\|y");
     EXPECT_EQ(escapeMarkdown("plain text, 1.5x"), "plain text, 1.5x");
-    const std::string md = renderFindingsMarkdown(
-        {Finding{"repeated_host_syncs", "", "`aten::copy_` blocks <script>", 1.0}});
+    ReportDocument finding;
+    finding.list({bold("repeated_host_syncs") + foreign("`aten::copy_` blocks <script>")});
+    const std::string md = writeMarkdown(finding);
     EXPECT_NE(md.find("\\`aten::copy\\_\\` blocks \\<script\\>"), std::string::npos) << md;
 }
 
