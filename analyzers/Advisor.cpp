@@ -19,6 +19,23 @@
 
 namespace glueprof {
 
+Finding& Finding::measured(std::string name, double value, std::string unit) {
+    metrics.push_back(FindingMetric{std::move(name), value, std::move(unit)});
+    return *this;
+}
+
+Finding& Finding::pointsAt(std::string role, std::string name, std::string detail) {
+    refs.push_back(FindingRef{std::move(role), std::move(name), std::move(detail)});
+    return *this;
+}
+
+const FindingMetric* Finding::metric(const std::string& name) const {
+    for (const FindingMetric& m : metrics) {
+        if (m.name == name) return &m;
+    }
+    return nullptr;
+}
+
 namespace {
 
 // The repeated ranges of RepeatedWork named `mask` (true: the packed mask build) or any other glue
@@ -31,16 +48,15 @@ void repeatedRanges(const AdvisorInput& in, const AdvisorRule& rule, bool mask,
         f.rule = rule.id;
         f.toggle = rule.toggle;
         f.savingMsPerStep = r.avoidableMsPerStep;
-        f.evidence = fmt::format(
-            "{} runs {:g} times per step in {:g} layers for {:g} micro-batch(es), {:.3f} ms per "
-            "step; "
-            "building it once per micro-batch saves about {:.3f} ms per step ({:g} sync op(s) in "
-            "each {})",
-            r.name, r.runsPerStep, r.layersPerStep, r.microbatchesPerStep, r.msPerStep,
-            r.avoidableMsPerStep, r.syncOpsPerRun, r.name);
-        if (mask && r.syncOpsPerRun > 0) {
-            f.evidence += "; packed_vectorized also removes the host reads";
-        }
+        f.pointsAt("range", r.name)
+            .measured("runs_per_step", r.runsPerStep, "count/step")
+            .measured("layers_per_step", r.layersPerStep, "count/step")
+            .measured("microbatches_per_step", r.microbatchesPerStep, "count/step")
+            .measured("ms_per_step", r.msPerStep, "ms/step")
+            .measured("avoidable_ms_per_step", r.avoidableMsPerStep, "ms/step")
+            .measured("sync_ops_per_run", r.syncOpsPerRun, "count");
+        f.fix = rule.fix;
+        if (mask && r.syncOpsPerRun > 0) f.fix += "; packed_vectorized also removes the host reads";
         findings.push_back(f);
     }
 }
@@ -119,15 +135,11 @@ void perExpertRoutingReads(const AdvisorContext& c, const AdvisorRule& rule,
     f.rule = rule.id;
     f.toggle = rule.toggle;
     f.savingMsPerStep = static_cast<double>(reads.avoidableNs) / kNsPerMs / reads.steps;
-    f.evidence = fmt::format(
-        "MoE routing makes {:.1f} host-synchronizing reads per layer pass ({:g} per step over "
-        "{:g} routing passes); grouping the tokens once (one stable argsort and one bincount) "
-        "needs one per pass. The reads beyond one take {:.3f} ms per step here, the most it "
-        "could save on this device: on a CPU they compute rather than wait, and the "
-        "grouping's own sort costs too (measure it with an A/B); on a GPU each read also "
-        "waits for the queue",
-        reads.perPass(), static_cast<double>(reads.syncOps) / reads.steps,
-        static_cast<double>(reads.runs) / reads.steps, f.savingMsPerStep);
+    f.pointsAt("range", names::kMoeRouting)
+        .measured("reads_per_pass", reads.perPass(), "count")
+        .measured("reads_per_step", static_cast<double>(reads.syncOps) / reads.steps, "count/step")
+        .measured("passes_per_step", static_cast<double>(reads.runs) / reads.steps, "count/step")
+        .measured("avoidable_ms_per_step", f.savingMsPerStep, "ms/step");
     findings.push_back(f);
 }
 
@@ -143,12 +155,9 @@ void bincountHiddenRead(const AdvisorContext& c, const AdvisorRule& rule,
     f.rule = rule.id;
     f.toggle = rule.toggle;
     f.savingMsPerStep = static_cast<double>(reads.bincountNs) / kNsPerMs / reads.steps;
-    f.evidence = fmt::format(
-        "MoE routing counts tokens per expert with bincount, whose output size is read on the "
-        "host "
-        "({:.3f} ms per step here); counting with scatter_add_ on the device leaves one "
-        "explicit read",
-        f.savingMsPerStep);
+    f.pointsAt("range", names::kMoeRouting)
+        .pointsAt("op", "aten::bincount")
+        .measured("bincount_ms_per_step", f.savingMsPerStep, "ms/step");
     findings.push_back(f);
 }
 
@@ -165,11 +174,9 @@ void exposedReloads(const AdvisorContext& c, const AdvisorRule& rule,
     f.toggle = rule.toggle;
     f.savingMsPerStep = static_cast<double>(reloads.exposedNs()) / kNsPerMs /
                         static_cast<double>(in.copies->measuredSteps);
-    f.evidence = fmt::format(
-        "checkpoint reloads overlap compute only {:.0f}% of their time; {:.3f} ms per step of "
-        "reload copy is exposed (the copy-overlap figures count the offloads too), which double "
-        "buffering (or prefetch) can hide under the previous layer's backward",
-        100.0 * reloads.overlapRatio(), f.savingMsPerStep);
+    f.pointsAt("copy", names::kReload)
+        .measured("overlap_pct", 100.0 * reloads.overlapRatio(), "%")
+        .measured("exposed_ms_per_step", f.savingMsPerStep, "ms/step");
     findings.push_back(f);
 }
 
@@ -208,11 +215,9 @@ void stageImbalance(const AdvisorContext& c, const AdvisorRule& rule,
     f.toggle = rule.toggle;
     f.savingMsPerStep =
         static_cast<double>(last - first) * (1.0 - mean / maxBusy) / kNsPerMs / steps;
-    f.evidence = fmt::format(
-        "pipeline workers are busy {:.0f}% of the busiest one on average: stages bound to workers "
-        "are "
-        "uneven; dealing stages round-robin (RoundPipe) can recover about {:.3f} ms per step",
-        100.0 * mean / maxBusy, f.savingMsPerStep);
+    f.measured("workers", static_cast<double>(busy.size()), "count")
+        .measured("mean_busy_pct", 100.0 * mean / maxBusy, "%")
+        .measured("recoverable_ms_per_step", f.savingMsPerStep, "ms/step");
     findings.push_back(f);
 }
 
@@ -253,15 +258,15 @@ void repeatedHostSyncs(const AdvisorContext& c, const AdvisorRule& rule,
         }
         const double msPerStep = static_cast<double>(g.blockedNs) / kNsPerMs / steps;
         f.savingMsPerStep = msPerStep * (1.0 - 1.0 / perStep);
-        f.evidence = fmt::format(
-            "{} blocks the host {:g} times per step{}, {:.3f} ms per step, most often waiting for "
-            "{}; one grouped read per step would save about {:.3f} ms per step",
-            op, perStep, range.empty() ? "" : " inside " + range, msPerStep,
-            awaited.size() > 80 ? awaited.substr(0, 80) + "..." : awaited, f.savingMsPerStep);
-        if (containsAny(awaited, {"pageable"}))
-            f.evidence +=
-                "; the copies use pageable host memory: pinned memory and non_blocking "
-                "copies let the host go on";
+        f.pointsAt("op", op).pointsAt("awaited", awaited);
+        if (!range.empty()) f.pointsAt("range", range);
+        f.measured("per_step", perStep, "count/step").measured("ms_per_step", msPerStep, "ms/step");
+        // A blocking copy from pageable memory holds the host however the reads are grouped.
+        f.fix = containsAny(awaited, {"pageable"})
+                    ? "the copies use pageable host memory: pin it (tensor.pin_memory(), "
+                      "DataLoader(pin_memory=True)) and copy with non_blocking=True, so the host "
+                      "goes on; then read the values once per step"
+                    : rule.fix;
         findings.push_back(f);
     }
 }
@@ -292,22 +297,18 @@ void repeatedWouldSyncs(const AdvisorContext& c, const AdvisorRule& rule,
         f.rule = rule.id;
         const double msPerStep = static_cast<double>(g.ns) / kNsPerMs / steps;
         f.savingMsPerStep = msPerStep * (1.0 - 1.0 / perStep);
+        f.pointsAt("op", op);
+        if (!range.empty()) f.pointsAt("range", range);
+        f.measured("per_step", perStep, "count/step").measured("ms_per_step", msPerStep, "ms/step");
+        f.fix = rule.fix;
         if (range.rfind("Optimizer.step#", 0) == 0) {
             // torch's optimizers keep each parameter's step count in a CPU tensor unless they are
             // fused or capturable, and the for-loop and foreach implementations both read it with
             // .item() (_get_value) per parameter: host time, but no wait for a GPU.
-            f.evidence = fmt::format(
-                "{} is issued {:g} times per step inside {}, {:.3f} ms per step: {} reads each "
-                "parameter's step count (a CPU tensor: no wait for the device, but host time "
-                "each); construct it with fused=True to step every parameter in one kernel "
-                "without those reads",
-                op, perStep, range, msPerStep, range.substr(range.find('#') + 1));
-        } else {
-            f.evidence = fmt::format(
-                "{} is issued {:g} times per step {}, {:.3f} ms per step: each reads a value back "
-                "to the host, which on a GPU waits for the device; read the values once per step "
-                "(one .tolist() or one copy of a stacked tensor), or keep them on the device",
-                op, perStep, range.empty() ? "outside any range" : "inside " + range, msPerStep);
+            f.pointsAt("optimizer", range.substr(range.find('#') + 1));
+            f.fix =
+                "construct the optimizer with fused=True to step every parameter in one kernel "
+                "without those reads";
         }
         findings.push_back(f);
     }
@@ -324,25 +325,23 @@ void perLayerGlue(const AdvisorContext& c, const AdvisorRule& rule,
     if (work.layersMsPerStep <= 0 || work.layersPerStep < 2 ||
         work.glueMsPerStep < kMinShare * work.layersMsPerStep)
         return;
-    // The ops of each kind that take longest, with their count per layer.
-    const auto listOf = [&work](const std::string& kind) {
-        std::string listed;
+    Finding f;
+    f.rule = rule.id;
+    // The ops of each kind that take longest, with their count per layer ("none" when a kind has
+    // none).
+    const auto listOps = [&work, &f](const std::string& kind, const std::string& role) {
         int shown = 0;
         constexpr int kShown = 6;
         for (const PerLayerOp& op : work.ops) {
             if (op.kind != kind) continue;
-            if (shown++ == kShown) {
-                listed += ", ...";
-                break;
-            }
-            listed += fmt::format("{}{} x{:g}", listed.empty() ? "" : ", ", op.op, op.perLayer);
+            if (shown++ == kShown) break;
+            f.pointsAt(role, op.op, fmt::format("x{:g}", op.perLayer));
         }
-        return listed.empty() ? std::string("none") : listed;
+        if (shown == 0) f.pointsAt(role, "none");
     };
-    const std::string listed = fmt::format("shape/copy ops {}; elementwise ops {}",
-                                           listOf("shape/copy"), listOf("elementwise"));
-    std::string ranges;
-    for (const std::string& r : work.layerRanges) ranges += (ranges.empty() ? "" : ", ") + r;
+    listOps("shape/copy", "shape_copy_op");
+    listOps("elementwise", "elementwise_op");
+    for (const std::string& r : work.layerRanges) f.pointsAt("layer", r);
     // What hoisting can save: the shape/copy ops (positions, masks, casts), once per step instead
     // of once per layer. The elementwise ops (norms, activations, residual adds, rotary) are the
     // layers' own arithmetic: fusing them saves launches and passes over memory, which the host
@@ -352,16 +351,11 @@ void perLayerGlue(const AdvisorContext& c, const AdvisorRule& rule,
         if (op.kind == "shape/copy") shapeCopyMs += op.msPerStep;
     }
     shapeCopyMs = std::min(shapeCopyMs, work.glueMsPerStep);
-    Finding f;
-    f.rule = rule.id;
     f.savingMsPerStep = shapeCopyMs * (1.0 - 1.0 / work.layersPerStep);
-    f.evidence = fmt::format(
-        "each of {:g} layers ({}) issues per step, besides its math: {}; {:.3f} of the layers' "
-        "{:.3f} ms per step of host time, {:.3f} ms of it shape/copy. Compute what does not "
-        "depend on the layer's input (position ids, masks, rotary tables, casts) once per step "
-        "before the layers (the saving counts only the shape/copy ops, as if all of them were), "
-        "and fuse the elementwise rest (torch.compile on the layer, fused rotary / norm kernels)",
-        work.layersPerStep, ranges, listed, work.glueMsPerStep, work.layersMsPerStep, shapeCopyMs);
+    f.measured("layers_per_step", work.layersPerStep, "count/step")
+        .measured("glue_ms_per_step", work.glueMsPerStep, "ms/step")
+        .measured("layers_ms_per_step", work.layersMsPerStep, "ms/step")
+        .measured("shape_copy_ms_per_step", shapeCopyMs, "ms/step");
     findings.push_back(f);
 }
 
@@ -400,11 +394,10 @@ void blockingAllReduces(const AdvisorContext& c, const AdvisorRule& rule,
     f.rule = rule.id;
     f.toggle = rule.toggle;
     f.savingMsPerStep = exposedMs;
-    f.evidence = fmt::format(
-        "{:g} blocking gradient all-reduces per step expose {:.3f} ms of communication ({:.0f}% "
-        "of the step); bucketing them and starting each bucket during backward (ddp_overlap) can "
-        "hide up to all of it",
-        static_cast<double>(measured) / steps, exposedMs, 100.0 * exposedMs / wallMs);
+    f.pointsAt("op", names::kAllReduce)
+        .measured("all_reduces_per_step", static_cast<double>(measured) / steps, "count/step")
+        .measured("exposed_ms_per_step", exposedMs, "ms/step")
+        .measured("exposed_pct", 100.0 * exposedMs / wallMs, "%");
     findings.push_back(f);
 }
 
@@ -419,9 +412,13 @@ std::vector<Finding> advise(const AdvisorInput& in) {
     for (const AdvisorRule& rule : advisorRules()) {
         const std::size_t first = findings.size();
         rule.find(context, rule, findings);
-        if (rule.scope != RuleScope::kDevice || capMs < 0.0) continue;
-        for (std::size_t i = first; i < findings.size(); ++i)
-            findings[i].savingMsPerStep = std::min(findings[i].savingMsPerStep, capMs);
+        for (std::size_t i = first; i < findings.size(); ++i) {
+            Finding& f = findings[i];
+            if (f.fix.empty()) f.fix = rule.fix;
+            f.evidence = sayFinding(rule, f);
+            if (rule.scope == RuleScope::kDevice && capMs >= 0.0)
+                f.savingMsPerStep = std::min(f.savingMsPerStep, capMs);
+        }
     }
     // A profiled program or an imported trace has no toggles: its fix is a change to the program,
     // and the trainer's toggle is only the example of it.
@@ -431,8 +428,8 @@ std::vector<Finding> advise(const AdvisorInput& in) {
             f.inUserProgram = true;
             const ToggleInfo* toggle = f.toggle.empty() ? nullptr : findToggleInfo(f.toggle);
             if (toggle != nullptr) {
-                f.evidence += fmt::format(
-                    "; the change glueprof's reference trainer makes as its `{}` toggle: {}",
+                f.fix += fmt::format(
+                    " (the change glueprof's reference trainer makes as its `{}` toggle: {})",
                     toggle->name, toggle->description);
             }
         }

@@ -19,14 +19,39 @@
 
 namespace glueprof {
 
+// A figure a finding measured, by name, with its unit ("ms/step", "%", "count/step", ...).
+struct FindingMetric {
+    std::string name;
+    double value = 0.0;
+    std::string unit;
+};
+
+// A name in the trace a finding points at: an op, a range, a runtime call, a stream, a kernel. A
+// role may hold several (the ops that issue a pattern); `detail` says what each contributes.
+struct FindingRef {
+    std::string role;
+    std::string name;
+    std::string detail;  // "(3 per step, device to host)", "x2"; "" when none
+};
+
+// What a rule found, as data: what it measured and where, the time it could save and the fix. The
+// sentence (`evidence`) is rendered from the metrics and references by the rule's wording
+// (AdvisorRules.h), so every face can show the figures themselves.
 struct Finding {
     std::string rule;
-    std::string toggle;    // the toggle that addresses it; "" when none exists
-    std::string evidence;  // one sentence with the numbers
+    std::string toggle;  // the toggle that addresses it; "" when none exists
     double savingMsPerStep = 0.0;
+    std::vector<FindingMetric> metrics;
+    std::vector<FindingRef> refs;
+    std::string fix;       // what to change, one sentence
+    std::string evidence;  // what was measured, one sentence (rendered)
     // The run is the user's program (profiled or imported), not the reference trainer: the fix is
     // a change to that program, and a toggle only names the trainer's version of it.
     bool inUserProgram = false;
+
+    Finding& measured(std::string name, double value, std::string unit);
+    Finding& pointsAt(std::string role, std::string name, std::string detail = "");
+    const FindingMetric* metric(const std::string& name) const;  // null when not measured
 };
 
 struct AdvisorInput {

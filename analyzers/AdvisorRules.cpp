@@ -1,5 +1,11 @@
 #include "analyzers/AdvisorRules.h"
 
+#include <fmt/args.h>
+#include <fmt/format.h>
+
+#include <deque>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 #include "analyzers/AdvisorRuleFunctions.h"
@@ -14,6 +20,73 @@ double AdvisorRule::threshold(std::string_view name) const {
                            std::string(name));
 }
 
+namespace {
+
+// The names a clause's format uses: "{op}", "{per_step:g}" ("{{" is a brace, not a name).
+std::set<std::string> namesIn(const char* text) {
+    std::set<std::string> names;
+    for (const char* c = text; *c != '\0'; ++c) {
+        if (*c != '{') continue;
+        if (c[1] == '{') {
+            ++c;
+            continue;
+        }
+        const char* end = c + 1;
+        while (*end != '\0' && *end != '}' && *end != ':') ++end;
+        names.emplace(c + 1, end);
+        c = end;
+    }
+    return names;
+}
+
+// A role's references as one list: "a, b", "a x2, b x1", or "a (x, y); b (z)" when a detail holds
+// a comma.
+std::string listOf(const std::vector<const FindingRef*>& refs) {
+    bool commas = false;
+    for (const FindingRef* r : refs) commas = commas || r->detail.find(',') != std::string::npos;
+    std::string out;
+    for (const FindingRef* r : refs) {
+        if (!out.empty()) out += commas ? "; " : ", ";
+        out += r->detail.empty() ? r->name : r->name + " " + r->detail;
+    }
+    return out;
+}
+
+}  // namespace
+
+std::string sayFinding(const AdvisorRule& rule, const Finding& finding) {
+    fmt::dynamic_format_arg_store<fmt::format_context> args;
+    std::set<std::string> present;
+    std::deque<std::string> keep;  // the arguments' names, alive while the clauses format
+    for (const FindingMetric& m : finding.metrics) {
+        args.push_back(fmt::arg(keep.emplace_back(m.name).c_str(), m.value));
+        present.insert(m.name);
+    }
+    std::map<std::string, std::vector<const FindingRef*>> byRole;
+    for (const FindingRef& r : finding.refs) byRole[r.role].push_back(&r);
+    for (const auto& [role, refs] : byRole) {
+        args.push_back(fmt::arg(keep.emplace_back(role).c_str(), listOf(refs)));
+        present.insert(role);
+    }
+    std::string sentence;
+    for (const RuleClause& clause : rule.says) {
+        if (clause.unless != nullptr && present.count(clause.unless) > 0) continue;
+        bool complete = true;
+        for (const std::string& name : namesIn(clause.text))
+            complete = complete && present.count(name) > 0;
+        if (!complete) continue;
+        try {
+            sentence += fmt::vformat(clause.text, args);
+        } catch (const fmt::format_error& e) {
+            throw std::logic_error(
+                fmt::format("advisor rule {}: clause \"{}\" does not fit its "
+                            "finding: {}",
+                            rule.id, clause.text, e.what()));
+        }
+    }
+    return sentence;
+}
+
 const std::vector<AdvisorRule>& advisorRules() {
     namespace r = advisor_rules;
     namespace f = rule_functions;
@@ -25,40 +98,71 @@ const std::vector<AdvisorRule>& advisorRules() {
          "build_packed_mask repeated per layer (and recompute) beyond once per micro-batch; "
          "saving: the repeated runs' time",
          {},
-         f::repeatedPackedMetadata},
+         f::repeatedPackedMetadata,
+         {{"{range} runs {runs_per_step:g} times per step in {layers_per_step:g} layers for "
+           "{microbatches_per_step:g} micro-batch(es), {ms_per_step:.3f} ms per step, "
+           "{avoidable_ms_per_step:.3f} ms of it beyond once per micro-batch ({sync_ops_per_run:g} "
+           "sync op(s) in each {range})"}},
+         "build the packed-sequence metadata (cu_seqlens, masks) once per micro-batch and reuse it "
+         "in every layer"},
         {r::kRepeatedGlue,
          "",
          S::kTrace,
          "any other glue range repeated per layer: no toggle yet; saving: its avoidable time",
          {},
-         f::repeatedGlue},
+         f::repeatedGlue,
+         {{"{range} runs {runs_per_step:g} times per step in {layers_per_step:g} layers for "
+           "{microbatches_per_step:g} micro-batch(es), {ms_per_step:.3f} ms per step, "
+           "{avoidable_ms_per_step:.3f} ms of it beyond once per micro-batch ({sync_ops_per_run:g} "
+           "sync op(s) in each {range})"}},
+         "compute it once per micro-batch and reuse it in every layer"},
         {r::kPerExpertRoutingReads,
          "moe_group_once",
          S::kTrace,
          "moe_routing ranges with more host-synchronizing reads per pass than grouping once "
          "needs; saving: all but the longest read per pass",
          {{"max_reads_per_pass", 2.0, "reads per routing pass grouping once costs"}},
-         f::perExpertRoutingReads},
+         f::perExpertRoutingReads,
+         {{"MoE routing makes {reads_per_pass:.1f} host-synchronizing reads per layer pass "
+           "({reads_per_step:g} per step over {passes_per_step:g} routing passes); the reads "
+           "beyond "
+           "one take {avoidable_ms_per_step:.3f} ms per step here, the most grouping could save on "
+           "this device: on a CPU they compute rather than wait, and the grouping's own sort costs "
+           "too (measure it with an A/B); on a GPU each read also waits for the queue"}},
+         "group the tokens once per pass (one stable argsort and one bincount), which needs one "
+         "host read per pass"},
         {r::kBincountHiddenRead,
          "moe_sync_free",
          S::kTrace,
          "routing that counts with bincount (a host read hidden in the op); saving: the "
          "bincounts' time",
          {},
-         f::bincountHiddenRead},
+         f::bincountHiddenRead,
+         {{"MoE routing counts tokens per expert with bincount, whose output size is read on "
+           "the host ({bincount_ms_per_step:.3f} ms per step here)"}},
+         "count with scatter_add_ on the device, which leaves one explicit read"},
         {r::kExposedReloads,
          "double_buffer",
          S::kTrace,
          "checkpoint reload copies mostly not overlapped by compute; saving: their exposed time",
          {{"max_overlap", 0.5, "share of the reloads' time compute covers, at most"}},
-         f::exposedReloads},
+         f::exposedReloads,
+         {{"checkpoint reloads overlap compute only {overlap_pct:.0f}% of their time; "
+           "{exposed_ms_per_step:.3f} ms per step of reload copy is exposed (the copy-overlap "
+           "figures count the offloads too)"}},
+         "double-buffer the reloads (or prefetch them) so that they run under the previous layer's "
+         "backward"},
         {r::kStageImbalance,
          "roundpipe",
          S::kTrace,
          "pipeline workers whose busy times differ; saving: makespan x (1 - mean busy / max "
          "busy)",
          {{"min_busiest_over_mean", 1.1, "the busiest worker's time over the mean, at least"}},
-         f::stageImbalance},
+         f::stageImbalance,
+         {{"pipeline workers are busy {mean_busy_pct:.0f}% of the busiest one on average: "
+           "stages bound to workers are uneven, about {recoverable_ms_per_step:.3f} ms per step of "
+           "the makespan"}},
+         "deal the stages to the workers round-robin (RoundPipe)"},
         {r::kRepeatedHostSyncs,
          "",
          S::kTrace,
@@ -66,28 +170,53 @@ const std::vector<AdvisorRule>& advisorRules() {
          "routing range, packed_cache inside a mask range; saving: its blocked time beyond one "
          "per step",
          {{"min_per_step", 4.0, "syncs of one op and range per step"}},
-         f::repeatedHostSyncs},
+         f::repeatedHostSyncs,
+         {{"{op} blocks the host {per_step:g} times per step"},
+          {" inside {range}"},
+          {", {ms_per_step:.3f} ms per step, most often waiting for {awaited:.80}"}},
+         "read the values once per step (one grouped read of a stacked tensor, one .tolist())"},
         {r::kRepeatedWouldSyncs,
          "",
          S::kTrace,
          "(traces without host syncs) one op that blocks on a GPU issued many times per step "
          "from one range; saving: those ops' time beyond one per step",
          {{"min_per_step", 4.0, "ops of one name and range per step"}},
-         f::repeatedWouldSyncs},
+         f::repeatedWouldSyncs,
+         {{"{op} is issued {per_step:g} times per step inside {range}"},
+          {"{op} is issued {per_step:g} times per step outside any range", "range"},
+          {", {ms_per_step:.3f} ms per step"},
+          {": {optimizer} reads each parameter's step count (a CPU tensor: no wait for the device, "
+           "but host time each)"},
+          {": each reads a value back to the host, which on a GPU waits for the device",
+           "optimizer"}},
+         "read the values once per step (one .tolist() or one copy of a stacked tensor), or keep "
+         "them on the device"},
         {r::kPerLayerGlue,
          "",
          S::kTrace,
          "the ops every layer of a profiled model issues besides its math; saving: their "
          "shape/copy time beyond one layer's",
          {{"min_share", 0.10, "of the layers' host time"}},
-         f::perLayerGlue},
+         f::perLayerGlue,
+         {{"each of {layers_per_step:g} layers ({layer}) issues per step, besides its math: "
+           "shape/copy ops {shape_copy_op}; elementwise ops {elementwise_op}; "
+           "{glue_ms_per_step:.3f} of the layers' {layers_ms_per_step:.3f} ms per step of host "
+           "time, {shape_copy_ms_per_step:.3f} ms of it shape/copy"}},
+         "compute what does not depend on the layer's input (position ids, masks, rotary tables, "
+         "casts) once per step before the layers (the saving counts only the shape/copy ops, as if "
+         "all of them were), and fuse the elementwise rest (torch.compile on the layer, fused "
+         "rotary / norm kernels)"},
         {r::kBlockingAllReduces,
          "ddp_overlap",
          S::kTrace,
          "gradient all-reduces each blocking the trainer; saving: the exposed communication",
          {{"min_per_step", 2.0, "all-reduces per step"},
           {"min_exposed_share", 0.05, "of the step, exposed communication"}},
-         f::blockingAllReduces},
+         f::blockingAllReduces,
+         {{"{all_reduces_per_step:g} blocking gradient all-reduces per step expose "
+           "{exposed_ms_per_step:.3f} ms of communication ({exposed_pct:.0f}% of the step)"}},
+         "bucket the gradients and start each bucket's all-reduce during backward (ddp_overlap), "
+         "which can hide up to all of it"},
         {r::kLaunchBound,
          "",
          S::kDevice,
@@ -97,54 +226,113 @@ const std::vector<AdvisorRule>& advisorRules() {
           {"min_host_wait_share", 0.5, "of that idle, HTA's host wait"},
           {"min_short_kernel_share", 0.5, "of the kernels, under 10 us"},
           {"min_host_busy_share", 0.5, "of the idle, the host in torch ops or runtime calls"}},
-         f::launchBound},
+         f::launchBound,
+         {{"the GPU is idle {idle_pct:.0f}% of its {span_ms:.3f} ms span, {host_wait_ms:.3f} ms "
+           "of it ({host_wait_pct:.0f}% of the idle) waiting for the host to launch the next "
+           "kernel "
+           "(HTA's host wait) while the host is in torch ops or runtime calls {host_busy_pct:.0f}% "
+           "of that idle time; {short_kernels:.0f} of {kernels:.0f} kernels run under 10 us"},
+          {"; {launch_calls:.0f} launch calls take {launch_call_ms:.3f} ms of host time"},
+          {": the step is launch-bound"}},
+         "capture the step in a CUDA graph (torch.compile with mode=\"reduce-overhead\", or "
+         "torch.cuda.graphs), fuse small ops (torch.compile), or give each launch more work "
+         "(larger batches); at most the host-wait idle is saved"},
         {r::kExposedCommunication,
          "",
          S::kDevice,
          "communication kernels with no computation beside them; saving: the exposed time",
          {{"min_exposed_share", 0.05, "of the GPU timeline"}},
-         f::exposedCommunication},
+         f::exposedCommunication,
+         {{"communication kernels run {comm_ms:.3f} ms, {exposed_ms:.3f} ms of it "
+           "({exposed_of_comm_pct:.0f}%) with no computation beside it: "
+           "{exposed_of_timeline_pct:.0f}% of the GPU timeline"},
+          {" (HTA's comm/compute overlap {hta_overlap_pct:.1f}%)"}},
+         "overlap it with the backward pass: DDP's bucket_cap_mb (smaller buckets start sooner), "
+         "gradient_as_bucket_view=True, static_graph=True; with gradient accumulation, "
+         "model.no_sync() on all but the last micro-step; FSDP's backward_prefetch"},
         {r::kPageableCopies,
          "",
          S::kDevice,
          "copies to or from pageable host memory in measured steps, by the op that issues them; "
          "saving: the host time in those calls from each copy's start",
          {},
-         f::pageableCopies},
+         f::pageableCopies,
+         {{"copies to or from pageable host memory, {copies_per_step:g} per step, hold the host "
+           "{call_ms_per_step:.3f} ms per step in their calls while they copy (a pageable copy "
+           "holds the host until it is done), issued by {issuer}"}},
+         "pin the host side (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
+         "non_blocking=True; a read back (.item(), .cpu(), .tolist(), boolean-mask indexing, "
+         "nonzero) can move out of the step or be batched into one"},
         {r::kSyncStalls,
          "",
          S::kDevice,
          "host syncs in measured steps after which the whole GPU is idle until the next launch; "
          "saving: that idle",
          {{"min_idle_share", 0.05, "of the measured steps' time"}},
-         f::syncStalls},
+         f::syncStalls,
+         {{"host syncs, {syncs_per_step:g} per step ({sync_op}), block the host "
+           "{blocked_ms_per_step:.3f} ms per step, and after them the whole GPU sits idle "
+           "{idle_ms_per_step:.3f} ms per step ({idle_pct:.0f}% of step time) until the host "
+           "launches again: a read of a device value (.item(), an if or bool() on a tensor, "
+           ".cpu(), "
+           ".tolist(), nonzero, boolean-mask indexing) or a synchronize empties the GPU's queue"}},
+         "keep the value on the GPU (torch.where instead of a Python if), read it once the step's "
+         "work is queued or every N steps (log the loss every N steps), or copy it with "
+         "non_blocking=True into pinned memory and read it later; at most the idle after the syncs "
+         "is saved"},
         {r::kElementwiseFusion,
          "",
          S::kDevice,
          "many short elementwise kernels; saving: the short gaps before them, GPU idle",
          {{"min_kernel_share", 0.2, "of kernel time, elementwise"},
           {"min_per_step", 10.0, "elementwise kernels per step"}},
-         f::elementwiseFusion},
+         f::elementwiseFusion,
+         {{"{kernels_per_step:g} elementwise kernels per step take {kernel_share_pct:.0f}% of "
+           "kernel time ({ms_per_step:.3f} ms per step), with {gap_ms_per_step:.3f} ms per step of "
+           "short launch gaps before them (the GPU idle)"}},
+         "fuse them (torch.compile fuses chains of pointwise ops into one kernel; fused "
+         "optimizers: "
+         "fused=True); at most the gaps are saved"},
         {r::kAllocatorChurn,
          "",
          S::kDevice,
          "cudaMalloc/cudaFree calls in the measured steps after the first; saving: their host "
          "time",
          {},
-         f::allocatorChurn},
+         f::allocatorChurn,
+         {{"the CUDA caching allocator calls the driver in steady-state steps ({call} per step, "
+           "the first measured step left out), {ms_per_step:.3f} ms per step of host time "
+           "(cudaFree also waits for the device)"}},
+         "keep tensor shapes steady (pad variable lengths to a few buckets), drop "
+         "torch.cuda.empty_cache() from the loop, try "
+         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"},
         {r::kDataLoaderStall,
          "",
          S::kDevice,
          "the GPU idle at each step's start while the host runs no torch op; saving: that idle",
          {{"min_stalled_share", 0.1, "of the measured steps' time"}},
-         f::dataLoaderStall},
+         f::dataLoaderStall,
+         {{"each step begins with the GPU idle while the host runs no torch op (median "
+           "{median_stall_ms:.3f} ms, {stalled_pct:.0f}% of step time): the step waits for its "
+           "input"}},
+         "load ahead of the step: DataLoader(num_workers=N, pin_memory=True, prefetch_factor=2, "
+         "persistent_workers=True), and keep tokenization or collation out of the loop"},
         {r::kHostOutsideTorch,
          "",
          S::kDevice,
          "the GPU idle inside steps after their first device work while no host thread runs a "
          "torch op; saving: that idle",
          {{"min_share", 0.3, "of a measured step (median), that idle"}},
-         f::hostOutsideTorch},
+         f::hostOutsideTorch,
+         {{"after each step's first device work the GPU is idle {idle_ms_per_step:.3f} ms per "
+           "step ({idle_pct:.0f}% of step time; {median_step_pct:.0f}% in the median step of "
+           "{steps:.0f}) while no host thread runs a torch op or runtime call: the step's time "
+           "goes "
+           "to host code the trace does not show (Python between ops, data preparation on the main "
+           "thread, logging, checkpointing, waits on I/O or other processes)"}},
+         "find it with torch.profiler(with_stack=True) or py-spy, then take it off the step "
+         "(DataLoader workers, asynchronous logging, fewer checkpoints) or overlap it with the "
+         "device's work"},
         {r::kCrossStreamWaits,
          "",
          S::kDevice,
@@ -152,7 +340,13 @@ const std::vector<AdvisorRule>& advisorRules() {
          "that idle",
          {{"min_other_share", 0.5, "of the whole-GPU idle, HTA's other idle"},
           {"min_span_share", 0.1, "of the GPU's span, that idle"}},
-         f::crossStreamWaits},
+         f::crossStreamWaits,
+         {{"{other_pct:.0f}% of the time the whole GPU is idle ({other_ms:.3f} ms) is neither "
+           "launch latency nor host wait but waits on other streams or events ({stream_waits:.0f} "
+           "stream waits in the trace; streams mostly waiting so: {stream}): the streams "
+           "serialize"}},
+         "check what each side stream waits for (a copy or NCCL stream gated on the compute "
+         "stream), record events only where the data is needed, and overlap independent work"},
         {r::kWarmupInProfile,
          "",
          S::kDevice,
@@ -160,7 +354,17 @@ const std::vector<AdvisorRule>& advisorRules() {
          "those calls' time",
          {{"min_call_ms", 1.0, "a call's duration"},
           {"min_share", 0.1, "of the measured steps' time"}},
-         f::warmupInProfile},
+         f::warmupInProfile,
+         {{"runtime calls that take {min_call_ms:g} ms or more without waiting for the device "
+           "({slow_calls:.0f} of them: {call}) take {slow_ms:.3f} ms, {slow_pct:.0f}% of the "
+           "measured steps' time"},
+          {"; the longest launch ({longest_launch_ms:.3f} ms) launched {launched:.80}"},
+          {": first-call costs (CUDA context creation, lazy module loading, cuBLAS/cuDNN setup, "
+           "autotuning). The profile holds warm-up, and the other figures describe warm-up, not "
+           "training"}},
+         "profile steady-state steps (torch.profiler.schedule(wait=1, warmup=2, active=3); with "
+         "Nsight Systems, --capture-range=cudaProfilerApi around later iterations; or skip the "
+         "first iterations)"},
     };
     return rules;
 }

@@ -61,6 +61,14 @@ enum class RuleScope {
     kDevice,  // a GPU trace's device timeline; its saving is at most the mean measured step
 };
 
+// A clause of a rule's wording: a fmt format string over the finding's metrics and references by
+// name ("{op} blocks the host {per_step:g} times per step"). It is said when every name it uses is
+// in the finding and `unless` (when set) is not: the data decides what the sentence says.
+struct RuleClause {
+    const char* text;
+    const char* unless = nullptr;
+};
+
 struct AdvisorRule {
     const char* id;
     const char* toggle;  // "" when no toggle of the trainer addresses it
@@ -68,9 +76,16 @@ struct AdvisorRule {
     const char* looksFor;  // what it looks for and what it offers, one sentence
     std::vector<RuleThreshold> thresholds;
     RuleFunction find;
+    std::vector<RuleClause> says;  // the evidence sentence, clause by clause
+    const char* fix;               // what to change (a finding may say more)
     // The threshold's value; a logic error for a name the rule does not have.
     double threshold(std::string_view name) const;
 };
+
+// A finding's evidence sentence, rendered from its metrics and references by its rule's clauses
+// (a logic error when a clause's format does not fit them). A role of several references is one
+// list: "a, b", or "a (x); b (y)" when the details hold commas; "none" when it holds none.
+std::string sayFinding(const AdvisorRule& rule, const Finding& finding);
 
 // Every rule, in the order the advisor runs them.
 const std::vector<AdvisorRule>& advisorRules();

@@ -103,11 +103,6 @@ struct DeviceView {
 
 namespace rule_functions {
 
-// Whether `count` things over `steps` steps read "1 ... per step" (the singular).
-bool onePerStep(std::int64_t count, double steps) {
-    return count == static_cast<std::int64_t>(steps);
-}
-
 double share(TimestampNs part, TimestampNs whole) {
     return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
 }
@@ -137,21 +132,18 @@ void launchBound(const AdvisorContext& c, const AdvisorRule& rule, std::vector<F
     Finding f;
     f.rule = rule.id;
     f.savingMsPerStep = ms(hostWait) / v.steps;
-    f.evidence = fmt::format(
-        "the GPU is idle {:.0f}% of its {:.3f} ms span, {:.3f} ms of it ({:.0f}% of the idle) "
-        "waiting for the host to launch the next kernel (HTA's host wait) while the host is in "
-        "torch ops or runtime calls {:.0f}% of that idle time; {} of {} kernels run under 10 us",
-        100.0 * share(idle, v.span()), ms(v.span()), ms(hostWait), 100.0 * share(hostWait, idle),
-        100.0 * hostBusyShare, mix.shortKernels, mix.kernels);
+    f.measured("idle_pct", 100.0 * share(idle, v.span()), "%")
+        .measured("span_ms", ms(v.span()), "ms")
+        .measured("host_wait_ms", ms(hostWait), "ms")
+        .measured("host_wait_pct", 100.0 * share(hostWait, idle), "%")
+        .measured("host_busy_pct", 100.0 * hostBusyShare, "%")
+        .measured("short_kernels", static_cast<double>(mix.shortKernels), "count")
+        .measured("kernels", static_cast<double>(mix.kernels), "count");
     if (in.launches != nullptr && in.launches->perLaunch.paired > 0) {
         const PerLaunchStats& p = in.launches->perLaunch;
-        f.evidence += fmt::format("; {} launch calls take {:.3f} ms of host time", p.paired,
-                                  ms(p.cpuDurationNs));
+        f.measured("launch_calls", static_cast<double>(p.paired), "count")
+            .measured("launch_call_ms", ms(p.cpuDurationNs), "ms");
     }
-    f.evidence +=
-        ": the step is launch-bound. Capture it in a CUDA graph (torch.compile with "
-        "mode=\"reduce-overhead\", or torch.cuda.graphs), fuse small ops (torch.compile), or "
-        "give each launch more work (larger batches); at most the host-wait idle is saved";
     findings.push_back(f);
 }
 
@@ -170,18 +162,12 @@ void exposedCommunication(const AdvisorContext& c, const AdvisorRule& rule,
     Finding f;
     f.rule = rule.id;
     f.savingMsPerStep = ms(g.exposedCommNs) / v.steps;
-    f.evidence = fmt::format(
-        "communication kernels run {:.3f} ms, {:.3f} ms of it ({:.0f}%) with no computation "
-        "beside it: {:.0f}% of the GPU timeline",
-        ms(g.totalCommNs), ms(g.exposedCommNs), 100.0 * share(g.exposedCommNs, g.totalCommNs),
-        100.0 * share(g.exposedCommNs, g.totalNs));
+    f.measured("comm_ms", ms(g.totalCommNs), "ms")
+        .measured("exposed_ms", ms(g.exposedCommNs), "ms")
+        .measured("exposed_of_comm_pct", 100.0 * share(g.exposedCommNs, g.totalCommNs), "%")
+        .measured("exposed_of_timeline_pct", 100.0 * share(g.exposedCommNs, g.totalNs), "%");
     if (in.timeline->commComputeOverlapPct)
-        f.evidence += fmt::format(" (HTA's comm/compute overlap {:.1f}%)",
-                                  *in.timeline->commComputeOverlapPct);
-    f.evidence +=
-        ". Overlap it with the backward pass: DDP's bucket_cap_mb (smaller buckets start "
-        "sooner), gradient_as_bucket_view=True, static_graph=True; with gradient accumulation, "
-        "model.no_sync() on all but the last micro-step; FSDP's backward_prefetch";
+        f.measured("hta_overlap_pct", *in.timeline->commComputeOverlapPct, "%");
     findings.push_back(f);
 }
 
@@ -253,9 +239,10 @@ void pageableCopies(const AdvisorContext& c, const AdvisorRule& rule,
     std::vector<std::pair<std::string, Group>> ops(byOp.begin(), byOp.end());
     std::sort(ops.begin(), ops.end(),
               [](const auto& a, const auto& b) { return a.second.callNs > b.second.callNs; });
+    Finding f;
+    f.rule = rule.id;
     std::int64_t count = 0;
     TimestampNs callNs = 0;
-    std::string issuers;
     for (std::size_t i = 0; i < ops.size(); ++i) {
         count += ops[i].second.count;
         callNs += ops[i].second.callNs;
@@ -263,23 +250,14 @@ void pageableCopies(const AdvisorContext& c, const AdvisorRule& rule,
             std::string directions;
             for (const std::string& d : ops[i].second.directions)
                 directions += (directions.empty() ? "" : ", ") + d;
-            issuers +=
-                fmt::format("{}{} ({:g} per step, {})", issuers.empty() ? "" : "; ", ops[i].first,
-                            static_cast<double>(ops[i].second.count) / steps, directions);
+            f.pointsAt("issuer", ops[i].first,
+                       fmt::format("({:g} per step, {})",
+                                   static_cast<double>(ops[i].second.count) / steps, directions));
         }
     }
-    Finding f;
-    f.rule = rule.id;
     f.savingMsPerStep = ms(callNs) / steps;
-    f.evidence = fmt::format(
-        "{:g} {} per step use{} pageable host memory, {:.3f} ms per step of host time in their "
-        "calls while they copy (a pageable copy holds the host until it is done), issued by {}. "
-        "Pin the host "
-        "side (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
-        "non_blocking=True; a read back (.item(), .cpu(), .tolist(), boolean-mask indexing, "
-        "nonzero) can move out of the step or be batched into one",
-        static_cast<double>(count) / steps, onePerStep(count, steps) ? "copy" : "copies",
-        onePerStep(count, steps) ? "s" : "", f.savingMsPerStep, issuers);
+    f.measured("copies_per_step", static_cast<double>(count) / steps, "count/step")
+        .measured("call_ms_per_step", f.savingMsPerStep, "ms/step");
     findings.push_back(f);
 }
 
@@ -350,27 +328,19 @@ void syncStalls(const AdvisorContext& c, const AdvisorRule& rule, std::vector<Fi
     std::sort(ops.begin(), ops.end(),
               [](const auto& a, const auto& b) { return a.second.idleNs > b.second.idleNs; });
     const double steps = static_cast<double>(v.measured.size());
-    std::string listed;
-    for (std::size_t i = 0; i < std::min<std::size_t>(ops.size(), 3); ++i) {
-        listed += fmt::format(
-            "{}{} ({:g} per step, {:.3f} ms idle after)", listed.empty() ? "" : ", ", ops[i].first,
-            static_cast<double>(ops[i].second.count) / steps, ms(ops[i].second.idleNs) / steps);
-    }
     Finding f;
     f.rule = rule.id;
+    for (std::size_t i = 0; i < std::min<std::size_t>(ops.size(), 3); ++i) {
+        f.pointsAt("sync_op", ops[i].first,
+                   fmt::format("({:g} per step, {:.3f} ms idle after)",
+                               static_cast<double>(ops[i].second.count) / steps,
+                               ms(ops[i].second.idleNs) / steps));
+    }
     f.savingMsPerStep = ms(idleNs) / steps;
-    f.evidence = fmt::format(
-        "{:g} host sync{} per step ({}) block{} the host {:.3f} ms per step, and after them the "
-        "whole GPU sits idle {:.3f} ms per step ({:.0f}% of step time) until the host launches "
-        "again: a read of a device value (.item(), an if or bool() on a tensor, .cpu(), "
-        ".tolist(), nonzero, boolean-mask indexing) or a synchronize empties the GPU's queue. "
-        "Keep the value on the GPU (torch.where instead of a Python if), read it once the step's "
-        "work is queued or every N steps (log the loss every N steps), or copy it with "
-        "non_blocking=True into pinned memory and read it later; at most the idle after the syncs "
-        "is saved",
-        static_cast<double>(count) / steps, onePerStep(count, steps) ? "" : "s", listed,
-        onePerStep(count, steps) ? "s" : "", ms(blockedNs) / steps, f.savingMsPerStep,
-        100.0 * share(idleNs, v.measuredWallNs));
+    f.measured("syncs_per_step", static_cast<double>(count) / steps, "count/step")
+        .measured("blocked_ms_per_step", ms(blockedNs) / steps, "ms/step")
+        .measured("idle_ms_per_step", f.savingMsPerStep, "ms/step")
+        .measured("idle_pct", 100.0 * share(idleNs, v.measuredWallNs), "%");
     findings.push_back(f);
 }
 
@@ -418,12 +388,10 @@ void elementwiseFusion(const AdvisorContext& c, const AdvisorRule& rule,
     Finding f;
     f.rule = rule.id;
     f.savingMsPerStep = ms(gaps) / v.steps;
-    f.evidence = fmt::format(
-        "{:g} elementwise kernels per step take {:.0f}% of kernel time ({:.3f} ms per step), "
-        "with {:.3f} ms per step of short launch gaps before them (the GPU idle): fuse them "
-        "(torch.compile fuses chains of pointwise ops into one kernel; fused optimizers: "
-        "fused=True); at most the gaps are saved",
-        perStep, 100.0 * share(elementwise, all), ms(elementwise) / v.steps, f.savingMsPerStep);
+    f.measured("kernels_per_step", perStep, "count/step")
+        .measured("kernel_share_pct", 100.0 * share(elementwise, all), "%")
+        .measured("ms_per_step", ms(elementwise) / v.steps, "ms/step")
+        .measured("gap_ms_per_step", f.savingMsPerStep, "ms/step");
     findings.push_back(f);
 }
 
@@ -460,20 +428,13 @@ void allocatorChurn(const AdvisorContext& c, const AdvisorRule& rule,
     }
     if (count == 0) return;
     const double steps = static_cast<double>(steady.size());
-    std::string calls;
-    for (const auto& [name, n] : byCall)
-        calls += fmt::format("{}{} {:g}", calls.empty() ? "" : ", ", name,
-                             static_cast<double>(n) / steps);
     Finding f;
     f.rule = rule.id;
+    for (const auto& [name, n] : byCall)
+        f.pointsAt("call", name, fmt::format("{:g}", static_cast<double>(n) / steps));
     f.savingMsPerStep = ms(callNs) / steps;
-    f.evidence = fmt::format(
-        "the CUDA caching allocator calls the driver in steady-state steps ({} per step, the "
-        "first measured step left out), "
-        "{:.3f} ms per step of host time (cudaFree also waits for the device): keep tensor "
-        "shapes steady (pad variable lengths to a few buckets), drop torch.cuda.empty_cache() "
-        "from the loop, try PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
-        calls, f.savingMsPerStep);
+    f.measured("calls_per_step", static_cast<double>(count) / steps, "count/step")
+        .measured("ms_per_step", f.savingMsPerStep, "ms/step");
     findings.push_back(f);
 }
 
@@ -507,12 +468,8 @@ void dataLoaderStall(const AdvisorContext& c, const AdvisorRule& rule,
     Finding f;
     f.rule = rule.id;
     f.savingMsPerStep = ms(stalled) / static_cast<double>(stallMs.size());
-    f.evidence = fmt::format(
-        "each step begins with the GPU idle while the host runs no torch op (median {:.3f} ms, "
-        "{:.0f}% of step time): the step waits for its input. Load ahead of the step: "
-        "DataLoader(num_workers=N, pin_memory=True, prefetch_factor=2, persistent_workers=True), "
-        "and keep tokenization or collation out of the loop",
-        median(stallMs), 100.0 * share(stalled, walls));
+    f.measured("median_stall_ms", median(stallMs), "ms")
+        .measured("stalled_pct", 100.0 * share(stalled, walls), "%");
     findings.push_back(f);
 }
 
@@ -550,16 +507,10 @@ void hostOutsideTorch(const AdvisorContext& c, const AdvisorRule& rule,
     Finding f;
     f.rule = rule.id;
     f.savingMsPerStep = ms(outside) / static_cast<double>(v.measured.size());
-    f.evidence = fmt::format(
-        "after each step's first device work the GPU is idle {:.3f} ms per step ({:.0f}% of step "
-        "time; {:.0f}% in the median step of {}) while no host thread runs a torch op or runtime "
-        "call: the step's time goes to host code the trace does not show (Python between ops, "
-        "data preparation on the main thread, logging, checkpointing, waits on I/O or other "
-        "processes). Find it with torch.profiler(with_stack=True) or py-spy, then take it off the "
-        "step (DataLoader workers, asynchronous logging, fewer checkpoints) or overlap it with the "
-        "device's work",
-        f.savingMsPerStep, 100.0 * share(outside, v.measuredWallNs), 100.0 * median(shares),
-        shares.size());
+    f.measured("idle_ms_per_step", f.savingMsPerStep, "ms/step")
+        .measured("idle_pct", 100.0 * share(outside, v.measuredWallNs), "%")
+        .measured("median_step_pct", 100.0 * median(shares), "%")
+        .measured("steps", static_cast<double>(shares.size()), "count");
     findings.push_back(f);
 }
 
@@ -586,24 +537,19 @@ void crossStreamWaits(const AdvisorContext& c, const AdvisorRule& rule,
         }
     }
     if (waits == 0) return;
-    std::string streams;
+    Finding f;
+    f.rule = rule.id;
     if (in.idle != nullptr) {
         for (const StreamIdle& s : *in.idle) {
             if (share(s.otherNs, s.hostWaitNs + s.kernelWaitNs + s.otherNs) < 0.5) continue;
-            streams +=
-                fmt::format("{}{} ({:.3f} ms)", streams.empty() ? "" : ", ", s.lane, ms(s.otherNs));
+            f.pointsAt("stream", s.lane, fmt::format("({:.3f} ms)", ms(s.otherNs)));
         }
     }
-    Finding f;
-    f.rule = rule.id;
+    if (f.refs.empty()) f.pointsAt("stream", "none");
     f.savingMsPerStep = ms(other) / v.steps;
-    f.evidence = fmt::format(
-        "{:.0f}% of the time the whole GPU is idle ({:.3f} ms) is neither launch latency nor host "
-        "wait but waits on other streams or events ({} stream waits in the trace; streams mostly "
-        "waiting so: {}): the streams serialize. Check what each side stream waits for (a copy "
-        "or NCCL stream gated on the compute stream), record events only where the data is "
-        "needed, and overlap independent work",
-        100.0 * share(other, idle), ms(other), waits, streams.empty() ? "-" : streams);
+    f.measured("other_pct", 100.0 * share(other, idle), "%")
+        .measured("other_ms", ms(other), "ms")
+        .measured("stream_waits", static_cast<double>(waits), "count");
     findings.push_back(f);
 }
 
@@ -667,37 +613,31 @@ void warmupInProfile(const AdvisorContext& c, const AdvisorRule& rule,
                                                                                     byCall.end());
     std::sort(calls.begin(), calls.end(),
               [](const auto& a, const auto& b) { return a.second.second > b.second.second; });
-    std::string listed;
+    Finding f;
+    f.rule = rule.id;
     for (std::size_t c = 0; c < std::min<std::size_t>(calls.size(), 3); ++c)
-        listed += fmt::format("{}{} ({} call{}, {:.3f} ms in all)", listed.empty() ? "" : ", ",
-                              calls[c].first, calls[c].second.first,
-                              calls[c].second.first == 1 ? "" : "s", ms(calls[c].second.second));
+        f.pointsAt("call", calls[c].first,
+                   fmt::format("({} call{}, {:.3f} ms in all)", calls[c].second.first,
+                               calls[c].second.first == 1 ? "" : "s", ms(calls[c].second.second)));
     const Event* longestLaunch = nullptr;
     for (const Event* e : slow) {
         if (callOf.at(e->name) == Call::kLaunch &&
             (longestLaunch == nullptr || e->durationNs() > longestLaunch->durationNs()))
             longestLaunch = e;
     }
-    std::string launched;
     for (const Event* k : v.kernels) {
         if (longestLaunch != nullptr && k->correlation != 0 &&
             k->correlation == longestLaunch->correlation) {
-            launched = fmt::format("; the longest launch ({:.3f} ms) launched {:.80}",
-                                   ms(longestLaunch->durationNs()), v.trace.name(k->name));
+            f.pointsAt("launched", v.trace.name(k->name))
+                .measured("longest_launch_ms", ms(longestLaunch->durationNs()), "ms");
             break;
         }
     }
-    Finding f;
-    f.rule = rule.id;
     f.savingMsPerStep = ms(slowNs) / static_cast<double>(v.measured.size());
-    f.evidence = fmt::format(
-        "runtime calls that take 1 ms or more without waiting for the device ({} of them: {}) take "
-        "{:.3f} ms, {:.0f}% of the measured steps' time{}: first-call costs (CUDA context "
-        "creation, lazy module loading, cuBLAS/cuDNN setup, autotuning). The profile holds "
-        "warm-up, and the other figures describe warm-up, not training: profile steady-state "
-        "steps (torch.profiler.schedule(wait=1, warmup=2, active=3); with Nsight Systems, "
-        "--capture-range=cudaProfilerApi around later iterations; or skip the first iterations)",
-        slow.size(), listed, ms(slowNs), 100.0 * share(slowNs, walls), launched);
+    f.measured("min_call_ms", rule.threshold("min_call_ms"), "ms")
+        .measured("slow_calls", static_cast<double>(slow.size()), "count")
+        .measured("slow_ms", ms(slowNs), "ms")
+        .measured("slow_pct", 100.0 * share(slowNs, walls), "%");
     findings.push_back(f);
 }
 

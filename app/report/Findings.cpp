@@ -16,8 +16,8 @@ std::string renderFindingsText(const std::vector<Finding>& findings) {
     if (findings.empty()) return fmt::format("  {}\n", kNoFindingsText);
     std::string out;
     for (const Finding& f : findings) {
-        out += fmt::format("  [{}] {}: up to {:.3f} ms per step\n    {}\n", f.rule, toggleText(f),
-                           f.savingMsPerStep, f.evidence);
+        out += fmt::format("  [{}] {}: up to {:.3f} ms per step\n    {}\n    fix: {}\n", f.rule,
+                           toggleText(f), f.savingMsPerStep, f.evidence, f.fix);
     }
     return out;
 }
@@ -25,11 +25,23 @@ std::string renderFindingsText(const std::vector<Finding>& findings) {
 nlohmann::json findingsJson(const std::vector<Finding>& findings) {
     nlohmann::json j = nlohmann::json::array();
     for (const Finding& f : findings) {
+        nlohmann::json metrics = nlohmann::json::array();
+        for (const FindingMetric& m : f.metrics)
+            metrics.push_back({{"name", m.name}, {"value", m.value}, {"unit", m.unit}});
+        nlohmann::json refs = nlohmann::json::array();
+        for (const FindingRef& r : f.refs) {
+            nlohmann::json ref = {{"role", r.role}, {"name", r.name}};
+            if (!r.detail.empty()) ref["detail"] = r.detail;
+            refs.push_back(ref);
+        }
         j.push_back({{"rule", f.rule},
                      {"toggle", f.toggle},
                      {"in_user_program", f.inUserProgram},
                      {"saving_ms_per_step", f.savingMsPerStep},
-                     {"evidence", f.evidence}});
+                     {"evidence", f.evidence},
+                     {"fix", f.fix},
+                     {"metrics", metrics},
+                     {"refs", refs}});
     }
     return j;
 }
@@ -48,6 +60,7 @@ std::string renderAdvisorRulesText() {
                            *rule.toggle != '\0' ? fmt::format("toggle `{}`", rule.toggle)
                                                 : std::string("no toggle"),
                            rule.looksFor);
+        out += fmt::format("    fix: {}\n", rule.fix);
         for (const RuleThreshold& t : rule.thresholds)
             out += fmt::format("    threshold {} = {:g}: {}\n", t.name, t.value, t.meaning);
     }
@@ -64,6 +77,7 @@ nlohmann::json advisorRulesJson() {
                          {"scope", rule.scope == RuleScope::kDevice ? "device" : "trace"},
                          {"toggle", rule.toggle},
                          {"looks_for", rule.looksFor},
+                         {"fix", rule.fix},
                          {"thresholds", thresholds}});
     }
     return rules;

@@ -30,16 +30,15 @@ void addTitle(ReportDocument& doc, const Results& results) {
     doc.heading(1, plain("glueprof report"));
     Text setup;
     if (results.setup) {
-        setup += plain("Preset ") + code(results.preset()) + plain(" on ") +
-                 code(results.device()) +
-                 plain(fmt::format("; {} block(s) of {} step(s) per arm, interleaved, after {} "
-                                   "warm-up step(s).",
-                                   results.setup->repeats, results.setup->steps,
-                                   results.setup->warmup));
+        setup +=
+            plain("Preset ") + code(results.preset()) + plain(" on ") + code(results.device()) +
+            plain(fmt::format("; {} block(s) of {} step(s) per arm, interleaved, after {} "
+                              "warm-up step(s).",
+                              results.setup->repeats, results.setup->steps, results.setup->warmup));
     }
     if (!results.db.empty()) {
-        setup += plain(setup.empty() ? "Database: " : " Database: ") + code(results.db) +
-                 plain(".");
+        setup +=
+            plain(setup.empty() ? "Database: " : " Database: ") + code(results.db) + plain(".");
     }
     if (!setup.empty()) doc.paragraph(setup);
     if (!results.gpuCapture().empty())
@@ -113,8 +112,8 @@ void addSideFigures(ReportDocument& doc, const AnalysisResult& b, const Analysis
         Table t{{{"pipeline (executed, per measured step)", Align::kLeft},
                  {"baseline"},
                  {"optimized"}}};
-        t.rows.push_back(row("workers", std::to_string(b.bubbles.workers),
-                             std::to_string(o.bubbles.workers)));
+        t.rows.push_back(
+            row("workers", std::to_string(b.bubbles.workers), std::to_string(o.bubbles.workers)));
         t.rows.push_back(row("makespan ms (median step)",
                              fmt::format("{:.3f}", b.bubbles.medianStepMakespanMs()),
                              fmt::format("{:.3f}", o.bubbles.medianStepMakespanMs())));
@@ -142,7 +141,8 @@ void addSyncsByOp(ReportDocument& doc, const SyncPointsResult& b, const SyncPoin
     doc.heading(3, plain("Sync points per measured step, by op"));
     Table t{{{"op", Align::kLeft}, {"baseline"}, {"optimized"}}};
     for (const SyncOpPerStep& op : compareSyncPoints(b, o).opsPerStep)
-        t.rows.push_back({code(op.op), plain(countText(op.baseline)), plain(countText(op.optimized))});
+        t.rows.push_back(
+            {code(op.op), plain(countText(op.baseline)), plain(countText(op.optimized))});
     if (t.rows.empty())
         doc.paragraph(plain("No sync points in the measured steps of either run."));
     else
@@ -238,7 +238,9 @@ void addComparison(ReportDocument& doc, const Comparison& comparison, const Resu
                                 plain(fmt::format("{:.3f}", m.optimized)), plain(speedupText(m))});
     }
     doc.table(std::move(metrics));
-    if (c.target) doc.paragraph(bold("Target:") + plain(" ") + foreign(targetVerdictText(*c.target)) + plain("."));
+    if (c.target)
+        doc.paragraph(bold("Target:") + plain(" ") + foreign(targetVerdictText(*c.target)) +
+                      plain("."));
     doc.paragraph(bold("End to end:") + plain(" ") + foreign(endToEndVerdictText(c)) + plain("."));
     if (const std::string load = loadDriftText(c); !load.empty())
         doc.paragraph(bold("Machine load:") + plain(" ") + foreign(load) + plain("."));

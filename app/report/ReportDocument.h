@@ -74,12 +74,12 @@ struct Table {
 };
 
 enum class FigureKind {
-    kPhaseBars,    // an A/B's metrics, baseline beside optimized (ab)
-    kGlueBars,     // each measured step's parts, to the widest step's scale (run, scaleNs)
-    kNonMathBars,  // each step outside the math, to the widest non-math scale (run, scaleNs)
-    kSyncByLayer,  // sync points per layer (run)
-    kOverlapStrip, // the copies of one step, covered and exposed (run)
-    kGantt,        // a pipeline step's workers (run)
+    kPhaseBars,     // an A/B's metrics, baseline beside optimized (ab)
+    kGlueBars,      // each measured step's parts, to the widest step's scale (run, scaleNs)
+    kNonMathBars,   // each step outside the math, to the widest non-math scale (run, scaleNs)
+    kSyncByLayer,   // sync points per layer (run)
+    kOverlapStrip,  // the copies of one step, covered and exposed (run)
+    kGantt,         // a pipeline step's workers (run)
 };
 struct Figure {
     FigureKind kind = FigureKind::kGlueBars;

@@ -27,10 +27,10 @@ double percent(TimestampNs part, TimestampNs whole) {
 // Losses (the capture missed something) first, then what an import skipped or derived.
 void addDiagnostics(ReportDocument& doc, const RunAnalysis& r) {
     for (const bool losses : {true, false}) {
-        Notice notice{losses,
-                      plain(fmt::format("Run {} {}:", r.run.id,
-                                        losses ? "lost something" : "notes")),
-                      {}};
+        Notice notice{
+            losses,
+            plain(fmt::format("Run {} {}:", r.run.id, losses ? "lost something" : "notes")),
+            {}};
         for (const Diagnostic& d : r.diagnostics) {
             if (isLoss(d.name) != losses) continue;
             notice.items.push_back(code(d.name) + plain(fmt::format(" = {}: ", d.value)) +
@@ -45,22 +45,22 @@ void addStepParts(ReportDocument& doc, const RunAnalysis& r, TimestampNs widestN
     const GlueOverheadResult& glue = r.analysis.glue;
     doc.heading(3, plain("Where a step's time goes (median ms)"));
     doc.paragraph(plain(std::string(partsMeaning(glue)) + "."));
-    doc.figure(Figure{FigureKind::kGlueBars, "Each measured step, to one scale:", &r, nullptr,
-                      widestNs});
-    doc.figure(Figure{FigureKind::kNonMathBars, "Outside the math (to its own scale):", &r,
-                      nullptr, widestNonMathNs});
+    doc.figure(
+        Figure{FigureKind::kGlueBars, "Each measured step, to one scale:", &r, nullptr, widestNs});
+    doc.figure(Figure{FigureKind::kNonMathBars, "Outside the math (to its own scale):", &r, nullptr,
+                      widestNonMathNs});
     Table parts{{{"part", Align::kLeft}, {"ms"}}};
     for (std::size_t p = 0; p < kGluePartCount && p < glue.medianMsPerPart.size(); ++p) {
-        parts.rows.push_back({plain(toString(static_cast<GluePart>(p))),
-                              plain(decimal(glue.medianMsPerPart[p]))});
+        parts.rows.push_back(
+            {plain(toString(static_cast<GluePart>(p))), plain(decimal(glue.medianMsPerPart[p]))});
     }
     doc.table(std::move(parts));
     if (glue.gapWork.empty()) return;
     doc.heading(3, plain("Host work while the device idled (per step)"));
     Table gaps{{{"host op", Align::kLeft}, {"ms"}, {"count"}}};
     for (const GapWork& w : glue.gapWork)
-        gaps.rows.push_back({shortCode(w.name), plain(decimal(w.msPerStep)),
-                             plain(countText(w.countPerStep))});
+        gaps.rows.push_back(
+            {shortCode(w.name), plain(decimal(w.msPerStep)), plain(countText(w.countPerStep))});
     doc.table(std::move(gaps));
 }
 
@@ -154,8 +154,8 @@ void addLaunchStats(ReportDocument& doc, const LaunchStatsResult& l) {
     doc.paragraph(plain(fmt::format(
         "Measured steps: {:g} kernels per step, {} of {} paired with their launch, launch delay "
         "median {:.3f} µs (max {:.3f}), {} shorter than their own launch call.",
-        l.launchesPerStep, l.pairedWithLaunch, l.kernels, l.medianLaunchDelayUs,
-        l.maxLaunchDelayUs, l.shorterThanLaunch)));
+        l.launchesPerStep, l.pairedWithLaunch, l.kernels, l.medianLaunchDelayUs, l.maxLaunchDelayUs,
+        l.shorterThanLaunch)));
     doc.paragraph(plain(fmt::format(
         "Whole run (HTA's launch statistics): {} launches paired with device work, CPU {} ms, GPU "
         "{} ms, {} with device work shorter than the call; {} calls over {} µs, {} launch delays "
@@ -221,7 +221,8 @@ void addAnnotations(ReportDocument& doc, const AnnotationBreakdownResult& a) {
     constexpr std::size_t kShown = 15;
     const auto table = [&](const char* title, const std::vector<NamedDurations>& names) {
         if (names.empty()) return;
-        doc.heading(3, plain(fmt::format("{} (HTA's user-annotation breakdown, whole run)", title)));
+        doc.heading(3,
+                    plain(fmt::format("{} (HTA's user-annotation breakdown, whole run)", title)));
         Table t{{{"annotation", Align::kLeft},
                  {"count"},
                  {"ms"},
@@ -274,8 +275,9 @@ void addSyncPoints(ReportDocument& doc, const RunAnalysis& r) {
         doc.heading(3, plain("Sync points by layer"));
         doc.paragraph(plain("No sync points in the measured steps."));
     } else {
-        doc.heading(3, plain(fmt::format("Sync points by layer (in all, over the {} measured steps)",
-                                         r.analysis.steps.measured.size())));
+        doc.heading(3,
+                    plain(fmt::format("Sync points by layer (in all, over the {} measured steps)",
+                                      r.analysis.steps.measured.size())));
         doc.figure(Figure{FigureKind::kSyncByLayer, "", &r});
         Table t{{{"layer", Align::kLeft}, {"count"}}};
         for (const SyncGroup& g : s.byLayer)
@@ -291,15 +293,17 @@ void addSyncPoints(ReportDocument& doc, const RunAnalysis& r) {
     doc.heading(3, plain("Host syncs on the GPU (measured steps)"));
     doc.paragraph(plain(fmt::format("{:g} per step, blocking {:.3f} ms per step.",
                                     s.medianHostSyncsPerStep, s.medianSyncBlockedMs)));
-    Table t{{{"sync", Align::kLeft}, {"op", Align::kLeft}, {"awaited device work", Align::kLeft},
+    Table t{{{"sync", Align::kLeft},
+             {"op", Align::kLeft},
+             {"awaited device work", Align::kLeft},
              {"ms"}}};
     constexpr std::size_t kShown = 20;
     for (std::size_t i = 0; i < s.hostSyncs.size() && i < kShown; ++i) {
         const SyncPoint& p = s.hostSyncs[i];
-        t.rows.push_back({plain(fmt::format("step {}", p.step)), code(p.op),
-                          p.awaited.empty() ? plain("(none launched)")
-                                            : code(shortenedText(p.awaited, 100)),
-                          plain(ms(p.durationNs))});
+        t.rows.push_back(
+            {plain(fmt::format("step {}", p.step)), code(p.op),
+             p.awaited.empty() ? plain("(none launched)") : code(shortenedText(p.awaited, 100)),
+             plain(ms(p.durationNs))});
     }
     doc.table(std::move(t));
     if (s.hostSyncs.size() > kShown)
@@ -310,9 +314,10 @@ void addCopies(ReportDocument& doc, const RunAnalysis& r) {
     const CopyOverlapResult& c = r.analysis.copyOverlap;
     if (c.total.copies == 0) return;
     doc.heading(3, plain("Copy/compute overlap"));
-    doc.paragraph(plain(fmt::format("Overlap ratio {:.3f}, exposed copy {:.3f} ms per step, {} "
-                                    "copies.",
-                                    c.total.overlapRatio(), c.exposedMsPerStep(), c.total.copies)));
+    doc.paragraph(
+        plain(fmt::format("Overlap ratio {:.3f}, exposed copy {:.3f} ms per step, {} "
+                          "copies.",
+                          c.total.overlapRatio(), c.exposedMsPerStep(), c.total.copies)));
     doc.figure(Figure{FigureKind::kOverlapStrip, "", &r});
     Table t{{{"direction", Align::kLeft}, {"copies"}, {"MB"}, {"copy ms"}, {"GB/s"}}};
     for (const auto& [direction, d] : c.byDirection) {
@@ -351,7 +356,8 @@ void addAdvisor(ReportDocument& doc, const std::vector<Finding>& findings) {
     for (const Finding& f : findings) {
         items.push_back(bold(f.rule) + plain(" (") + fixText(f) +
                         plain(fmt::format(", up to {:.3f} ms per step): ", f.savingMsPerStep)) +
-                        foreign(f.evidence));
+                        foreign(f.evidence) + plain(". ") + bold("Fix:") + plain(" ") +
+                        foreign(f.fix) + plain("."));
     }
     doc.list(std::move(items));
 }

@@ -57,3 +57,49 @@ TEST(AdvisorRulesTest, TheTableListsEachRuleOnceAndTheDocsNameThemAll) {
 
 }  // namespace
 }  // namespace glueprof
+
+namespace glueprof {
+namespace {
+
+TEST(AdvisorRulesTest, EveryRuleSaysWhatItMeasuredAndNamesAFix) {
+    for (const AdvisorRule& rule : advisorRules()) {
+        EXPECT_FALSE(rule.says.empty()) << rule.id;
+        EXPECT_NE(rule.fix, nullptr) << rule.id;
+        EXPECT_NE(*rule.fix, '\0') << rule.id;
+    }
+}
+
+// A finding's sentence is rendered from its data: a clause is said when its names are there and
+// its `unless` is not; a role of several references is one list.
+TEST(AdvisorRulesTest, TheSentenceIsRenderedFromTheFindingsMetricsAndReferences) {
+    const AdvisorRule& rule = *findAdvisorRule(advisor_rules::kRepeatedWouldSyncs);
+    Finding f;
+    f.pointsAt("op", "aten::item").measured("per_step", 5, "count/step");
+    f.measured("ms_per_step", 0.25, "ms/step");
+    EXPECT_EQ(sayFinding(rule, f),
+              "aten::item is issued 5 times per step outside any range, 0.250 ms per step: each "
+              "reads a value back to the host, which on a GPU waits for the device");
+    f.pointsAt("range", "Optimizer.step#AdamW.step").pointsAt("optimizer", "AdamW.step");
+    EXPECT_EQ(sayFinding(rule, f),
+              "aten::item is issued 5 times per step inside Optimizer.step#AdamW.step, 0.250 ms "
+              "per step: AdamW.step reads each parameter's step count (a CPU tensor: no wait for "
+              "the device, but host time each)");
+
+    const AdvisorRule& copies = *findAdvisorRule(advisor_rules::kPageableCopies);
+    Finding p;
+    p.measured("copies_per_step", 3, "count/step").measured("call_ms_per_step", 1.5, "ms/step");
+    p.pointsAt("issuer", "aten::to", "(2 per step, host to device)");
+    p.pointsAt("issuer", "aten::item", "(1 per step, device to host)");
+    EXPECT_NE(sayFinding(copies, p).find("issued by aten::to (2 per step, host to device); "
+                                         "aten::item (1 per step, device to host)"),
+              std::string::npos)
+        << sayFinding(copies, p);
+    // A metric of the wrong kind for its clause's format is the rule's bug, named.
+    Finding wrong;
+    wrong.measured("copies_per_step", 3, "count/step").pointsAt("call_ms_per_step", "x");
+    wrong.pointsAt("issuer", "aten::to");
+    EXPECT_THROW(sayFinding(copies, wrong), std::logic_error);
+}
+
+}  // namespace
+}  // namespace glueprof

@@ -71,7 +71,7 @@ TEST(DeviceAdvisorRulesTest, ShortKernelsWaitingOnTheirLaunchesAreLaunchBound) {
     EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.665);
     EXPECT_NE(f->evidence.find("20 of 20 kernels run under 10 us"), std::string::npos)
         << f->evidence;
-    EXPECT_NE(f->evidence.find("reduce-overhead"), std::string::npos);
+    EXPECT_NE(f->fix.find("reduce-overhead"), std::string::npos);
     EXPECT_EQ(findingOf(findings, advisor_rules::kCrossStreamWaits), nullptr);
 }
 
@@ -107,7 +107,7 @@ TEST(DeviceAdvisorRulesTest, CommunicationNoComputationHidesIsExposed) {
     const Finding* f = findingOf(findings, advisor_rules::kExposedCommunication);
     ASSERT_NE(f, nullptr);
     EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.2);
-    EXPECT_NE(f->evidence.find("no_sync"), std::string::npos);
+    EXPECT_NE(f->fix.find("no_sync"), std::string::npos);
 }
 
 // aten::item [0, 50) issues a copy to pageable memory; its call holds the host [1, 41), the copy
@@ -123,7 +123,7 @@ TEST(DeviceAdvisorRulesTest, PageableCopiesAreNamedWithTheOpThatIssuesThem) {
     EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.031);
     EXPECT_NE(f->evidence.find("aten::item (1 per step, device to host)"), std::string::npos)
         << f->evidence;
-    EXPECT_NE(f->evidence.find("non_blocking=True"), std::string::npos);
+    EXPECT_NE(f->fix.find("non_blocking=True"), std::string::npos);
 
     // The same copy under the op the program called (a Python `if` on a tensor): both named.
     GpuTrace nested(100);
@@ -170,10 +170,17 @@ TEST(DeviceAdvisorRulesTest, GpuIdleAfterHostSyncsIsASyncStallNamedByThePrograms
     const Finding* f = findingOf(findings, advisor_rules::kSyncStalls);
     ASSERT_NE(f, nullptr);
     EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.4);
-    EXPECT_NE(f->evidence.find("2 host syncs per step (aten::item (1 per step, 0.400 ms idle "
-                               "after), cudaDeviceSynchronize (1 per step, 0.000 ms idle after))"),
+    EXPECT_NE(f->evidence.find("host syncs, 2 per step (aten::item (1 per step, 0.400 ms idle "
+                               "after); cudaDeviceSynchronize (1 per step, 0.000 ms idle after))"),
               std::string::npos)
         << f->evidence;
+    // The figures themselves, beside the sentence.
+    ASSERT_NE(f->metric("idle_ms_per_step"), nullptr);
+    EXPECT_DOUBLE_EQ(f->metric("idle_ms_per_step")->value, 0.4);
+    EXPECT_EQ(f->metric("idle_ms_per_step")->unit, "ms/step");
+    ASSERT_EQ(f->refs.size(), 2u);
+    EXPECT_EQ(f->refs[0].role, "sync_op");
+    EXPECT_EQ(f->refs[0].name, "aten::item");
     EXPECT_NE(f->evidence.find("40% of step time"), std::string::npos) << f->evidence;
     EXPECT_EQ(findingOf(findings, advisor_rules::kHostOutsideTorch), nullptr);
 
@@ -214,7 +221,7 @@ TEST(DeviceAdvisorRulesTest, ManyElementwiseKernelsPointToFusionSavingAtMostThei
     const Finding* f = findingOf(findings, advisor_rules::kElementwiseFusion);
     ASSERT_NE(f, nullptr);
     EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.06);
-    EXPECT_NE(f->evidence.find("torch.compile"), std::string::npos);
+    EXPECT_NE(f->fix.find("torch.compile"), std::string::npos);
 }
 
 TEST(DeviceAdvisorRulesTest, DriverAllocationsInsideASteadyStateStepAreAllocatorChurn) {
@@ -251,7 +258,7 @@ TEST(DeviceAdvisorRulesTest, AnIdleGpuAtTheStepsStartWithTheHostOutsideOpsIsADat
     const Finding* f = findingOf(findings, advisor_rules::kDataLoaderStall);
     ASSERT_NE(f, nullptr);
     EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.61);
-    EXPECT_NE(f->evidence.find("num_workers"), std::string::npos);
+    EXPECT_NE(f->fix.find("num_workers"), std::string::npos);
 
     // One such step alone shows no "each step": its idle start may be anything the program did
     // first.
@@ -296,7 +303,7 @@ TEST(DeviceAdvisorRulesTest, GpuIdleWithTheHostOutsideTorchIsTimeInCodeTheTraceD
     ASSERT_NE(f, nullptr);
     EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.95);
     EXPECT_NE(f->evidence.find("95% of step time"), std::string::npos) << f->evidence;
-    EXPECT_NE(f->evidence.find("with_stack=True"), std::string::npos) << f->evidence;
+    EXPECT_NE(f->fix.find("with_stack=True"), std::string::npos) << f->fix;
 
     // With a copy whose launch the trace lacks (in no step) inside a step: the host's side of
     // the step is cut, so what the host ran cannot be told.

@@ -208,9 +208,9 @@ TEST(RepeatedWorkTest, PerLayerRebuildsBeyondOncePerMicroBatchAreFound) {
     findings = advise(AdvisorInput{&program, &rp, &noCopies});
     ASSERT_EQ(findings.size(), 1u);
     EXPECT_TRUE(findings[0].inUserProgram);
-    EXPECT_NE(findings[0].evidence.find("reference trainer makes as its `packed_cache` toggle"),
+    EXPECT_NE(findings[0].fix.find("reference trainer makes as its `packed_cache` toggle"),
               std::string::npos)
-        << findings[0].evidence;
+        << findings[0].fix;
 }
 
 // A CPU trace (no host syncs captured): an optimizer's per-parameter loop issues aten::item 5 times
@@ -259,7 +259,7 @@ TEST(AdvisorTest, RepeatedWouldSyncOpsOfACpuTraceAreNamedWithTheRangeThatIssuesT
         << findings[0].evidence;
     // The optimizer's step counts are CPU tensors: the fix is fused=True (foreach reads them too),
     // and no wait for a GPU is claimed.
-    EXPECT_NE(findings[0].evidence.find("fused=True"), std::string::npos);
+    EXPECT_NE(findings[0].fix.find("fused=True"), std::string::npos);
     EXPECT_EQ(findings[0].evidence.find("foreach=True"), std::string::npos);
     EXPECT_EQ(findings[0].evidence.find("waits for the device"), std::string::npos);
     EXPECT_NEAR(findings[0].savingMsPerStep, 20e-6 * (1.0 - 1.0 / 5.0), 1e-12);

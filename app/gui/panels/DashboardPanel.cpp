@@ -210,8 +210,9 @@ void runSection(const RunAnalysis& r, TimestampNs widest, bool nonMathOnly) {
     }
     for (const Finding& f : a.findings) {
         ImGui::Bullet();
-        ImGui::TextWrapped("Advisor [%s] %s: up to %.3f ms per step. %s", f.rule.c_str(),
-                           toggleText(f).c_str(), f.savingMsPerStep, f.evidence.c_str());
+        ImGui::TextWrapped("Advisor [%s] %s: up to %.3f ms per step. %s. Fix: %s.", f.rule.c_str(),
+                           toggleText(f).c_str(), f.savingMsPerStep, f.evidence.c_str(),
+                           f.fix.c_str());
     }
     perLayerTable(a.perLayer, r.run.id);
 }

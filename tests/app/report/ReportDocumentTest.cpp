@@ -78,7 +78,7 @@ TEST(ReportDocument, MarkdownAndHtmlWriteTheSameHeadingsAndTablesOfOneDocument) 
     EXPECT_EQ(count(html, std::regex("<h[1-3][ >]")), headings);
     EXPECT_EQ(count(md, std::regex("\n\\|(---:?\\|)+\n")), tables);  // one rule per table
     EXPECT_EQ(count(html, std::regex("<table")), tables);
-    EXPECT_EQ(count(md, std::regex("<svg")), 0u);  // Markdown draws no figure
+    EXPECT_EQ(count(md, std::regex("<svg")), 0u);             // Markdown draws no figure
     EXPECT_GE(count(html, std::regex("<svg")), figures - 1);  // an empty figure draws nothing
 
     // No table twice: two tables of one section with the same columns hold different rows (two
@@ -94,10 +94,10 @@ TEST(ReportDocument, MarkdownAndHtmlWriteTheSameHeadingsAndTablesOfOneDocument) 
                 for (std::size_t c = 0; sameRows && c < all[i]->rows[r].size(); ++c) {
                     const auto& a = all[i]->rows[r][c].spans;
                     const auto& b = all[j]->rows[r][c].spans;
-                    sameRows = a.size() == b.size() &&
-                               std::equal(a.begin(), a.end(), b.begin(), [](const Span& x, const Span& y) {
-                                   return x.text == y.text;
-                               });
+                    sameRows = a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(),
+                                                                  [](const Span& x, const Span& y) {
+                                                                      return x.text == y.text;
+                                                                  });
                 }
             }
             EXPECT_FALSE(sameRows) << "table " << i << " and table " << j << " are one table";
