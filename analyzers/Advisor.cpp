@@ -410,6 +410,8 @@ std::vector<Finding> advise(const AdvisorInput& in) {
     // No device fix saves more than a step takes: each saving is at most the mean measured step.
     const double capMs = device != nullptr ? meanMeasuredStepMs(*device) : -1.0;
     for (const AdvisorRule& rule : advisorRules()) {
+        // A device rule reads the device view; a trace without device work has none to read.
+        if (rule.scope == RuleScope::kDevice && device == nullptr) continue;
         const std::size_t first = findings.size();
         rule.find(context, rule, findings);
         for (std::size_t i = first; i < findings.size(); ++i) {

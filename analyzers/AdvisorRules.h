@@ -46,7 +46,7 @@ struct RuleThreshold {
 struct DeviceView;  // what the device rules read of a GPU trace, once (DeviceAdvisorRules.cpp)
 
 // What a rule reads: the advisor's input, and the device view of a trace with device work (null
-// without: the device rules look no further).
+// without; the advisor runs the device rules only where there is one).
 struct AdvisorContext {
     const AdvisorInput& input;
     const DeviceView* device = nullptr;

@@ -110,7 +110,6 @@ double share(TimestampNs part, TimestampNs whole) {
 // The GPU waits for the host to launch: where the whole GPU is idle it is mostly HTA's host wait,
 // the host is inside torch ops or runtime calls then, and the kernels are short.
 void launchBound(const AdvisorContext& c, const AdvisorRule& rule, std::vector<Finding>& findings) {
-    if (c.device == nullptr) return;
     const DeviceView& v = *c.device;
     const AdvisorInput& in = c.input;
 
@@ -150,7 +149,6 @@ void launchBound(const AdvisorContext& c, const AdvisorRule& rule, std::vector<F
 // Communication the computation does not hide (TraceLens's exposed communication).
 void exposedCommunication(const AdvisorContext& c, const AdvisorRule& rule,
                           std::vector<Finding>& findings) {
-    if (c.device == nullptr) return;
     const DeviceView& v = *c.device;
     const AdvisorInput& in = c.input;
 
@@ -209,7 +207,6 @@ std::unordered_map<std::int64_t, CallWithOps> callsWithTheirOps(const TraceModel
 // Copies from or to pageable host memory inside measured steps, by the op that issues them.
 void pageableCopies(const AdvisorContext& c, const AdvisorRule& rule,
                     std::vector<Finding>& findings) {
-    if (c.device == nullptr) return;
     const DeviceView& v = *c.device;
 
     if (v.copyByCorrelation.empty() || v.measured.empty()) return;
@@ -297,7 +294,6 @@ std::vector<SyncStall> syncStallsOf(const AdvisorInput& in, const DeviceView& v)
 // The GPU idle after host syncs, named by the call the program made (the outermost op around the
 // sync). Syncs in one idle gap share it: each is given the part no earlier sync already left idle.
 void syncStalls(const AdvisorContext& c, const AdvisorRule& rule, std::vector<Finding>& findings) {
-    if (c.device == nullptr) return;
     const DeviceView& v = *c.device;
     const AdvisorInput& in = c.input;
 
@@ -351,7 +347,6 @@ bool isElementwiseKernel(const std::string& name) {
 // Many short elementwise kernels: what fusion removes is the gaps before them.
 void elementwiseFusion(const AdvisorContext& c, const AdvisorRule& rule,
                        std::vector<Finding>& findings) {
-    if (c.device == nullptr) return;
     const DeviceView& v = *c.device;
 
     if (v.kernels.empty()) return;
@@ -404,7 +399,6 @@ bool isAllocatorCall(const std::string& name) {
 // after the first (the first fills the allocator's cache; one measured step shows no steady state).
 void allocatorChurn(const AdvisorContext& c, const AdvisorRule& rule,
                     std::vector<Finding>& findings) {
-    if (c.device == nullptr) return;
     const DeviceView& v = *c.device;
 
     if (v.measured.size() < 2 || v.kernels.empty()) return;
@@ -441,7 +435,6 @@ void allocatorChurn(const AdvisorContext& c, const AdvisorRule& rule,
 // The GPU idle at each step's start while the host runs no torch op: it waits for its input.
 void dataLoaderStall(const AdvisorContext& c, const AdvisorRule& rule,
                      std::vector<Finding>& findings) {
-    if (c.device == nullptr) return;
     const DeviceView& v = *c.device;
 
     if (v.kernels.empty() || v.measured.empty() || !v.hasOps) return;
@@ -479,7 +472,6 @@ void dataLoaderStall(const AdvisorContext& c, const AdvisorRule& rule,
 // device work is data_loader_stall's.
 void hostOutsideTorch(const AdvisorContext& c, const AdvisorRule& rule,
                       std::vector<Finding>& findings) {
-    if (c.device == nullptr) return;
     const DeviceView& v = *c.device;
 
     if (v.kernels.empty() || v.measured.empty() || !v.hasOps || v.measuredWallNs <= 0) return;
@@ -518,7 +510,6 @@ void hostOutsideTorch(const AdvisorContext& c, const AdvisorRule& rule,
 // (waits on other streams or events, not launches), and the trace has stream waits.
 void crossStreamWaits(const AdvisorContext& c, const AdvisorRule& rule,
                       std::vector<Finding>& findings) {
-    if (c.device == nullptr) return;
     const DeviceView& v = *c.device;
     const AdvisorInput& in = c.input;
 
@@ -572,7 +563,6 @@ bool isWaitingCall(const std::string& name) {
 
 void warmupInProfile(const AdvisorContext& c, const AdvisorRule& rule,
                      std::vector<Finding>& findings) {
-    if (c.device == nullptr) return;
     const DeviceView& v = *c.device;
     const auto firstCallNs = static_cast<TimestampNs>(rule.threshold("min_call_ms") * 1e6);
 

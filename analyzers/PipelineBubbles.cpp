@@ -185,6 +185,17 @@ BubbleResult analyzeBubbles(const TraceModel& trace, bool hasWarmupPhase) {
     return r;
 }
 
+std::pair<TimestampNs, TimestampNs> PipelineGantt::extent() const {
+    if (bars.empty()) return {0, 0};
+    TimestampNs start = bars.front().startNs;
+    TimestampNs end = bars.front().endNs;
+    for (const GanttBar& b : bars) {
+        start = std::min(start, b.startNs);
+        end = std::max(end, b.endNs);
+    }
+    return {start, end};
+}
+
 PipelineGantt pipelineGanttOf(const TraceModel& trace) {
     PipelineGantt gantt;
     const std::set<std::int32_t> measured = trace.measuredSteps();

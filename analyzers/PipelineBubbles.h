@@ -82,6 +82,8 @@ struct GanttBar {
 struct PipelineGantt {
     std::vector<std::string> workers;  // worker lane names; empty for a run that is no pipeline
     std::vector<GanttBar> bars;
+    // From the earliest bar's start to the latest bar's end; {0, 0} without bars.
+    std::pair<TimestampNs, TimestampNs> extent() const;
 };
 PipelineGantt pipelineGanttOf(const TraceModel& trace);
 

@@ -194,12 +194,7 @@ std::string overlapStrip(const RunAnalysis& r) {
 
 std::string gantt(const RunAnalysis& r) {
     if (r.gantt.bars.empty()) return {};
-    TimestampNs start = r.gantt.bars.front().startNs;
-    TimestampNs end = r.gantt.bars.front().endNs;
-    for (const GanttBar& b : r.gantt.bars) {
-        start = std::min(start, b.startNs);
-        end = std::max(end, b.endNs);
-    }
+    const auto [start, end] = r.gantt.extent();
     if (end <= start) return {};
     const int rowHeight = 20;
     const double scale =

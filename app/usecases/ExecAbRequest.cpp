@@ -12,6 +12,7 @@
 #include "profiler/core/Interruption.h"
 #include "profiler/core/MachineLoad.h"
 #include "profiler/core/RunCopy.h"
+#include "profiler/core/RunMetadata.h"
 #include "profiler/core/TraceReader.h"
 #include "profiler/core/TraceSchema.h"
 #include "profiler/core/TraceStore.h"
@@ -66,8 +67,7 @@ class ScratchDatabase {
 RunInfo armRunInfo(const ExecAbRequest& r, const RunSummary& first, int arm, RunId baseline) {
     RunInfo info = runInfoOf(first);
     info.label = fmt::format("{} ({})", r.name, kArms[arm]);
-    nlohmann::json config = nlohmann::json::parse(first.configJson, nullptr, false);
-    if (!config.is_object()) config = nlohmann::json::object();
+    nlohmann::json config = storedObjectOrEmpty(first.configJson);
     config["target_range"] = r.target;
     config["blocks"] = r.repeats;
     config["environment"] = arm == 0 ? r.baselineEnvironment : r.optimizedEnvironment;

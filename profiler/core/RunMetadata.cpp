@@ -80,6 +80,11 @@ RunEnvironment runEnvironmentOf(const RunSummary& run) {
     return r;
 }
 
+nlohmann::json storedObjectOrEmpty(const std::string& text) {
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    return j.is_object() ? j : nlohmann::json::object();
+}
+
 std::string targetRangeOf(const RunSummary& run) {
     const nlohmann::json config = parseStoredRunJson(run, StoredRunColumn::kConfig);
     const auto range = config.find("target_range");
@@ -88,8 +93,7 @@ std::string targetRangeOf(const RunSummary& run) {
 
 bool stepsFoundOf(const RunSummary& run) {
     // Lenient: a damaged column says nothing against steps (the reports name the damage).
-    const nlohmann::json config = nlohmann::json::parse(run.configJson, nullptr, false);
-    if (!config.is_object()) return true;
+    const nlohmann::json config = storedObjectOrEmpty(run.configJson);
     const auto found = config.find("steps_found");
     return found == config.end() || !found->is_boolean() || found->get<bool>();
 }

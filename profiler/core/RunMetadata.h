@@ -58,6 +58,10 @@ enum class StoredRunColumn {
 
 // The column of `run`, parsed; throws the input error when it is not JSON of its kind.
 nlohmann::json parseStoredRunJson(const RunSummary& run, StoredRunColumn column);
+// A stored object column read leniently, for a writer that adds to it (ab --exec's arms, the rank
+// merge) or a reader that falls back (stepsFoundOf): the object, or an empty one when the text is
+// not a JSON object.
+nlohmann::json storedObjectOrEmpty(const std::string& text);
 
 // How a rank's clock was put on rank 0's, as its environment stored it.
 struct RankClockAlignment {

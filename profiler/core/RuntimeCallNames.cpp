@@ -11,11 +11,16 @@ bool isRuntimeCallNamed(std::string_view name, std::string_view call) {
     return name.size() == at || name.substr(at, 2) == "_v";
 }
 
-std::string_view runtimeCallBaseName(std::string_view name) {
+std::string_view withoutApiVersion(std::string_view name) {
     const std::size_t version = name.rfind("_v");
     if (version != std::string_view::npos && version + 2 < name.size() &&
         name.find_first_not_of("0123456789", version + 2) == std::string_view::npos)
-        name = name.substr(0, version);
+        return name.substr(0, version);
+    return name;
+}
+
+std::string_view runtimeCallBaseName(std::string_view name) {
+    name = withoutApiVersion(name);
     for (std::string_view perThread : {"_ptsz", "_ptds"}) {
         if (name.size() > perThread.size() &&
             name.substr(name.size() - perThread.size()) == perThread)

@@ -10,6 +10,9 @@ namespace glueprof {
 
 // NAME is CALL, optionally followed by _ptsz or _ptds and then by _v<version>.
 bool isRuntimeCallNamed(std::string_view name, std::string_view call);
+// NAME without its version suffix, the API version CUPTI traced: `cudaLaunchKernel_v7000` ->
+// `cudaLaunchKernel` (Nsight's names, stored as Kineto writes them).
+std::string_view withoutApiVersion(std::string_view name);
 // NAME without its version suffix (_v7000) and then its per-thread suffix (_ptsz, _ptds):
 // `cudaStreamSynchronize_ptsz_v7000` -> `cudaStreamSynchronize`.
 std::string_view runtimeCallBaseName(std::string_view name);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/RuntimeCallNames.h"
 
 namespace glueprof {
 
@@ -71,16 +72,6 @@ std::optional<std::int64_t> intAt(const SqliteStatement& row, int column) {
 std::int64_t streamOf(std::optional<std::int64_t> stream) {
     if (!stream || *stream == -1 || *stream == 0xFFFFFFFF) return -1;
     return *stream;
-}
-
-// cudaLaunchKernel_v7000 -> cudaLaunchKernel: the suffix is the API version CUPTI traced.
-std::string withoutVersionSuffix(const std::string& name) {
-    const std::size_t at = name.rfind("_v");
-    if (at == std::string::npos || at + 2 == name.size()) return name;
-    for (std::size_t i = at + 2; i < name.size(); ++i) {
-        if (name[i] < '0' || name[i] > '9') return name;
-    }
-    return name.substr(0, at);
 }
 
 bool hasTable(SqliteDb& db, const std::string& table) {
@@ -351,7 +342,7 @@ void NsysReader::readRuntime() {
         if (skipDamaged(table, row, "CUDA API call")) continue;
         const auto span = spanOf(row, start, end, "CUDA API call");
         if (!span) continue;
-        std::string name = withoutVersionSuffix(stringAt(row, nameId));
+        std::string name(withoutApiVersion(stringAt(row, nameId)));
         if (name.empty()) name = "CUDA API call";
         Event& e = m_assembly.add(hostLaneOf(intAt(row, globalTid)), EventKind::kRuntime,
                                   Category::kNone, name, span->start, span->end);

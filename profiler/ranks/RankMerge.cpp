@@ -31,8 +31,7 @@ bool launchIsLive(const std::string& launchId) {
 
 // The run's environment JSON with what the merge knows of its clock.
 std::string withClockAlignment(const std::string& environmentJson, const RankClock* clock) {
-    nlohmann::json environment = nlohmann::json::parse(environmentJson, nullptr, false);
-    if (!environment.is_object()) environment = nlohmann::json::object();
+    nlohmann::json environment = storedObjectOrEmpty(environmentJson);
     if (clock == nullptr) {
         environment[envKey(EnvironmentKey::kClockAlignment)] =
             nullptr;  // not measured (a rank failed before)

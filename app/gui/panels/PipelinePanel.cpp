@@ -31,12 +31,8 @@ class PipelinePanel : public Panel {
                 static_cast<long long>(r.run.id), r.run.label.c_str(), b.workers,
                 b.medianStepMakespanMs(), b.stepMakespansNs.size(), 100 * b.ratio,
                 b.breakdownText().c_str());
-            TimestampNs start = r.gantt.bars.front().startNs;
-            TimestampNs end = r.gantt.bars.front().endNs;
-            for (const GanttBar& bar : r.gantt.bars) {
-                start = std::min(start, bar.startNs);
-                end = std::max(end, bar.endNs);
-            }
+            if (r.gantt.bars.empty()) continue;  // no step of it was measured
+            const auto [start, end] = r.gantt.extent();
             ImDrawList* draw = ImGui::GetWindowDrawList();
             const ImVec2 origin = ImGui::GetCursorScreenPos();
             const float width = std::max(100.0F, ImGui::GetContentRegionAvail().x - 120.0F);
