@@ -14,6 +14,7 @@
 #include "analyzers/Intervals.h"
 #include "analyzers/NameMatch.h"
 #include "analyzers/Statistics.h"
+#include "profiler/core/CountText.h"
 #include "profiler/core/ToggleCatalog.h"
 #include "profiler/core/TraceNames.h"
 
@@ -54,9 +55,9 @@ void repeatedRanges(const AdvisorInput& in, const AdvisorRule& rule, bool mask,
             .measured("microbatches_per_step", r.microbatchesPerStep, "count/step")
             .measured("ms_per_step", r.msPerStep, "ms/step")
             .measured("avoidable_ms_per_step", r.avoidableMsPerStep, "ms/step")
-            .measured("sync_ops_per_run", r.syncOpsPerRun, "count");
-        f.fix = rule.fix;
-        if (mask && r.syncOpsPerRun > 0) f.fix += "; packed_vectorized also removes the host reads";
+            .measured("sync_ops_per_run", r.syncOpsPerRun, "count/run");
+        if (mask && r.syncOpsPerRun > 0)
+            f.fix = std::string(rule.fix) + "; packed_vectorized also removes the host reads";
         findings.push_back(f);
     }
 }
@@ -136,7 +137,7 @@ void perExpertRoutingReads(const AdvisorContext& c, const AdvisorRule& rule,
     f.toggle = rule.toggle;
     f.savingMsPerStep = static_cast<double>(reads.avoidableNs) / kNsPerMs / reads.steps;
     f.pointsAt("range", names::kMoeRouting)
-        .measured("reads_per_pass", reads.perPass(), "count")
+        .measured("reads_per_pass", reads.perPass(), "count/pass")
         .measured("reads_per_step", static_cast<double>(reads.syncOps) / reads.steps, "count/step")
         .measured("passes_per_step", static_cast<double>(reads.runs) / reads.steps, "count/step")
         .measured("avoidable_ms_per_step", f.savingMsPerStep, "ms/step");
@@ -238,7 +239,7 @@ void repeatedHostSyncs(const AdvisorContext& c, const AdvisorRule& rule,
         Group& g = groups[{p.op, p.range}];
         ++g.count;
         g.blockedNs += p.durationNs;
-        ++g.awaited[p.awaited.empty() ? std::string("nothing") : p.awaited];
+        ++g.awaited[p.awaited];  // "": no device work launched before the sync
     }
     const double kMinPerStep = rule.threshold("min_per_step");
     for (const auto& [key, g] : groups) {
@@ -258,15 +259,16 @@ void repeatedHostSyncs(const AdvisorContext& c, const AdvisorRule& rule,
         }
         const double msPerStep = static_cast<double>(g.blockedNs) / kNsPerMs / steps;
         f.savingMsPerStep = msPerStep * (1.0 - 1.0 / perStep);
-        f.pointsAt("op", op).pointsAt("awaited", awaited);
+        f.pointsAt("op", op);
+        if (!awaited.empty()) f.pointsAt("awaited", awaited);
         if (!range.empty()) f.pointsAt("range", range);
         f.measured("per_step", perStep, "count/step").measured("ms_per_step", msPerStep, "ms/step");
         // A blocking copy from pageable memory holds the host however the reads are grouped.
-        f.fix = containsAny(awaited, {"pageable"})
-                    ? "the copies use pageable host memory: pin it (tensor.pin_memory(), "
-                      "DataLoader(pin_memory=True)) and copy with non_blocking=True, so the host "
-                      "goes on; then read the values once per step"
-                    : rule.fix;
+        if (containsAny(awaited, {"pageable"}))
+            f.fix =
+                "the copies use pageable host memory: pin it (tensor.pin_memory(), "
+                "DataLoader(pin_memory=True)) and copy with non_blocking=True, so the host goes "
+                "on; then read the values once per step";
         findings.push_back(f);
     }
 }
@@ -300,7 +302,6 @@ void repeatedWouldSyncs(const AdvisorContext& c, const AdvisorRule& rule,
         f.pointsAt("op", op);
         if (!range.empty()) f.pointsAt("range", range);
         f.measured("per_step", perStep, "count/step").measured("ms_per_step", msPerStep, "ms/step");
-        f.fix = rule.fix;
         if (range.rfind("Optimizer.step#", 0) == 0) {
             // torch's optimizers keep each parameter's step count in a CPU tensor unless they are
             // fused or capturable, and the for-loop and foreach implementations both read it with
@@ -327,20 +328,25 @@ void perLayerGlue(const AdvisorContext& c, const AdvisorRule& rule,
         return;
     Finding f;
     f.rule = rule.id;
-    // The ops of each kind that take longest, with their count per layer ("none" when a kind has
-    // none).
-    const auto listOps = [&work, &f](const std::string& kind, const std::string& role) {
-        int shown = 0;
+    // The ops of each kind that take longest, with their count per layer, and how many more.
+    const auto listOps = [&work, &f](const std::string& kind, const std::string& role,
+                                     const std::string& more) {
+        int listed = 0;
+        int others = 0;
         constexpr int kShown = 6;
         for (const PerLayerOp& op : work.ops) {
             if (op.kind != kind) continue;
-            if (shown++ == kShown) break;
-            f.pointsAt(role, op.op, fmt::format("x{:g}", op.perLayer));
+            if (listed == kShown) {
+                ++others;
+                continue;
+            }
+            ++listed;
+            f.pointsAt(role, op.op, "x" + countText(op.perLayer));
         }
-        if (shown == 0) f.pointsAt(role, "none");
+        if (others > 0) f.measured(more, others, "count");
     };
-    listOps("shape/copy", "shape_copy_op");
-    listOps("elementwise", "elementwise_op");
+    listOps("shape/copy", "shape_copy_op", "shape_copy_ops_more");
+    listOps("elementwise", "elementwise_op", "elementwise_ops_more");
     for (const std::string& r : work.layerRanges) f.pointsAt("layer", r);
     // What hoisting can save: the shape/copy ops (positions, masks, casts), once per step instead
     // of once per layer. The elementwise ops (norms, activations, residual adds, rotary) are the

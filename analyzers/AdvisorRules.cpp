@@ -9,6 +9,8 @@
 #include <stdexcept>
 
 #include "analyzers/AdvisorRuleFunctions.h"
+#include "profiler/core/CountText.h"
+#include "profiler/core/TextEncoding.h"
 
 namespace glueprof {
 
@@ -22,7 +24,7 @@ double AdvisorRule::threshold(std::string_view name) const {
 
 namespace {
 
-// The names a clause's format uses: "{op}", "{per_step:g}" ("{{" is a brace, not a name).
+// The names a clause's format uses: "{op}", "{per_step}" ("{{" is a brace, not a name).
 std::set<std::string> namesIn(const char* text) {
     std::set<std::string> names;
     for (const char* c = text; *c != '\0'; ++c) {
@@ -33,6 +35,7 @@ std::set<std::string> namesIn(const char* text) {
         }
         const char* end = c + 1;
         while (*end != '\0' && *end != '}' && *end != ':') ++end;
+        if (*end == '\0') break;  // an unclosed brace: fmt names the error
         names.emplace(c + 1, end);
         c = end;
     }
@@ -40,26 +43,43 @@ std::set<std::string> namesIn(const char* text) {
 }
 
 // A role's references as one list: "a, b", "a x2, b x1", or "a (x, y); b (z)" when a detail holds
-// a comma.
+// a comma. A long name (a templated kernel's) is shortened in the sentence; the reference keeps it
+// whole.
 std::string listOf(const std::vector<const FindingRef*>& refs) {
+    constexpr std::size_t kLongestName = 100;
     bool commas = false;
     for (const FindingRef* r : refs) commas = commas || r->detail.find(',') != std::string::npos;
     std::string out;
     for (const FindingRef* r : refs) {
         if (!out.empty()) out += commas ? "; " : ", ";
-        out += r->detail.empty() ? r->name : r->name + " " + r->detail;
+        const std::string name = shortenedText(r->name, kLongestName);
+        out += r->detail.empty() ? name : name + " " + r->detail;
     }
     return out;
 }
 
 }  // namespace
 
+bool isCountUnit(const std::string& unit) { return unit == "count" || unit == "count/step"; }
+
 std::string sayFinding(const AdvisorRule& rule, const Finding& finding) {
     fmt::dynamic_format_arg_store<fmt::format_context> args;
     std::set<std::string> present;
-    std::deque<std::string> keep;  // the arguments' names, alive while the clauses format
+    // The metrics' names, alive while the clauses format (fmt 12 copies them; older fmt kept the
+    // pointer).
+    std::deque<std::string> keep;
+    // The rule's thresholds first: a clause may cite the line it drew ("1 ms or more").
+    for (const RuleThreshold& t : rule.thresholds) {
+        args.push_back(fmt::arg(t.name, t.value));
+        present.insert(t.name);
+    }
     for (const FindingMetric& m : finding.metrics) {
-        args.push_back(fmt::arg(keep.emplace_back(m.name).c_str(), m.value));
+        const char* name = keep.emplace_back(m.name).c_str();
+        // Counts in full (7340032, never 7.34003e+06), as every face prints them (CountText.h).
+        if (isCountUnit(m.unit))
+            args.push_back(fmt::arg(name, countText(m.value)));
+        else
+            args.push_back(fmt::arg(name, m.value));
         present.insert(m.name);
     }
     std::map<std::string, std::vector<const FindingRef*>> byRole;
@@ -99,8 +119,8 @@ const std::vector<AdvisorRule>& advisorRules() {
          "saving: the repeated runs' time",
          {},
          f::repeatedPackedMetadata,
-         {{"{range} runs {runs_per_step:g} times per step in {layers_per_step:g} layers for "
-           "{microbatches_per_step:g} micro-batch(es), {ms_per_step:.3f} ms per step, "
+         {{"{range} runs {runs_per_step} times per step in {layers_per_step} layers for "
+           "{microbatches_per_step} micro-batch(es), {ms_per_step:.3f} ms per step, "
            "{avoidable_ms_per_step:.3f} ms of it beyond once per micro-batch ({sync_ops_per_run:g} "
            "sync op(s) in each {range})"}},
          "build the packed-sequence metadata (cu_seqlens, masks) once per micro-batch and reuse it "
@@ -111,8 +131,8 @@ const std::vector<AdvisorRule>& advisorRules() {
          "any other glue range repeated per layer: no toggle yet; saving: its avoidable time",
          {},
          f::repeatedGlue,
-         {{"{range} runs {runs_per_step:g} times per step in {layers_per_step:g} layers for "
-           "{microbatches_per_step:g} micro-batch(es), {ms_per_step:.3f} ms per step, "
+         {{"{range} runs {runs_per_step} times per step in {layers_per_step} layers for "
+           "{microbatches_per_step} micro-batch(es), {ms_per_step:.3f} ms per step, "
            "{avoidable_ms_per_step:.3f} ms of it beyond once per micro-batch ({sync_ops_per_run:g} "
            "sync op(s) in each {range})"}},
          "compute it once per micro-batch and reuse it in every layer"},
@@ -124,7 +144,7 @@ const std::vector<AdvisorRule>& advisorRules() {
          {{"max_reads_per_pass", 2.0, "reads per routing pass grouping once costs"}},
          f::perExpertRoutingReads,
          {{"MoE routing makes {reads_per_pass:.1f} host-synchronizing reads per layer pass "
-           "({reads_per_step:g} per step over {passes_per_step:g} routing passes); the reads "
+           "({reads_per_step} per step over {passes_per_step} routing passes); the reads "
            "beyond "
            "one take {avoidable_ms_per_step:.3f} ms per step here, the most grouping could save on "
            "this device: on a CPU they compute rather than wait, and the grouping's own sort costs "
@@ -171,9 +191,11 @@ const std::vector<AdvisorRule>& advisorRules() {
          "per step",
          {{"min_per_step", 4.0, "syncs of one op and range per step"}},
          f::repeatedHostSyncs,
-         {{"{op} blocks the host {per_step:g} times per step"},
+         {{"{op} blocks the host {per_step} times per step"},
           {" inside {range}"},
-          {", {ms_per_step:.3f} ms per step, most often waiting for {awaited:.80}"}},
+          {", {ms_per_step:.3f} ms per step"},
+          {", most often waiting for {awaited}"},
+          {", most often waiting for no launched device work", "awaited"}},
          "read the values once per step (one grouped read of a stacked tensor, one .tolist())"},
         {r::kRepeatedWouldSyncs,
          "",
@@ -182,8 +204,8 @@ const std::vector<AdvisorRule>& advisorRules() {
          "from one range; saving: those ops' time beyond one per step",
          {{"min_per_step", 4.0, "ops of one name and range per step"}},
          f::repeatedWouldSyncs,
-         {{"{op} is issued {per_step:g} times per step inside {range}"},
-          {"{op} is issued {per_step:g} times per step outside any range", "range"},
+         {{"{op} is issued {per_step} times per step inside {range}"},
+          {"{op} is issued {per_step} times per step outside any range", "range"},
           {", {ms_per_step:.3f} ms per step"},
           {": {optimizer} reads each parameter's step count (a CPU tensor: no wait for the device, "
            "but host time each)"},
@@ -198,9 +220,16 @@ const std::vector<AdvisorRule>& advisorRules() {
          "shape/copy time beyond one layer's",
          {{"min_share", 0.10, "of the layers' host time"}},
          f::perLayerGlue,
-         {{"each of {layers_per_step:g} layers ({layer}) issues per step, besides its math: "
-           "shape/copy ops {shape_copy_op}; elementwise ops {elementwise_op}; "
-           "{glue_ms_per_step:.3f} of the layers' {layers_ms_per_step:.3f} ms per step of host "
+         {{"each of {layers_per_step} layers ({layer}) issues per step, besides its math: "
+           "shape/copy ops "},
+          {"{shape_copy_op}"},
+          {"none", "shape_copy_op"},
+          {", ... ({shape_copy_ops_more} more)"},
+          {"; elementwise ops "},
+          {"{elementwise_op}"},
+          {"none", "elementwise_op"},
+          {", ... ({elementwise_ops_more} more)"},
+          {"; {glue_ms_per_step:.3f} of the layers' {layers_ms_per_step:.3f} ms per step of host "
            "time, {shape_copy_ms_per_step:.3f} ms of it shape/copy"}},
          "compute what does not depend on the layer's input (position ids, masks, rotary tables, "
          "casts) once per step before the layers (the saving counts only the shape/copy ops, as if "
@@ -213,7 +242,7 @@ const std::vector<AdvisorRule>& advisorRules() {
          {{"min_per_step", 2.0, "all-reduces per step"},
           {"min_exposed_share", 0.05, "of the step, exposed communication"}},
          f::blockingAllReduces,
-         {{"{all_reduces_per_step:g} blocking gradient all-reduces per step expose "
+         {{"{all_reduces_per_step} blocking gradient all-reduces per step expose "
            "{exposed_ms_per_step:.3f} ms of communication ({exposed_pct:.0f}% of the step)"}},
          "bucket the gradients and start each bucket's all-reduce during backward (ddp_overlap), "
          "which can hide up to all of it"},
@@ -231,8 +260,8 @@ const std::vector<AdvisorRule>& advisorRules() {
            "of it ({host_wait_pct:.0f}% of the idle) waiting for the host to launch the next "
            "kernel "
            "(HTA's host wait) while the host is in torch ops or runtime calls {host_busy_pct:.0f}% "
-           "of that idle time; {short_kernels:.0f} of {kernels:.0f} kernels run under 10 us"},
-          {"; {launch_calls:.0f} launch calls take {launch_call_ms:.3f} ms of host time"},
+           "of that idle time; {short_kernels} of {kernels} kernels run under 10 us"},
+          {"; {launch_calls} launch calls take {launch_call_ms:.3f} ms of host time"},
           {": the step is launch-bound"}},
          "capture the step in a CUDA graph (torch.compile with mode=\"reduce-overhead\", or "
          "torch.cuda.graphs), fuse small ops (torch.compile), or give each launch more work "
@@ -257,7 +286,7 @@ const std::vector<AdvisorRule>& advisorRules() {
          "saving: the host time in those calls from each copy's start",
          {},
          f::pageableCopies,
-         {{"copies to or from pageable host memory, {copies_per_step:g} per step, hold the host "
+         {{"copies to or from pageable host memory, {copies_per_step} per step, hold the host "
            "{call_ms_per_step:.3f} ms per step in their calls while they copy (a pageable copy "
            "holds the host until it is done), issued by {issuer}"}},
          "pin the host side (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
@@ -270,7 +299,7 @@ const std::vector<AdvisorRule>& advisorRules() {
          "saving: that idle",
          {{"min_idle_share", 0.05, "of the measured steps' time"}},
          f::syncStalls,
-         {{"host syncs, {syncs_per_step:g} per step ({sync_op}), block the host "
+         {{"host syncs, {syncs_per_step} per step ({sync_op}), block the host "
            "{blocked_ms_per_step:.3f} ms per step, and after them the whole GPU sits idle "
            "{idle_ms_per_step:.3f} ms per step ({idle_pct:.0f}% of step time) until the host "
            "launches again: a read of a device value (.item(), an if or bool() on a tensor, "
@@ -287,7 +316,7 @@ const std::vector<AdvisorRule>& advisorRules() {
          {{"min_kernel_share", 0.2, "of kernel time, elementwise"},
           {"min_per_step", 10.0, "elementwise kernels per step"}},
          f::elementwiseFusion,
-         {{"{kernels_per_step:g} elementwise kernels per step take {kernel_share_pct:.0f}% of "
+         {{"{kernels_per_step} elementwise kernels per step take {kernel_share_pct:.0f}% of "
            "kernel time ({ms_per_step:.3f} ms per step), with {gap_ms_per_step:.3f} ms per step of "
            "short launch gaps before them (the GPU idle)"}},
          "fuse them (torch.compile fuses chains of pointwise ops into one kernel; fused "
@@ -326,7 +355,7 @@ const std::vector<AdvisorRule>& advisorRules() {
          f::hostOutsideTorch,
          {{"after each step's first device work the GPU is idle {idle_ms_per_step:.3f} ms per "
            "step ({idle_pct:.0f}% of step time; {median_step_pct:.0f}% in the median step of "
-           "{steps:.0f}) while no host thread runs a torch op or runtime call: the step's time "
+           "{steps}) while no host thread runs a torch op or runtime call: the step's time "
            "goes "
            "to host code the trace does not show (Python between ops, data preparation on the main "
            "thread, logging, checkpointing, waits on I/O or other processes)"}},
@@ -342,9 +371,11 @@ const std::vector<AdvisorRule>& advisorRules() {
           {"min_span_share", 0.1, "of the GPU's span, that idle"}},
          f::crossStreamWaits,
          {{"{other_pct:.0f}% of the time the whole GPU is idle ({other_ms:.3f} ms) is neither "
-           "launch latency nor host wait but waits on other streams or events ({stream_waits:.0f} "
-           "stream waits in the trace; streams mostly waiting so: {stream}): the streams "
-           "serialize"}},
+           "launch latency nor host wait but waits on other streams or events ({stream_waits} "
+           "stream waits in the trace; streams mostly waiting so: "},
+          {"{stream}"},
+          {"none", "stream"},
+          {"): the streams serialize"}},
          "check what each side stream waits for (a copy or NCCL stream gated on the compute "
          "stream), record events only where the data is needed, and overlap independent work"},
         {r::kWarmupInProfile,
@@ -356,9 +387,9 @@ const std::vector<AdvisorRule>& advisorRules() {
           {"min_share", 0.1, "of the measured steps' time"}},
          f::warmupInProfile,
          {{"runtime calls that take {min_call_ms:g} ms or more without waiting for the device "
-           "({slow_calls:.0f} of them: {call}) take {slow_ms:.3f} ms, {slow_pct:.0f}% of the "
+           "({slow_calls} of them: {call}) take {slow_ms:.3f} ms, {slow_pct:.0f}% of the "
            "measured steps' time"},
-          {"; the longest launch ({longest_launch_ms:.3f} ms) launched {launched:.80}"},
+          {"; the longest launch ({longest_launch_ms:.3f} ms) launched {launched}"},
           {": first-call costs (CUDA context creation, lazy module loading, cuBLAS/cuDNN setup, "
            "autotuning). The profile holds warm-up, and the other figures describe warm-up, not "
            "training"}},

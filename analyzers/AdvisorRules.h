@@ -1,10 +1,10 @@
 #pragma once
 // The advisor's rules, each once, in one table: its id, the toggle of the reference trainer that
 // addresses its pattern, whether it reads the device timeline, what it looks for, its thresholds as
-// named parameters, and the function that looks. The advisor runs the table in order; reports, the
-// GUI, `advise --rules` and docs/metrics.md ("Advisor") read it; a test checks that the docs name
-// every rule and threshold. Rule ids are stored in no database; toggle names are the catalogue's
-// (profiler/core/ToggleCatalog.h).
+// named parameters, the function that looks, the wording of its evidence and its fix. The advisor
+// runs the table in order; reports, the GUI, `advise --rules` and docs/metrics.md ("Advisor") read
+// it; a test checks that the docs name every rule and threshold. Rule ids are stored in no
+// database; toggle names are the catalogue's (profiler/core/ToggleCatalog.h).
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,10 +82,15 @@ struct AdvisorRule {
     double threshold(std::string_view name) const;
 };
 
-// A finding's evidence sentence, rendered from its metrics and references by its rule's clauses
-// (a logic error when a clause's format does not fit them). A role of several references is one
-// list: "a, b", or "a (x); b (y)" when the details hold commas; "none" when it holds none.
+// A finding's evidence sentence, rendered by its rule's clauses from the rule's thresholds and the
+// finding's metrics and references, by name (a logic error when a clause's format does not fit
+// them). A metric counted in `count` or `count/step` is said in full (countText), so its clause
+// names it without a format spec. A role of several references is one list: "a, b", or "a (x);
+// b (y)" when the details hold commas; a role with none is absent (a clause with `unless` says
+// what then).
 std::string sayFinding(const AdvisorRule& rule, const Finding& finding);
+// Whether a metric's unit is a count ("count", "count/step").
+bool isCountUnit(const std::string& unit);
 
 // Every rule, in the order the advisor runs them.
 const std::vector<AdvisorRule>& advisorRules();

@@ -16,6 +16,7 @@
 #include "analyzers/Intervals.h"
 #include "analyzers/NameMatch.h"
 #include "analyzers/Statistics.h"
+#include "profiler/core/CountText.h"
 #include "profiler/core/RuntimeCallNames.h"
 
 namespace glueprof {
@@ -248,8 +249,9 @@ void pageableCopies(const AdvisorContext& c, const AdvisorRule& rule,
             for (const std::string& d : ops[i].second.directions)
                 directions += (directions.empty() ? "" : ", ") + d;
             f.pointsAt("issuer", ops[i].first,
-                       fmt::format("({:g} per step, {})",
-                                   static_cast<double>(ops[i].second.count) / steps, directions));
+                       fmt::format("({} per step, {})",
+                                   countText(static_cast<double>(ops[i].second.count) / steps),
+                                   directions));
         }
     }
     f.savingMsPerStep = ms(callNs) / steps;
@@ -328,8 +330,8 @@ void syncStalls(const AdvisorContext& c, const AdvisorRule& rule, std::vector<Fi
     f.rule = rule.id;
     for (std::size_t i = 0; i < std::min<std::size_t>(ops.size(), 3); ++i) {
         f.pointsAt("sync_op", ops[i].first,
-                   fmt::format("({:g} per step, {:.3f} ms idle after)",
-                               static_cast<double>(ops[i].second.count) / steps,
+                   fmt::format("({} per step, {:.3f} ms idle after)",
+                               countText(static_cast<double>(ops[i].second.count) / steps),
                                ms(ops[i].second.idleNs) / steps));
     }
     f.savingMsPerStep = ms(idleNs) / steps;
@@ -425,7 +427,7 @@ void allocatorChurn(const AdvisorContext& c, const AdvisorRule& rule,
     Finding f;
     f.rule = rule.id;
     for (const auto& [name, n] : byCall)
-        f.pointsAt("call", name, fmt::format("{:g}", static_cast<double>(n) / steps));
+        f.pointsAt("call", name, countText(static_cast<double>(n) / steps));
     f.savingMsPerStep = ms(callNs) / steps;
     f.measured("calls_per_step", static_cast<double>(count) / steps, "count/step")
         .measured("ms_per_step", f.savingMsPerStep, "ms/step");
@@ -536,7 +538,6 @@ void crossStreamWaits(const AdvisorContext& c, const AdvisorRule& rule,
             f.pointsAt("stream", s.lane, fmt::format("({:.3f} ms)", ms(s.otherNs)));
         }
     }
-    if (f.refs.empty()) f.pointsAt("stream", "none");
     f.savingMsPerStep = ms(other) / v.steps;
     f.measured("other_pct", 100.0 * share(other, idle), "%")
         .measured("other_ms", ms(other), "ms")
@@ -624,8 +625,7 @@ void warmupInProfile(const AdvisorContext& c, const AdvisorRule& rule,
         }
     }
     f.savingMsPerStep = ms(slowNs) / static_cast<double>(v.measured.size());
-    f.measured("min_call_ms", rule.threshold("min_call_ms"), "ms")
-        .measured("slow_calls", static_cast<double>(slow.size()), "count")
+    f.measured("slow_calls", static_cast<double>(slow.size()), "count")
         .measured("slow_ms", ms(slowNs), "ms")
         .measured("slow_pct", 100.0 * share(slowNs, walls), "%");
     findings.push_back(f);

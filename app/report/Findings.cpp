@@ -1,7 +1,6 @@
 #include "app/report/Findings.h"
 
 #include "analyzers/AdvisorRules.h"
-#include "app/report/Escape.h"
 
 #include <fmt/format.h>
 

@@ -1,6 +1,7 @@
 #pragma once
 // A figure of the report's document (ReportDocument.h) as inline SVG: no scripts, no network,
-// every trace-derived label escaped. "" when the figure has nothing to draw.
+// every trace-derived label escaped. "" when the figure has nothing to draw (the step bars say
+// "No measured steps." instead).
 #include <string>
 
 #include "app/report/ReportDocument.h"

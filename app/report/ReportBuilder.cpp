@@ -26,6 +26,18 @@ Text lossCell(const AbComparison& c) {
     return c.lossRecorded && !c.lossEqual ? bold(lossText(c)) : plain(lossText(c));
 }
 
+// What the toggle did, counted: each counter whose per-step median changed, before → after.
+Text changedCounters(const AbComparison& c) {
+    Text changed;
+    for (const CounterComparison& k : c.counters) {
+        if (k.baseline == k.optimized) continue;
+        if (!changed.empty()) changed += plain(", ");
+        changed += code(k.name) +
+                   plain(fmt::format(" {} → {}", countText(k.baseline), countText(k.optimized)));
+    }
+    return changed.empty() ? plain("-") : changed;
+}
+
 void addTitle(ReportDocument& doc, const Results& results) {
     doc.heading(1, plain("glueprof report"));
     Text setup;
@@ -54,6 +66,7 @@ void addVerdictTable(ReportDocument& doc, const Results& results) {
              {"verdict", Align::kLeft},
              {"primary metric", Align::kLeft},
              {"speedup [95% CI]", Align::kLeft},
+             {"counters that changed (per step)", Align::kLeft},
              {"loss", Align::kLeft}},
             true};
     for (const Comparison& comparison : results.comparisons) {
@@ -69,12 +82,13 @@ void addVerdictTable(ReportDocument& doc, const Results& results) {
                            : foreign(toString(c.verdict())),
             plain(toString(c.primaryMetric)),
             plain(m != nullptr ? speedupText(*m) : "-"),
+            changedCounters(c),
             lossCell(c),
         });
     }
     for (const SkippedComparison& s : results.skipped) {
         t.rows.push_back({code(s.toggle), plain("-"), plain("-"), plain("skipped"), plain("-"),
-                          plain("-"), foreign(s.reason)});
+                          plain("-"), plain("-"), foreign(s.reason)});
     }
     doc.table(std::move(t));
 }
@@ -176,14 +190,15 @@ void addRankPairs(ReportDocument& doc, const Comparison& comparison, const Resul
                               rank.optimized->medianPartMs(GluePart::kComm))),
             plain(fmt::format("{} → {}", overlapRatioText(rank.baselineOverlap),
                               overlapRatioText(rank.optimizedOverlap))),
-            rank.ab->lossEqual ? plain("bit-identical") : bold("DIFFERS"),
+            lossCell(*rank.ab),
             foreign(clockAlignmentText(*rank.optimized)),
         });
     }
     doc.table(std::move(t));
     doc.paragraph(plain(fmt::format(
         "Spread per step (slowest rank − median rank): {:.3f} → {:.3f} ms. Straggler time (the "
-        "worst collective of a step, last rank's start − first's): {:.3f} → {:.3f} ms.",
+        "worst collective of a step, last rank's start − first's): {:.3f} → {:.3f} ms. Overlap "
+        "is HTA's |comm ∩ compute| / |comm|.",
         view.baseline->analysis.medianSpreadMs, view.optimized->analysis.medianSpreadMs,
         view.baseline->analysis.medianStragglerMs, view.optimized->analysis.medianStragglerMs)));
 }
@@ -258,7 +273,7 @@ void addComparison(ReportDocument& doc, const Comparison& comparison, const Resu
     if (varies) counters.columns.push_back({"", Align::kLeft});
     for (const CounterComparison& k : c.counters) {
         counters.rows.push_back(
-            {plain(k.name), plain(countText(k.baseline)), plain(countText(k.optimized))});
+            {code(k.name), plain(countText(k.baseline)), plain(countText(k.optimized))});
         if (varies) {
             counters.rows.back().push_back(
                 plain(k.baselineConstant && k.optimizedConstant ? "" : "varies per step"));

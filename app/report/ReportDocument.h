@@ -5,7 +5,9 @@
 // headings, paragraphs, lists, tables, figures and notices — in the order a reader meets them.
 // Text is a run of spans: glueprof's own words and numbers, names taken from a trace (escaped by
 // every writer), code and bold. Figures point at the results they draw; a format that does not
-// draw (Markdown) skips them, and every figure's numbers are in a table or paragraph beside it.
+// draw (Markdown) skips them, and the figures' summary numbers (medians per part, counts, ratios)
+// are in the tables and paragraphs beside them; the per-step bars, one step's copies and the
+// pipeline's Gantt are drawn only.
 #include <cstdint>
 #include <string>
 #include <utility>

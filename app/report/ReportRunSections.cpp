@@ -34,7 +34,7 @@ void addDiagnostics(ReportDocument& doc, const RunAnalysis& r) {
         for (const Diagnostic& d : r.diagnostics) {
             if (isLoss(d.name) != losses) continue;
             notice.items.push_back(code(d.name) + plain(fmt::format(" = {}: ", d.value)) +
-                                   code(d.detail));
+                                   foreign(d.detail));
         }
         if (!notice.items.empty()) doc.notice(std::move(notice));
     }
@@ -339,9 +339,9 @@ void addPipeline(ReportDocument& doc, const RunAnalysis& r) {
     doc.figure(Figure{FigureKind::kGantt, "", &r});
 }
 
-// What addresses a finding: a toggle of the reference trainer, a change to the user's program, or
-// nothing yet.
-Text fixText(const Finding& f) {
+// Who makes the change, as toggleText (Findings.h) says it, with the toggle as code: a toggle of
+// the reference trainer, a change to the user's program, or no toggle yet.
+Text toggleCell(const Finding& f) {
     if (f.inUserProgram) return plain("a change to the program");
     return f.toggle.empty() ? plain("no toggle yet") : plain("try ") + code(f.toggle);
 }
@@ -354,7 +354,7 @@ void addAdvisor(ReportDocument& doc, const std::vector<Finding>& findings) {
     }
     std::vector<Text> items;
     for (const Finding& f : findings) {
-        items.push_back(bold(f.rule) + plain(" (") + fixText(f) +
+        items.push_back(bold(f.rule) + plain(" (") + toggleCell(f) +
                         plain(fmt::format(", up to {:.3f} ms per step): ", f.savingMsPerStep)) +
                         foreign(f.evidence) + plain(". ") + bold("Fix:") + plain(" ") +
                         foreign(f.fix) + plain("."));

@@ -1,7 +1,5 @@
 #include "app/report/ResultsMarkdown.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 
 #include "app/report/Escape.h"

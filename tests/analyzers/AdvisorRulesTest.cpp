@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <iterator>
+#include <regex>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -99,6 +100,40 @@ TEST(AdvisorRulesTest, TheSentenceIsRenderedFromTheFindingsMetricsAndReferences)
     wrong.measured("copies_per_step", 3, "count/step").pointsAt("call_ms_per_step", "x");
     wrong.pointsAt("issuer", "aten::to");
     EXPECT_THROW(sayFinding(copies, wrong), std::logic_error);
+}
+
+}  // namespace
+}  // namespace glueprof
+
+namespace glueprof {
+namespace {
+
+// Every clause of every rule renders once its names are there: a wording mistake (an unclosed
+// brace, a spec that fits no value) fails here, not in a user's report.
+TEST(AdvisorRulesTest, EveryClauseOfEveryRuleRendersWithItsNames) {
+    const std::regex name(R"(\{([a-z_]+)(:[^}]*)?\})");
+    for (const AdvisorRule& rule : advisorRules()) {
+        for (const RuleClause& clause : rule.says) {
+            Finding f;
+            const std::string text = clause.text;
+            for (std::sregex_iterator m(text.begin(), text.end(), name), end; m != end; ++m) {
+                const std::string n = (*m)[1];
+                bool threshold = false;
+                for (const RuleThreshold& t : rule.thresholds) threshold = threshold || n == t.name;
+                if (threshold || f.metric(n) != nullptr) continue;
+                // A format spec means a number; a count or a name is said as text.
+                if ((*m)[2].matched)
+                    f.measured(n, 1.5, "ms");
+                else
+                    f.measured(n, 3, "count");
+            }
+            std::string said;
+            EXPECT_NO_THROW(said = sayFinding(rule, f)) << rule.id << ": " << clause.text;
+            if (clause.unless == nullptr) {
+                EXPECT_FALSE(said.empty()) << rule.id << ": " << text;
+            }
+        }
+    }
 }
 
 }  // namespace
