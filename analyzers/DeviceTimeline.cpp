@@ -91,26 +91,44 @@ void addToMix(const Event& e, KernelCategory category, KernelMix& mix) {
     }
 }
 
-void analyzeTraceLens(const TraceModel& trace, DeviceTimelineResult& result) {
-    std::unordered_map<std::int64_t, bool> launched;  // correlations of runtime calls
+// Each runtime call's correlation, with the innermost op around the call on its host lane (the op
+// that launched its device work; kNoOp when the call is in none).
+constexpr StringId kNoOp = -1;
+std::unordered_map<std::int64_t, StringId> launchingOps(const TraceModel& trace) {
+    std::unordered_map<std::int64_t, StringId> launched;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        std::vector<const Event*> openOps;
         for (const Event& e : trace.eventsOnLane(i)) {
-            if (e.kind == EventKind::kRuntime && e.correlation != 0) launched[e.correlation] = true;
+            while (!openOps.empty() && openOps.back()->endNs <= e.startNs) openOps.pop_back();
+            if (e.kind == EventKind::kOp) openOps.push_back(&e);
+            if (e.kind == EventKind::kRuntime && e.correlation != 0)
+                launched[e.correlation] = openOps.empty() ? kNoOp : openOps.back()->name;
         }
     }
+    return launched;
+}
+
+void analyzeTraceLens(const TraceModel& trace, DeviceTimelineResult& result) {
+    const std::unordered_map<std::int64_t, StringId> launched = launchingOps(trace);
     ByName<bool> commNames;
-    ByName<KernelCategory> categories;
+    // By (kernel name, launching op): a trace has few distinct pairs and many kernels.
+    std::unordered_map<StringId, std::unordered_map<StringId, KernelCategory>> categories;
     std::vector<Interval> all, computation, comm, memcpy;
     Span span;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         if (!isDeviceWorkLane(trace.lanes()[i])) continue;
         for (const Event& e : trace.eventsOnLane(i)) {
-            if (!isDeviceWork(e) || launched.count(e.correlation) == 0) continue;
+            const auto launch = launched.find(e.correlation);
+            if (!isDeviceWork(e) || launch == launched.end()) continue;
             span.add(e);
-            addToMix(
-                e,
-                categories.of(e.name, [&] { return kernelCategoryOf(e.kind, trace.name(e.name)); }),
-                result.kernels);
+            auto [category, added] =
+                categories[e.name].try_emplace(launch->second, KernelCategory::kOther);
+            if (added) {
+                category->second = kernelCategoryOf(
+                    e.kind, trace.name(e.name),
+                    launch->second == kNoOp ? std::string() : trace.name(launch->second));
+            }
+            addToMix(e, category->second, result.kernels);
             const Interval interval{e.startNs, e.endNs};
             all.push_back(interval);
             if (e.kind == EventKind::kMemcpy) {
@@ -190,15 +208,38 @@ const char* toString(KernelCategory category) {
     return "other";
 }
 
-KernelCategory kernelCategoryOf(EventKind kind, const std::string& name) {
+// The category of the torch op that launched a kernel, as TraceLens's categorize_torch_op reads
+// its op names (its GEMM, SDPA and normalization ops); kOther when the op says nothing.
+KernelCategory launchingOpCategory(const std::string& op) {
+    if (op.empty()) return KernelCategory::kOther;
+    if (containsAny(op,
+                    {"scaled_dot_product", "flash_attention", "flash_attn", "efficient_attention",
+                     "flashattnfunc", "fusedattnfunc", "cudnn_attention", "fmha"}))
+        return KernelCategory::kAttention;
+    for (const char* gemm : {"aten::mm", "aten::addmm", "aten::bmm", "aten::baddbmm",
+                             "aten::_scaled_mm", "aten::matmul", "aten::linear"}) {
+        if (op == gemm) return KernelCategory::kGemm;
+    }
+    if (containsAny(op, {"layer_norm", "batch_norm", "group_norm", "rms_norm", "instance_norm"}))
+        return KernelCategory::kNormalization;
+    return KernelCategory::kOther;
+}
+
+KernelCategory kernelCategoryOf(EventKind kind, const std::string& name,
+                                const std::string& launchingOp) {
     if (kind == EventKind::kMemcpy || kind == EventKind::kMemset) return KernelCategory::kCopy;
     if (isCommKernelName(name)) return KernelCategory::kComm;
-    if (containsAny(name, {"gemm", "cijk", "matmul", "cublas", "nvjet", "mfma", "wmma", "tensor_op",
-                           "cutlass", "rocblas", "hipblas", "matrix_multiply"}))
-        return KernelCategory::kGemm;
+    if (const KernelCategory byOp = launchingOpCategory(launchingOp);
+        byOp != KernelCategory::kOther)
+        return byOp;
+    // Attention before GEMM: FlashAttention 3's kernels are CUTLASS kernels by name
+    // (cutlass::device_kernel<flash::FlashAttnFwdSm90<...>>).
     if (containsAny(name,
                     {"attention", "fmha", "flash", "attn", "sdpa", "scaled_dot_product", "paged"}))
         return KernelCategory::kAttention;
+    if (containsAny(name, {"gemm", "cijk", "matmul", "cublas", "nvjet", "mfma", "wmma", "tensor_op",
+                           "cutlass", "rocblas", "hipblas", "matrix_multiply"}))
+        return KernelCategory::kGemm;
     if (containsAny(name, {"norm"})) return KernelCategory::kNormalization;
     if (containsAny(
             name, {"relu", "gelu", "silu", "swish", "sigmoid", "tanh", "softmax", "act_and_mul",

@@ -62,14 +62,19 @@ struct GpuTimeline {
     }
 };
 
-// Kernel categories as TraceLens names them (TreePerfAnalyzer.categorize_kernel_by_name), coarse:
-// by name, lower-cased, the first that matches: copies and memsets -> copy; collectives (the glue
-// breakdown's names) -> comm; gemm, cijk, matmul, cublas, nvjet, mfma, wmma, tensor_op, cutlass,
-// rocblas, hipblas -> GEMM; attention, fmha, flash, attn, sdpa, scaled_dot_product, paged ->
-// attention; norm -> normalization; activations (relu, gelu, silu, swish, sigmoid, tanh, softmax,
-// act_and_mul) and elementwise, pointwise, add, mul, div, sub, scalar -> elementwise; reduce, sum,
-// mean, max, min, argmax, argmin -> reduction; copy, transpose, permute, reshape, cast, convert,
-// fill -> copy; else other.
+// Kernel categories as TraceLens reads them, coarse. A copy or memset is copy, and a collective
+// (the glue breakdown's names) comm. Then, where the trace has the torch op that launched the
+// kernel (the innermost op around its launch call), by that op, as TraceLens's categorize_torch_op
+// does: scaled_dot_product*, flash_attn*, *_flash_attention*, *_efficient_attention*,
+// FlashAttnFunc, cudnn attention -> attention; aten::mm, addmm, bmm, baddbmm, _scaled_mm, matmul,
+// linear -> GEMM; *_norm ops -> normalization. Else by the kernel's name, lower-cased, the first
+// that matches (TreePerfAnalyzer.categorize_kernel_by_name, with attention before GEMM, as its
+// prefix stage reads flash* and fmha*: FlashAttention 3's kernels are CUTLASS kernels by name):
+// attention, fmha, flash, attn, sdpa, scaled_dot_product, paged -> attention; gemm, cijk, matmul,
+// cublas, nvjet, mfma, wmma, tensor_op, cutlass, rocblas, hipblas -> GEMM; norm -> normalization;
+// activations (relu, gelu, silu, swish, sigmoid, tanh, softmax, act_and_mul) and elementwise,
+// pointwise, add, mul, div, sub, scalar -> elementwise; reduce, sum, mean, max, min, argmax,
+// argmin -> reduction; copy, transpose, permute, reshape, cast, convert, fill -> copy; else other.
 enum class KernelCategory {
     kGemm,
     kAttention,
@@ -82,7 +87,9 @@ enum class KernelCategory {
     kCount
 };
 const char* toString(KernelCategory category);  // "GEMM", "attention", ...
-KernelCategory kernelCategoryOf(EventKind kind, const std::string& name);
+// `launchingOp`: the torch op that launched the kernel ("" when the trace does not say).
+KernelCategory kernelCategoryOf(EventKind kind, const std::string& name,
+                                const std::string& launchingOp = "");
 
 struct KernelCategoryTime {
     std::int64_t count = 0;

@@ -92,6 +92,23 @@ TEST(DeviceTimelineTest, LaunchedWorkByKernelCategoryWithTheShortKernels) {
               KernelCategory::kNormalization);
     EXPECT_EQ(kernelCategoryOf(EventKind::kKernel, "reduce_kernel<512, 1>"),
               KernelCategory::kReduction);
+    // FlashAttention 3: a CUTLASS kernel by name, attention by what it does.
+    EXPECT_EQ(kernelCategoryOf(EventKind::kKernel,
+                               "void cutlass::device_kernel<flash::enable_sm90_or_later<flash::"
+                               "FlashAttnFwdSm90<flash::CollectiveMainloopFwdSm90<2, 1, true>>>>"),
+              KernelCategory::kAttention);
+    // The launching op decides where the trace has it, as TraceLens's categorize_torch_op does.
+    EXPECT_EQ(kernelCategoryOf(EventKind::kKernel, "void at::native::elementwise_kernel<128, 4>",
+                               "aten::addmm"),
+              KernelCategory::kGemm);
+    EXPECT_EQ(kernelCategoryOf(EventKind::kKernel, "void at::native::elementwise_kernel<128, 4>",
+                               "aten::add_"),
+              KernelCategory::kElementwise);
+    EXPECT_EQ(kernelCategoryOf(EventKind::kKernel, "cutlass_80_tensorop_gemm",
+                               "aten::_scaled_dot_product_efficient_attention"),
+              KernelCategory::kAttention);
+    EXPECT_EQ(kernelCategoryOf(EventKind::kKernel, "ncclDevKernel_AllReduce_Sum_f32", "aten::mm"),
+              KernelCategory::kComm);  // a collective is communication whoever launched it
 }
 
 TEST(DeviceTimelineTest, ACpuRunHasNoDeviceTimeline) {
