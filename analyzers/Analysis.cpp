@@ -12,6 +12,7 @@ AnalysisResult analyze(const TraceModel& trace) {
     result.perLayer = analyzePerLayerWork(trace);
     result.idle = analyzeIdleBreakdown(trace);
     result.timeline = analyzeDeviceTimeline(trace);
+    result.attribution = attributeSteps(trace);
     result.kernels = analyzeKernelBreakdown(trace);
     result.launches = analyzeLaunchStats(trace);
     result.queues = analyzeQueueLength(trace);

@@ -12,6 +12,7 @@
 #include "analyzers/PipelineBubbles.h"
 #include "analyzers/QueueLength.h"
 #include "analyzers/RepeatedWork.h"
+#include "analyzers/StepAttribution.h"
 #include "analyzers/StepBreakdown.h"
 #include "analyzers/SyncPoints.h"
 #include "profiler/core/TraceModel.h"
@@ -27,6 +28,7 @@ struct AnalysisResult {
     PerLayerWorkResult perLayer;            // ops every layer issues per step
     std::vector<StreamIdle> idle;           // device streams (GPU traces)
     DeviceTimelineResult timeline;          // HTA's temporal breakdown, TraceLens's GPU timeline
+    StepAttributionResult attribution;      // each step's time by cause, per GPU (GPU traces)
     KernelBreakdownResult kernels;          // HTA's kernel breakdown (GPU traces)
     LaunchStatsResult launches;             // GPU traces
     QueueLengthResult queues;               // HTA's launch queue per stream (GPU traces)

@@ -550,18 +550,8 @@ void crossStreamWaits(const AdvisorContext& c, const AdvisorRule& rule,
 // creation, lazy module loading, cuBLAS/cuDNN handles and workspaces, autotuning). Launches count
 // in every measured step; the other calls in the first (later, allocation calls are
 // allocator_churn's). When they take a tenth of the measured steps, the profile holds warm-up,
-// not the steady state the other figures are read as.
-bool isKernelLaunchCall(const std::string& name) {
-    return isAnyRuntimeCall(
-        name, {"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
-               "hipLaunchKernel", "hipExtModuleLaunchKernel"});
-}
-
-// A call that waits for the device by design (a sync, a blocking copy or memset, a query).
-bool isWaitingCall(const std::string& name) {
-    return containsAny(lowerCased(name), {"synchronize", "memcpy", "memset", "query", "waitevent"});
-}
-
+// not the steady state the other figures are read as. (isKernelLaunchCall, isWaitingCall:
+// NameMatch.h.)
 void warmupInProfile(const AdvisorContext& c, const AdvisorRule& rule,
                      std::vector<Finding>& findings) {
     const DeviceView& v = *c.device;

@@ -1,5 +1,7 @@
 #include "analyzers/NameMatch.h"
 
+#include "profiler/core/RuntimeCallNames.h"
+
 #include <algorithm>
 #include <cctype>
 
@@ -17,6 +19,16 @@ bool containsAny(const std::string& text, std::initializer_list<const char*> par
     for (const char* part : parts)
         if (lower.find(part) != std::string::npos) return true;
     return false;
+}
+
+bool isKernelLaunchCall(const std::string& name) {
+    return isAnyRuntimeCall(
+        name, {"cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx",
+               "hipLaunchKernel", "hipExtModuleLaunchKernel"});
+}
+
+bool isWaitingCall(const std::string& name) {
+    return containsAny(name, {"synchronize", "memcpy", "memset", "query", "waitevent"});
 }
 
 }  // namespace glueprof

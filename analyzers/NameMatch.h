@@ -9,5 +9,9 @@ namespace glueprof {
 std::string lowerCased(const std::string& text);  // ASCII letters only
 // TEXT holds any of PARTS, case-insensitively (the parts are lower-case).
 bool containsAny(const std::string& text, std::initializer_list<const char*> parts);
+// A runtime or driver call that launches a kernel (cudaLaunchKernel, cuLaunchKernelEx, ...).
+bool isKernelLaunchCall(const std::string& name);
+// A call that waits for the device by design (a sync, a blocking copy or memset, a query, a wait).
+bool isWaitingCall(const std::string& name);
 
 }  // namespace glueprof

@@ -2,6 +2,9 @@
 // at, from where its steps' time goes to what the advisor would change first.
 #include <fmt/format.h>
 
+#include <set>
+
+#include "analyzers/Statistics.h"
 #include "app/report/Findings.h"
 #include "app/report/ReportBuilder.h"
 #include "profiler/core/CountText.h"
@@ -62,6 +65,35 @@ void addStepParts(ReportDocument& doc, const RunAnalysis& r, TimestampNs widestN
         gaps.rows.push_back(
             {shortCode(w.name), plain(decimal(w.msPerStep)), plain(countText(w.countPerStep))});
     doc.table(std::move(gaps));
+}
+
+// Each step's time on the GPU by cause (analyzers/StepAttribution.h): the device busy by kind and
+// its idle by what the host did; the median of each over the measured steps.
+void addStepAttribution(ReportDocument& doc, const StepAttributionResult& r) {
+    if (r.steps.empty()) return;
+    std::vector<double> walls;
+    std::set<std::int64_t> devices;
+    for (const StepAttribution& a : r.steps) {
+        devices.insert(a.device);
+        if (a.device == r.steps.front().device)
+            walls.push_back(static_cast<double>(a.wallNs) / 1e6);
+    }
+    const double wallMs = median(walls);
+    doc.heading(3, plain("Each step's time by cause (median of the measured steps)"));
+    doc.paragraph(plain(fmt::format(
+        "GPU {}{}: the device busy by kind, then its idle by what the host did meanwhile; in each "
+        "step the parts add up to its wall time (median step {:.3f} ms).",
+        r.steps.front().device,
+        devices.size() > 1 ? fmt::format(" of {} (the JSON has every GPU)", devices.size()) : "",
+        wallMs)));
+    Table t{{{"cause", Align::kLeft}, {"ms"}, {"% of the median step"}}};
+    for (std::size_t c = 0; c < kStepCauseCount; ++c) {
+        if (r.medianMs[c] <= 0.0) continue;
+        t.rows.push_back(
+            {plain(toString(static_cast<StepCause>(c))), plain(decimal(r.medianMs[c])),
+             plain(decimal(wallMs > 0 ? 100.0 * r.medianMs[c] / wallMs : 0.0, "{:.1f}"))});
+    }
+    doc.table(std::move(t));
 }
 
 // The device timeline as HTA and TraceLens define it, whole run (docs/metrics.md).
@@ -371,6 +403,7 @@ void addRunSections(ReportDocument& doc, const RunAnalysis& r, TimestampNs wides
                 fmt::format("run-{}", r.run.id));
     addDiagnostics(doc, r);
     addStepParts(doc, r, widestNs, widestNonMathNs);
+    addStepAttribution(doc, a.attribution);
     addDeviceTimeline(doc, a.timeline);
     addKernelBreakdown(doc, a.kernels);
     addIdleBreakdown(doc, a.idle);

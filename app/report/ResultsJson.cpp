@@ -85,6 +85,29 @@ nlohmann::json kernelCategoriesJson(const KernelMix& mix) {
     return j;
 }
 
+namespace {
+
+// Each measured step's time by cause on each GPU (analyzers/StepAttribution.h), and the median of
+// each cause over the first GPU's steps; causes by name, ms.
+nlohmann::json stepAttributionJson(const StepAttributionResult& r) {
+    nlohmann::json medians = nlohmann::json::object();
+    for (std::size_t c = 0; c < kStepCauseCount; ++c)
+        medians[stepCauseKey(static_cast<StepCause>(c))] = r.medianMs[c];
+    nlohmann::json steps = nlohmann::json::array();
+    for (const StepAttribution& a : r.steps) {
+        nlohmann::json parts = nlohmann::json::object();
+        for (std::size_t c = 0; c < kStepCauseCount; ++c)
+            parts[stepCauseKey(static_cast<StepCause>(c))] = static_cast<double>(a.ns[c]) / 1e6;
+        steps.push_back({{"step", a.step},
+                         {"device", a.device},
+                         {"wall_ms", static_cast<double>(a.wallNs) / 1e6},
+                         {"parts_ms", parts}});
+    }
+    return {{"median_ms", medians}, {"steps", steps}};
+}
+
+}  // namespace
+
 nlohmann::json toJson(const DeviceTimelineResult& d) {
     const auto ms = [](TimestampNs ns) { return static_cast<double>(ns) / 1e6; };
     const HtaTemporalBreakdown& t = d.temporal;
@@ -390,6 +413,7 @@ nlohmann::json toJson(const RunAnalysis& r) {
     if (!a.perLayer.ops.empty()) j["per_layer_work"] = toJson(a.perLayer);
     if (!a.idle.empty()) j["idle_breakdown"] = toJson(a.idle);
     if (a.timeline.hasDeviceWork) j["device_timeline"] = toJson(a.timeline);
+    if (!a.attribution.steps.empty()) j["step_attribution"] = stepAttributionJson(a.attribution);
     if (!a.kernels.byType.empty()) j["kernel_breakdown"] = toJson(a.kernels);
     if (a.launches.kernels > 0 || a.launches.perLaunch.paired > 0)
         j["launch_stats"] = toJson(a.launches);

@@ -1,0 +1,73 @@
+#pragma once
+// Where each step's time went on each GPU, every nanosecond attributed once: the device busy by
+// kind, and the device idle by what the host was doing while the GPU had nothing to run.
+//
+// For a step [start, end) and a device (its stream lanes), the window is cut by priority, each part
+// what is left of the window after the parts before it:
+//   busy:  compute (kernels that are not collectives), then communication (collective kernels),
+//          then copies, then memsets — the union of each kind's device work, so overlapping work
+//          is counted once, under the first kind;
+//   idle (the GPU runs nothing), by the host threads' state:
+//          sync        a host thread blocked in a synchronization (a sync event);
+//          blocking copy  a host thread in a blocking copy (`blocking DtoH copy` / `HtoD`);
+//          communication  a host thread in a communication range (a collective's host side);
+//          setup       a host thread in a runtime call that neither launches nor waits (an
+//                      allocation, a context's or a library's setup, a module load): first-call
+//                      costs, or allocator churn;
+//          launch      a host thread inside a torch op or a runtime call: the host is busy issuing
+//                      work, the GPU waits for its launches;
+//          data        before the step's first device work, the host in none of the above: the
+//                      step waits for its input;
+//          host outside torch  after it, the host in none of the above, on a trace whose host
+//                      threads were recorded over the whole step;
+//          unattributed  the rest: the trace does not say what the host did then.
+// The parts sum to the step's wall time exactly (set arithmetic on nanoseconds, no rounding).
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "profiler/core/TraceModel.h"
+
+namespace glueprof {
+
+enum class StepCause {
+    kCompute,
+    kCommunication,
+    kCopy,
+    kMemset,
+    kSyncWait,
+    kBlockingCopy,
+    kCommWait,
+    kSetupCall,
+    kLaunch,
+    kData,
+    kHostOutsideTorch,
+    kUnattributed,
+    kCount
+};
+constexpr std::size_t kStepCauseCount = static_cast<std::size_t>(StepCause::kCount);
+const char* toString(StepCause cause);      // "compute", "idle: host blocked in a sync", ...
+const char* stepCauseKey(StepCause cause);  // "compute", "sync_wait", ... (JSON)
+bool isDeviceBusy(StepCause cause);     // compute, communication, copy, memset
+
+struct StepAttribution {
+    std::int32_t step = 0;
+    std::int64_t device = 0;
+    TimestampNs wallNs = 0;
+    std::array<TimestampNs, kStepCauseCount> ns{};  // sums to wallNs
+
+    TimestampNs of(StepCause cause) const { return ns[static_cast<std::size_t>(cause)]; }
+    TimestampNs sum() const;
+};
+
+struct StepAttributionResult {
+    std::vector<StepAttribution> steps;  // measured steps, each device, step order
+    // The median over measured steps (per device, the first device's when there are several) of
+    // each cause, ms: what a typical step spends where.
+    std::array<double, kStepCauseCount> medianMs{};
+};
+
+// Empty for a trace without device work (a CPU run).
+StepAttributionResult attributeSteps(const TraceModel& trace);
+
+}  // namespace glueprof
