@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -423,6 +424,7 @@ std::vector<Finding> advise(const AdvisorInput& in) {
         for (std::size_t i = first; i < findings.size(); ++i) {
             Finding& f = findings[i];
             if (f.fix.empty()) f.fix = rule.fix;
+            f.claims = rule.claims;
             f.evidence = sayFinding(rule, f);
             if (rule.scope == RuleScope::kDevice && capMs >= 0.0)
                 f.savingMsPerStep = std::min(f.savingMsPerStep, capMs);
@@ -442,10 +444,34 @@ std::vector<Finding> advise(const AdvisorInput& in) {
             }
         }
     }
-    std::sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
-        return a.savingMsPerStep > b.savingMsPerStep;
-    });
+    // Each nanosecond of a step saved once: the largest finding first takes what the attribution
+    // gave its causes.
+    std::array<double, kStepCauseCount> unbounded;
+    unbounded.fill(std::numeric_limits<double>::infinity());
+    claimAttributedTime(findings, in.attribution != nullptr && !in.attribution->steps.empty()
+                                      ? in.attribution->meanMs
+                                      : unbounded);
     return findings;
+}
+
+void claimAttributedTime(std::vector<Finding>& findings,
+                         std::array<double, kStepCauseCount> budgetMs) {
+    const auto largestFirst = [](const Finding& a, const Finding& b) {
+        return a.savingMsPerStep > b.savingMsPerStep;
+    };
+    std::stable_sort(findings.begin(), findings.end(), largestFirst);
+    for (Finding& f : findings) {
+        if (f.claims.empty()) continue;
+        double took = 0.0;
+        for (StepCause cause : f.claims) {
+            double& left = budgetMs[static_cast<std::size_t>(cause)];
+            const double part = std::max(0.0, std::min(f.savingMsPerStep - took, left));
+            left -= part;
+            took += part;
+        }
+        f.savingMsPerStep = took;
+    }
+    std::stable_sort(findings.begin(), findings.end(), largestFirst);
 }
 
 }  // namespace glueprof

@@ -14,6 +14,7 @@
 #include "analyzers/LaunchStats.h"
 #include "analyzers/PerLayerWork.h"
 #include "analyzers/RepeatedWork.h"
+#include "analyzers/StepAttribution.h"
 #include "analyzers/SyncPoints.h"
 #include "profiler/core/TraceModel.h"
 
@@ -45,6 +46,9 @@ struct Finding {
     std::vector<FindingRef> refs;
     std::string fix;       // what to change, one sentence
     std::string evidence;  // what was measured, one sentence (rendered)
+    // The step-time causes its fix removes (its rule's, AdvisorRules.h); on a GPU trace its saving
+    // is at most what the attribution gave them and no other finding claimed first.
+    std::vector<StepCause> claims;
     // The run is the user's program (profiled or imported), not the reference trainer: the fix is
     // a change to that program, and a toggle only names the trainer's version of it.
     bool inUserProgram = false;
@@ -65,9 +69,18 @@ struct AdvisorInput {
     const std::vector<StreamIdle>* idle = nullptr;
     const LaunchStatsResult* launches = nullptr;
     const DeviceTimelineResult* timeline = nullptr;
+    // Optional, GPU traces: each step's time by cause, which bounds the savings.
+    const StepAttributionResult* attribution = nullptr;
 };
 
 // Findings sorted by estimated saving, largest first.
 std::vector<Finding> advise(const AdvisorInput& input);
+
+// Bounds each finding's saving by the time attributed to the causes it claims, each nanosecond
+// claimed once: findings in order of their saving, largest first, each takes from its causes'
+// remaining budget (ms per step) at most its saving, and its saving becomes what it took. A
+// finding that claims no cause keeps its saving. Sorts the findings by saving, largest first.
+void claimAttributedTime(std::vector<Finding>& findings,
+                         std::array<double, kStepCauseCount> budgetMs);
 
 }  // namespace glueprof

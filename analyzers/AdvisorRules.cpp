@@ -265,7 +265,8 @@ const std::vector<AdvisorRule>& advisorRules() {
           {": the step is launch-bound"}},
          "capture the step in a CUDA graph (torch.compile with mode=\"reduce-overhead\", or "
          "torch.cuda.graphs), fuse small ops (torch.compile), or give each launch more work "
-         "(larger batches); at most the host-wait idle is saved"},
+         "(larger batches); at most the host-wait idle is saved",
+         {StepCause::kQueued, StepCause::kLaunch, StepCause::kHostOutsideTorch}},
         {r::kExposedCommunication,
          "",
          S::kDevice,
@@ -278,7 +279,8 @@ const std::vector<AdvisorRule>& advisorRules() {
           {" (HTA's comm/compute overlap {hta_overlap_pct:.1f}%)"}},
          "overlap it with the backward pass: DDP's bucket_cap_mb (smaller buckets start sooner), "
          "gradient_as_bucket_view=True, static_graph=True; with gradient accumulation, "
-         "model.no_sync() on all but the last micro-step; FSDP's backward_prefetch"},
+         "model.no_sync() on all but the last micro-step; FSDP's backward_prefetch",
+         {StepCause::kCommunication, StepCause::kCommWait}},
         {r::kPageableCopies,
          "",
          S::kDevice,
@@ -291,7 +293,8 @@ const std::vector<AdvisorRule>& advisorRules() {
            "holds the host until it is done), issued by {issuer}"}},
          "pin the host side (DataLoader(pin_memory=True), tensor.pin_memory()) and copy with "
          "non_blocking=True; a read back (.item(), .cpu(), .tolist(), boolean-mask indexing, "
-         "nonzero) can move out of the step or be batched into one"},
+         "nonzero) can move out of the step or be batched into one",
+         {}},
         {r::kSyncStalls,
          "",
          S::kDevice,
@@ -308,7 +311,8 @@ const std::vector<AdvisorRule>& advisorRules() {
          "keep the value on the GPU (torch.where instead of a Python if), read it once the step's "
          "work is queued or every N steps (log the loss every N steps), or copy it with "
          "non_blocking=True into pinned memory and read it later; at most the idle after the syncs "
-         "is saved"},
+         "is saved",
+         {StepCause::kSyncWait, StepCause::kLaunch, StepCause::kHostOutsideTorch}},
         {r::kElementwiseFusion,
          "",
          S::kDevice,
@@ -321,7 +325,8 @@ const std::vector<AdvisorRule>& advisorRules() {
            "short launch gaps before them (the GPU idle)"}},
          "fuse them (torch.compile fuses chains of pointwise ops into one kernel; fused "
          "optimizers: "
-         "fused=True); at most the gaps are saved"},
+         "fused=True); at most the gaps are saved",
+         {StepCause::kQueued, StepCause::kLaunch, StepCause::kHostOutsideTorch}},
         {r::kAllocatorChurn,
          "",
          S::kDevice,
@@ -334,7 +339,8 @@ const std::vector<AdvisorRule>& advisorRules() {
            "(cudaFree also waits for the device)"}},
          "keep tensor shapes steady (pad variable lengths to a few buckets), drop "
          "torch.cuda.empty_cache() from the loop, try "
-         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True"},
+         "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True",
+         {}},
         {r::kDataLoaderStall,
          "",
          S::kDevice,
@@ -345,7 +351,8 @@ const std::vector<AdvisorRule>& advisorRules() {
            "{median_stall_ms:.3f} ms, {stalled_pct:.0f}% of step time): the step waits for its "
            "input"}},
          "load ahead of the step: DataLoader(num_workers=N, pin_memory=True, prefetch_factor=2, "
-         "persistent_workers=True), and keep tokenization or collation out of the loop"},
+         "persistent_workers=True), and keep tokenization or collation out of the loop",
+         {StepCause::kData}},
         {r::kHostOutsideTorch,
          "",
          S::kDevice,
@@ -361,7 +368,8 @@ const std::vector<AdvisorRule>& advisorRules() {
            "thread, logging, checkpointing, waits on I/O or other processes)"}},
          "find it with torch.profiler(with_stack=True) or py-spy, then take it off the step "
          "(DataLoader workers, asynchronous logging, fewer checkpoints) or overlap it with the "
-         "device's work"},
+         "device's work",
+         {StepCause::kHostOutsideTorch}},
         {r::kCrossStreamWaits,
          "",
          S::kDevice,
@@ -377,7 +385,9 @@ const std::vector<AdvisorRule>& advisorRules() {
           {"none", "stream"},
           {"): the streams serialize"}},
          "check what each side stream waits for (a copy or NCCL stream gated on the compute "
-         "stream), record events only where the data is needed, and overlap independent work"},
+         "stream), record events only where the data is needed, and overlap independent work",
+         {StepCause::kQueued, StepCause::kSyncWait, StepCause::kHostOutsideTorch,
+          StepCause::kUnattributed}},
         {r::kWarmupInProfile,
          "",
          S::kDevice,
@@ -395,7 +405,8 @@ const std::vector<AdvisorRule>& advisorRules() {
            "training"}},
          "profile steady-state steps (torch.profiler.schedule(wait=1, warmup=2, active=3); with "
          "Nsight Systems, --capture-range=cudaProfilerApi around later iterations; or skip the "
-         "first iterations)"},
+         "first iterations)",
+         {StepCause::kSetupCall, StepCause::kLaunch}},
     };
     return rules;
 }

@@ -78,6 +78,10 @@ struct AdvisorRule {
     RuleFunction find;
     std::vector<RuleClause> says;  // the evidence sentence, clause by clause
     const char* fix;               // what to change (a finding may say more)
+    // The step-time causes (StepAttribution.h) the fix removes: what bounds a finding's saving on
+    // a GPU trace. Empty: a saving of host time, which the attribution of the device's time does
+    // not bound (the trace rules, pageable_copies, allocator_churn).
+    std::vector<StepCause> claims = {};
     // The threshold's value; a logic error for a name the rule does not have.
     double threshold(std::string_view name) const;
 };

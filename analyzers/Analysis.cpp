@@ -18,9 +18,9 @@ AnalysisResult analyze(const TraceModel& trace) {
     result.queues = analyzeQueueLength(trace);
     result.annotations = analyzeAnnotationBreakdown(trace);
     result.bubbles = analyzeBubbles(trace);
-    result.findings = advise(AdvisorInput{&trace, &result.repeated, &result.copyOverlap,
-                                          &result.syncPoints, &result.glue, &result.perLayer,
-                                          &result.idle, &result.launches, &result.timeline});
+    result.findings = advise(AdvisorInput{
+        &trace, &result.repeated, &result.copyOverlap, &result.syncPoints, &result.glue,
+        &result.perLayer, &result.idle, &result.launches, &result.timeline, &result.attribution});
     return result;
 }
 

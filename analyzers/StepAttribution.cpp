@@ -25,6 +25,8 @@ const char* toString(StepCause cause) {
             return "copy";
         case StepCause::kMemset:
             return "memset";
+        case StepCause::kQueued:
+            return "idle: work queued, not started (launch latency, or a wait on another stream)";
         case StepCause::kSyncWait:
             return "idle: host blocked in a sync";
         case StepCause::kBlockingCopy:
@@ -48,8 +50,9 @@ const char* toString(StepCause cause) {
 
 const char* stepCauseKey(StepCause cause) {
     static constexpr std::array<const char*, kStepCauseCount> kKeys = {
-        "compute",    "communication", "copy",   "memset", "sync_wait",          "blocking_copy",
-        "comm_wait",  "setup_call",    "launch", "data",   "host_outside_torch", "unattributed"};
+        "compute",   "communication",      "copy",        "memset",     "queued",
+        "sync_wait", "blocking_copy",      "comm_wait",   "setup_call", "launch",
+        "data",      "host_outside_torch", "unattributed"};
     const auto c = static_cast<std::size_t>(cause);
     return c < kKeys.size() ? kKeys[c] : "unattributed";
 }
@@ -67,10 +70,23 @@ TimestampNs StepAttribution::sum() const {
 
 namespace {
 
-// What one device's stream lanes ran over the whole trace, by kind.
+// What one device's stream lanes ran over the whole trace, by kind, and when work waited in its
+// queue: from its launch call's return to its start.
 struct DeviceWork {
-    std::vector<Interval> compute, comm, copy, memset;
+    std::vector<Interval> compute, comm, copy, memset, queued;
 };
+
+// Each runtime call's end, by correlation.
+std::unordered_map<std::int64_t, TimestampNs> launchEnds(const TraceModel& trace) {
+    std::unordered_map<std::int64_t, TimestampNs> ends;
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        if (trace.lanes()[i].kind != LaneKind::kHostThread) continue;
+        for (const Event& e : trace.eventsOnLane(i)) {
+            if (e.kind == EventKind::kRuntime && e.correlation != 0) ends[e.correlation] = e.endNs;
+        }
+    }
+    return ends;
+}
 
 // What the host threads were doing over the whole trace, as unions of intervals.
 struct HostState {
@@ -88,7 +104,8 @@ HostState hostStateOf(const TraceModel& trace) {
             const Interval interval{e.startNs, e.endNs};
             if (e.kind == EventKind::kSync || e.kind == EventKind::kWait) {
                 const std::string& name = trace.name(e.name);
-                const bool blocking = name == names::kBlockingDtoHCopy || name == names::kBlockingHtoDCopy;
+                const bool blocking =
+                    name == names::kBlockingDtoHCopy || name == names::kBlockingHtoDCopy;
                 (blocking ? blockingCopy : sync).push_back(interval);
             } else if (e.category == Category::kComm && e.kind == EventKind::kRange) {
                 comm.push_back(interval);
@@ -103,8 +120,8 @@ HostState hostStateOf(const TraceModel& trace) {
             }
         }
     }
-    return HostState{unionOf(std::move(sync)), unionOf(std::move(blockingCopy)),
-                     unionOf(std::move(comm)), unionOf(std::move(setup)),
+    return HostState{unionOf(std::move(sync)),   unionOf(std::move(blockingCopy)),
+                     unionOf(std::move(comm)),   unionOf(std::move(setup)),
                      unionOf(std::move(launch)), hasOps};
 }
 
@@ -121,6 +138,7 @@ StepAttributionResult attributeSteps(const TraceModel& trace) {
     StepAttributionResult result;
     std::map<std::int64_t, DeviceWork> devices;
     std::unordered_map<StringId, bool> commNames;
+    const std::unordered_map<std::int64_t, TimestampNs> launched = launchEnds(trace);
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         const Lane& lane = trace.lanes()[i];
         if (!isDeviceWorkLane(lane)) continue;
@@ -128,6 +146,9 @@ StepAttributionResult attributeSteps(const TraceModel& trace) {
         for (const Event& e : trace.eventsOnLane(i)) {
             if (!isDeviceWork(e)) continue;
             const Interval interval{e.startNs, e.endNs};
+            if (const auto launch = launched.find(e.correlation);
+                e.correlation != 0 && launch != launched.end() && launch->second < e.startNs)
+                d.queued.push_back({launch->second, e.startNs});
             if (e.kind == EventKind::kMemcpy) {
                 d.copy.push_back(interval);
             } else if (e.kind == EventKind::kMemset) {
@@ -149,6 +170,7 @@ StepAttributionResult attributeSteps(const TraceModel& trace) {
         const IntervalSet comm = unionOf(work.comm);
         const IntervalSet copy = unionOf(work.copy);
         const IntervalSet memset = unionOf(work.memset);
+        const IntervalSet queued = unionOf(work.queued);
         const IntervalSet all = unionOf([&] {
             std::vector<Interval> v(compute.begin(), compute.end());
             v.insert(v.end(), comm.begin(), comm.end());
@@ -170,7 +192,8 @@ StepAttributionResult attributeSteps(const TraceModel& trace) {
             set(StepCause::kCommunication, take(left, comm));
             set(StepCause::kCopy, take(left, copy));
             set(StepCause::kMemset, take(left, memset));
-            // What is left is the GPU idle: by what the host did.
+            // What is left is the GPU idle: work waiting in the queue, else by what the host did.
+            set(StepCause::kQueued, take(left, queued));
             set(StepCause::kSyncWait, take(left, host.sync));
             set(StepCause::kBlockingCopy, take(left, host.blockingCopy));
             set(StepCause::kCommWait, take(left, host.comm));
@@ -194,6 +217,9 @@ StepAttributionResult attributeSteps(const TraceModel& trace) {
             std::vector<double> values;
             for (const auto& ms : first) values.push_back(ms[c]);
             result.medianMs[c] = values.empty() ? 0.0 : median(values);
+            double sum = 0.0;
+            for (double v : values) sum += v;
+            result.meanMs[c] = values.empty() ? 0.0 : sum / static_cast<double>(values.size());
         }
     }
     std::stable_sort(result.steps.begin(), result.steps.end(),

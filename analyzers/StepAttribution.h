@@ -7,7 +7,12 @@
 //   busy:  compute (kernels that are not collectives), then communication (collective kernels),
 //          then copies, then memsets — the union of each kind's device work, so overlapping work
 //          is counted once, under the first kind;
-//   idle (the GPU runs nothing), by the host threads' state:
+//   idle (the GPU runs nothing), first
+//          queued      device work was already launched (its launch call had returned) and had not
+//                      started: the device's own launch latency between kernels (HTA's kernel
+//                      wait, which fusion and CUDA graphs remove), or a wait on another stream
+//                      or an event;
+//   then by the host threads' state:
 //          sync        a host thread blocked in a synchronization (a sync event);
 //          blocking copy  a host thread in a blocking copy (`blocking DtoH copy` / `HtoD`);
 //          communication  a host thread in a communication range (a collective's host side);
@@ -35,6 +40,7 @@ enum class StepCause {
     kCommunication,
     kCopy,
     kMemset,
+    kQueued,
     kSyncWait,
     kBlockingCopy,
     kCommWait,
@@ -48,7 +54,7 @@ enum class StepCause {
 constexpr std::size_t kStepCauseCount = static_cast<std::size_t>(StepCause::kCount);
 const char* toString(StepCause cause);      // "compute", "idle: host blocked in a sync", ...
 const char* stepCauseKey(StepCause cause);  // "compute", "sync_wait", ... (JSON)
-bool isDeviceBusy(StepCause cause);     // compute, communication, copy, memset
+bool isDeviceBusy(StepCause cause);         // compute, communication, copy, memset
 
 struct StepAttribution {
     std::int32_t step = 0;
@@ -65,6 +71,8 @@ struct StepAttributionResult {
     // The median over measured steps (per device, the first device's when there are several) of
     // each cause, ms: what a typical step spends where.
     std::array<double, kStepCauseCount> medianMs{};
+    // The mean over the same steps, ms per step: what a saving "per step" can claim of each cause.
+    std::array<double, kStepCauseCount> meanMs{};
 };
 
 // Empty for a trace without device work (a CPU run).

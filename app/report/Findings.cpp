@@ -21,6 +21,15 @@ std::string renderFindingsText(const std::vector<Finding>& findings) {
     return out;
 }
 
+namespace {
+// The step-time causes a finding or a rule claims, by their JSON keys.
+nlohmann::json claimsJson(const std::vector<StepCause>& claims) {
+    nlohmann::json j = nlohmann::json::array();
+    for (StepCause c : claims) j.push_back(stepCauseKey(c));
+    return j;
+}
+}  // namespace
+
 nlohmann::json findingsJson(const std::vector<Finding>& findings) {
     nlohmann::json j = nlohmann::json::array();
     for (const Finding& f : findings) {
@@ -40,7 +49,8 @@ nlohmann::json findingsJson(const std::vector<Finding>& findings) {
                      {"evidence", f.evidence},
                      {"fix", f.fix},
                      {"metrics", metrics},
-                     {"refs", refs}});
+                     {"refs", refs},
+                     {"claims", claimsJson(f.claims)}});
     }
     return j;
 }
@@ -60,6 +70,12 @@ std::string renderAdvisorRulesText() {
                                                 : std::string("no toggle"),
                            rule.looksFor);
         out += fmt::format("    fix: {}\n", rule.fix);
+        if (!rule.claims.empty()) {
+            std::string claims;
+            for (StepCause c : rule.claims)
+                claims += (claims.empty() ? "" : ", ") + std::string(stepCauseKey(c));
+            out += fmt::format("    claims: {}\n", claims);
+        }
         for (const RuleThreshold& t : rule.thresholds)
             out += fmt::format("    threshold {} = {:g}: {}\n", t.name, t.value, t.meaning);
     }
@@ -77,6 +93,7 @@ nlohmann::json advisorRulesJson() {
                          {"toggle", rule.toggle},
                          {"looks_for", rule.looksFor},
                          {"fix", rule.fix},
+                         {"claims", claimsJson(rule.claims)},
                          {"thresholds", thresholds}});
     }
     return rules;

@@ -138,3 +138,58 @@ TEST(AdvisorRulesTest, EveryClauseOfEveryRuleRendersWithItsNames) {
 
 }  // namespace
 }  // namespace glueprof
+
+namespace glueprof {
+namespace {
+
+Finding claiming(const char* rule, double saving, std::vector<StepCause> claims) {
+    Finding f;
+    f.rule = rule;
+    f.savingMsPerStep = saving;
+    f.claims = std::move(claims);
+    return f;
+}
+
+// No two findings claim the same time: the largest takes first, each at most what is left of the
+// causes its fix removes; a finding of host time the attribution does not cut keeps its saving.
+TEST(AdvisorRulesTest, FindingsClaimTheAttributedTimeOnceLargestFirst) {
+    std::vector<Finding> findings = {
+        claiming("b", 4.0, {StepCause::kLaunch, StepCause::kSyncWait}),
+        claiming("d", 2.0, {StepCause::kData}),
+        claiming("a", 5.0, {StepCause::kLaunch}),
+        claiming("c", 3.0, {}),
+    };
+    std::array<double, kStepCauseCount> budget{};
+    budget[static_cast<std::size_t>(StepCause::kLaunch)] = 6.0;
+    budget[static_cast<std::size_t>(StepCause::kSyncWait)] = 1.0;
+    budget[static_cast<std::size_t>(StepCause::kData)] = 0.5;
+    claimAttributedTime(findings, budget);
+    ASSERT_EQ(findings.size(), 4u);
+    EXPECT_EQ(findings[0].rule, "a");
+    EXPECT_DOUBLE_EQ(findings[0].savingMsPerStep, 5.0);
+    EXPECT_EQ(findings[1].rule, "c");
+    EXPECT_DOUBLE_EQ(findings[1].savingMsPerStep, 3.0);
+    EXPECT_EQ(findings[2].rule, "b");
+    EXPECT_DOUBLE_EQ(findings[2].savingMsPerStep, 2.0);  // launch's last 1 ms and sync's 1 ms
+    EXPECT_EQ(findings[3].rule, "d");
+    EXPECT_DOUBLE_EQ(findings[3].savingMsPerStep, 0.5);
+}
+
+// A device rule whose saving is the GPU's idle claims the causes of that idle; the two whose saving
+// is host time in calls (pageable copies, allocator churn) claim none.
+TEST(AdvisorRulesTest, EveryDeviceRuleOfIdleTimeClaimsTheCausesItsFixRemoves) {
+    namespace r = advisor_rules;
+    for (const AdvisorRule& rule : advisorRules()) {
+        const std::string id = rule.id;
+        const bool hostTime = id == r::kPageableCopies || id == r::kAllocatorChurn;
+        if (rule.scope == RuleScope::kDevice && !hostTime) {
+            EXPECT_FALSE(rule.claims.empty()) << rule.id;
+        }
+        if (rule.scope == RuleScope::kTrace || hostTime) {
+            EXPECT_TRUE(rule.claims.empty()) << rule.id;
+        }
+    }
+}
+
+}  // namespace
+}  // namespace glueprof

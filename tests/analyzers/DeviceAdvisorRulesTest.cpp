@@ -250,14 +250,16 @@ void addStepsStartingIdle(GpuTrace& t) {
     }
 }
 
-// The GPU is idle [0, 620) us of each step, the host in no op for 610 us of it.
+// The GPU is idle [0, 620) us of each step, the host in no op for 610 us of it; [605, 620) the
+// kernel is already launched (queued), so the step waited for its input [0, 600): what the
+// attribution gives the wait for input, and what the finding may claim.
 TEST(DeviceAdvisorRulesTest, AnIdleGpuAtTheStepsStartWithTheHostOutsideOpsIsADataLoaderStall) {
     GpuTrace t(1000);
     addStepsStartingIdle(t);
     const std::vector<Finding> findings = t.findings();
     const Finding* f = findingOf(findings, advisor_rules::kDataLoaderStall);
     ASSERT_NE(f, nullptr);
-    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.61);
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.60);
     EXPECT_NE(f->fix.find("num_workers"), std::string::npos);
 
     // One such step alone shows no "each step": its idle start may be anything the program did

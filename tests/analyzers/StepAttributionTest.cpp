@@ -44,11 +44,11 @@ TEST(StepAttribution, EveryNanosecondOfTheStepHasOneCausePerDevice) {
     EXPECT_EQ(g0.of(StepCause::kCommunication), 80);  // [400, 480)
     EXPECT_EQ(g0.of(StepCause::kCopy), 50);
     EXPECT_EQ(g0.of(StepCause::kMemset), 10);
-    EXPECT_EQ(g0.of(StepCause::kSyncWait), 100);      // [500, 600)
-    EXPECT_EQ(g0.of(StepCause::kBlockingCopy), 50);   // [700, 750)
-    EXPECT_EQ(g0.of(StepCause::kCommWait), 50);       // [800, 850)
-    EXPECT_EQ(g0.of(StepCause::kLaunch), 60);         // the op [0, 60)
-    EXPECT_EQ(g0.of(StepCause::kData), 40);           // [60, 100): before the first work
+    EXPECT_EQ(g0.of(StepCause::kSyncWait), 100);     // [500, 600)
+    EXPECT_EQ(g0.of(StepCause::kBlockingCopy), 50);  // [700, 750)
+    EXPECT_EQ(g0.of(StepCause::kCommWait), 50);      // [800, 850)
+    EXPECT_EQ(g0.of(StepCause::kLaunch), 60);        // the op [0, 60)
+    EXPECT_EQ(g0.of(StepCause::kData), 40);          // [60, 100): before the first work
     // [480, 500), [660, 700), [750, 800), [850, 1000): the host in no op, on a trace with ops.
     EXPECT_EQ(g0.of(StepCause::kHostOutsideTorch), 20 + 40 + 50 + 150);
     EXPECT_EQ(g0.of(StepCause::kUnattributed), 0);
