@@ -286,8 +286,6 @@ class CreatedDatabase {
         m_existed = fs::exists(db, ec);
     }
     // Kept when a run is stored whole in it (a merge of earlier leftovers, or a run that failed
-    // only after another was stored); else removed, -wal and -shm with it.
-    // Kept when a run is stored whole in it (a merge of earlier leftovers, or a run that failed
     // only after another was stored); else removed, unless another writer has it open (another
     // profile of the same new database).
     ~CreatedDatabase() {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <optional>
 
 #include "profiler/core/Error.h"
@@ -92,7 +93,10 @@ MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId,
     std::vector<RunId> groupOf(runCount, 0);
     for (const auto& [rank, runs] : runsByRank) {
         const std::string path = rankTracePath(db, launchId, rank);
-        const TraceReader reader(path);
+        // The reader's connection is closed before the file goes: a database removed under an
+        // open connection can leave its -wal behind (ProfileFuzz saw one once: SIGTERM during a
+        // profile's merge).
+        auto reader = std::make_unique<TraceReader>(path);
         const RankClock* clock =
             rank >= 0 && static_cast<std::size_t>(rank) < clocks.size() ? &clocks[rank] : nullptr;
         for (std::size_t k = 0; k < runs.size(); ++k) {
@@ -113,13 +117,14 @@ MergedRanks mergeRankTraces(const std::string& db, const std::string& launchId,
             if (groupOf[groupIndex] == 0) groupOf[groupIndex] = id;
             // Read as it is copied, written in batches: memory flat however long the rank ran.
             RunAppend append(target, id);
-            copyStoredRun(append, reader, summary.id,
+            copyStoredRun(append, *reader, summary.id,
                           RunCopyShift{clock != nullptr ? clock->offsetNs : 0, 0, 0});
             for (const Diagnostic& d : ending.diagnostics)
                 append.diagnostic(d.name, d.value, d.detail);
             append.finish(ending.status.value_or(finalStatusOf(summary)));  // the status last
             merged.runs.push_back(id);
         }
+        reader.reset();
         removeTraceDatabase(path);  // every run of the rank's file is in DB
     }
     target.close();
