@@ -112,6 +112,45 @@ RoutingReads routingReadsOf(const AdvisorInput& in) {
     return out;
 }
 
+// A range of a Mixture-of-Experts layer's routing (the trainer's `moe_routing`, a profiled
+// model's "MoE block: CLASS", an annotation naming experts or a router): its reads are the
+// per-expert loop's, one finding for all of them.
+bool isMoeRange(const std::string& range) { return containsAny(range, {"rout", "expert", "moe"}); }
+
+// The fix of a per-expert loop's host reads, in the trainer and in Hugging Face.
+void namePerExpertFix(Finding& f) {
+    f.toggle = "moe_group_once";
+    f.fix =
+        "group the tokens by expert once per pass (one stable argsort and one bincount, read "
+        "once) instead of a nonzero / where / bool read per expert; in Hugging Face, build the "
+        "model with experts_implementation=\"grouped_mm\"";
+}
+
+// Groups a step's reads by (op, range), except in a MoE range, where one group holds all its ops
+// (counted by op): the per-expert loop's nonzero, where and bool reads are one pattern.
+struct ReadGroup {
+    std::int64_t count = 0;
+    TimestampNs ns = 0;
+    std::map<std::string, std::int64_t> byOp;
+    std::map<std::string, std::int64_t> awaited;
+};
+using ReadGroups = std::map<std::pair<std::string, std::string>, ReadGroup>;  // (op or "", range)
+
+ReadGroup& groupOf(ReadGroups& groups, const SyncPoint& p) {
+    ReadGroup& g = groups[{isMoeRange(p.range) ? std::string() : p.op, p.range}];
+    ++g.count;
+    g.ns += p.durationNs;
+    ++g.byOp[p.op];
+    return g;
+}
+
+// The ops of a group, each with its count per step when the group holds several.
+void pointAtOps(Finding& f, const ReadGroup& g, double steps) {
+    for (const auto& [op, count] : g.byOp)
+        f.pointsAt("op", op,
+                   g.byOp.size() > 1 ? "x" + countText(static_cast<double>(count) / steps) : "");
+}
+
 }  // namespace
 
 namespace rule_functions {
@@ -229,38 +268,30 @@ void repeatedHostSyncs(const AdvisorContext& c, const AdvisorRule& rule,
     if (in.syncs == nullptr || !in.syncs->hostSyncsCaptured) return;
     const double steps =
         static_cast<double>(std::max<std::size_t>(1, in.syncs->hostSyncsPerStep.size()));
-    struct Group {
-        std::int64_t count = 0;
-        TimestampNs blockedNs = 0;
-        std::map<std::string, std::int64_t> awaited;
-    };
-    std::map<std::pair<std::string, std::string>, Group> groups;  // (op, range)
+    ReadGroups groups;
     for (const SyncPoint& p : in.syncs->hostSyncs) {
         if (p.range == names::kMoeRouting || p.range == names::kMaskBuild) continue;
-        Group& g = groups[{p.op, p.range}];
-        ++g.count;
-        g.blockedNs += p.durationNs;
-        ++g.awaited[p.awaited];  // "": no device work launched before the sync
+        ++groupOf(groups, p).awaited[p.awaited];  // "": no device work launched before the sync
     }
     const double kMinPerStep = rule.threshold("min_per_step");
     for (const auto& [key, g] : groups) {
         const double perStep = static_cast<double>(g.count) / steps;
         if (perStep < kMinPerStep) continue;
-        const auto& [op, range] = key;
+        const std::string& range = key.second;
         const std::string awaited =
             std::max_element(g.awaited.begin(), g.awaited.end(), [](const auto& a, const auto& b) {
                 return a.second < b.second;
             })->first;
         Finding f;
         f.rule = rule.id;
-        if (containsAny(range, {"rout", "expert", "moe"})) {
-            f.toggle = "moe_group_once";
+        if (isMoeRange(range)) {
+            namePerExpertFix(f);
         } else if (containsAny(range, {"mask", "packed", "cu_seqlens"})) {
             f.toggle = "packed_cache";
         }
-        const double msPerStep = static_cast<double>(g.blockedNs) / kNsPerMs / steps;
+        const double msPerStep = static_cast<double>(g.ns) / kNsPerMs / steps;
         f.savingMsPerStep = msPerStep * (1.0 - 1.0 / perStep);
-        f.pointsAt("op", op);
+        pointAtOps(f, g, steps);
         if (!awaited.empty()) f.pointsAt("awaited", awaited);
         if (!range.empty()) f.pointsAt("range", range);
         f.measured("per_step", perStep, "count/step").measured("ms_per_step", msPerStep, "ms/step");
@@ -280,29 +311,24 @@ void repeatedWouldSyncs(const AdvisorContext& c, const AdvisorRule& rule,
     const AdvisorInput& in = c.input;
     if (in.syncs == nullptr || in.syncs->hostSyncsCaptured || in.syncs->perStep.empty()) return;
     const double steps = static_cast<double>(in.syncs->perStep.size());
-    struct Group {
-        std::int64_t count = 0;
-        TimestampNs ns = 0;
-    };
-    std::map<std::pair<std::string, std::string>, Group> groups;  // (op, range)
+    ReadGroups groups;
     for (const SyncPoint& p : in.syncs->points) {
         if (p.range == names::kMoeRouting || p.range == names::kMaskBuild) continue;
-        Group& g = groups[{p.op, p.range}];
-        ++g.count;
-        g.ns += p.durationNs;
+        groupOf(groups, p);
     }
     const double kMinPerStep = rule.threshold("min_per_step");
     for (const auto& [key, g] : groups) {
         const double perStep = static_cast<double>(g.count) / steps;
         if (perStep < kMinPerStep) continue;
-        const auto& [op, range] = key;
+        const std::string& range = key.second;
         Finding f;
         f.rule = rule.id;
         const double msPerStep = static_cast<double>(g.ns) / kNsPerMs / steps;
         f.savingMsPerStep = msPerStep * (1.0 - 1.0 / perStep);
-        f.pointsAt("op", op);
+        pointAtOps(f, g, steps);
         if (!range.empty()) f.pointsAt("range", range);
         f.measured("per_step", perStep, "count/step").measured("ms_per_step", msPerStep, "ms/step");
+        if (isMoeRange(range)) namePerExpertFix(f);
         if (range.rfind("Optimizer.step#", 0) == 0) {
             // torch's optimizers keep each parameter's step count in a CPU tensor unless they are
             // fused or capturable, and the for-loop and foreach implementations both read it with
@@ -408,6 +434,28 @@ void blockingAllReduces(const AdvisorContext& c, const AdvisorRule& rule,
     findings.push_back(f);
 }
 
+// CPU runs: the step's own thread fetching its batches (the DataLoader's __next__ with no
+// workers, or data preparation in a data range) for a share of each step: the model waits for
+// its input on the thread that would run it.
+void dataOnStepThread(const AdvisorContext& c, const AdvisorRule& rule,
+                      std::vector<Finding>& findings) {
+    const HostStepAttributionResult* h = c.input.hostAttribution;
+    if (h == nullptr || h->steps.empty()) return;
+    double wallMs = 0.0;
+    for (const HostStepAttribution& a : h->steps)
+        wallMs += static_cast<double>(a.wallNs) / kNsPerMs;
+    wallMs /= static_cast<double>(h->steps.size());
+    const double dataMs = h->meanMs[static_cast<std::size_t>(HostCause::kData)];
+    if (wallMs <= 0.0 || dataMs < rule.threshold("min_share") * wallMs) return;
+    Finding f;
+    f.rule = rule.id;
+    f.savingMsPerStep = dataMs;
+    f.pointsAt("thread", h->thread)
+        .measured("data_ms_per_step", dataMs, "ms/step")
+        .measured("data_pct", 100.0 * dataMs / wallMs, "%");
+    findings.push_back(f);
+}
+
 }  // namespace rule_functions
 
 std::vector<Finding> advise(const AdvisorInput& in) {
@@ -419,6 +467,8 @@ std::vector<Finding> advise(const AdvisorInput& in) {
     for (const AdvisorRule& rule : advisorRules()) {
         // A device rule reads the device view; a trace without device work has none to read.
         if (rule.scope == RuleScope::kDevice && device == nullptr) continue;
+        // What the host did while the GPU idled is not told where the host is recorded in part.
+        if (rule.readsHost && device != nullptr && !hostSideRecorded(*device)) continue;
         const std::size_t first = findings.size();
         rule.find(context, rule, findings);
         for (std::size_t i = first; i < findings.size(); ++i) {

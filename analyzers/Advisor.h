@@ -10,6 +10,7 @@
 #include "analyzers/CopyOverlap.h"
 #include "analyzers/DeviceTimeline.h"
 #include "analyzers/GlueOverhead.h"
+#include "analyzers/HostStepAttribution.h"
 #include "analyzers/IdleBreakdown.h"
 #include "analyzers/LaunchStats.h"
 #include "analyzers/PerLayerWork.h"
@@ -71,6 +72,8 @@ struct AdvisorInput {
     const DeviceTimelineResult* timeline = nullptr;
     // Optional, GPU traces: each step's time by cause, which bounds the savings.
     const StepAttributionResult* attribution = nullptr;
+    // Optional, CPU runs: each step's host time by cause.
+    const HostStepAttributionResult* hostAttribution = nullptr;
 };
 
 // Findings sorted by estimated saving, largest first.

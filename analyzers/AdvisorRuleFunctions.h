@@ -1,6 +1,7 @@
 #pragma once
 // The functions of the advisor's rules, for its table (AdvisorRules.cpp) only: the trace rules are
-// in Advisor.cpp, the device rules in DeviceAdvisorRules.cpp. Each looks at the context and
+// in Advisor.cpp, the device rules in DeviceAdvisorRules.cpp, the rules over kernels, streams
+// and compilation in KernelAdvisorRules.cpp. Each looks at the context and
 // appends what it finds, with the rule's id, toggle and thresholds.
 #include <memory>
 #include <vector>
@@ -24,6 +25,7 @@ GLUEPROF_RULE_FUNCTION(repeatedWouldSyncs);
 GLUEPROF_RULE_FUNCTION(perLayerGlue);
 GLUEPROF_RULE_FUNCTION(blockingAllReduces);
 GLUEPROF_RULE_FUNCTION(launchBound);
+GLUEPROF_RULE_FUNCTION(hostBoundOps);
 GLUEPROF_RULE_FUNCTION(exposedCommunication);
 GLUEPROF_RULE_FUNCTION(pageableCopies);
 GLUEPROF_RULE_FUNCTION(syncStalls);
@@ -33,6 +35,10 @@ GLUEPROF_RULE_FUNCTION(dataLoaderStall);
 GLUEPROF_RULE_FUNCTION(hostOutsideTorch);
 GLUEPROF_RULE_FUNCTION(crossStreamWaits);
 GLUEPROF_RULE_FUNCTION(warmupInProfile);
+GLUEPROF_RULE_FUNCTION(jitCompile);
+GLUEPROF_RULE_FUNCTION(fp32Gemms);
+GLUEPROF_RULE_FUNCTION(serializedStreams);
+GLUEPROF_RULE_FUNCTION(dataOnStepThread);
 
 #undef GLUEPROF_RULE_FUNCTION
 
@@ -44,5 +50,7 @@ namespace glueprof {
 // measured step (ms) that caps a device rule's saving (negative: no measured step, no cap).
 std::shared_ptr<const DeviceView> deviceViewOf(const AdvisorInput& input);
 double meanMeasuredStepMs(const DeviceView& view);
+// Whether the trace records the host's side of the device's work (HostCoverage.h).
+bool hostSideRecorded(const DeviceView& view);
 
 }  // namespace glueprof

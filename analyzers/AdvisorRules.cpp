@@ -262,11 +262,30 @@ const std::vector<AdvisorRule>& advisorRules() {
            "(HTA's host wait) while the host is in torch ops or runtime calls {host_busy_pct:.0f}% "
            "of that idle time; {short_kernels} of {kernels} kernels run under 10 us"},
           {"; {launch_calls} launch calls take {launch_call_ms:.3f} ms of host time"},
-          {": the step is launch-bound"}},
+          {": the step is launch-bound"},
+          {"; while the GPU waited the host was in {host_site}"}},
          "capture the step in a CUDA graph (torch.compile with mode=\"reduce-overhead\", or "
          "torch.cuda.graphs), fuse small ops (torch.compile), or give each launch more work "
          "(larger batches); at most the host-wait idle is saved",
-         {StepCause::kQueued, StepCause::kLaunch, StepCause::kHostOutsideTorch}},
+         {StepCause::kQueued, StepCause::kLaunch, StepCause::kHostOutsideTorch},
+         true},
+        {r::kHostBoundOps,
+         "",
+         S::kDevice,
+         "the GPU idle while the host is inside torch ops, with kernels that are not short; "
+         "saving: that idle",
+         {{"min_share", 0.3, "of the mean measured step, that idle"},
+          {"max_short_kernel_share", 0.5, "of the kernels, under 10 us (else launch_bound)"}},
+         f::hostBoundOps,
+         {{"the GPU idles {idle_ms_per_step:.3f} ms per step ({idle_pct:.0f}% of the step) while "
+           "the host is inside torch ops or runtime calls, and the kernels are not short "
+           "({short_pct:.0f}% under 10 us): the step waits on the host's own work in its ops"},
+          {"; the host was in {host_site}"}},
+         "make the host's work in those ops cheaper or take it off the step: CPU-side tensor work "
+         "and Python loops onto the GPU or out of the loop (precompute, cache), per-step setup "
+         "(broadcasts, tokenization, .cpu() conversions) out of the step, fewer and larger ops",
+         {StepCause::kLaunch},
+         true},
         {r::kExposedCommunication,
          "",
          S::kDevice,
@@ -312,7 +331,8 @@ const std::vector<AdvisorRule>& advisorRules() {
          "work is queued or every N steps (log the loss every N steps), or copy it with "
          "non_blocking=True into pinned memory and read it later; at most the idle after the syncs "
          "is saved",
-         {StepCause::kSyncWait, StepCause::kLaunch, StepCause::kHostOutsideTorch}},
+         {StepCause::kSyncWait, StepCause::kLaunch, StepCause::kHostOutsideTorch},
+         true},
         {r::kElementwiseFusion,
          "",
          S::kDevice,
@@ -352,7 +372,8 @@ const std::vector<AdvisorRule>& advisorRules() {
            "input"}},
          "load ahead of the step: DataLoader(num_workers=N, pin_memory=True, prefetch_factor=2, "
          "persistent_workers=True), and keep tokenization or collation out of the loop",
-         {StepCause::kData}},
+         {StepCause::kData},
+         true},
         {r::kHostOutsideTorch,
          "",
          S::kDevice,
@@ -363,13 +384,16 @@ const std::vector<AdvisorRule>& advisorRules() {
          {{"after each step's first device work the GPU is idle {idle_ms_per_step:.3f} ms per "
            "step ({idle_pct:.0f}% of step time; {median_step_pct:.0f}% in the median step of "
            "{steps}) while no host thread runs a torch op or runtime call: the step's time "
-           "goes "
-           "to host code the trace does not show (Python between ops, data preparation on the main "
-           "thread, logging, checkpointing, waits on I/O or other processes)"}},
+           "goes to host code"},
+          {" the trace does not show (Python between ops, data preparation on the main thread, "
+           "logging, checkpointing, waits on I/O or other processes)",
+           "frame"},
+          {", most of it in {frame}"}},
          "find it with torch.profiler(with_stack=True) or py-spy, then take it off the step "
          "(DataLoader workers, asynchronous logging, fewer checkpoints) or overlap it with the "
          "device's work",
-         {StepCause::kHostOutsideTorch}},
+         {StepCause::kHostOutsideTorch},
+         true},
         {r::kCrossStreamWaits,
          "",
          S::kDevice,
@@ -407,6 +431,66 @@ const std::vector<AdvisorRule>& advisorRules() {
          "Nsight Systems, --capture-range=cudaProfilerApi around later iterations; or skip the "
          "first iterations)",
          {StepCause::kSetupCall, StepCause::kLaunch}},
+        {r::kJitCompile,
+         "",
+         S::kTrace,
+         "JIT compilation (NVRTC, nvFuser, TorchDynamo/Inductor, Triton's compiler and autotuner) "
+         "inside the measured steps; saving: the compile time",
+         {{"min_share", 0.05, "of the measured steps' time"}},
+         f::jitCompile,
+         {{"the host compiles code {compile_ms_per_step:.3f} ms per step ({compile_pct:.0f}% of "
+           "the measured steps' time)"},
+          {" in {compile}"},
+          {": JIT compilation inside the profiled steps, which are not steady state while it "
+           "runs"}},
+         "profile after compilation (run the compiled step before the profiler's active steps: "
+         "torch.profiler.schedule(warmup=...)), and cache it across runs "
+         "(TORCHINDUCTOR_FX_GRAPH_CACHE=1, Triton's and nvFuser's kernel caches); where it "
+         "recompiles every few steps, mark the changing sizes dynamic "
+         "(torch._dynamo.mark_dynamic) or pad them to a few buckets",
+         {StepCause::kCompile}},
+        {r::kFp32Gemms,
+         "",
+         S::kDevice,
+         "FP32 GEMMs on the FP32 units of a GPU with tensor cores; saving: their time x (1 - FP32 "
+         "peak / tensor-core peak)",
+         {{"min_kernel_share", 0.1, "of kernel time, FP32 GEMMs"}},
+         f::fp32Gemms,
+         {{"{gemms_per_step} FP32 GEMM kernels per step ({kernel}) run {gemm_ms_per_step:.3f} ms "
+           "per step, {gemm_share_pct:.0f}% of kernel time, on the FP32 units of {gpu}, whose "
+           "tensor cores' peak in {mode} is {speedup:.1f}x its FP32 peak: at most that share of "
+           "their time is saved (less where a GEMM is too small to be bound by its math)"}},
+         "let matmuls use the tensor cores: torch.backends.cuda.matmul.allow_tf32 = True "
+         "(torch.set_float32_matmul_precision(\"high\")) and torch.backends.cudnn.allow_tf32 = "
+         "True, or train under torch.autocast(\"cuda\", dtype=torch.bfloat16)",
+         {StepCause::kCompute}},
+        {r::kSerializedStreams,
+         "",
+         S::kDevice,
+         "streams of one GPU, each busy a share of the steps, that run one after another; "
+         "saving: all but the busiest stream's time",
+         {{"min_stream_share", 0.05, "of the measured steps' time, each stream busy"},
+          {"max_overlap_share", 0.05, "of the other streams' busy time, overlapped"}},
+         f::serializedStreams,
+         {{"{streams} streams ({stream}) are busy {busy_ms_per_step:.3f} ms per step together "
+           "and overlap {overlap_pct:.0f}% of the time they could: they run one after another"}},
+         "find what orders them (a cudaStreamWaitEvent / stream.wait_stream, a synchronize, or "
+         "a copy from pageable memory between them): issue independent work without a wait, "
+         "and copies with non_blocking=True from pinned memory",
+         {StepCause::kCompute, StepCause::kCommunication, StepCause::kCopy, StepCause::kMemset}},
+        {r::kDataOnStepThread,
+         "",
+         S::kTrace,
+         "(CPU runs) the step's thread loading its data (the DataLoader's fetch, a data range); "
+         "saving: that time",
+         {{"min_share", 0.1, "of the mean measured step"}},
+         f::dataOnStepThread,
+         {{"the step's thread ({thread}) loads its data {data_ms_per_step:.3f} ms per step "
+           "({data_pct:.0f}% of the step): the model waits for its input on the thread that "
+           "runs it"}},
+         "load in worker processes ahead of the step: DataLoader(num_workers=N, "
+         "persistent_workers=True, prefetch_factor=2), and move tokenization or collation into "
+         "the dataset (its workers run it) or precompute it"},
     };
     return rules;
 }

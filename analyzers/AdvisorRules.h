@@ -25,6 +25,7 @@ constexpr const char* kRepeatedWouldSyncs = "repeated_would_syncs";
 constexpr const char* kPerLayerGlue = "per_layer_glue";
 constexpr const char* kBlockingAllReduces = "blocking_all_reduces";
 constexpr const char* kLaunchBound = "launch_bound";
+constexpr const char* kHostBoundOps = "host_bound_ops";
 constexpr const char* kExposedCommunication = "exposed_communication";
 constexpr const char* kPageableCopies = "pageable_copies";
 constexpr const char* kSyncStalls = "sync_stalls";
@@ -34,6 +35,10 @@ constexpr const char* kDataLoaderStall = "data_loader_stall";
 constexpr const char* kHostOutsideTorch = "host_outside_torch";
 constexpr const char* kCrossStreamWaits = "cross_stream_waits";
 constexpr const char* kWarmupInProfile = "warmup_in_profile";
+constexpr const char* kJitCompile = "jit_compile";
+constexpr const char* kFp32Gemms = "fp32_gemms";
+constexpr const char* kSerializedStreams = "serialized_streams";
+constexpr const char* kDataOnStepThread = "data_on_step_thread";
 }  // namespace advisor_rules
 
 // A threshold of a rule: where it fires.
@@ -82,6 +87,9 @@ struct AdvisorRule {
     // a GPU trace. Empty: a saving of host time, which the attribution of the device's time does
     // not bound (the trace rules, pageable_copies, allocator_churn).
     std::vector<StepCause> claims = {};
+    // The rule reads what the host did while the GPU idled: it runs only on a trace that records
+    // the host's side of the device's work (HostCoverage.h).
+    bool readsHost = false;
     // The threshold's value; a logic error for a name the rule does not have.
     double threshold(std::string_view name) const;
 };

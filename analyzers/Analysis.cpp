@@ -1,5 +1,7 @@
 #include "analyzers/Analysis.h"
 
+#include "profiler/core/RunMetadata.h"
+
 namespace glueprof {
 
 AnalysisResult analyze(const TraceModel& trace) {
@@ -13,14 +15,17 @@ AnalysisResult analyze(const TraceModel& trace) {
     result.idle = analyzeIdleBreakdown(trace);
     result.timeline = analyzeDeviceTimeline(trace);
     result.attribution = attributeSteps(trace);
+    result.hostAttribution =
+        attributeHostSteps(trace, runEnvironmentOf(trace.run()).tracingNsPerOp);
     result.kernels = analyzeKernelBreakdown(trace);
     result.launches = analyzeLaunchStats(trace);
     result.queues = analyzeQueueLength(trace);
     result.annotations = analyzeAnnotationBreakdown(trace);
     result.bubbles = analyzeBubbles(trace);
-    result.findings = advise(AdvisorInput{
-        &trace, &result.repeated, &result.copyOverlap, &result.syncPoints, &result.glue,
-        &result.perLayer, &result.idle, &result.launches, &result.timeline, &result.attribution});
+    result.findings =
+        advise(AdvisorInput{&trace, &result.repeated, &result.copyOverlap, &result.syncPoints,
+                            &result.glue, &result.perLayer, &result.idle, &result.launches,
+                            &result.timeline, &result.attribution, &result.hostAttribution});
     return result;
 }
 

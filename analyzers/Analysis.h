@@ -5,6 +5,7 @@
 #include "analyzers/CopyOverlap.h"
 #include "analyzers/DeviceTimeline.h"
 #include "analyzers/GlueOverhead.h"
+#include "analyzers/HostStepAttribution.h"
 #include "analyzers/IdleBreakdown.h"
 #include "analyzers/KernelBreakdown.h"
 #include "analyzers/LaunchStats.h"
@@ -25,16 +26,17 @@ struct AnalysisResult {
     CopyOverlapResult copyOverlap;
     GlueOverheadResult glue;
     RepeatedWorkResult repeated;
-    PerLayerWorkResult perLayer;            // ops every layer issues per step
-    std::vector<StreamIdle> idle;           // device streams (GPU traces)
-    DeviceTimelineResult timeline;          // HTA's temporal breakdown, TraceLens's GPU timeline
-    StepAttributionResult attribution;      // each step's time by cause, per GPU (GPU traces)
-    KernelBreakdownResult kernels;          // HTA's kernel breakdown (GPU traces)
-    LaunchStatsResult launches;             // GPU traces
-    QueueLengthResult queues;               // HTA's launch queue per stream (GPU traces)
-    AnnotationBreakdownResult annotations;  // HTA's user-annotation breakdown
-    BubbleResult bubbles;                   // worker lanes (pipelines)
-    std::vector<Finding> findings;          // the advisor's, largest saving first
+    PerLayerWorkResult perLayer;        // ops every layer issues per step
+    std::vector<StreamIdle> idle;       // device streams (GPU traces)
+    DeviceTimelineResult timeline;      // HTA's temporal breakdown, TraceLens's GPU timeline
+    StepAttributionResult attribution;  // each step's time by cause, per GPU (GPU traces)
+    HostStepAttributionResult hostAttribution;  // each step's host time by cause (CPU runs)
+    KernelBreakdownResult kernels;              // HTA's kernel breakdown (GPU traces)
+    LaunchStatsResult launches;                 // GPU traces
+    QueueLengthResult queues;                   // HTA's launch queue per stream (GPU traces)
+    AnnotationBreakdownResult annotations;      // HTA's user-annotation breakdown
+    BubbleResult bubbles;                       // worker lanes (pipelines)
+    std::vector<Finding> findings;              // the advisor's, largest saving first
 };
 
 AnalysisResult analyze(const TraceModel& trace);

@@ -11,9 +11,11 @@
 #include <vector>
 
 #include "analyzers/AdvisorRules.h"
+#include "analyzers/HostCoverage.h"
 #include "analyzers/HtaWindow.h"
 #include "analyzers/IdleBreakdown.h"
 #include "analyzers/Intervals.h"
+#include "analyzers/LaunchCalls.h"
 #include "analyzers/NameMatch.h"
 #include "analyzers/Statistics.h"
 #include "profiler/core/CountText.h"
@@ -46,18 +48,19 @@ struct DeviceView {
     TimestampNs measuredWallNs = 0;  // the measured steps' time together
     // Each step's first device work start, by the step the work was launched in.
     std::map<std::int32_t, TimestampNs> firstWorkOfStep;
-    // Whether a measured step holds device work whose launch the trace lacks (in no step): the
-    // host's side of it is cut (a trimmed or sampled trace), so what the host ran cannot be told.
-    bool hostSideCut = false;
+    // How much of the host's side of the device's work the trace holds: the rules that read
+    // what the host did while the GPU idled run only where it is recorded.
+    HostCoverage coverage;
     // Each host sync of the measured steps with the idle it leaves, by the idle's start (set by
     // deviceViewOf: syncStallsOf).
     std::vector<SyncStall> syncStalls;
 
-    explicit DeviceView(const TraceModel& t) : trace(t), measured(t.measuredSteps()) {
+    explicit DeviceView(const TraceModel& t)
+        : trace(t), measured(t.measuredSteps()), coverage(hostCoverageOf(t)) {
         steps = static_cast<double>(std::max<std::size_t>(1, t.steps().size()));
         for (const StepInfo& s : t.steps())
             if (measured.count(s.step) != 0) measuredWallNs += s.endNs - s.startNs;
-        std::vector<Interval> device, host, untagged;
+        std::vector<Interval> device, host;
         for (std::size_t i = 0; i < t.lanes().size(); ++i) {
             const bool deviceLane = isDeviceWorkLane(t.lanes()[i]);
             const bool hostLane = t.lanes()[i].kind == LaneKind::kHostThread;
@@ -73,19 +76,11 @@ struct DeviceView {
                 if (e.kind == EventKind::kKernel) kernels.push_back(&e);
                 if (e.kind == EventKind::kMemcpy && e.correlation != 0)
                     copyByCorrelation.emplace(e.correlation, &e);
-                if (e.step == kNoTag) {
-                    untagged.push_back({e.startNs, e.endNs});
-                } else {
+                if (e.step != kNoTag) {
                     auto [it, added] = firstWorkOfStep.try_emplace(e.step, e.startNs);
                     if (!added) it->second = std::min(it->second, e.startNs);
                 }
             }
-        }
-        const IntervalSet launchless = unionOf(std::move(untagged));
-        for (const StepInfo& s : t.steps()) {
-            hostSideCut = hostSideCut ||
-                          (measured.count(s.step) != 0 &&
-                           totalLength(clippedTo(launchless, Interval{s.startNs, s.endNs})) > 0);
         }
         busy = unionOf(std::move(device));
         hostInTorch = unionOf(std::move(host));
@@ -103,6 +98,14 @@ struct DeviceView {
 };
 
 namespace rule_functions {
+
+// Points a finding at where the host was during a cause's time (StepAttribution's sites).
+void pointAtSites(Finding& f, const std::string& role,
+                  const std::array<std::vector<CauseSite>, kStepCauseCount>& sites,
+                  StepCause cause) {
+    for (const CauseSite& site : sites[static_cast<std::size_t>(cause)])
+        f.pointsAt(role, site.name, fmt::format("({:.3f} ms per step)", site.msPerStep));
+}
 
 double share(TimestampNs part, TimestampNs whole) {
     return whole > 0 ? static_cast<double>(part) / static_cast<double>(whole) : 0.0;
@@ -131,6 +134,8 @@ void launchBound(const AdvisorContext& c, const AdvisorRule& rule, std::vector<F
     if (hostBusyShare < rule.threshold("min_host_busy_share")) return;
     Finding f;
     f.rule = rule.id;
+    if (in.attribution != nullptr)
+        pointAtSites(f, "host_site", in.attribution->sites, StepCause::kLaunch);
     f.savingMsPerStep = ms(hostWait) / v.steps;
     f.measured("idle_pct", 100.0 * share(idle, v.span()), "%")
         .measured("span_ms", ms(v.span()), "ms")
@@ -144,6 +149,38 @@ void launchBound(const AdvisorContext& c, const AdvisorRule& rule, std::vector<F
         f.measured("launch_calls", static_cast<double>(p.paired), "count")
             .measured("launch_call_ms", ms(p.cpuDurationNs), "ms");
     }
+    findings.push_back(f);
+}
+
+// The GPU idle while the host is inside torch ops, with kernels that are not short: the step
+// waits on the host's own work in its ops (CPU-side tensors, Python loops behind an op, per-step
+// setup), not on launch overhead (launch_bound's, where the kernels are short). From the step
+// attribution: its "host launching" idle.
+void hostBoundOps(const AdvisorContext& c, const AdvisorRule& rule,
+                  std::vector<Finding>& findings) {
+    const DeviceView& v = *c.device;
+    const AdvisorInput& in = c.input;
+
+    if (in.attribution == nullptr || in.attribution->steps.empty() || in.timeline == nullptr ||
+        in.timeline->kernels.kernels == 0 || v.measured.empty())
+        return;
+    const KernelMix& mix = in.timeline->kernels;
+    const double shortShare =
+        static_cast<double>(mix.shortKernels) / static_cast<double>(mix.kernels);
+    if (shortShare >= rule.threshold("max_short_kernel_share")) return;
+    double wallMs = 0.0;
+    for (const StepAttribution& a : in.attribution->steps)
+        if (a.device == in.attribution->steps.front().device) wallMs += ms(a.wallNs);
+    wallMs /= static_cast<double>(v.measured.size());
+    const double idleMs = in.attribution->meanMs[static_cast<std::size_t>(StepCause::kLaunch)];
+    if (wallMs <= 0.0 || idleMs < rule.threshold("min_share") * wallMs) return;
+    Finding f;
+    f.rule = rule.id;
+    pointAtSites(f, "host_site", in.attribution->sites, StepCause::kLaunch);
+    f.savingMsPerStep = idleMs;
+    f.measured("idle_ms_per_step", idleMs, "ms/step")
+        .measured("idle_pct", 100.0 * idleMs / wallMs, "%")
+        .measured("short_pct", 100.0 * shortShare, "%");
     findings.push_back(f);
 }
 
@@ -172,37 +209,15 @@ void exposedCommunication(const AdvisorContext& c, const AdvisorRule& rule,
 
 // A runtime call on a host lane with the aten ops around it: the innermost (what issued the call,
 // aten::copy_) and the outermost (the call the program made, aten::to); null when none.
-struct CallWithOps {
-    const Event* call = nullptr;
-    const Event* innermost = nullptr;
-    const Event* outermost = nullptr;
-};
 
 // The name a finding gives the op behind a call: the program's call, with the op that issued the
 // runtime call when that is another ("aten::is_nonzero (via aten::_local_scalar_dense)").
-std::string issuerName(const TraceModel& trace, const CallWithOps& c) {
-    if (c.outermost == nullptr) return trace.name(c.call->name);
-    if (c.innermost == c.outermost || c.innermost->name == c.outermost->name)
-        return trace.name(c.outermost->name);
-    return fmt::format("{} (via {})", trace.name(c.outermost->name), trace.name(c.innermost->name));
-}
-
-// Each runtime call on the host lanes with the ops around it, by correlation id.
-std::unordered_map<std::int64_t, CallWithOps> callsWithTheirOps(const TraceModel& trace) {
-    std::unordered_map<std::int64_t, CallWithOps> calls;
-    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
-        if (trace.lanes()[i].kind != LaneKind::kHostThread) continue;
-        std::vector<const Event*> openOps;
-        for (const Event& e : trace.eventsOnLane(i)) {
-            while (!openOps.empty() && openOps.back()->endNs <= e.startNs) openOps.pop_back();
-            if (e.kind == EventKind::kOp) openOps.push_back(&e);
-            if (e.kind == EventKind::kRuntime && e.correlation != 0) {
-                calls[e.correlation] = {&e, openOps.empty() ? nullptr : openOps.back(),
-                                        openOps.empty() ? nullptr : openOps.front()};
-            }
-        }
-    }
-    return calls;
+std::string issuerName(const TraceModel& trace, const LaunchCall& c) {
+    if (c.outermostOp == nullptr) return trace.name(c.call->name);
+    if (c.innermostOp == c.outermostOp || c.innermostOp->name == c.outermostOp->name)
+        return trace.name(c.outermostOp->name);
+    return fmt::format("{} (via {})", trace.name(c.outermostOp->name),
+                       trace.name(c.innermostOp->name));
 }
 
 // Copies from or to pageable host memory inside measured steps, by the op that issues them.
@@ -217,7 +232,7 @@ void pageableCopies(const AdvisorContext& c, const AdvisorRule& rule,
         std::set<std::string> directions;
     };
     std::map<std::string, Group> byOp;
-    for (const auto& [correlation, call] : callsWithTheirOps(v.trace)) {
+    for (const auto& [correlation, call] : launchCallsOf(v.trace)) {
         const auto copy = v.copyByCorrelation.find(correlation);
         if (copy == v.copyByCorrelation.end()) continue;
         const Event& c = *copy->second;
@@ -440,7 +455,6 @@ void dataLoaderStall(const AdvisorContext& c, const AdvisorRule& rule,
     const DeviceView& v = *c.device;
 
     if (v.kernels.empty() || v.measured.empty() || !v.hasOps) return;
-    if (v.hostSideCut) return;  // "the host runs no torch op" cannot be told
     const std::map<std::int32_t, TimestampNs>& firstWork = v.firstWorkOfStep;
     std::vector<double> stallMs;
     TimestampNs stalled = 0;
@@ -477,7 +491,6 @@ void hostOutsideTorch(const AdvisorContext& c, const AdvisorRule& rule,
     const DeviceView& v = *c.device;
 
     if (v.kernels.empty() || v.measured.empty() || !v.hasOps || v.measuredWallNs <= 0) return;
-    if (v.hostSideCut) return;  // what the host ran cannot be told
     const std::map<std::int32_t, TimestampNs>& firstWork = v.firstWorkOfStep;
     // The idle after host syncs is sync_stalls' (whether or not it fires): not counted again.
     std::vector<Interval> afterSyncs;
@@ -501,6 +514,14 @@ void hostOutsideTorch(const AdvisorContext& c, const AdvisorRule& rule,
     Finding f;
     f.rule = rule.id;
     f.savingMsPerStep = ms(outside) / static_cast<double>(v.measured.size());
+    // With Python frames in the trace, the frames say where the host was.
+    if (c.input.attribution != nullptr) {
+        pointAtSites(f, "frame", c.input.attribution->sites, StepCause::kHostOutsideTorch);
+        if (!f.refs.empty())
+            f.fix =
+                "take that Python code off the step (DataLoader workers, asynchronous logging, "
+                "fewer checkpoints) or overlap it with the device's work";
+    }
     f.measured("idle_ms_per_step", f.savingMsPerStep, "ms/step")
         .measured("idle_pct", 100.0 * share(outside, v.measuredWallNs), "%")
         .measured("median_step_pct", 100.0 * median(shares), "%")
@@ -548,10 +569,10 @@ void crossStreamWaits(const AdvisorContext& c, const AdvisorRule& rule,
 // Runtime calls of a millisecond or more that are no wait: a launch, an allocation or a stream's
 // creation takes microseconds; one that takes milliseconds pays a first call's costs (CUDA context
 // creation, lazy module loading, cuBLAS/cuDNN handles and workspaces, autotuning). Launches count
-// in every measured step; the other calls in the first (later, allocation calls are
-// allocator_churn's). When they take a tenth of the measured steps, the profile holds warm-up,
-// not the steady state the other figures are read as. (isKernelLaunchCall, isWaitingCall:
-// NameMatch.h.)
+// in every measured step when they are their kernel's first launch; the other calls in the first
+// (later, allocation calls are allocator_churn's). When they take a tenth of the measured steps,
+// the profile holds warm-up, not the steady state the other figures are read as.
+// (isKernelLaunchCall, isWaitingCall: NameMatch.h.)
 void warmupInProfile(const AdvisorContext& c, const AdvisorRule& rule,
                      std::vector<Finding>& findings) {
     const DeviceView& v = *c.device;
@@ -562,6 +583,23 @@ void warmupInProfile(const AdvisorContext& c, const AdvisorRule& rule,
     const TimestampNs walls = v.measuredWallNs;
     enum class Call { kLaunch, kSetup, kWait };
     std::unordered_map<StringId, Call> callOf;
+    // A launch pays a first call's cost (its module's loading) the first time its kernel is
+    // launched; a slow launch of a kernel launched before waits for something else (a full
+    // queue, a launch that blocks until the device runs it): not warm-up.
+    std::unordered_map<std::int64_t, StringId> kernelOf;
+    for (const Event* k : v.kernels)
+        if (k->correlation != 0) kernelOf.emplace(k->correlation, k->name);
+    std::unordered_map<StringId, TimestampNs> firstLaunchOf;  // by kernel name
+    for (const auto& [correlation, call] : launchCallsOf(v.trace)) {
+        const auto kernel = kernelOf.find(correlation);
+        if (kernel == kernelOf.end()) continue;
+        auto [first, added] = firstLaunchOf.try_emplace(kernel->second, call.call->startNs);
+        if (!added) first->second = std::min(first->second, call.call->startNs);
+    }
+    const auto firstLaunchOfItsKernel = [&](const Event& launch) {
+        const auto kernel = kernelOf.find(launch.correlation);
+        return kernel == kernelOf.end() || firstLaunchOf.at(kernel->second) == launch.startNs;
+    };
     std::vector<const Event*> slow;
     for (std::size_t i = 0; i < v.trace.lanes().size(); ++i) {
         if (v.trace.lanes()[i].kind != LaneKind::kHostThread) continue;
@@ -576,7 +614,7 @@ void warmupInProfile(const AdvisorContext& c, const AdvisorRule& rule,
                              : isWaitingCall(name)    ? Call::kWait
                                                       : Call::kSetup;
             }
-            if (it->second == Call::kLaunch ||
+            if ((it->second == Call::kLaunch && firstLaunchOfItsKernel(e)) ||
                 (it->second == Call::kSetup && e.step == firstMeasured))
                 slow.push_back(&e);
         }
@@ -630,6 +668,8 @@ std::shared_ptr<const DeviceView> deviceViewOf(const AdvisorInput& in) {
     view->syncStalls = rule_functions::syncStallsOf(in, *view);
     return view;
 }
+
+bool hostSideRecorded(const DeviceView& view) { return view.coverage.complete(); }
 
 double meanMeasuredStepMs(const DeviceView& view) {
     if (view.measured.empty()) return -1.0;

@@ -11,6 +11,7 @@
 #include "analyzers/GlueOverhead.h"
 #include "analyzers/HtaWindow.h"
 #include "analyzers/Intervals.h"
+#include "analyzers/LaunchCalls.h"
 #include "analyzers/NameMatch.h"
 
 namespace glueprof {
@@ -96,15 +97,8 @@ void addToMix(const Event& e, KernelCategory category, KernelMix& mix) {
 constexpr StringId kNoOp = -1;
 std::unordered_map<std::int64_t, StringId> launchingOps(const TraceModel& trace) {
     std::unordered_map<std::int64_t, StringId> launched;
-    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
-        std::vector<const Event*> openOps;
-        for (const Event& e : trace.eventsOnLane(i)) {
-            while (!openOps.empty() && openOps.back()->endNs <= e.startNs) openOps.pop_back();
-            if (e.kind == EventKind::kOp) openOps.push_back(&e);
-            if (e.kind == EventKind::kRuntime && e.correlation != 0)
-                launched[e.correlation] = openOps.empty() ? kNoOp : openOps.back()->name;
-        }
-    }
+    for (const auto& [correlation, call] : launchCallsOf(trace))
+        launched[correlation] = call.innermostOp == nullptr ? kNoOp : call.innermostOp->name;
     return launched;
 }
 

@@ -31,4 +31,12 @@ bool isWaitingCall(const std::string& name) {
     return containsAny(name, {"synchronize", "memcpy", "memset", "query", "waitevent"});
 }
 
+bool isJitCompileName(const std::string& name) {
+    return containsAny(
+        name, {"nvrtc", "compilefusion", "torch/_dynamo/convert_frame",
+               "torch/_inductor/compile_fx", "torch/_inductor/codecache",
+               "torch/_inductor/select_algorithm", "triton/compiler/", "triton/runtime/autotuner",
+               "compile_fx_inner", "torchdynamo compile", "cudnnfind", "nvjitlink"});
+}
+
 }  // namespace glueprof

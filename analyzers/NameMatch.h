@@ -13,5 +13,9 @@ bool containsAny(const std::string& text, std::initializer_list<const char*> par
 bool isKernelLaunchCall(const std::string& name);
 // A call that waits for the device by design (a sync, a blocking copy or memset, a query, a wait).
 bool isWaitingCall(const std::string& name);
+// A range, Python frame or call that compiles code at run time: NVRTC, nvFuser's compileFusion,
+// TorchDynamo's frame conversion, TorchInductor's code generation, Triton's compiler and
+// autotuner.
+bool isJitCompileName(const std::string& name);
 
 }  // namespace glueprof

@@ -7,8 +7,10 @@
 #include <unordered_map>
 
 #include "analyzers/GlueOverhead.h"
+#include "analyzers/HostCoverage.h"
 #include "analyzers/HtaWindow.h"
 #include "analyzers/Intervals.h"
+#include "analyzers/LaunchCalls.h"
 #include "analyzers/NameMatch.h"
 #include "analyzers/Statistics.h"
 #include "profiler/core/BlockingCopy.h"
@@ -33,14 +35,20 @@ const char* toString(StepCause cause) {
             return "idle: host in a blocking copy";
         case StepCause::kCommWait:
             return "idle: host in communication";
+        case StepCause::kCompile:
+            return "idle: host compiling (JIT: NVRTC, nvFuser, TorchDynamo, Inductor, Triton)";
         case StepCause::kSetupCall:
-            return "idle: host in setup calls (allocation, context, libraries)";
+            return "idle: host in first-call or setup work (context, module loading, allocation)";
         case StepCause::kLaunch:
             return "idle: host launching (in torch ops or launch calls)";
         case StepCause::kData:
             return "idle: waiting for input (before the step's first device work)";
         case StepCause::kHostOutsideTorch:
-            return "idle: host outside torch";
+            return "idle: host in its own code (Python, no torch op or runtime call)";
+        case StepCause::kHostUnrecorded:
+            return "idle: host not recorded (the trace holds the host's side in part)";
+        case StepCause::kOutsideWindow:
+            return "idle: outside the host's recorded window";
         case StepCause::kUnattributed:
         case StepCause::kCount:
             break;
@@ -49,10 +57,22 @@ const char* toString(StepCause cause) {
 }
 
 const char* stepCauseKey(StepCause cause) {
-    static constexpr std::array<const char*, kStepCauseCount> kKeys = {
-        "compute",   "communication",      "copy",        "memset",     "queued",
-        "sync_wait", "blocking_copy",      "comm_wait",   "setup_call", "launch",
-        "data",      "host_outside_torch", "unattributed"};
+    static constexpr std::array<const char*, kStepCauseCount> kKeys = {"compute",
+                                                                       "communication",
+                                                                       "copy",
+                                                                       "memset",
+                                                                       "queued",
+                                                                       "sync_wait",
+                                                                       "blocking_copy",
+                                                                       "comm_wait",
+                                                                       "compile",
+                                                                       "setup_call",
+                                                                       "launch",
+                                                                       "data",
+                                                                       "host_outside_torch",
+                                                                       "host_unrecorded",
+                                                                       "outside_window",
+                                                                       "unattributed"};
     const auto c = static_cast<std::size_t>(cause);
     return c < kKeys.size() ? kKeys[c] : "unattributed";
 }
@@ -76,32 +96,38 @@ struct DeviceWork {
     std::vector<Interval> compute, comm, copy, memset, queued;
 };
 
-// Each runtime call's end, by correlation.
-std::unordered_map<std::int64_t, TimestampNs> launchEnds(const TraceModel& trace) {
-    std::unordered_map<std::int64_t, TimestampNs> ends;
+constexpr TimestampNs kFirstCallLaunchNs = 1'000'000;
+
+// The host lanes that launch device work: the threads whose state the GPU's idle waits on.
+std::set<std::size_t> launchingLanesOf(const TraceModel& trace,
+                                       const std::unordered_map<std::int64_t, LaunchCall>& calls) {
+    std::set<std::size_t> lanes;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
-        if (trace.lanes()[i].kind != LaneKind::kHostThread) continue;
+        if (!isDeviceWorkLane(trace.lanes()[i])) continue;
         for (const Event& e : trace.eventsOnLane(i)) {
-            if (e.kind == EventKind::kRuntime && e.correlation != 0) ends[e.correlation] = e.endNs;
+            if (!isDeviceWork(e) || e.correlation == 0) continue;
+            if (const auto call = calls.find(e.correlation); call != calls.end())
+                lanes.insert(call->second.lane);
         }
     }
-    return ends;
+    return lanes;
 }
 
 // What the host threads were doing over the whole trace, as unions of intervals.
 struct HostState {
-    IntervalSet sync, blockingCopy, comm, setup, launch;
-    bool hasOps = false;  // the trace records torch ops: time outside them can be told
+    IntervalSet sync, blockingCopy, comm, compile, setup, launch;
 };
 
 HostState hostStateOf(const TraceModel& trace) {
-    std::vector<Interval> sync, blockingCopy, comm, setup, launch;
-    std::unordered_map<StringId, bool> isSetup;
-    bool hasOps = false;
+    std::vector<Interval> sync, blockingCopy, comm, compile, setup, launch;
+    std::unordered_map<StringId, bool> isSetup, isCompile;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         if (trace.lanes()[i].kind != LaneKind::kHostThread) continue;
         for (const Event& e : trace.eventsOnLane(i)) {
             const Interval interval{e.startNs, e.endNs};
+            auto [compiling, seen] = isCompile.try_emplace(e.name, false);
+            if (seen) compiling->second = isJitCompileName(trace.name(e.name));
+            if (compiling->second) compile.push_back(interval);
             if (e.kind == EventKind::kSync || e.kind == EventKind::kWait) {
                 const std::string& name = trace.name(e.name);
                 const bool blocking =
@@ -115,21 +141,75 @@ HostState hostStateOf(const TraceModel& trace) {
                     const std::string& name = trace.name(e.name);
                     setupCall->second = !isKernelLaunchCall(name) && !isWaitingCall(name);
                 }
-                (setupCall->second ? setup : launch).push_back(interval);
-                hasOps = hasOps || e.kind == EventKind::kOp;
+                // A launch that takes a millisecond, while the GPU idles, loads the kernel's
+                // module or sets up its library: a first call's cost.
+                const bool firstCall = e.kind == EventKind::kRuntime &&
+                                       e.durationNs() >= kFirstCallLaunchNs &&
+                                       isKernelLaunchCall(trace.name(e.name));
+                (setupCall->second || firstCall ? setup : launch).push_back(interval);
             }
         }
     }
-    return HostState{unionOf(std::move(sync)),   unionOf(std::move(blockingCopy)),
-                     unionOf(std::move(comm)),   unionOf(std::move(setup)),
-                     unionOf(std::move(launch)), hasOps};
+    return HostState{unionOf(std::move(sync)),  unionOf(std::move(blockingCopy)),
+                     unionOf(std::move(comm)),  unionOf(std::move(compile)),
+                     unionOf(std::move(setup)), unionOf(std::move(launch))};
 }
 
-// Takes from `left` what `part` covers of it, and returns that length.
-TimestampNs take(IntervalSet& left, const IntervalSet& part) {
-    const IntervalSet taken = intersectionOf(left, part);
-    left = differenceOf(left, taken);
-    return totalLength(taken);
+// Where the host was during each idle cause's time: each op's, runtime call's and Python
+// frame's own part of it (a nested op or frame gives its children's part to them; ops, calls and
+// frames nest each in their own kind), summed by name, largest first, mean ms per step.
+std::array<std::vector<CauseSite>, kStepCauseCount> sitesOf(
+    const TraceModel& trace, const std::array<IntervalSet, kStepCauseCount>& idle, double steps,
+    const std::set<std::size_t>& launchingLanes) {
+    std::vector<Interval> everyIdle;
+    for (const IntervalSet& set : idle) everyIdle.insert(everyIdle.end(), set.begin(), set.end());
+    const IntervalSet anyIdle = unionOf(std::move(everyIdle));
+    std::array<std::unordered_map<StringId, TimestampNs>, kStepCauseCount> byName;
+    enum Family { kOps, kCalls, kRanges, kFrames, kFamilies };
+    for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
+        if (trace.lanes()[i].kind != LaneKind::kHostThread || launchingLanes.count(i) == 0)
+            continue;
+        std::array<std::vector<const Event*>, kFamilies> open;  // each family's enclosing events
+        for (const Event& e : trace.eventsOnLane(i)) {
+            const Family family = e.kind == EventKind::kOp ? kOps
+                                  : e.kind == EventKind::kRuntime || e.kind == EventKind::kSync ||
+                                          e.kind == EventKind::kWait
+                                      ? kCalls
+                                  : (e.flags & kFlagPythonFrame) != 0 ? kFrames
+                                  : e.kind == EventKind::kRange && e.category != Category::kPhase
+                                      ? kRanges
+                                      : kFamilies;
+            if (family == kFamilies) continue;
+            auto& stack = open[family];
+            while (!stack.empty() && stack.back()->endNs <= e.startNs) stack.pop_back();
+            const Event* parent =
+                !stack.empty() && e.endNs <= stack.back()->endNs ? stack.back() : nullptr;
+            stack.push_back(&e);
+            const Interval span{e.startNs, e.endNs};
+            if (coveredLength(span, anyIdle) == 0) continue;
+            for (std::size_t c = 0; c < kStepCauseCount; ++c) {
+                if (idle[c].empty()) continue;
+                const TimestampNs in = coveredLength(span, idle[c]);
+                if (in == 0) continue;
+                byName[c][e.name] += in;
+                if (parent != nullptr) byName[c][parent->name] -= in;
+            }
+        }
+    }
+    std::array<std::vector<CauseSite>, kStepCauseCount> sites;
+    for (std::size_t c = 0; c < kStepCauseCount; ++c) {
+        const TimestampNs total = totalLength(idle[c]);
+        std::vector<std::pair<StringId, TimestampNs>> ranked(byName[c].begin(), byName[c].end());
+        std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+            return a.second != b.second ? a.second > b.second : a.first < b.first;
+        });
+        for (const auto& [name, ns] : ranked) {
+            // Under a hundredth of the cause's time says nothing of where it went.
+            if (sites[c].size() == kSitesPerCause || ns * 100 < total) break;
+            sites[c].push_back({trace.name(name), static_cast<double>(ns) / 1e6 / steps});
+        }
+    }
+    return sites;
 }
 
 }  // namespace
@@ -138,7 +218,7 @@ StepAttributionResult attributeSteps(const TraceModel& trace) {
     StepAttributionResult result;
     std::map<std::int64_t, DeviceWork> devices;
     std::unordered_map<StringId, bool> commNames;
-    const std::unordered_map<std::int64_t, TimestampNs> launched = launchEnds(trace);
+    const std::unordered_map<std::int64_t, LaunchCall> calls = launchCallsOf(trace);
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         const Lane& lane = trace.lanes()[i];
         if (!isDeviceWorkLane(lane)) continue;
@@ -146,9 +226,10 @@ StepAttributionResult attributeSteps(const TraceModel& trace) {
         for (const Event& e : trace.eventsOnLane(i)) {
             if (!isDeviceWork(e)) continue;
             const Interval interval{e.startNs, e.endNs};
-            if (const auto launch = launched.find(e.correlation);
-                e.correlation != 0 && launch != launched.end() && launch->second < e.startNs)
-                d.queued.push_back({launch->second, e.startNs});
+            if (const auto launch = calls.find(e.correlation);
+                e.correlation != 0 && launch != calls.end() &&
+                launch->second.call->endNs < e.startNs)
+                d.queued.push_back({launch->second.call->endNs, e.startNs});
             if (e.kind == EventKind::kMemcpy) {
                 d.copy.push_back(interval);
             } else if (e.kind == EventKind::kMemset) {
@@ -163,9 +244,20 @@ StepAttributionResult attributeSteps(const TraceModel& trace) {
     }
     if (devices.empty()) return result;
     const HostState host = hostStateOf(trace);
+    result.coverage = hostCoverageOf(trace);
+    const HostCoverage& coverage = result.coverage;
+    // The host's recorded window; a trace without host events has none, and its idle is queued
+    // work or not recorded.
+    const IntervalSet hostWindow =
+        coverage.hostEndNs > coverage.hostStartNs
+            ? IntervalSet{Interval{coverage.hostStartNs, coverage.hostEndNs}}
+            : IntervalSet{};
     const std::set<std::int32_t> measured = trace.measuredSteps();
     std::map<std::int64_t, std::vector<std::array<double, kStepCauseCount>>> perDevice;
+    // The first device's idle, by cause, over its measured steps: where the host was then.
+    std::array<std::vector<Interval>, kStepCauseCount> firstDeviceIdle;
     for (const auto& [device, work] : devices) {
+        const bool first = device == devices.begin()->first;
         const IntervalSet compute = unionOf(work.compute);
         const IntervalSet comm = unionOf(work.comm);
         const IntervalSet copy = unionOf(work.copy);
@@ -185,31 +277,53 @@ StepAttributionResult attributeSteps(const TraceModel& trace) {
             a.device = device;
             a.wallNs = s.endNs - s.startNs;
             IntervalSet left{Interval{s.startNs, s.endNs}};
-            const auto set = [&a](StepCause cause, TimestampNs ns) {
-                a.ns[static_cast<std::size_t>(cause)] = ns;
+            const auto set = [&](StepCause cause, const IntervalSet& part) {
+                const IntervalSet taken = intersectionOf(left, part);
+                left = differenceOf(left, taken);
+                a.ns[static_cast<std::size_t>(cause)] = totalLength(taken);
+                if (first && !isDeviceBusy(cause)) {
+                    auto& idle = firstDeviceIdle[static_cast<std::size_t>(cause)];
+                    idle.insert(idle.end(), taken.begin(), taken.end());
+                }
             };
-            set(StepCause::kCompute, take(left, compute));
-            set(StepCause::kCommunication, take(left, comm));
-            set(StepCause::kCopy, take(left, copy));
-            set(StepCause::kMemset, take(left, memset));
+            set(StepCause::kCompute, compute);
+            set(StepCause::kCommunication, comm);
+            set(StepCause::kCopy, copy);
+            set(StepCause::kMemset, memset);
             // What is left is the GPU idle: work waiting in the queue, else by what the host did.
-            set(StepCause::kQueued, take(left, queued));
-            set(StepCause::kSyncWait, take(left, host.sync));
-            set(StepCause::kBlockingCopy, take(left, host.blockingCopy));
-            set(StepCause::kCommWait, take(left, host.comm));
-            set(StepCause::kSetupCall, take(left, host.setup));
-            set(StepCause::kLaunch, take(left, host.launch));
+            set(StepCause::kQueued, queued);
+            if (!hostWindow.empty()) set(StepCause::kOutsideWindow, differenceOf(left, hostWindow));
+            set(StepCause::kSyncWait, host.sync);
+            set(StepCause::kBlockingCopy, host.blockingCopy);
+            set(StepCause::kCommWait, host.comm);
+            set(StepCause::kCompile, host.compile);
+            set(StepCause::kSetupCall, host.setup);
+            set(StepCause::kLaunch, host.launch);
             const IntervalSet inStep = clippedTo(all, Interval{s.startNs, s.endNs});
             const TimestampNs firstWork = inStep.empty() ? s.endNs : inStep.front().start;
-            set(StepCause::kData, take(left, IntervalSet{Interval{s.startNs, firstWork}}));
-            set(host.hasOps ? StepCause::kHostOutsideTorch : StepCause::kUnattributed,
-                totalLength(left));
+            // Without the host's side, "in none of the above" is only "not in the trace".
+            if (hostWindow.empty()) {
+                set(StepCause::kUnattributed, left);  // no host event: nothing to tell
+            } else if (!coverage.complete()) {
+                set(StepCause::kHostUnrecorded, left);
+            } else {
+                set(StepCause::kData, IntervalSet{Interval{s.startNs, firstWork}});
+                set(StepCause::kHostOutsideTorch, left);
+            }
             std::array<double, kStepCauseCount> ms{};
             for (std::size_t c = 0; c < kStepCauseCount; ++c)
                 ms[c] = static_cast<double>(a.ns[c]) / 1e6;
             perDevice[device].push_back(ms);
             result.steps.push_back(a);
         }
+    }
+    if (!perDevice.empty()) {
+        std::array<IntervalSet, kStepCauseCount> idleSets;
+        for (std::size_t c = 0; c < kStepCauseCount; ++c)
+            idleSets[c] = unionOf(std::move(firstDeviceIdle[c]));
+        result.sites =
+            sitesOf(trace, idleSets, static_cast<double>(perDevice.begin()->second.size()),
+                    launchingLanesOf(trace, calls));
     }
     if (!perDevice.empty()) {
         const auto& first = perDevice.begin()->second;

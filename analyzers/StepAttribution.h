@@ -16,21 +16,34 @@
 //          sync        a host thread blocked in a synchronization (a sync event);
 //          blocking copy  a host thread in a blocking copy (`blocking DtoH copy` / `HtoD`);
 //          communication  a host thread in a communication range (a collective's host side);
+//          compile     a host thread compiling code at run time (NVRTC, nvFuser, TorchDynamo,
+//                      TorchInductor, Triton's compiler or autotuner: NameMatch's
+//                      isJitCompileName, a range's, a Python frame's or a call's name);
 //          setup       a host thread in a runtime call that neither launches nor waits (an
-//                      allocation, a context's or a library's setup, a module load): first-call
+//                      allocation, a context's or a library's setup, a module load), or in a
+//                      launch of a millisecond or more (it loads the kernel's module): first-call
 //                      costs, or allocator churn;
 //          launch      a host thread inside a torch op or a runtime call: the host is busy issuing
 //                      work, the GPU waits for its launches;
 //          data        before the step's first device work, the host in none of the above: the
 //                      step waits for its input;
-//          host outside torch  after it, the host in none of the above, on a trace whose host
-//                      threads were recorded over the whole step;
-//          unattributed  the rest: the trace does not say what the host did then.
+//          host outside torch  after it, the host in none of the above (Python between ops, the
+//                      program's own code), on a trace whose host side is recorded
+//                      (HostCoverage.h);
+//          host not recorded  the same time on a trace whose host side is recorded in part (a
+//                      trimmed or sampled trace): what the host did then is not in the trace;
+//          outside the window  before the host's first recorded event or after its last: the
+//                      profiling window of the host did not hold that time (taken right after
+//                      queued work);
+//          unattributed  the rest, where a trace has no host events at all; a named part that
+//                      stays 0 where the host is recorded.
 // The parts sum to the step's wall time exactly (set arithmetic on nanoseconds, no rounding).
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "analyzers/HostCoverage.h"
 #include "profiler/core/TraceModel.h"
 
 namespace glueprof {
@@ -44,10 +57,13 @@ enum class StepCause {
     kSyncWait,
     kBlockingCopy,
     kCommWait,
+    kCompile,
     kSetupCall,
     kLaunch,
     kData,
     kHostOutsideTorch,
+    kHostUnrecorded,
+    kOutsideWindow,
     kUnattributed,
     kCount
 };
@@ -66,6 +82,14 @@ struct StepAttribution {
     TimestampNs sum() const;
 };
 
+// A name the host was in during a cause's time (an op, a runtime call, a Python frame), with
+// the time of that cause it was in, innermost first (a frame's or an op's own time: what its
+// children were in goes to them), mean ms per measured step.
+struct CauseSite {
+    std::string name;
+    double msPerStep = 0.0;
+};
+
 struct StepAttributionResult {
     std::vector<StepAttribution> steps;  // measured steps, each device, step order
     // The median over measured steps (per device, the first device's when there are several) of
@@ -73,7 +97,15 @@ struct StepAttributionResult {
     std::array<double, kStepCauseCount> medianMs{};
     // The mean over the same steps, ms per step: what a saving "per step" can claim of each cause.
     std::array<double, kStepCauseCount> meanMs{};
+    // Of the first device's idle causes, where the host threads that launch device work were:
+    // their top ops, runtime calls, annotated ranges and Python frames by the time of the cause
+    // they were in (at most kSitesPerCause for each cause).
+    std::array<std::vector<CauseSite>, kStepCauseCount> sites;
+    // How much of the host's side of the device's work the trace records.
+    HostCoverage coverage;
 };
+
+constexpr std::size_t kSitesPerCause = 3;
 
 // Empty for a trace without device work (a CPU run).
 StepAttributionResult attributeSteps(const TraceModel& trace);

@@ -86,11 +86,47 @@ void addStepAttribution(ReportDocument& doc, const StepAttributionResult& r) {
         r.steps.front().device,
         devices.size() > 1 ? fmt::format(" of {} (the JSON has every GPU)", devices.size()) : "",
         wallMs)));
-    Table t{{{"cause", Align::kLeft}, {"ms"}, {"% of the median step"}}};
+    Table t{{{"cause", Align::kLeft},
+             {"ms"},
+             {"% of the median step"},
+             {"where the launching host threads were (ms per step)", Align::kLeft}}};
     for (std::size_t c = 0; c < kStepCauseCount; ++c) {
         if (r.medianMs[c] <= 0.0) continue;
+        Text where;
+        for (const CauseSite& site : r.sites[c]) {
+            if (!where.empty()) where += plain("; ");
+            where += foreign(site.name) + plain(fmt::format(" {:.3f}", site.msPerStep));
+        }
         t.rows.push_back(
             {plain(toString(static_cast<StepCause>(c))), plain(decimal(r.medianMs[c])),
+             plain(decimal(wallMs > 0 ? 100.0 * r.medianMs[c] / wallMs : 0.0, "{:.1f}")), where});
+    }
+    doc.table(std::move(t));
+    const std::string coverage = r.coverage.describe();
+    if (!coverage.empty()) doc.paragraph(plain("Host coverage: " + coverage + "."));
+}
+
+// A CPU run: each measured step's time on its thread by cause (HostStepAttribution.h).
+void addHostStepAttribution(ReportDocument& doc, const HostStepAttributionResult& r) {
+    if (r.steps.empty()) return;
+    std::vector<double> walls;
+    for (const HostStepAttribution& a : r.steps)
+        walls.push_back(static_cast<double>(a.wallNs) / 1e6);
+    const double wallMs = median(walls);
+    doc.heading(3, plain("Each step's host time by cause (median of the measured steps)"));
+    doc.paragraph(
+        plain("The step's thread, ") + foreign(r.thread) +
+        plain(fmt::format(": in each step the parts add up to its wall time (median "
+                          "step {:.3f} ms){}.",
+                          wallMs,
+                          r.captureEstimated ? ""
+                                             : "; the run stored no calibrated cost per op, so the "
+                                               "capture's own cost is in the time between ops")));
+    Table t{{{"cause", Align::kLeft}, {"ms"}, {"% of the median step"}}};
+    for (std::size_t c = 0; c < kHostCauseCount; ++c) {
+        if (r.medianMs[c] <= 0.0) continue;
+        t.rows.push_back(
+            {plain(toString(static_cast<HostCause>(c))), plain(decimal(r.medianMs[c])),
              plain(decimal(wallMs > 0 ? 100.0 * r.medianMs[c] / wallMs : 0.0, "{:.1f}"))});
     }
     doc.table(std::move(t));
@@ -374,8 +410,8 @@ void addPipeline(ReportDocument& doc, const RunAnalysis& r) {
 // Who makes the change, as toggleText (Findings.h) says it, with the toggle as code: a toggle of
 // the reference trainer, a change to the user's program, or no toggle yet.
 Text toggleCell(const Finding& f) {
-    if (f.inUserProgram) return plain("a change to the program");
-    return f.toggle.empty() ? plain("no toggle yet") : plain("try ") + code(f.toggle);
+    if (f.inUserProgram || f.toggle.empty()) return plain(toggleText(f));
+    return plain("try ") + code(f.toggle);
 }
 
 void addAdvisor(ReportDocument& doc, const std::vector<Finding>& findings) {
@@ -404,6 +440,7 @@ void addRunSections(ReportDocument& doc, const RunAnalysis& r, TimestampNs wides
     addDiagnostics(doc, r);
     addStepParts(doc, r, widestNs, widestNonMathNs);
     addStepAttribution(doc, a.attribution);
+    addHostStepAttribution(doc, a.hostAttribution);
     addDeviceTimeline(doc, a.timeline);
     addKernelBreakdown(doc, a.kernels);
     addIdleBreakdown(doc, a.idle);

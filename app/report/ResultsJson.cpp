@@ -103,7 +103,43 @@ nlohmann::json stepAttributionJson(const StepAttributionResult& r) {
                          {"wall_ms", static_cast<double>(a.wallNs) / 1e6},
                          {"parts_ms", parts}});
     }
-    return {{"median_ms", medians}, {"steps", steps}};
+    nlohmann::json sites = nlohmann::json::object();
+    for (std::size_t c = 0; c < kStepCauseCount; ++c) {
+        if (r.sites[c].empty()) continue;
+        nlohmann::json list = nlohmann::json::array();
+        for (const CauseSite& site : r.sites[c])
+            list.push_back({{"name", site.name}, {"ms_per_step", site.msPerStep}});
+        sites[stepCauseKey(static_cast<StepCause>(c))] = list;
+    }
+    const HostCoverage& h = r.coverage;
+    return {{"median_ms", medians},
+            {"steps", steps},
+            {"sites", sites},
+            {"host_coverage",
+             {{"device_work", h.deviceWork},
+              {"launched_in_trace", h.launchedInTrace},
+              {"before_window", h.beforeWindow},
+              {"launch_share", h.launchShare()},
+              {"recorded", h.complete()}}}};
+}
+
+nlohmann::json hostStepAttributionJson(const HostStepAttributionResult& r) {
+    nlohmann::json medians = nlohmann::json::object();
+    for (std::size_t c = 0; c < kHostCauseCount; ++c)
+        medians[hostCauseKey(static_cast<HostCause>(c))] = r.medianMs[c];
+    nlohmann::json steps = nlohmann::json::array();
+    for (const HostStepAttribution& a : r.steps) {
+        nlohmann::json parts = nlohmann::json::object();
+        for (std::size_t c = 0; c < kHostCauseCount; ++c)
+            parts[hostCauseKey(static_cast<HostCause>(c))] = static_cast<double>(a.ns[c]) / 1e6;
+        steps.push_back({{"step", a.step},
+                         {"wall_ms", static_cast<double>(a.wallNs) / 1e6},
+                         {"parts_ms", parts}});
+    }
+    return {{"thread", r.thread},
+            {"capture_estimated", r.captureEstimated},
+            {"median_ms", medians},
+            {"steps", steps}};
 }
 
 }  // namespace
@@ -414,6 +450,8 @@ nlohmann::json toJson(const RunAnalysis& r) {
     if (!a.idle.empty()) j["idle_breakdown"] = toJson(a.idle);
     if (a.timeline.hasDeviceWork) j["device_timeline"] = toJson(a.timeline);
     if (!a.attribution.steps.empty()) j["step_attribution"] = stepAttributionJson(a.attribution);
+    if (!a.hostAttribution.steps.empty())
+        j["host_step_attribution"] = hostStepAttributionJson(a.hostAttribution);
     if (!a.kernels.byType.empty()) j["kernel_breakdown"] = toJson(a.kernels);
     if (a.launches.kernels > 0 || a.launches.perLaunch.paired > 0)
         j["launch_stats"] = toJson(a.launches);

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "profiler/core/ChromeExportFormat.h"
+#include "profiler/core/TorchRangeNames.h"
 #include "profiler/import/ChromeJsonNumbers.h"
 
 namespace glueprof {
@@ -153,7 +154,8 @@ std::optional<ChromeEventMapper::SpanShape> ChromeEventMapper::commonShape(const
         return SpanShape{EventKind::kOp,
                          e.name.rfind("c10d::", 0) == 0 ? Category::kComm : Category::kMath};
     }
-    if (cat == kCatUserAnnotation) return SpanShape{EventKind::kRange};
+    if (cat == kCatUserAnnotation)
+        return SpanShape{EventKind::kRange, categoryOfTorchRange(e.name).value_or(Category::kNone)};
     if (cat == "python_function") {
         if (assembly().options().keepPythonFunctions)
             return SpanShape{EventKind::kRange, Category::kNone, false, kFlagPythonFrame};

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "profiler/core/Error.h"
+#include "profiler/core/TorchRangeNames.h"
 #include "profiler/core/TraceNames.h"
 
 namespace glueprof {
@@ -95,9 +96,7 @@ UserRangeObserver::~UserRangeObserver() {
 
 Category UserRangeObserver::categoryOf(const std::string& name) const {
     if (m_glueRanges.count(name) != 0) return Category::kGlue;
-    if (name.rfind("Optimizer.", 0) == 0 && name.find('#') != std::string::npos)
-        return Category::kOptimizer;
-    return Category::kPhase;
+    return categoryOfTorchRange(name).value_or(Category::kPhase);
 }
 
 std::unique_ptr<at::ObserverContext> UserRangeObserver::onStart(const at::RecordFunction& fn) {

@@ -5,6 +5,7 @@
 
 #include "analyzers/AdvisorRules.h"
 #include "analyzers/Analysis.h"
+#include "analyzers/TensorCorePeaks.h"
 #include "tests/support/TimeUnits.h"
 
 namespace glueprof {
@@ -21,8 +22,12 @@ struct GpuTrace {
     std::size_t s9 = b.addLane(LaneKind::kCudaStream, "GPU 0 stream 9", 0, 9);
     std::int64_t correlation = 0;
 
-    explicit GpuTrace(TimestampNs stepUs) {
-        b.addStep(StepInfo{1, 0, stepUs * kUs, false, 1, 0.0, 0});
+    explicit GpuTrace(TimestampNs stepUs) { step(1, 0, stepUs); }
+    // A step and its range on the host (every trace's steps are the host's ranges).
+    void step(std::int32_t n, TimestampNs startUs, TimestampNs endUs) {
+        b.addStep(StepInfo{n, startUs * kUs, endUs * kUs, false, 1, 0.0, 0});
+        b.addEvent(host, EventKind::kRange, Category::kPhase, "ProfilerStep#" + std::to_string(n),
+                   startUs * kUs, endUs * kUs, n);
     }
     Event& launch(const char* call, TimestampNs startUs, TimestampNs endUs) {
         Event& e = b.addEvent(host, EventKind::kRuntime, Category::kNone, call, startUs * kUs,
@@ -89,7 +94,7 @@ TEST(DeviceAdvisorRulesTest, AnIdleGpuWhileTheHostIsOutsideTorchIsNotLaunchBound
 // cudaFree in the first measured step fills the allocator's cache; in the second it is churn.
 TEST(DeviceAdvisorRulesTest, AllocationsOnlyInTheFirstMeasuredStepAreNotChurn) {
     GpuTrace t(100);
-    t.b.addStep(StepInfo{2, 100 * kUs, 200 * kUs, false, 1, 0.0, 0});
+    t.step(2, 100, 200);
     t.launch("cudaLaunchKernel", 0, 1);
     t.kernel(t.s7, "ampere_sgemm_128x64_nn", 2, 50);
     t.b.addEvent(t.host, EventKind::kRuntime, Category::kNone, "cudaMalloc", 60 * kUs, 90 * kUs, 1);
@@ -148,7 +153,7 @@ TEST(DeviceAdvisorRulesTest, PageableCopiesAreNamedWithTheOpThatIssuesThem) {
 // after the sync, the host outside torch, is this rule's and not host_outside_torch's too.
 TEST(DeviceAdvisorRulesTest, GpuIdleAfterHostSyncsIsASyncStallNamedByTheProgramsOp) {
     GpuTrace t(1000);
-    t.b.addStep(StepInfo{2, 1000 * kUs, 2000 * kUs, false, 1, 0.0, 0});
+    t.step(2, 1000, 2000);
     for (TimestampNs step = 1; step <= 2; ++step) {
         const TimestampNs at = (step - 1) * 1000;
         t.launch("cudaLaunchKernel", at + 1, at + 5).step = static_cast<std::int32_t>(step);
@@ -226,7 +231,7 @@ TEST(DeviceAdvisorRulesTest, ManyElementwiseKernelsPointToFusionSavingAtMostThei
 
 TEST(DeviceAdvisorRulesTest, DriverAllocationsInsideASteadyStateStepAreAllocatorChurn) {
     GpuTrace t(100);
-    t.b.addStep(StepInfo{2, 100 * kUs, 200 * kUs, false, 1, 0.0, 0});
+    t.step(2, 100, 200);
     t.launch("cudaLaunchKernel", 0, 1);
     t.kernel(t.s7, "ampere_sgemm_128x64_nn", 2, 50);
     t.b.addEvent(t.host, EventKind::kRuntime, Category::kNone, "cudaFree", 160 * kUs, 190 * kUs, 2);
@@ -239,7 +244,7 @@ TEST(DeviceAdvisorRulesTest, DriverAllocationsInsideASteadyStateStepAreAllocator
 
 // Two 1000 us steps; in each the first op starts at 600 us, its kernel runs [620, 900) us.
 void addStepsStartingIdle(GpuTrace& t) {
-    t.b.addStep(StepInfo{2, 1000 * kUs, 2000 * kUs, false, 1, 0.0, 0});
+    t.step(2, 1000, 2000);
     for (TimestampNs step = 1; step <= 2; ++step) {
         const TimestampNs at = (step - 1) * 1000;
         const auto tag = static_cast<std::int32_t>(step);
@@ -286,7 +291,7 @@ void addStepsWithOneKernel(GpuTrace& t, TimestampNs steps, KernelEnd kernelEndUs
     for (TimestampNs step = 1; step <= steps; ++step) {
         const TimestampNs at = (step - 1) * 1000;
         const auto tag = static_cast<std::int32_t>(step);
-        if (step > 1) t.b.addStep(StepInfo{tag, at * kUs, (at + 1000) * kUs, false, 1, 0.0, 0});
+        if (step > 1) t.step(tag, at, at + 1000);
         t.b.addEvent(t.host, EventKind::kOp, Category::kMath, "aten::mm", at * kUs, (at + 8) * kUs,
                      tag);
         t.launch("cudaLaunchKernel", at + 1, at + 5).step = tag;
@@ -368,6 +373,17 @@ TEST(DeviceAdvisorRulesTest, MillisecondLaunchCallsTakingTheStepAreWarmupInThePr
     quiet.kernel(quiet.s7, "cask_cudnn::computeOffsetsKernel", 6001, 6005);
     const std::vector<Finding> none = quiet.findings();
     EXPECT_EQ(findingOf(none, advisor_rules::kWarmupInProfile), nullptr);
+
+    // Slow launches of a kernel launched before (3 ms each, the device busy behind them): a launch
+    // that waits for the device, spread over the step, is not a first call's cost.
+    GpuTrace blocking(10000);
+    blocking.launch("cudaLaunchKernel", 0, 5);
+    blocking.kernel(blocking.s7, "ampere_sgemm_128x64_nn", 6, 3000);
+    for (TimestampNs i = 1; i <= 3; ++i) {
+        blocking.launch("cudaLaunchKernel", 3000 * i - 2990, 3000 * i);
+        blocking.kernel(blocking.s7, "ampere_sgemm_128x64_nn", 3000 * i + 1, 3000 * i + 2990);
+    }
+    EXPECT_EQ(findingOf(blocking.findings(), advisor_rules::kWarmupInProfile), nullptr);
 }
 
 // k2 is launched long before k1 ends but starts 190 us after it, behind a stream wait.
@@ -399,6 +415,90 @@ TEST(DeviceAdvisorRulesTest, ASideStreamWaitingWhileAnotherComputesIsNoCrossStre
     t.launch("cudaLaunchKernel", 5, 6);
     t.kernel(t.s9, "ncclDevKernel_AllReduce_Sum_f32_RING_LL", 203, 213);
     EXPECT_EQ(findingOf(t.findings(), advisor_rules::kCrossStreamWaits), nullptr);
+}
+
+}  // namespace
+}  // namespace glueprof
+
+namespace glueprof {
+namespace {
+
+// FP32 GEMMs on an A100 (told by the kernels' "ampere_" prefix here: no device name): 200 us of
+// the step's 300 us of kernels; an Ampere part's lowest TF32/FP32 peak ratio is 62.5/31.2, so at
+// most 200 x (1 - 31.2/62.5) us is saved. A TF32 GEMM is not FP32's.
+TEST(DeviceAdvisorRulesTest, Fp32GemmsOnATensorCoreGpuAreBoundedByThePeakRatio) {
+    GpuTrace t(1000);
+    t.launch("cudaLaunchKernel", 0, 5);
+    t.kernel(t.s7, "ampere_sgemm_128x64_nn", 10, 210);
+    t.launch("cudaLaunchKernel", 5, 10);
+    t.kernel(t.s7, "sm80_xmma_gemm_tf32f32_tf32f32_f32_nn", 210, 310);
+    const std::vector<Finding> findings = t.findings();
+    const Finding* f = findingOf(findings, advisor_rules::kFp32Gemms);
+    ASSERT_NE(f, nullptr);
+    EXPECT_NEAR(f->savingMsPerStep, 0.2 * (1.0 - 31.2 / 62.5), 1e-12);
+    EXPECT_NE(f->evidence.find("an Ampere GPU"), std::string::npos) << f->evidence;
+    EXPECT_NE(f->fix.find("allow_tf32"), std::string::npos);
+    EXPECT_FALSE(isFp32GemmKernel("ampere_fp16_sgemm_fp16_32x128_tn"));
+    EXPECT_FALSE(isFp32GemmKernel("cutlass_80_tensorop_s1688gemm_64x64"));
+    EXPECT_TRUE(isFp32GemmKernel("volta_sgemm_128x32_nt"));
+}
+
+// Two streams each busy 300 us of a 1000 us step, one after the other: at most the less busy
+// one's 300 us is saved. Overlapping, no finding.
+TEST(DeviceAdvisorRulesTest, StreamsThatRunOneAfterAnotherAreSerialized) {
+    GpuTrace t(1000);
+    t.launch("cudaLaunchKernel", 0, 5);
+    t.kernel(t.s7, "k1", 10, 310);
+    t.launch("cudaLaunchKernel", 5, 10);
+    t.kernel(t.s9, "k2", 310, 610);
+    const std::vector<Finding> findings = t.findings();
+    const Finding* f = findingOf(findings, advisor_rules::kSerializedStreams);
+    ASSERT_NE(f, nullptr);
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.3);
+
+    GpuTrace side(1000);
+    side.launch("cudaLaunchKernel", 0, 5);
+    side.kernel(side.s7, "k1", 10, 310);
+    side.launch("cudaLaunchKernel", 5, 10);
+    side.kernel(side.s9, "k2", 20, 320);
+    EXPECT_EQ(findingOf(side.findings(), advisor_rules::kSerializedStreams), nullptr);
+}
+
+// The GPU idle 600 us of a 1000 us step while the host runs a slow CPU-side op, the kernels long
+// (not launch overhead): the host's own work in its ops, named, with the attributed idle as the
+// saving; the same idle behind 20 short kernels is launch_bound's instead.
+TEST(DeviceAdvisorRulesTest, TheGpuWaitingOnSlowHostOpsIsHostBoundNotLaunchBound) {
+    GpuTrace t(1000);
+    t.b.addEvent(t.host, EventKind::kOp, Category::kMath, "aten::nonzero", 0 * kUs, 600 * kUs, 1);
+    t.launch("cudaLaunchKernel", 600, 605);
+    t.kernel(t.s7, "ampere_sgemm_128x64_nn", 606, 1000);
+    TraceModel trace = std::move(t.b).build();
+    const AnalysisResult a = analyze(trace);
+    const Finding* f = findingOf(a.findings, advisor_rules::kHostBoundOps);
+    ASSERT_NE(f, nullptr);
+    EXPECT_EQ(findingOf(a.findings, advisor_rules::kLaunchBound), nullptr);
+    // [0, 605) the host in the op and the launch; [605, 606) the kernel queued.
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.605);
+    EXPECT_NE(f->evidence.find("aten::nonzero"), std::string::npos) << f->evidence;
+}
+
+// nvFuser compiling a kernel 400 us of a 1000 us step: the compile time, named, is the saving,
+// and the attribution gives the GPU's idle then to compilation.
+TEST(DeviceAdvisorRulesTest, JitCompilationInsideTheStepsIsFoundAndClaimed) {
+    GpuTrace t(1000);
+    t.b.addEvent(t.host, EventKind::kRange, Category::kNone, "KernelExecutor::compileFusion",
+                 100 * kUs, 500 * kUs, 1);
+    t.b.addEvent(t.host, EventKind::kRange, Category::kNone, "executor_utils::NVRTC", 200 * kUs,
+                 450 * kUs, 1);
+    t.launch("cudaLaunchKernel", 600, 605);
+    t.kernel(t.s7, "nvfuser_none_f0_c0_r0_g0", 610, 900);
+    TraceModel trace = std::move(t.b).build();
+    const AnalysisResult a = analyze(trace);
+    const Finding* f = findingOf(a.findings, advisor_rules::kJitCompile);
+    ASSERT_NE(f, nullptr);
+    EXPECT_DOUBLE_EQ(f->savingMsPerStep, 0.4);
+    EXPECT_NE(f->evidence.find("KernelExecutor::compileFusion"), std::string::npos) << f->evidence;
+    EXPECT_EQ(a.attribution.steps.at(0).of(StepCause::kCompile), 400 * kUs);
 }
 
 }  // namespace

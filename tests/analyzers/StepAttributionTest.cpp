@@ -20,6 +20,7 @@ TraceModel oneStep() {
     const std::size_t s9 = b.addLane(LaneKind::kCudaStream, "stream 9", 0, 9);
     const std::size_t g1 = b.addLane(LaneKind::kCudaStream, "stream 7", 1, 7);
     b.addStep(StepInfo{0, 0, 1000, false, 1, 0.0, 0});
+    b.addEvent(host, EventKind::kRange, Category::kPhase, "ProfilerStep#0", 0, 1000, 0);
     b.addEvent(host, EventKind::kOp, Category::kMath, "aten::mm", 0, 60, 0);
     b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", 10, 40, 0);
     b.addEvent(host, EventKind::kSync, Category::kSync, "cudaStreamSynchronize", 500, 600, 0);
@@ -62,25 +63,109 @@ TEST(StepAttribution, EveryNanosecondOfTheStepHasOneCausePerDevice) {
     EXPECT_DOUBLE_EQ(r.medianMs[static_cast<std::size_t>(StepCause::kCompute)], 300 / 1e6);
 }
 
-TEST(StepAttribution, WithoutOpsTheHostsTimeOutsideIsUnattributedAndACpuRunHasNone) {
+// Without torch ops (a CUDA program under Nsight), the host's time outside its runtime calls is
+// its own code; without any host event, the idle is unattributed. A CPU run has no attribution.
+TEST(StepAttribution, WithoutOpsTheHostsTimeOutsideIsItsOwnCodeAndACpuRunHasNone) {
     TraceModelBuilder b;
     const std::size_t host = b.addLane(LaneKind::kHostThread, "main", -1, 1);
     const std::size_t s7 = b.addLane(LaneKind::kCudaStream, "stream 7", 0, 7);
     b.addStep(StepInfo{0, 0, 100, false, 1, 0.0, 0});
+    b.addEvent(host, EventKind::kRange, Category::kPhase, "iteration", 0, 100, 0);
     b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", 0, 10, 0);
     b.addEvent(s7, EventKind::kKernel, Category::kNone, "k", 20, 40, 0);
     const TraceModel trace = std::move(b).build();
     const StepAttribution a = attributeSteps(trace).steps.at(0);
     EXPECT_EQ(a.of(StepCause::kLaunch), 10);
     EXPECT_EQ(a.of(StepCause::kData), 10);
-    EXPECT_EQ(a.of(StepCause::kUnattributed), 60);
+    EXPECT_EQ(a.of(StepCause::kHostOutsideTorch), 60);
+    EXPECT_EQ(a.of(StepCause::kUnattributed), 0);
     EXPECT_EQ(a.sum(), 100);
+
+    TraceModelBuilder deviceOnly;
+    const std::size_t stream = deviceOnly.addLane(LaneKind::kCudaStream, "stream 7", 0, 7);
+    deviceOnly.addStep(StepInfo{0, 0, 100, false, 1, 0.0, 0});
+    deviceOnly.addEvent(stream, EventKind::kKernel, Category::kNone, "k", 20, 40, 0);
+    const StepAttribution d = attributeSteps(std::move(deviceOnly).build()).steps.at(0);
+    EXPECT_EQ(d.of(StepCause::kCompute), 20);
+    EXPECT_EQ(d.of(StepCause::kUnattributed), 80);
 
     TraceModelBuilder cpu;
     const std::size_t main = cpu.addLane(LaneKind::kHostThread, "main", -1, 1);
     cpu.addStep(StepInfo{0, 0, 100, false, 1, 0.0, 0});
     cpu.addEvent(main, EventKind::kOp, Category::kMath, "aten::mm", 0, 50, 0);
     EXPECT_TRUE(attributeSteps(std::move(cpu).build()).steps.empty());
+}
+
+}  // namespace
+}  // namespace glueprof
+
+namespace glueprof {
+namespace {
+
+// A trimmed trace: of three kernels with launch correlation ids, the trace holds one launch. The
+// host's side is recorded in part: the idle the host did not record is "host not recorded", not
+// the host's own code, and the coverage says why.
+TEST(StepAttribution, WhereTheTraceHoldsFewLaunchesTheHostsIdleIsNotRecorded) {
+    TraceModelBuilder b;
+    const std::size_t host = b.addLane(LaneKind::kHostThread, "main", -1, 1);
+    const std::size_t s7 = b.addLane(LaneKind::kCudaStream, "stream 7", 0, 7);
+    b.addStep(StepInfo{0, 0, 1000, false, 1, 0.0, 0});
+    b.addEvent(host, EventKind::kRange, Category::kPhase, "ProfilerStep#0", 0, 1000, 0);
+    b.addEvent(host, EventKind::kOp, Category::kMath, "aten::mm", 0, 20, 0);
+    b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", 5, 15, 0)
+        .correlation = 1;
+    for (std::int64_t k = 0; k < 3; ++k) {
+        b.addEvent(s7, EventKind::kKernel, Category::kNone, "k", 100 + 300 * k, 200 + 300 * k, 0)
+            .correlation = k + 1;
+    }
+    const StepAttributionResult r = attributeSteps(std::move(b).build());
+    EXPECT_FALSE(r.coverage.complete());
+    EXPECT_EQ(r.coverage.deviceWork, 3);
+    EXPECT_EQ(r.coverage.launchedInTrace, 1);
+    EXPECT_NE(r.coverage.describe().find("recorded in part"), std::string::npos);
+    const StepAttribution& a = r.steps.at(0);
+    EXPECT_EQ(a.of(StepCause::kCompute), 300);
+    EXPECT_EQ(a.of(StepCause::kQueued), 85);  // the one launch returned at 15, its kernel at 100
+    EXPECT_EQ(a.of(StepCause::kLaunch), 15);
+    EXPECT_EQ(a.of(StepCause::kHostOutsideTorch), 0);
+    EXPECT_EQ(a.of(StepCause::kData), 0);
+    EXPECT_EQ(a.of(StepCause::kHostUnrecorded), 1000 - 300 - 85 - 15);
+    EXPECT_EQ(a.sum(), 1000);
+}
+
+// The ops, calls and frames the host was in during a cause's time, each by its own time among its
+// kind (ops, calls, ranges, frames nest each in their own): the idle while the host launches goes
+// to the innermost op, not to the op around it, and to the Python frame it was called from.
+TEST(StepAttribution, EachIdleCauseNamesWhereTheLaunchingThreadWas) {
+    TraceModelBuilder b;
+    const std::size_t host = b.addLane(LaneKind::kHostThread, "main", -1, 1);
+    const std::size_t s7 = b.addLane(LaneKind::kCudaStream, "stream 7", 0, 7);
+    b.addStep(StepInfo{0, 0, 1000, false, 1, 0.0, 0});
+    b.addEvent(host, EventKind::kRange, Category::kPhase, "ProfilerStep#0", 0, 1000, 0);
+    Event& frame =
+        b.addEvent(host, EventKind::kRange, Category::kNone, "train.py(9): step", 0, 1000, 0);
+    frame.flags |= kFlagPythonFrame;
+    b.addEvent(host, EventKind::kOp, Category::kMath, "aten::linear", 0, 400, 0);
+    b.addEvent(host, EventKind::kOp, Category::kMath, "aten::mm", 100, 400, 0);
+    b.addEvent(host, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", 390, 400, 0)
+        .correlation = 1;
+    b.addEvent(s7, EventKind::kKernel, Category::kNone, "k", 400, 500, 0).correlation = 1;
+    const StepAttributionResult r = attributeSteps(std::move(b).build());
+    const auto& launch = r.sites[static_cast<std::size_t>(StepCause::kLaunch)];
+    ASSERT_FALSE(launch.empty());
+    // [0, 400) launching: the frame holds all of it; among the ops aten::mm holds [100, 400)
+    // itself, aten::linear [0, 100) (the launch call, of another kind, holds 10 ns: fourth).
+    ASSERT_EQ(launch.size(), 3u);
+    EXPECT_EQ(launch[0].name, "train.py(9): step");
+    EXPECT_DOUBLE_EQ(launch[0].msPerStep, 400 / 1e6);
+    EXPECT_EQ(launch[1].name, "aten::mm");
+    EXPECT_DOUBLE_EQ(launch[1].msPerStep, 300 / 1e6);
+    EXPECT_EQ(launch[2].name, "aten::linear");
+    EXPECT_DOUBLE_EQ(launch[2].msPerStep, 100 / 1e6);
+    const auto& own = r.sites[static_cast<std::size_t>(StepCause::kHostOutsideTorch)];
+    ASSERT_EQ(own.size(), 1u);
+    EXPECT_EQ(own[0].name, "train.py(9): step");
+    EXPECT_DOUBLE_EQ(own[0].msPerStep, 500 / 1e6);
 }
 
 }  // namespace

@@ -130,6 +130,24 @@ def _record_layers(torch, library):
 
         return enter_layer, leave_layer
 
+    def record_moe_blocks(index, layer_module):
+        """A Mixture-of-Experts block inside a layer (a module whose class names experts or MoE:
+        Mixtral's SparseMoeBlock, Qwen's MoE block, DeepSeek's MoE) gets a range of its own,
+        "MoE block: CLASS", in its layer: the advisor tells its routing reads by it. The
+        outermost such module only."""
+        blocks = []
+        for sub in layer_module.modules():
+            kind = type(sub).__name__.lower()
+            if sub is layer_module or not ("moe" in kind or "experts" in kind):
+                continue
+            if any(sub in set(block.modules()) for block in blocks):
+                continue
+            blocks.append(sub)
+            block_enter, block_leave = layer_hooks(index, ("MoE block: " +
+                                                           type(sub).__name__).encode())
+            sub.register_forward_pre_hook(block_enter)
+            sub.register_forward_hook(block_leave, always_call=True)
+
     def discover(module, args):
         state = module.__dict__
         if "_glueprof_seen" in state or getattr(depth, "n", 0) > 0:
@@ -146,6 +164,7 @@ def _record_layers(torch, library):
                     layer_module.register_forward_pre_hook(enter_layer)
                     # always_call: a forward that raises still leaves the layer.
                     layer_module.register_forward_hook(leave_layer, always_call=True)
+                    record_moe_blocks(index, layer_module)
 
     discovery = torch.nn.modules.module.register_module_forward_pre_hook(discover)
     handles = []
