@@ -112,11 +112,6 @@ RoutingReads routingReadsOf(const AdvisorInput& in) {
     return out;
 }
 
-// A range of a Mixture-of-Experts layer's routing (the trainer's `moe_routing`, a profiled
-// model's "MoE block: CLASS", an annotation naming experts or a router): its reads are the
-// per-expert loop's, one finding for all of them.
-bool isMoeRange(const std::string& range) { return containsAny(range, {"rout", "expert", "moe"}); }
-
 // The fix of a per-expert loop's host reads, in the trainer and in Hugging Face.
 void namePerExpertFix(Finding& f) {
     f.toggle = "moe_group_once";
@@ -126,8 +121,9 @@ void namePerExpertFix(Finding& f) {
         "model with experts_implementation=\"grouped_mm\"";
 }
 
-// Groups a step's reads by (op, range), except in a MoE range, where one group holds all its ops
-// (counted by op): the per-expert loop's nonzero, where and bool reads are one pattern.
+// Groups a step's reads by (op, range), except inside a MoE range (SyncPoint's moeRange), where
+// one group holds all its ops (counted by op): the per-expert loop's nonzero, where and bool reads
+// are one pattern.
 struct ReadGroup {
     std::int64_t count = 0;
     TimestampNs ns = 0;
@@ -137,7 +133,8 @@ struct ReadGroup {
 using ReadGroups = std::map<std::pair<std::string, std::string>, ReadGroup>;  // (op or "", range)
 
 ReadGroup& groupOf(ReadGroups& groups, const SyncPoint& p) {
-    ReadGroup& g = groups[{isMoeRange(p.range) ? std::string() : p.op, p.range}];
+    ReadGroup& g = groups[p.moeRange.empty() ? std::make_pair(p.op, p.range)
+                                             : std::make_pair(std::string(), p.moeRange)];
     ++g.count;
     g.ns += p.durationNs;
     ++g.byOp[p.op];
@@ -270,7 +267,9 @@ void repeatedHostSyncs(const AdvisorContext& c, const AdvisorRule& rule,
         static_cast<double>(std::max<std::size_t>(1, in.syncs->hostSyncsPerStep.size()));
     ReadGroups groups;
     for (const SyncPoint& p : in.syncs->hostSyncs) {
-        if (p.range == names::kMoeRouting || p.range == names::kMaskBuild) continue;
+        if (p.range == names::kMoeRouting || p.moeRange == names::kMoeRouting ||
+            p.range == names::kMaskBuild)
+            continue;
         ++groupOf(groups, p).awaited[p.awaited];  // "": no device work launched before the sync
     }
     const double kMinPerStep = rule.threshold("min_per_step");
@@ -284,7 +283,7 @@ void repeatedHostSyncs(const AdvisorContext& c, const AdvisorRule& rule,
             })->first;
         Finding f;
         f.rule = rule.id;
-        if (isMoeRange(range)) {
+        if (isMoeRangeName(range)) {
             namePerExpertFix(f);
         } else if (containsAny(range, {"mask", "packed", "cu_seqlens"})) {
             f.toggle = "packed_cache";
@@ -313,7 +312,9 @@ void repeatedWouldSyncs(const AdvisorContext& c, const AdvisorRule& rule,
     const double steps = static_cast<double>(in.syncs->perStep.size());
     ReadGroups groups;
     for (const SyncPoint& p : in.syncs->points) {
-        if (p.range == names::kMoeRouting || p.range == names::kMaskBuild) continue;
+        if (p.range == names::kMoeRouting || p.moeRange == names::kMoeRouting ||
+            p.range == names::kMaskBuild)
+            continue;
         groupOf(groups, p);
     }
     const double kMinPerStep = rule.threshold("min_per_step");
@@ -328,7 +329,7 @@ void repeatedWouldSyncs(const AdvisorContext& c, const AdvisorRule& rule,
         pointAtOps(f, g, steps);
         if (!range.empty()) f.pointsAt("range", range);
         f.measured("per_step", perStep, "count/step").measured("ms_per_step", msPerStep, "ms/step");
-        if (isMoeRange(range)) namePerExpertFix(f);
+        if (isMoeRangeName(range)) namePerExpertFix(f);
         if (range.rfind("Optimizer.step#", 0) == 0) {
             // torch's optimizers keep each parameter's step count in a CPU tensor unless they are
             // fused or capturable, and the for-loop and foreach implementations both read it with

@@ -22,15 +22,14 @@ bool HostCoverage::complete() const {
 
 std::string HostCoverage::describe() const {
     if (deviceWork == 0) return "";
-    std::string text = fmt::format(
-        "the trace holds the launch of {} of {} device work items ({:.0f}%)",
-        countText(static_cast<double>(launchedInTrace)), countText(static_cast<double>(deviceWork)),
-        100.0 * launchShare());
+    std::string text =
+        fmt::format("the trace holds the launch of {} of {} device work items ({:.0f}%)",
+                    countText(static_cast<double>(launchedInTrace)),
+                    countText(static_cast<double>(deviceWork)), 100.0 * launchShare());
     if (beforeWindow > 0)
         text += fmt::format("; {} started before the host's first recorded event",
                             countText(static_cast<double>(beforeWindow)));
-    if (hasPythonFrames && !hasOps)
-        text += "; it has Python frames but no torch ops beneath them";
+    if (hasPythonFrames && !hasOps) text += "; it has Python frames but no torch ops beneath them";
     if (complete()) return text + ": the host's side is recorded";
     return text +
            ": the host's side is recorded in part (a trimmed or sampled trace, or a profiling "

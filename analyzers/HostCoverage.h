@@ -20,8 +20,8 @@ struct HostCoverage {
     // Device work that starts before the host's first recorded event: queued before the
     // profiling window opened.
     std::int64_t beforeWindow = 0;
-    bool hasOps = false;           // torch ops (aten::...)
-    bool hasPythonFrames = false;  // Kineto's python_function frames
+    bool hasOps = false;                         // torch ops (aten::...)
+    bool hasPythonFrames = false;                // Kineto's python_function frames
     TimestampNs hostStartNs = 0, hostEndNs = 0;  // the host's recorded window (0, 0: none)
 
     // The share of device work whose launch the trace holds (1 without correlated work).

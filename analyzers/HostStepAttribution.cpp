@@ -68,7 +68,8 @@ HostStepAttributionResult attributeHostSteps(const TraceModel& trace,
     const std::set<std::int32_t> measured = trace.measuredSteps();
     std::vector<Interval> windows;
     for (const StepInfo& s : trace.steps())
-        if (measured.count(s.step) != 0 && s.endNs > s.startNs) windows.push_back({s.startNs, s.endNs});
+        if (measured.count(s.step) != 0 && s.endNs > s.startNs)
+            windows.push_back({s.startNs, s.endNs});
     const IntervalSet inSteps = unionOf(windows);
     if (inSteps.empty()) return result;
     // The step's thread: the host thread with the most op time inside the measured steps.
@@ -95,15 +96,18 @@ HostStepAttributionResult attributeHostSteps(const TraceModel& trace,
         const Interval span{e.startNs, e.endNs};
         if (e.kind == EventKind::kOp) {
             ops.push_back(span);
-            if ((e.flags & kFlagWouldSync) != 0) parts[static_cast<std::size_t>(HostCause::kWouldSync)].push_back(span);
+            if ((e.flags & kFlagWouldSync) != 0)
+                parts[static_cast<std::size_t>(HostCause::kWouldSync)].push_back(span);
             auto [copy, added] = copies.try_emplace(e.name, false);
             if (added) copy->second = isCopyOp(trace.name(e.name));
             if (copy->second) parts[static_cast<std::size_t>(HostCause::kCopies)].push_back(span);
         } else if (e.kind == EventKind::kRange) {
-            if (e.category == Category::kData) parts[static_cast<std::size_t>(HostCause::kData)].push_back(span);
+            if (e.category == Category::kData)
+                parts[static_cast<std::size_t>(HostCause::kData)].push_back(span);
             if (e.category == Category::kOptimizer)
                 parts[static_cast<std::size_t>(HostCause::kOptimizer)].push_back(span);
-            if (e.category == Category::kGlue) parts[static_cast<std::size_t>(HostCause::kGlue)].push_back(span);
+            if (e.category == Category::kGlue)
+                parts[static_cast<std::size_t>(HostCause::kGlue)].push_back(span);
         }
     }
     // The capture's cost falls on every op it records, on any thread of the step's: counted on
@@ -131,24 +135,17 @@ HostStepAttributionResult attributeHostSteps(const TraceModel& trace,
         const auto ops = opsPerStep.find(s.step);
         const double estimate =
             nsPerOp && ops != opsPerStep.end() ? *nsPerOp * static_cast<double>(ops->second) : 0.0;
-        const TimestampNs capture = std::min(between, static_cast<TimestampNs>(std::max(0.0, estimate)));
+        const TimestampNs capture =
+            std::min(between, static_cast<TimestampNs>(std::max(0.0, estimate)));
         a.ns[static_cast<std::size_t>(HostCause::kCapture)] = capture;
         a.ns[static_cast<std::size_t>(HostCause::kPython)] = between - capture;
         std::array<double, kHostCauseCount> ms{};
-        for (std::size_t c = 0; c < kHostCauseCount; ++c) ms[c] = static_cast<double>(a.ns[c]) / 1e6;
+        for (std::size_t c = 0; c < kHostCauseCount; ++c)
+            ms[c] = static_cast<double>(a.ns[c]) / 1e6;
         perStep.push_back(ms);
         result.steps.push_back(a);
     }
-    for (std::size_t c = 0; c < kHostCauseCount; ++c) {
-        std::vector<double> values;
-        double sum = 0.0;
-        for (const auto& ms : perStep) {
-            values.push_back(ms[c]);
-            sum += ms[c];
-        }
-        result.medianMs[c] = values.empty() ? 0.0 : median(values);
-        result.meanMs[c] = values.empty() ? 0.0 : sum / static_cast<double>(values.size());
-    }
+    columnMediansAndMeans(perStep, result.medianMs, result.meanMs);
     return result;
 }
 

@@ -25,7 +25,17 @@
 
 namespace glueprof {
 
-enum class HostCause { kWouldSync, kData, kOptimizer, kGlue, kCopies, kMath, kCapture, kPython, kCount };
+enum class HostCause {
+    kWouldSync,
+    kData,
+    kOptimizer,
+    kGlue,
+    kCopies,
+    kMath,
+    kCapture,
+    kPython,
+    kCount
+};
 constexpr std::size_t kHostCauseCount = static_cast<std::size_t>(HostCause::kCount);
 const char* toString(HostCause cause);      // "inside would-sync ops (.item(), ...)", ...
 const char* hostCauseKey(HostCause cause);  // "would_sync", "data", ... (JSON)

@@ -17,6 +17,7 @@
 #include "analyzers/NameMatch.h"
 #include "analyzers/TensorCorePeaks.h"
 #include "profiler/core/CountText.h"
+#include "profiler/core/RunMetadata.h"
 
 namespace glueprof {
 
@@ -88,14 +89,12 @@ void fp32Gemms(const AdvisorContext& c, const AdvisorRule& rule, std::vector<Fin
             byKernel[trace.name(e.name)] += in;
         }
     }
-    if (gemmNs == 0 ||
-        static_cast<double>(gemmNs) < rule.threshold("min_kernel_share") *
-                                          static_cast<double>(kernelNs))
+    if (gemmNs == 0 || static_cast<double>(gemmNs) <
+                           rule.threshold("min_kernel_share") * static_cast<double>(kernelNs))
         return;
     std::vector<std::string> names;
     for (const auto& [name, ns] : byKernel) names.push_back(name);
-    const std::optional<TensorCorePeaks> peaks =
-        tensorCorePeaksOf(trace.run().device + " " + trace.run().configJson, names);
+    const std::optional<TensorCorePeaks> peaks = tensorCorePeaksOf(gpuNamesOf(trace.run()), names);
     if (!peaks || peaks->speedup() <= 1.0) return;
     Finding f;
     f.rule = rule.id;
@@ -105,12 +104,13 @@ void fp32Gemms(const AdvisorContext& c, const AdvisorRule& rule, std::vector<Fin
     f.savingMsPerStep = gemmMs * (1.0 - 1.0 / peaks->speedup());
     f.measured("gemms_per_step", static_cast<double>(gemms) / m.steps, "count/step")
         .measured("gemm_ms_per_step", gemmMs, "ms/step")
-        .measured("gemm_share_pct", 100.0 * static_cast<double>(gemmNs) /
-                                        static_cast<double>(kernelNs), "%")
+        .measured("gemm_share_pct",
+                  100.0 * static_cast<double>(gemmNs) / static_cast<double>(kernelNs), "%")
         .measured("speedup", peaks->speedup(), "x");
     if (peaks->mode != "TF32")
-        f.fix = "train under torch.autocast(\"cuda\", dtype=torch.float16) with a "
-                "torch.amp.GradScaler (the GPU has FP16 tensor cores, no TF32)";
+        f.fix =
+            "train under torch.autocast(\"cuda\", dtype=torch.float16) with a "
+            "torch.amp.GradScaler (the GPU has FP16 tensor cores, no TF32)";
     findings.push_back(f);
 }
 
@@ -160,8 +160,8 @@ void serializedStreams(const AdvisorContext& c, const AdvisorRule& rule,
         f.savingMsPerStep = msOf(others - overlap) / m.steps;
         f.measured("streams", static_cast<double>(streams.size()), "count")
             .measured("busy_ms_per_step", msOf(sum) / m.steps, "ms/step")
-            .measured("overlap_pct", 100.0 * static_cast<double>(overlap) /
-                                         static_cast<double>(others), "%");
+            .measured("overlap_pct",
+                      100.0 * static_cast<double>(overlap) / static_cast<double>(others), "%");
         findings.push_back(f);
         return;  // one finding: the first GPU's
     }

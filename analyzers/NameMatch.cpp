@@ -31,6 +31,19 @@ bool isWaitingCall(const std::string& name) {
     return containsAny(name, {"synchronize", "memcpy", "memset", "query", "waitevent"});
 }
 
+bool isMoeRangeName(const std::string& name) {
+    return containsAny(name, {"rout", "expert", "moe"});
+}
+
+std::string withoutModuleInstance(const std::string& name) {
+    if (name.rfind("nn.Module: ", 0) != 0) return name;
+    const std::size_t underscore = name.find_last_of('_');
+    if (underscore == std::string::npos || underscore + 1 == name.size()) return name;
+    for (std::size_t i = underscore + 1; i < name.size(); ++i)
+        if (name[i] < '0' || name[i] > '9') return name;
+    return name.substr(0, underscore);
+}
+
 bool isJitCompileName(const std::string& name) {
     return containsAny(
         name, {"nvrtc", "compilefusion", "torch/_dynamo/convert_frame",

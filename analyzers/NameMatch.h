@@ -17,5 +17,12 @@ bool isWaitingCall(const std::string& name);
 // TorchDynamo's frame conversion, TorchInductor's code generation, Triton's compiler and
 // autotuner.
 bool isJitCompileName(const std::string& name);
+// A range of a Mixture-of-Experts layer's routing: one naming a router, experts or MoE (the
+// trainer's `moe_routing`, a profiled model's `MoE block: CLASS`, Kineto's `nn.Module:
+// SwitchMoE_1`).
+bool isMoeRangeName(const std::string& name);
+// A Kineto module frame without its instance number ("nn.Module: SwitchMoE_1" -> "nn.Module:
+// SwitchMoE"): the same module of every layer is one name.
+std::string withoutModuleInstance(const std::string& name);
 
 }  // namespace glueprof

@@ -1,11 +1,30 @@
 #pragma once
 // Small, deterministic statistics for A/B comparisons.
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 namespace glueprof {
 
 double median(std::vector<double> values);  // 0 for an empty input
+
+// Of rows of N figures (one row per step, a figure per cause), each column's median and mean (0
+// for no rows): what a typical step spends on each cause, and what a saving per step can claim.
+template <std::size_t N>
+void columnMediansAndMeans(const std::vector<std::array<double, N>>& rows,
+                           std::array<double, N>& medians, std::array<double, N>& means) {
+    for (std::size_t c = 0; c < N; ++c) {
+        std::vector<double> values;
+        double sum = 0.0;
+        for (const auto& row : rows) {
+            values.push_back(row[c]);
+            sum += row[c];
+        }
+        medians[c] = median(values);
+        means[c] = rows.empty() ? 0.0 : sum / static_cast<double>(rows.size());
+    }
+}
 
 // pandas' Series.quantile (linear interpolation between the closest ranks) of `ascending`, a
 // non-empty sorted list; 0 <= q <= 1.

@@ -325,17 +325,8 @@ StepAttributionResult attributeSteps(const TraceModel& trace) {
             sitesOf(trace, idleSets, static_cast<double>(perDevice.begin()->second.size()),
                     launchingLanesOf(trace, calls));
     }
-    if (!perDevice.empty()) {
-        const auto& first = perDevice.begin()->second;
-        for (std::size_t c = 0; c < kStepCauseCount; ++c) {
-            std::vector<double> values;
-            for (const auto& ms : first) values.push_back(ms[c]);
-            result.medianMs[c] = values.empty() ? 0.0 : median(values);
-            double sum = 0.0;
-            for (double v : values) sum += v;
-            result.meanMs[c] = values.empty() ? 0.0 : sum / static_cast<double>(values.size());
-        }
-    }
+    if (!perDevice.empty())
+        columnMediansAndMeans(perDevice.begin()->second, result.medianMs, result.meanMs);
     std::stable_sort(result.steps.begin(), result.steps.end(),
                      [](const StepAttribution& a, const StepAttribution& b) {
                          return a.step != b.step ? a.step < b.step : a.device < b.device;

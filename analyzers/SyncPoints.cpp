@@ -4,6 +4,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "analyzers/NameMatch.h"
 #include "analyzers/Statistics.h"
 #include "profiler/core/TraceNames.h"
 
@@ -119,6 +120,15 @@ class LaunchedWork {
     std::unordered_map<std::int64_t, std::vector<std::size_t>> m_waitedLanes;
 };
 
+// The innermost open range that is a MoE layer's routing, without a module's instance number.
+std::string moeRangeOf(const TraceModel& trace, const std::vector<const Event*>& openRanges) {
+    for (auto it = openRanges.rbegin(); it != openRanges.rend(); ++it) {
+        const std::string& name = trace.name((*it)->name);
+        if (isMoeRangeName(name)) return withoutModuleInstance(name);
+    }
+    return "";
+}
+
 }  // namespace
 
 SyncPointsResult analyzeSyncPoints(const TraceModel& trace) {
@@ -154,6 +164,7 @@ SyncPointsResult analyzeSyncPoints(const TraceModel& trace) {
                 p.op = openOps.empty() ? trace.name(e.name) : trace.name(openOps.back()->name);
                 p.userOp = openOps.empty() ? p.op : trace.name(openOps.front()->name);
                 p.range = openRanges.empty() ? std::string() : trace.name(openRanges.back()->name);
+                p.moeRange = moeRangeOf(trace, openRanges);
                 p.startNs = e.startNs;
                 p.durationNs = e.durationNs();
                 p.hostRead = true;
@@ -171,6 +182,7 @@ SyncPointsResult analyzeSyncPoints(const TraceModel& trace) {
             p.layer = e.layer;
             p.op = trace.name(e.name);
             p.range = openRanges.empty() ? std::string() : trace.name(openRanges.back()->name);
+            p.moeRange = moeRangeOf(trace, openRanges);
             p.startNs = e.startNs;
             p.durationNs = e.durationNs();
             p.hostRead = (e.flags & kFlagHostRead) != 0;

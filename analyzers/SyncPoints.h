@@ -19,6 +19,9 @@ struct SyncPoint {
     // `op` itself when no op encloses another.
     std::string userOp;
     std::string range;  // the innermost range around it on the same lane ("" when none)
+    // The innermost range around it that is a MoE layer's routing (NameMatch's isMoeRangeName),
+    // a module frame without its instance number; "" when none.
+    std::string moeRange;
     TimestampNs startNs = 0;
     TimestampNs durationNs = 0;
     bool hostRead = false;  // reads a device value back (not only an output-size sync)

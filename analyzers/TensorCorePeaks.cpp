@@ -6,16 +6,18 @@ namespace glueprof {
 
 namespace {
 
-struct KnownGpu {
-    const char* namePart;  // lower case, in the order they are tried (A100 before A10)
+// A GPU's dense peak rates, told by a part of its name or by its kernels' architecture prefix.
+struct PeakRates {
+    const char* match;  // lower case
     const char* gpu;
     double fp32;
     double tensor;
     const char* mode;
 };
 
-// NVIDIA's datasheets, dense peak TFLOPS (SXM parts where a name does not say PCIe).
-constexpr KnownGpu kKnownGpus[] = {
+// NVIDIA's datasheets, dense peak TFLOPS (SXM parts where a name does not say PCIe), by a part of
+// the device's name, in the order they are tried (A100 before A10).
+constexpr PeakRates kKnownGpus[] = {
     {"h200", "NVIDIA H200", 67.0, 494.7, "TF32"},
     {"h100 pcie", "NVIDIA H100 PCIe", 51.0, 378.0, "TF32"},
     {"h100", "NVIDIA H100", 67.0, 494.7, "TF32"},
@@ -29,14 +31,7 @@ constexpr KnownGpu kKnownGpus[] = {
 };
 
 // Told by the kernels' architecture prefix only: the lowest ratio of that architecture's parts.
-struct KnownArchitecture {
-    const char* prefix;
-    const char* gpu;
-    double fp32;
-    double tensor;
-    const char* mode;
-};
-constexpr KnownArchitecture kArchitectures[] = {
+constexpr PeakRates kArchitectures[] = {
     {"sm90_", "a Hopper GPU", 51.0, 378.0, "TF32"},
     {"ampere_", "an Ampere GPU", 31.2, 62.5, "TF32"},
     {"sm80_", "an Ampere GPU", 31.2, 62.5, "TF32"},
@@ -45,27 +40,28 @@ constexpr KnownArchitecture kArchitectures[] = {
     {"volta_", "a Volta GPU", 15.7, 125.0, "FP16/BF16 autocast"},
 };
 
+TensorCorePeaks peaksOf(const PeakRates& p) { return {p.gpu, p.fp32, p.tensor, p.mode}; }
+
 }  // namespace
 
 bool isFp32GemmKernel(const std::string& name) {
     if (!containsAny(name, {"sgemm", "gemm_f32f32", "simt_sgemm"})) return false;
-    return !containsAny(name, {"tf32", "fp16", "f16", "bf16", "hgemm", "tensorop", "s16816",
-                               "s1688", "xf32"});
+    return !containsAny(
+        name, {"tf32", "fp16", "f16", "bf16", "hgemm", "tensorop", "s16816", "s1688", "xf32"});
 }
 
-std::optional<TensorCorePeaks> tensorCorePeaksOf(const std::string& deviceText,
+std::optional<TensorCorePeaks> tensorCorePeaksOf(const std::string& gpuNames,
                                                  const std::vector<std::string>& kernelNames) {
-    const std::string device = lowerCased(deviceText);
-    for (const KnownGpu& g : kKnownGpus) {
-        if (device.find(g.namePart) != std::string::npos)
-            return TensorCorePeaks{g.gpu, g.fp32, g.tensor, g.mode};
+    const std::string device = lowerCased(gpuNames);
+    for (const PeakRates& g : kKnownGpus) {
+        if (device.find(g.match) != std::string::npos) return peaksOf(g);
     }
     for (const std::string& kernel : kernelNames) {
         const std::string name = lowerCased(kernel);
-        for (const KnownArchitecture& a : kArchitectures) {
-            if (name.rfind(a.prefix, 0) == 0 || name.find(std::string(" ") + a.prefix) !=
-                                                    std::string::npos)
-                return TensorCorePeaks{a.gpu, a.fp32, a.tensor, a.mode};
+        for (const PeakRates& a : kArchitectures) {
+            if (name.rfind(a.match, 0) == 0 ||
+                name.find(std::string(" ") + a.match) != std::string::npos)
+                return peaksOf(a);
         }
     }
     return std::nullopt;

@@ -11,15 +11,16 @@
 namespace glueprof {
 
 struct TensorCorePeaks {
-    std::string gpu;         // "NVIDIA A100", or "an Ampere GPU" when told by kernel names
-    double fp32Tflops = 0;   // FP32 (non-tensor) peak
+    std::string gpu;          // "NVIDIA A100", or "an Ampere GPU" when told by kernel names
+    double fp32Tflops = 0;    // FP32 (non-tensor) peak
     double tensorTflops = 0;  // the tensor-core peak for the mode below
-    std::string mode;        // "TF32" or "FP16/BF16 autocast"
+    std::string mode;         // "TF32" or "FP16/BF16 autocast"
     double speedup() const { return fp32Tflops > 0 ? tensorTflops / fp32Tflops : 1.0; }
 };
 
-// Null for a GPU without tensor cores, or one neither its name nor its kernels tell.
-std::optional<TensorCorePeaks> tensorCorePeaksOf(const std::string& deviceText,
+// `gpuNames`: the GPUs' names (RunMetadata's gpuNamesOf). Null for a GPU without tensor cores,
+// or one neither its name nor its kernels tell.
+std::optional<TensorCorePeaks> tensorCorePeaksOf(const std::string& gpuNames,
                                                  const std::vector<std::string>& kernelNames);
 
 // An FP32 GEMM kernel that runs on the FP32 units (cuBLAS's sgemm, CUTLASS's SIMT or f32f32

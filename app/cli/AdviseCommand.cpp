@@ -45,6 +45,7 @@ int adviseRun(const AdviseOptions& o) {
             std::cout << "  (the trace has no step ranges: it is one step, so \"per step\" below "
                          "means the whole trace; call prof.step() once per iteration, or import "
                          "with --steps PREFIX)\n";
+        std::cout << renderStepCausesText(analysis.attribution, analysis.hostAttribution);
         std::cout << renderFindingsText(analysis.findings);
     }
     return 0;

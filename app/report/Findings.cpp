@@ -4,6 +4,11 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
+
+#include "analyzers/Statistics.h"
+
 namespace glueprof {
 
 std::string toggleText(const Finding& f) {
@@ -19,6 +24,51 @@ std::string renderFindingsText(const std::vector<Finding>& findings) {
                            toggleText(f), f.savingMsPerStep, f.evidence, f.fix);
     }
     return out;
+}
+
+namespace {
+
+// "name 38%, name 31%, ...": the causes of 1%+ of the median step, largest first.
+template <std::size_t N, typename Say>
+std::string largestCauses(const std::array<double, N>& medianMs, double wallMs, Say say) {
+    std::vector<std::pair<double, std::size_t>> causes;
+    for (std::size_t c = 0; c < N; ++c)
+        if (wallMs > 0.0 && medianMs[c] >= 0.01 * wallMs) causes.push_back({medianMs[c], c});
+    std::sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) { return a > b; });
+    std::string text;
+    for (const auto& [ms, c] : causes)
+        text += fmt::format("{}{} {:.0f}%", text.empty() ? "" : ", ", say(c), 100.0 * ms / wallMs);
+    return text;
+}
+
+}  // namespace
+
+std::string renderStepCausesText(const StepAttributionResult& device,
+                                 const HostStepAttributionResult& host) {
+    if (!device.steps.empty()) {
+        std::vector<double> walls;
+        for (const StepAttribution& a : device.steps)
+            if (a.device == device.steps.front().device)
+                walls.push_back(static_cast<double>(a.wallNs) / 1e6);
+        const double wallMs = median(walls);
+        const std::string causes = largestCauses(device.medianMs, wallMs, [](std::size_t c) {
+            return std::string(toString(static_cast<StepCause>(c)));
+        });
+        std::string line = fmt::format("  step time by cause (median step {:.3f} ms, GPU {}): {}\n",
+                                       wallMs, device.steps.front().device, causes);
+        if (!device.coverage.complete())
+            line += "  host coverage: " + device.coverage.describe() + "\n";
+        return line;
+    }
+    if (host.steps.empty()) return "";
+    std::vector<double> walls;
+    for (const HostStepAttribution& a : host.steps)
+        walls.push_back(static_cast<double>(a.wallNs) / 1e6);
+    const double wallMs = median(walls);
+    return fmt::format("  step time by cause (median step {:.3f} ms, {}): {}\n", wallMs,
+                       host.thread, largestCauses(host.medianMs, wallMs, [](std::size_t c) {
+                           return std::string(toString(static_cast<HostCause>(c)));
+                       }));
 }
 
 namespace {

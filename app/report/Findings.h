@@ -18,6 +18,11 @@ constexpr const char* kNoFindingsText =
     "No finding: none of the patterns the advisor looks for (docs/metrics.md, \"Advisor\") is in "
     "this run";
 std::string renderFindingsText(const std::vector<Finding>& findings);  // indented lines
+// Where the median measured step's time went, largest causes first (those of 1%+), as an indented
+// line: per GPU's attribution on a GPU trace (with its host coverage when partial), the step's
+// thread's on a CPU run; "" when the run has neither.
+std::string renderStepCausesText(const StepAttributionResult& device,
+                                 const HostStepAttributionResult& host);
 nlohmann::json findingsJson(const std::vector<Finding>& findings);
 
 // The advisor's rule table (analyzers/AdvisorRules.h), for `advise --rules`: each rule with its

@@ -91,6 +91,20 @@ std::string targetRangeOf(const RunSummary& run) {
     return range != config.end() && range->is_string() ? range->get<std::string>() : "";
 }
 
+std::string gpuNamesOf(const RunSummary& run) {
+    const nlohmann::json config = storedObjectOrEmpty(run.configJson);
+    const auto devices = config.find("devices");
+    std::string names;
+    if (devices == config.end() || !devices->is_array()) return names;
+    for (const nlohmann::json& device : *devices) {
+        if (!device.is_object()) continue;
+        const auto name = device.find("name");
+        if (name == device.end() || !name->is_string()) continue;
+        names += (names.empty() ? "" : "; ") + name->get<std::string>();
+    }
+    return names;
+}
+
 bool stepsFoundOf(const RunSummary& run) {
     // Lenient: a damaged column says nothing against steps (the reports name the damage).
     const nlohmann::json config = storedObjectOrEmpty(run.configJson);

@@ -90,5 +90,9 @@ std::string targetRangeOf(const RunSummary& run);
 // Whether an imported trace's steps came from its step ranges (steps_found; runs that were not
 // imported always have steps). True when the column is damaged (never throws).
 bool stepsFoundOf(const RunSummary& run);
+// The names of the GPUs an imported trace names (its config's `devices`: Kineto's
+// deviceProperties, Nsight's TARGET_INFO_GPU), joined by "; "; "" when it names none (never
+// throws).
+std::string gpuNamesOf(const RunSummary& run);
 
 }  // namespace glueprof

@@ -105,5 +105,27 @@ TEST(SyncPointsTest, NoGpuCaptureMeansNoHostSyncNumbers) {
     EXPECT_TRUE(r.hostSyncs.empty());
 }
 
+// A read inside a Kineto MoE module frame, under a Python frame of its own: its MoE range is the
+// module's, without the instance number, so every layer's block is one name; a read outside any
+// MoE range has none.
+TEST(SyncPointsTest, AReadInsideAMoeModuleIsTaggedWithTheModuleWithoutItsInstance) {
+    TraceModelBuilder b;
+    const std::size_t lane = b.addLane(LaneKind::kHostThread, "main");
+    b.addStep(StepInfo{1, 0, 100, false, 1, 0.0, 0});
+    b.addEvent(lane, EventKind::kRange, Category::kNone, "nn.Module: SwitchMoE_3", 0, 50, 1).flags =
+        kFlagPythonFrame;
+    b.addEvent(lane, EventKind::kRange, Category::kNone, "model.py(143): forward", 5, 45, 1).flags =
+        kFlagPythonFrame;
+    b.addEvent(lane, EventKind::kOp, Category::kMath, "aten::item", 10, 12, 1).flags =
+        kFlagWouldSync | kFlagHostRead;
+    b.addEvent(lane, EventKind::kOp, Category::kMath, "aten::item", 60, 62, 1).flags =
+        kFlagWouldSync | kFlagHostRead;
+    const SyncPointsResult r = analyzeSyncPoints(std::move(b).build());
+    ASSERT_EQ(r.points.size(), 2u);
+    EXPECT_EQ(r.points[0].range, "model.py(143): forward");
+    EXPECT_EQ(r.points[0].moeRange, "nn.Module: SwitchMoE");
+    EXPECT_EQ(r.points[1].moeRange, "");
+}
+
 }  // namespace
 }  // namespace glueprof

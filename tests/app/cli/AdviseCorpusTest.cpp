@@ -1,14 +1,15 @@
 // The advisor's corpus (issue 54): every real trace of tests/fixtures/import has a file in
 // tests/fixtures/import/expected, written by reading the trace as a GPU engineer would — the first
 // finding ("none" where no finding may be made), the findings that must be there and those that
-// must not. Each trace is imported and advised as a user would (`import`, `advise --json`), and its
-// step attribution (`report --format json`) must add up to each step with at most 5% unattributed.
+// must not, and what a finding's fix must say. Each trace is imported and advised as a user would
+// (`import`, `advise --json`), and its step attribution (`report --format json`) must add up to
+// each step with at most 5% unattributed.
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <filesystem>
-#include <iterator>
 #include <fstream>
+#include <iterator>
 #include <set>
 #include <sstream>
 #include <string>
@@ -23,6 +24,8 @@ struct ExpectedFindings {
     std::string fixture;  // its path under tests/fixtures/import, as importFixture takes it
     std::string first;    // a rule id, or "none"
     std::vector<std::string> present, absent;
+    // "fix RULE: TEXT": RULE's finding is there and its fix says TEXT.
+    std::vector<std::pair<std::string, std::string>> fixes;
 };
 
 std::vector<std::string> idsOf(const std::string& list) {
@@ -59,6 +62,9 @@ std::vector<ExpectedFindings> corpus() {
             if (line.rfind("first:", 0) == 0) e.first = idsOf(line.substr(6)).at(0);
             if (line.rfind("present:", 0) == 0) e.present = idsOf(line.substr(8));
             if (line.rfind("absent:", 0) == 0) e.absent = idsOf(line.substr(7));
+            if (line.rfind("fix ", 0) == 0 && line.find(": ") != std::string::npos)
+                e.fixes.push_back(
+                    {line.substr(4, line.find(": ") - 4), line.substr(line.find(": ") + 2)});
         }
         all.push_back(e);
     }
@@ -117,6 +123,13 @@ TEST_F(CliTest, TheAdvisorsFirstFindingOnEachRealTraceIsTheOneAnEngineerNames) {
         }
         for (const std::string& rule : e.present) EXPECT_EQ(rules.count(rule), 1u) << rule;
         for (const std::string& rule : e.absent) EXPECT_EQ(rules.count(rule), 0u) << rule;
+        for (const auto& [rule, text] : e.fixes) {
+            bool said = false;
+            for (const nlohmann::json& f : findings)
+                said = said || (f.at("rule") == rule &&
+                                f.at("fix").get<std::string>().find(text) != std::string::npos);
+            EXPECT_TRUE(said) << rule << "'s fix does not say " << text;
+        }
         // No finding saves more than the time attributed to what it claims: on one trace the
         // savings of findings that claim causes add up to at most the step.
         const CliResult report =
@@ -147,8 +160,7 @@ TEST_F(CliTest, TheAdvisorNamesThePerExpertReadsOfAHuggingFaceMoeAndADataLoaderB
     if (python.empty()) GTEST_SKIP() << "built without GLUEPROF_PYTHON: no python to profile";
     const std::string examples = std::string(GLUEPROF_SOURCE_DIR) + "/examples/python/";
     const auto findingsOf = [&](const std::string& db, const std::string& program) {
-        const CliResult r =
-            run("profile --db " + db + " -- " + python + " " + examples + program);
+        const CliResult r = run("profile --db " + db + " -- " + python + " " + examples + program);
         EXPECT_EQ(r.exitCode, 0) << r.err;
         const CliResult advised = run("advise --db " + db + " --json");
         EXPECT_EQ(advised.exitCode, 0) << advised.err;
@@ -178,8 +190,8 @@ TEST_F(CliTest, TheAdvisorNamesThePerExpertReadsOfAHuggingFaceMoeAndADataLoaderB
     ASSERT_FALSE(loader.empty());
     EXPECT_EQ(loader.at(0).at("rule"), "data_on_step_thread") << loader.dump();
     EXPECT_NE(loader.at(0).at("fix").get<std::string>().find("num_workers"), std::string::npos);
-    const CliResult report = run("report --db " + path("loader.sqlite") +
-                                 " --format json --out " + path("loader.json"));
+    const CliResult report =
+        run("report --db " + path("loader.sqlite") + " --format json --out " + path("loader.json"));
     ASSERT_EQ(report.exitCode, 0) << report.err;
     std::ifstream in(path("loader.json"));
     const nlohmann::json loaderDoc = nlohmann::json::parse(in);
