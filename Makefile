@@ -40,6 +40,7 @@ bench: build
 	@if command -v valgrind >/dev/null; then $$(./scripts/torch-env.sh --python) bench/step_instructions.py $(GLUEPROF) build/step-instructions --python $$(./scripts/torch-env.sh --python); else echo "bench/step_instructions.py skipped: no valgrind (apt-get install valgrind)"; fi
 	bench/import_bench.sh $(BUILD_DIR) 1024 build/import-bench
 	$$(./scripts/torch-env.sh --python) bench/hta_speed.py $(GLUEPROF) build/hta-speed
+	$$(./scripts/torch-env.sh --python) bench/hta_critical_path.py $(GLUEPROF) build/hta-critical-path
 	bench/rank_scaling.sh $(BUILD_DIR) build/rank-scaling
 	bench/verdict_calibration.py $(GLUEPROF) build/verdict-calibration
 	bench/verdict_under_load.py $(GLUEPROF) build/verdict-under-load --hogs 1
