@@ -281,6 +281,9 @@ void repeatedHostSyncs(const AdvisorContext& c, const AdvisorRule& rule,
             std::max_element(g.awaited.begin(), g.awaited.end(), [](const auto& a, const auto& b) {
                 return a.second < b.second;
             })->first;
+        // Blocking copies from pageable memory are pageable_copies' (pin them), not reads to
+        // group: one finding for them.
+        if (containsAny(awaited, {"pageable"})) continue;
         Finding f;
         f.rule = rule.id;
         if (isMoeRangeName(range)) {
@@ -294,12 +297,6 @@ void repeatedHostSyncs(const AdvisorContext& c, const AdvisorRule& rule,
         if (!awaited.empty()) f.pointsAt("awaited", awaited);
         if (!range.empty()) f.pointsAt("range", range);
         f.measured("per_step", perStep, "count/step").measured("ms_per_step", msPerStep, "ms/step");
-        // A blocking copy from pageable memory holds the host however the reads are grouped.
-        if (containsAny(awaited, {"pageable"}))
-            f.fix =
-                "the copies use pageable host memory: pin it (tensor.pin_memory(), "
-                "DataLoader(pin_memory=True)) and copy with non_blocking=True, so the host goes "
-                "on; then read the values once per step";
         findings.push_back(f);
     }
 }

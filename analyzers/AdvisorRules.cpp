@@ -263,7 +263,8 @@ const std::vector<AdvisorRule>& advisorRules() {
            "of that idle time; {short_kernels} of {kernels} kernels run under 10 us"},
           {"; {launch_calls} launch calls take {launch_call_ms:.3f} ms of host time"},
           {": the step is launch-bound"},
-          {"; while the GPU waited the host was in {host_site}"}},
+          {"; over the measured steps, the GPU's idle while the host launched was spent in "
+           "{host_site}"}},
          "capture the step in a CUDA graph (torch.compile with mode=\"reduce-overhead\", or "
          "torch.cuda.graphs), fuse small ops (torch.compile), or give each launch more work "
          "(larger batches); at most the host-wait idle is saved",

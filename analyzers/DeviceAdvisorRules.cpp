@@ -8,6 +8,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "analyzers/AdvisorRules.h"
@@ -584,21 +585,11 @@ void warmupInProfile(const AdvisorContext& c, const AdvisorRule& rule,
     enum class Call { kLaunch, kSetup, kWait };
     std::unordered_map<StringId, Call> callOf;
     // A launch pays a first call's cost (its module's loading) the first time its kernel is
-    // launched; a slow launch of a kernel launched before waits for something else (a full
-    // queue, a launch that blocks until the device runs it): not warm-up.
-    std::unordered_map<std::int64_t, StringId> kernelOf;
-    for (const Event* k : v.kernels)
-        if (k->correlation != 0) kernelOf.emplace(k->correlation, k->name);
-    std::unordered_map<StringId, TimestampNs> firstLaunchOf;  // by kernel name
-    for (const auto& [correlation, call] : launchCallsOf(v.trace)) {
-        const auto kernel = kernelOf.find(correlation);
-        if (kernel == kernelOf.end()) continue;
-        auto [first, added] = firstLaunchOf.try_emplace(kernel->second, call.call->startNs);
-        if (!added) first->second = std::min(first->second, call.call->startNs);
-    }
+    // launched (LaunchCalls.h).
+    const std::unordered_set<std::int64_t> firstLaunches =
+        firstLaunchesOfTheirKernels(v.trace, launchCallsOf(v.trace));
     const auto firstLaunchOfItsKernel = [&](const Event& launch) {
-        const auto kernel = kernelOf.find(launch.correlation);
-        return kernel == kernelOf.end() || firstLaunchOf.at(kernel->second) == launch.startNs;
+        return firstLaunches.count(launch.correlation) != 0;
     };
     std::vector<const Event*> slow;
     for (std::size_t i = 0; i < v.trace.lanes().size(); ++i) {

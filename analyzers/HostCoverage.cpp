@@ -55,7 +55,7 @@ HostCoverage hostCoverageOf(const TraceModel& trace) {
     // launch to find either; a trace with none at all (a synthetic one) does not tell.
     std::int64_t uncorrelated = 0;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
-        if (trace.lanes()[i].kind != LaneKind::kCudaStream) continue;
+        if (!isDeviceWorkLane(trace.lanes()[i])) continue;
         for (const Event& e : trace.eventsOnLane(i)) {
             if (!isDeviceWork(e)) continue;
             if (anyHost && e.startNs < c.hostStartNs) ++c.beforeWindow;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -74,8 +75,12 @@ void fp32Gemms(const AdvisorContext& c, const AdvisorRule& rule, std::vector<Fin
     std::int64_t gemms = 0;
     std::map<std::string, TimestampNs> byKernel;
     std::unordered_map<StringId, bool> isGemm;
+    // The first GPU's, as the step attribution whose compute time bounds the saving.
+    std::optional<std::int64_t> device;
+    for (const Lane& lane : trace.lanes())
+        if (isDeviceWorkLane(lane)) device = device ? std::min(*device, lane.device) : lane.device;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
-        if (!isDeviceWorkLane(trace.lanes()[i])) continue;
+        if (!isDeviceWorkLane(trace.lanes()[i]) || trace.lanes()[i].device != device) continue;
         for (const Event& e : trace.eventsOnLane(i)) {
             if (e.kind != EventKind::kKernel) continue;
             const TimestampNs in = coveredLength(Interval{e.startNs, e.endNs}, m.windows);
@@ -129,7 +134,7 @@ void serializedStreams(const AdvisorContext& c, const AdvisorRule& rule,
     std::map<std::int64_t, std::vector<Stream>> byDevice;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         const Lane& lane = trace.lanes()[i];
-        if (lane.kind != LaneKind::kCudaStream) continue;
+        if (!isDeviceWorkLane(lane)) continue;
         std::vector<Interval> busy;
         for (const Event& e : trace.eventsOnLane(i))
             if (isDeviceWork(e)) busy.push_back({e.startNs, e.endNs});

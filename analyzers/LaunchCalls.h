@@ -6,6 +6,7 @@
 // coverage (HostCoverage) and the issuer of a pageable copy (the advisor).
 #include <cstdint>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "profiler/core/TraceModel.h"
 
@@ -20,5 +21,11 @@ struct LaunchCall {
 
 // By correlation id: the host threads' runtime calls with an id.
 std::unordered_map<std::int64_t, LaunchCall> launchCallsOf(const TraceModel& trace);
+
+// The correlation ids of the launches that are their kernel's first (by kernel name, the earliest
+// launch call): where a slow launch pays a first call's cost (its module's lazy loading). A slow
+// launch of a kernel launched before waits for something else (a full queue, a blocking launch).
+std::unordered_set<std::int64_t> firstLaunchesOfTheirKernels(
+    const TraceModel& trace, const std::unordered_map<std::int64_t, LaunchCall>& calls);
 
 }  // namespace glueprof

@@ -32,7 +32,34 @@ bool isWaitingCall(const std::string& name) {
 }
 
 bool isMoeRangeName(const std::string& name) {
-    return containsAny(name, {"rout", "expert", "moe"});
+    // By whole words, split at non-letters and at case changes ("MixtralSparseMoeBlock",
+    // "SwitchMoE_1", "moe_routing"): a coroutine or a file path's "moe" is no MoE layer.
+    std::vector<std::string> words;
+    std::string word;
+    const auto flush = [&] {
+        if (!word.empty()) words.push_back(lowerCased(word));
+        word.clear();
+    };
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        const char c = name[i];
+        const bool letter = std::isalpha(static_cast<unsigned char>(c)) != 0;
+        if (!letter) {
+            flush();
+            continue;
+        }
+        const bool upper = std::isupper(static_cast<unsigned char>(c)) != 0;
+        const bool afterLower = i > 0 && std::islower(static_cast<unsigned char>(name[i - 1]));
+        // "MoE": an upper-case letter after a lower-case one starts a word, except the E of
+        // "MoE" (a word of its own spelled so).
+        if (upper && afterLower && !(c == 'E' && lowerCased(word) == "mo")) flush();
+        word += c;
+    }
+    flush();
+    for (const std::string& w : words) {
+        if (w == "moe" || w == "expert" || w == "experts" || w == "router" || w == "routing")
+            return true;
+    }
+    return false;
 }
 
 std::string withoutModuleInstance(const std::string& name) {

@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "analyzers/GlueOverhead.h"
 #include "analyzers/HostCoverage.h"
@@ -42,7 +43,7 @@ const char* toString(StepCause cause) {
         case StepCause::kLaunch:
             return "idle: host launching (in torch ops or launch calls)";
         case StepCause::kData:
-            return "idle: waiting for input (before the step's first device work)";
+            return "idle: host before the step's first device work (its input, its setup)";
         case StepCause::kHostOutsideTorch:
             return "idle: host in its own code (Python, no torch op or runtime call)";
         case StepCause::kHostUnrecorded:
@@ -118,35 +119,55 @@ struct HostState {
     IntervalSet sync, blockingCopy, comm, compile, setup, launch;
 };
 
-HostState hostStateOf(const TraceModel& trace) {
+// Compile and communication ranges count on any host thread (a compile worker, a collective's
+// thread); the rest only on the threads that launch device work (all host threads when none
+// does), so an op on a pin-memory or logging thread does not make the GPU's idle "launching".
+// A runtime call that waits by design (a synchronize, a blocking copy, a query) is a sync wait;
+// one that neither launches nor waits, or a launch of 1 ms or more that is its kernel's first
+// (its module's loading), is setup.
+HostState hostStateOf(const TraceModel& trace, const std::set<std::size_t>& launchingLanes,
+                      const std::unordered_set<std::int64_t>& firstLaunches) {
     std::vector<Interval> sync, blockingCopy, comm, compile, setup, launch;
-    std::unordered_map<StringId, bool> isSetup, isCompile;
+    enum class Call { kLaunch, kWait, kSetup };
+    std::unordered_map<StringId, Call> callOf;
+    std::unordered_map<StringId, bool> isCompile;
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
         if (trace.lanes()[i].kind != LaneKind::kHostThread) continue;
+        const bool launching = launchingLanes.empty() || launchingLanes.count(i) != 0;
         for (const Event& e : trace.eventsOnLane(i)) {
             const Interval interval{e.startNs, e.endNs};
-            auto [compiling, seen] = isCompile.try_emplace(e.name, false);
-            if (seen) compiling->second = isJitCompileName(trace.name(e.name));
+            auto [compiling, added] = isCompile.try_emplace(e.name, false);
+            if (added) compiling->second = isJitCompileName(trace.name(e.name));
             if (compiling->second) compile.push_back(interval);
+            if (e.category == Category::kComm && e.kind == EventKind::kRange) {
+                comm.push_back(interval);
+                continue;
+            }
+            if (!launching) continue;
             if (e.kind == EventKind::kSync || e.kind == EventKind::kWait) {
                 const std::string& name = trace.name(e.name);
                 const bool blocking =
                     name == names::kBlockingDtoHCopy || name == names::kBlockingHtoDCopy;
                 (blocking ? blockingCopy : sync).push_back(interval);
-            } else if (e.category == Category::kComm && e.kind == EventKind::kRange) {
-                comm.push_back(interval);
-            } else if (e.kind == EventKind::kOp || e.kind == EventKind::kRuntime) {
-                auto [setupCall, added] = isSetup.try_emplace(e.name, false);
-                if (added && e.kind == EventKind::kRuntime) {
+            } else if (e.kind == EventKind::kOp) {
+                launch.push_back(interval);
+            } else if (e.kind == EventKind::kRuntime) {
+                auto [call, seen] = callOf.try_emplace(e.name, Call::kSetup);
+                if (seen) {
                     const std::string& name = trace.name(e.name);
-                    setupCall->second = !isKernelLaunchCall(name) && !isWaitingCall(name);
+                    call->second = isKernelLaunchCall(name) ? Call::kLaunch
+                                   : isWaitingCall(name)    ? Call::kWait
+                                                            : Call::kSetup;
                 }
-                // A launch that takes a millisecond, while the GPU idles, loads the kernel's
-                // module or sets up its library: a first call's cost.
-                const bool firstCall = e.kind == EventKind::kRuntime &&
+                const bool firstCall = call->second == Call::kLaunch &&
                                        e.durationNs() >= kFirstCallLaunchNs &&
-                                       isKernelLaunchCall(trace.name(e.name));
-                (setupCall->second || firstCall ? setup : launch).push_back(interval);
+                                       firstLaunches.count(e.correlation) != 0;
+                if (call->second == Call::kWait) {
+                    sync.push_back(interval);
+                } else {
+                    (call->second == Call::kSetup || firstCall ? setup : launch)
+                        .push_back(interval);
+                }
             }
         }
     }
@@ -182,9 +203,12 @@ std::array<std::vector<CauseSite>, kStepCauseCount> sitesOf(
             if (family == kFamilies) continue;
             auto& stack = open[family];
             while (!stack.empty() && stack.back()->endNs <= e.startNs) stack.pop_back();
-            const Event* parent =
-                !stack.empty() && e.endNs <= stack.back()->endNs ? stack.back() : nullptr;
-            stack.push_back(&e);
+            // An event that nests in the one open gets it as its parent and opens in turn; one
+            // that only partly overlaps it (a range across an op's edge) counts on its own and is
+            // no one's parent.
+            const bool nests = stack.empty() || e.endNs <= stack.back()->endNs;
+            const Event* parent = !stack.empty() && nests ? stack.back() : nullptr;
+            if (nests) stack.push_back(&e);
             const Interval span{e.startNs, e.endNs};
             if (coveredLength(span, anyIdle) == 0) continue;
             for (std::size_t c = 0; c < kStepCauseCount; ++c) {
@@ -243,7 +267,9 @@ StepAttributionResult attributeSteps(const TraceModel& trace) {
         }
     }
     if (devices.empty()) return result;
-    const HostState host = hostStateOf(trace);
+    const std::set<std::size_t> launchingLanes = launchingLanesOf(trace, calls);
+    const HostState host =
+        hostStateOf(trace, launchingLanes, firstLaunchesOfTheirKernels(trace, calls));
     result.coverage = hostCoverageOf(trace);
     const HostCoverage& coverage = result.coverage;
     // The host's recorded window; a trace without host events has none, and its idle is queued
@@ -321,9 +347,8 @@ StepAttributionResult attributeSteps(const TraceModel& trace) {
         std::array<IntervalSet, kStepCauseCount> idleSets;
         for (std::size_t c = 0; c < kStepCauseCount; ++c)
             idleSets[c] = unionOf(std::move(firstDeviceIdle[c]));
-        result.sites =
-            sitesOf(trace, idleSets, static_cast<double>(perDevice.begin()->second.size()),
-                    launchingLanesOf(trace, calls));
+        result.sites = sitesOf(
+            trace, idleSets, static_cast<double>(perDevice.begin()->second.size()), launchingLanes);
     }
     if (!perDevice.empty())
         columnMediansAndMeans(perDevice.begin()->second, result.medianMs, result.meanMs);

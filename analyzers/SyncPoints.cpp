@@ -123,7 +123,9 @@ class LaunchedWork {
 // The innermost open range that is a MoE layer's routing, without a module's instance number.
 std::string moeRangeOf(const TraceModel& trace, const std::vector<const Event*>& openRanges) {
     for (auto it = openRanges.rbegin(); it != openRanges.rend(); ++it) {
+        // A Python frame names a source line, not a layer: only its module frames count.
         const std::string& name = trace.name((*it)->name);
+        if (((*it)->flags & kFlagPythonFrame) != 0 && name.rfind("nn.Module: ", 0) != 0) continue;
         if (isMoeRangeName(name)) return withoutModuleInstance(name);
     }
     return "";

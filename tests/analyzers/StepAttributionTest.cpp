@@ -170,3 +170,41 @@ TEST(StepAttribution, EachIdleCauseNamesWhereTheLaunchingThreadWas) {
 
 }  // namespace
 }  // namespace glueprof
+
+namespace glueprof {
+namespace {
+
+// An op on a thread that launches nothing (a pin-memory or logging thread) does not make the GPU's
+// idle "launching": the launching thread was in its own code then. A range that only partly
+// overlaps the op open before it (across its edge) counts its own time and is no one's parent.
+TEST(StepAttribution, OnlyTheLaunchingThreadsStateNamesTheIdle) {
+    TraceModelBuilder b;
+    const std::size_t main = b.addLane(LaneKind::kHostThread, "main", -1, 1);
+    const std::size_t pin = b.addLane(LaneKind::kHostThread, "pin memory", -1, 2);
+    const std::size_t s7 = b.addLane(LaneKind::kCudaStream, "stream 7", 0, 7);
+    b.addStep(StepInfo{0, 0, 1000, false, 1, 0.0, 0});
+    b.addEvent(main, EventKind::kRange, Category::kPhase, "ProfilerStep#0", 0, 1000, 0);
+    b.addEvent(main, EventKind::kOp, Category::kMath, "aten::mm", 0, 20, 0);
+    b.addEvent(main, EventKind::kRuntime, Category::kNone, "cudaLaunchKernel", 5, 15, 0)
+        .correlation = 1;
+    b.addEvent(main, EventKind::kRange, Category::kNone, "across", 10, 300, 0);
+    b.addEvent(main, EventKind::kRange, Category::kNone, "partial", 250, 400, 0);
+    b.addEvent(s7, EventKind::kKernel, Category::kNone, "k", 15, 100, 0).correlation = 1;
+    b.addEvent(pin, EventKind::kOp, Category::kMath, "aten::pin_memory", 200, 800, 0);
+    const StepAttributionResult r = attributeSteps(std::move(b).build());
+    const StepAttribution& a = r.steps.at(0);
+    EXPECT_EQ(a.of(StepCause::kLaunch), 15);  // the main thread's op [0, 15) before the kernel
+    EXPECT_EQ(a.of(StepCause::kHostOutsideTorch), 1000 - 15 - 85);
+    EXPECT_EQ(a.sum(), 1000);
+    // Of the own-code idle [100, 1000): "across" holds [100, 300); "partial", which crosses its
+    // end, is not its child: it holds its own [250, 400).
+    const auto& own = r.sites[static_cast<std::size_t>(StepCause::kHostOutsideTorch)];
+    ASSERT_EQ(own.size(), 2u);
+    EXPECT_EQ(own[0].name, "across");
+    EXPECT_DOUBLE_EQ(own[0].msPerStep, 200 / 1e6);
+    EXPECT_EQ(own[1].name, "partial");
+    EXPECT_DOUBLE_EQ(own[1].msPerStep, 150 / 1e6);
+}
+
+}  // namespace
+}  // namespace glueprof

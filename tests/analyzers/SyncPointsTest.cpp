@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include "analyzers/NameMatch.h"
 #include "analyzers/SyncPoints.h"
 #include "profiler/core/TraceNames.h"
 
@@ -125,6 +126,20 @@ TEST(SyncPointsTest, AReadInsideAMoeModuleIsTaggedWithTheModuleWithoutItsInstanc
     EXPECT_EQ(r.points[0].range, "model.py(143): forward");
     EXPECT_EQ(r.points[0].moeRange, "nn.Module: SwitchMoE");
     EXPECT_EQ(r.points[1].moeRange, "");
+}
+
+// MoE ranges by whole words: the trainer's routing, HF's and Kineto's module names; not a
+// coroutine, a routine or a file named for MoE.
+TEST(SyncPointsTest, MoeRangesAreToldByWholeWords) {
+    for (const char* moe :
+         {"moe_routing", "MoE block: MixtralSparseMoeBlock", "nn.Module: SwitchMoE_1",
+          "nn.Module: MixtralExperts", "DeepseekV3MoE", "router"})
+        EXPECT_TRUE(isMoeRangeName(moe)) << moe;
+    for (const char* other : {"asyncio coroutine", "subroutine", "nn.Module: LlamaDecoderLayer",
+                              "hf_mode_train.py(60): <module>", "Optimizer.step#AdamW.step"})
+        EXPECT_FALSE(isMoeRangeName(other)) << other;
+    EXPECT_EQ(withoutModuleInstance("nn.Module: SwitchMoE_12"), "nn.Module: SwitchMoE");
+    EXPECT_EQ(withoutModuleInstance("nn.Module: Block_a"), "nn.Module: Block_a");
 }
 
 }  // namespace
