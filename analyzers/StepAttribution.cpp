@@ -182,9 +182,17 @@ HostState hostStateOf(const TraceModel& trace, const std::set<std::size_t>& laun
 std::array<std::vector<CauseSite>, kStepCauseCount> sitesOf(
     const TraceModel& trace, const std::array<IntervalSet, kStepCauseCount>& idle, double steps,
     const std::set<std::size_t>& launchingLanes) {
-    std::vector<Interval> everyIdle;
-    for (const IntervalSet& set : idle) everyIdle.insert(everyIdle.end(), set.begin(), set.end());
-    const IntervalSet anyIdle = unionOf(std::move(everyIdle));
+    // The causes' sets are disjoint: one sorted list of (interval, cause) finds an event's pieces
+    // of idle with one search.
+    struct Piece {
+        Interval interval;
+        std::size_t cause;
+    };
+    std::vector<Piece> pieces;
+    for (std::size_t c = 0; c < kStepCauseCount; ++c)
+        for (const Interval& interval : idle[c]) pieces.push_back({interval, c});
+    std::sort(pieces.begin(), pieces.end(),
+              [](const Piece& a, const Piece& b) { return a.interval.start < b.interval.start; });
     std::array<std::unordered_map<StringId, TimestampNs>, kStepCauseCount> byName;
     enum Family { kOps, kCalls, kRanges, kFrames, kFamilies };
     for (std::size_t i = 0; i < trace.lanes().size(); ++i) {
@@ -209,14 +217,16 @@ std::array<std::vector<CauseSite>, kStepCauseCount> sitesOf(
             const bool nests = stack.empty() || e.endNs <= stack.back()->endNs;
             const Event* parent = !stack.empty() && nests ? stack.back() : nullptr;
             if (nests) stack.push_back(&e);
-            const Interval span{e.startNs, e.endNs};
-            if (coveredLength(span, anyIdle) == 0) continue;
-            for (std::size_t c = 0; c < kStepCauseCount; ++c) {
-                if (idle[c].empty()) continue;
-                const TimestampNs in = coveredLength(span, idle[c]);
-                if (in == 0) continue;
-                byName[c][e.name] += in;
-                if (parent != nullptr) byName[c][parent->name] -= in;
+            // The first piece that ends after the event starts, then every piece it overlaps.
+            auto piece = std::partition_point(pieces.begin(), pieces.end(), [&](const Piece& p) {
+                return p.interval.end <= e.startNs;
+            });
+            for (; piece != pieces.end() && piece->interval.start < e.endNs; ++piece) {
+                const TimestampNs in = std::min(e.endNs, piece->interval.end) -
+                                       std::max(e.startNs, piece->interval.start);
+                if (in <= 0) continue;
+                byName[piece->cause][e.name] += in;
+                if (parent != nullptr) byName[piece->cause][parent->name] -= in;
             }
         }
     }
@@ -303,8 +313,11 @@ StepAttributionResult attributeSteps(const TraceModel& trace) {
             a.device = device;
             a.wallNs = s.endNs - s.startNs;
             IntervalSet left{Interval{s.startNs, s.endNs}};
+            const Interval window{s.startNs, s.endNs};
+            // Each whole-run set clipped to the step first: a step costs what it holds, not the
+            // whole run's intervals.
             const auto set = [&](StepCause cause, const IntervalSet& part) {
-                const IntervalSet taken = intersectionOf(left, part);
+                const IntervalSet taken = intersectionOf(left, clippedTo(part, window));
                 left = differenceOf(left, taken);
                 a.ns[static_cast<std::size_t>(cause)] = totalLength(taken);
                 if (first && !isDeviceBusy(cause)) {

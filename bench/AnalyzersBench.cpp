@@ -121,6 +121,9 @@ GLUEPROF_ANALYZER_BENCH(RepeatedWork, analyzeRepeatedWork(model))
 GLUEPROF_ANALYZER_BENCH(IdleBreakdown, analyzeIdleBreakdown(model))
 GLUEPROF_ANALYZER_BENCH(LaunchStats, analyzeLaunchStats(model))
 GLUEPROF_ANALYZER_BENCH(Bubbles, analyzeBubbles(model))
+GLUEPROF_ANALYZER_BENCH(StepAttribution, attributeSteps(model))
+GLUEPROF_ANALYZER_BENCH(HostStepAttribution, attributeHostSteps(model, 300.0))
+GLUEPROF_ANALYZER_BENCH(HostCoverage, hostCoverageOf(model))
 #undef GLUEPROF_ANALYZER_BENCH
 
 void BM_HtmlReportOf10MEventRun(benchmark::State& state) {

@@ -46,7 +46,8 @@ int adviseRun(const AdviseOptions& o) {
                          "means the whole trace; call prof.step() once per iteration, or import "
                          "with --steps PREFIX)\n";
         std::cout << renderStepCausesText(analysis.attribution, analysis.hostAttribution);
-        std::cout << renderFindingsText(analysis.findings);
+        std::cout << renderFindingsText(analysis.findings,
+                                        analysis.attribution.coverage.complete());
     }
     return 0;
 }

@@ -16,7 +16,11 @@ std::string toggleText(const Finding& f) {
     return f.toggle.empty() ? "no toggle yet" : "try `" + f.toggle + "`";
 }
 
-std::string renderFindingsText(const std::vector<Finding>& findings) {
+std::string renderFindingsText(const std::vector<Finding>& findings, bool hostRecorded) {
+    if (findings.empty() && !hostRecorded)
+        return "  No finding the trace can support: its host side is recorded in part (the "
+               "coverage above), so the rules that read what the host did did not run, and the "
+               "device's own rules found nothing\n";
     if (findings.empty()) return fmt::format("  {}\n", kNoFindingsText);
     std::string out;
     for (const Finding& f : findings) {

@@ -17,7 +17,10 @@ std::string toggleText(const Finding& f);
 constexpr const char* kNoFindingsText =
     "No finding: none of the patterns the advisor looks for (docs/metrics.md, \"Advisor\") is in "
     "this run";
-std::string renderFindingsText(const std::vector<Finding>& findings);  // indented lines
+// Indented lines. With no finding on a trace whose host side is recorded in part
+// (`hostRecorded` false), says that the rules reading the host did not run rather than that none
+// of the patterns is there.
+std::string renderFindingsText(const std::vector<Finding>& findings, bool hostRecorded = true);
 // Where the median measured step's time went, largest causes first (those of 1%+), as an indented
 // line: per GPU's attribution on a GPU trace (with its host coverage when partial), the step's
 // thread's on a CPU run; "" when the run has neither.
