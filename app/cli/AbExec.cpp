@@ -2,14 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <iostream>
 #include <set>
 #include <utility>
 
 #include "app/cli/AbResultsOutput.h"
 #include "app/report/Results.h"
 #include "app/usecases/ExecAbRequest.h"
+#include "profiler/core/Diagnostics.h"
 #include "profiler/core/Error.h"
 #include "profiler/core/OutputPath.h"
+#include "profiler/core/ProgramToggles.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof::cli {
@@ -22,6 +25,22 @@ std::vector<std::string> withArguments(const std::string& command, const std::st
     std::vector<std::string> words = splitCommand(command);
     for (std::string& word : splitCommand(arguments)) words.push_back(std::move(word));
     return words;
+}
+
+// What each --try toggle did in the optimized arm (its diagnostic program_toggles): a toggle that
+// did not apply left the arms the same program, and its verdict says nothing of it.
+void sayWhatTheToggleDid(const std::string& db, RunId optimized) {
+    const TraceModel arm = TraceReader(db).loadRun(optimized);
+    for (const Diagnostic& d : arm.diagnostics()) {
+        if (d.name != diagnosticName(DiagnosticId::kProgramToggles)) continue;
+        std::cerr << "glueprof: --try in the optimized arm: " << d.detail << "\n";
+        if (d.detail.find("not applied") != std::string::npos)
+            std::cerr << "glueprof: a toggle that did not apply left both arms the same "
+                         "program: the verdict says nothing of it\n";
+        return;
+    }
+    std::cerr << "glueprof: --try: the optimized arm recorded no toggle (the program never "
+                 "imported torch?): the verdict compares two runs of the same program\n";
 }
 
 }  // namespace
@@ -52,6 +71,10 @@ void AbExecOptions::addTo(CLI::App& command) {
         "with --exec: each range of this name is a step (default: ProfilerStep#N, "
         "else each optimizer step)");
     add("--glue", glueRanges, "with --exec: a range name whose ops are glue (repeatable)");
+    add("--try", tryToggles,
+        "with --exec: the optimized arm runs the command with these program toggles applied, "
+        "NAME[=VALUE],... (fused_optimizer, loader_workers=N, pinned_loader, hf_grouped_experts, "
+        "...: docs/profile.md)");
 }
 
 bool AbExecOptions::wanted(const CLI::App& command) const {
@@ -82,7 +105,7 @@ int runAbExec(const AbExecOptions& o, const TrainerOptions& trainer, int repeats
         request.baseline = withArguments(o.exec, o.baselineArgs);
         request.optimized = withArguments(o.exec, o.optimizedArgs);
         if (request.baseline == request.optimized && o.baselineEnvironment.empty() &&
-            o.optimizedEnvironment.empty()) {
+            o.optimizedEnvironment.empty() && o.tryToggles.empty()) {
             throw usageError(
                 "with --exec, tell the arms apart: --optimized-args, --optimized-env (or the "
                 "baseline's), or give --baseline and --optimized");
@@ -99,6 +122,11 @@ int runAbExec(const AbExecOptions& o, const TrainerOptions& trainer, int repeats
     }
     request.baselineEnvironment = o.baselineEnvironment;
     request.optimizedEnvironment = o.optimizedEnvironment;
+    if (command.count("--try") > 0) {
+        if (command.count("--exec") == 0) throw usageError("--try goes with --exec CMD");
+        request.optimizedEnvironment.push_back(std::string(kTryVariable) + "=" +
+                                               checkedProgramToggles(o.tryToggles));
+    }
     request.name = o.name;
     request.target = o.target;
     request.repeats = repeats;
@@ -122,6 +150,7 @@ int runAbExec(const AbExecOptions& o, const TrainerOptions& trainer, int repeats
     selection.pairs.emplace_back(outcome.baseline, outcome.optimized);
     Results results = buildResults(TraceReader(trainer.db), trainer.db, selection);
     writeReportAndShowVerdicts(results, reportPath, trainer.json);
+    if (command.count("--try") > 0) sayWhatTheToggleDid(trainer.db, outcome.optimized);
     return 0;
 }
 

@@ -22,6 +22,7 @@ struct AbExecOptions {
     std::string name = "exec";
     std::string stepRange;
     std::vector<std::string> glueRanges;
+    std::string tryToggles;  // --try: program toggles for the optimized arm (ProgramToggles.h)
 
     void addTo(CLI::App& command);
     // Whether any option of the exec form was given (even empty: `--exec ""` is refused, not

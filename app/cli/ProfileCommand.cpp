@@ -12,6 +12,7 @@
 #include "app/report/ResultsText.h"
 #include "app/usecases/ProfileRequest.h"
 #include "profiler/core/Error.h"
+#include "profiler/core/ProgramToggles.h"
 #include "profiler/core/TraceReader.h"
 
 namespace glueprof::cli {
@@ -24,9 +25,14 @@ constexpr std::int64_t kSummaryEventLimit = 3'000'000;
 struct ProfileCliOptions {
     ProfileRequest request;
     bool json = false;
+    std::string tryToggles;  // --try: program toggles (ProgramToggles.h)
 };
 
-int profileProgram(const ProfileCliOptions& o) {
+int profileProgram(const ProfileCliOptions& options) {
+    ProfileCliOptions o = options;
+    if (!options.tryToggles.empty())
+        o.request.environment.push_back(std::string(kTryVariable) + "=" +
+                                        checkedProgramToggles(options.tryToggles));
     const ProfileResult profiled = runProfile(o.request);
     for (const std::string& line : profiled.notices) std::cerr << "glueprof: " << line << "\n";
     if (profiled.runs.empty()) {  // every trace file unreadable: the notices said which
@@ -91,6 +97,11 @@ void registerProfileCommand(CLI::App& app, Action& action) {
                      "auto: capture GPU activity where torch sees a GPU; cpu; cuda")
         ->capture_default_str();
     command->add_flag("--json", options->json, "print the runs' analysis as JSON");
+    command->add_option("--try", options->tryToggles,
+                        "run the program with these program toggles applied, NAME[=VALUE],... "
+                        "(fused_optimizer, loader_workers=N, pinned_loader, hf_grouped_experts, "
+                        "...: docs/profile.md); the run's diagnostic program_toggles says what "
+                        "each did");
     command->positionals_at_end();
     command->callback(
         [options, &action] { action = [options] { return profileProgram(*options); }; });

@@ -143,7 +143,9 @@ inline constexpr const char kImportDerived[] = "import_derived";
     X(kProfileExit, "profile_exit", "", kInfo,                                                    \
       "how the program ended (value: its exit code, or 128 + the signal; detail: in words)")      \
     X(kProfileLosses, "profile_losses_reported", "", kInfo,                                       \
-      "the steps whose loss the program reported (glueprof.record_loss); the others store 0")
+      "the steps whose loss the program reported (glueprof.record_loss); the others store 0")     \
+    X(kProgramToggles, "program_toggles", "", kInfo,                                              \
+      "the --try toggles: each applied (how) or not (why); value: how many applied")
 // clang-format on
 
 enum class DiagnosticId {

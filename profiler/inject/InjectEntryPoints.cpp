@@ -83,6 +83,15 @@ __attribute__((visibility("default"))) void glueprof_inject_record_loss(double l
 
 // The program's model entered / left its layer `layer` (sitecustomize's module forward hooks):
 // the ops in between are tagged with it, and a range `name` is recorded around them.
+// A program toggle of `--try` (python/_glueprof_try.py): whether it applied, and how or why not.
+__attribute__((visibility("default"))) void glueprof_inject_note_toggle(const char* name,
+                                                                        int applied,
+                                                                        const char* detail) {
+    std::lock_guard<std::mutex> lock(g_mutex);
+    if (g_capture != nullptr && name != nullptr)
+        g_capture->noteToggle(name, applied != 0, detail != nullptr ? detail : "");
+}
+
 __attribute__((visibility("default"))) void glueprof_inject_layer_enter(int layer,
                                                                         const char* name) {
     glueprof::UserRangeObserver::enterLayer(layer, name != nullptr ? name : "nn.Module");

@@ -139,6 +139,13 @@ void InjectedCapture::writeStep(const StepInfo& step, double loss) {
     m_session->tracer().endStep(StepRecord{m_run, info});
 }
 
+void InjectedCapture::noteToggle(const std::string& name, bool applied, const std::string& detail) {
+    std::lock_guard<std::mutex> lock(m_toggleMutex);
+    m_toggles.push_back(
+        fmt::format("{}: {} ({})", name, applied ? "applied" : "not applied", detail));
+    if (applied) ++m_togglesApplied;
+}
+
 void InjectedCapture::finish() {
     std::lock_guard<std::mutex> lock(m_finishMutex);
     if (m_finished) return;
@@ -154,6 +161,16 @@ void InjectedCapture::finish() {
         writer.recordDiagnostic(
             DiagnosticRecord{m_run, diagnosticName(DiagnosticId::kProfileLosses), m_lossesReported,
                              "steps whose loss the program reported"});
+        {
+            std::lock_guard<std::mutex> toggles(m_toggleMutex);
+            if (!m_toggles.empty()) {
+                std::string detail;
+                for (const std::string& t : m_toggles) detail += (detail.empty() ? "" : "; ") + t;
+                writer.recordDiagnostic(
+                    DiagnosticRecord{m_run, diagnosticName(DiagnosticId::kProgramToggles),
+                                     m_togglesApplied, detail});
+            }
+        }
         writer.endRun(m_run, RunStatus::kComplete);
         m_session->close();
         profile::noteProcess(m_settings.tracePrefix, profile::ProcessNoteKind::kFinished, m_rank,

@@ -8,6 +8,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <string>
+#include <vector>
 
 #include "profiler/host/StepDetector.h"
 #include "profiler/inject/LauncherWatch.h"
@@ -31,6 +33,10 @@ class InjectedCapture {
     // logs loss.item() after optimizer.step()). That step's row is written again with it.
     void recordLoss(double loss);
 
+    // A program toggle of `--try` applied or not, and how or why: stored with the run as the
+    // diagnostic program_toggles when it ends.
+    void noteToggle(const std::string& name, bool applied, const std::string& detail);
+
     // The program is ending: the whole run becomes one step when no boundary was seen, the step
     // source is stored, the run ends complete and the file is closed. Idempotent; never throws.
     void finish();
@@ -48,6 +54,9 @@ class InjectedCapture {
     std::unique_ptr<CaptureSession> m_session;
     RunId m_run = 0;
     StepDetector m_steps;
+    std::mutex m_toggleMutex;
+    std::vector<std::string> m_toggles;  // "NAME: applied (how)" / "NAME: not applied (why)"
+    std::int64_t m_togglesApplied = 0;
     std::unique_ptr<UserRangeObserver> m_ranges;
     std::mutex m_stepMutex;
     LossPlace m_lossPlace = LossPlace::kUnknown;

@@ -96,6 +96,10 @@ def _start_capture(torch):
     sys.modules["glueprof"]._library = library
     atexit.register(library.glueprof_inject_stop)
     _record_layers(torch, library)
+    # The fixes `--try` names, made before the program builds anything (their reports, registered
+    # after glueprof_inject_stop, run before it at exit).
+    import _glueprof_try
+    _glueprof_try.apply(torch, library)
 
 
 def _record_layers(torch, library):
@@ -202,5 +206,7 @@ class _TorchImportWatch(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 if os.environ.get("GLUEPROF_PROFILE_TRACE_PREFIX") and os.environ.get("GLUEPROF_PROFILE_LIBRARY"):
     import glueprof  # noqa: F401  (the module glueprof.record_loss reaches the capture through)
+    import _glueprof_try
+    _glueprof_try.before_torch()  # what must be in the environment before torch loads
     sys.meta_path.insert(0, _TorchImportWatch())
 _run_hidden_sitecustomize()

@@ -167,6 +167,44 @@ TEST_F(CliTest, ProfileOfAHuggingFaceModelListsTheWorkEachLayerRepeatsAndItsHost
     EXPECT_TRUE(adamReads) << run["findings"].dump();
 }
 
+// --try makes the named fixes inside the program, unedited: its AdamW is built fused (the trace
+// holds the fused op and none of the per-parameter loop's), its DataLoader gets two workers, and
+// each toggle says what it did; a toggle with nothing to change says why it did not apply; an
+// unknown toggle is refused in one line before anything runs.
+TEST_F(CliTest, ProfileTryMakesTheNamedFixesInsideTheProgramAndSaysWhatEachDid) {
+    SKIP_WITHOUT_PYTHON();
+    const std::string loader =
+        std::string(GLUEPROF_SOURCE_DIR) + "/examples/python/loader_bound_train.py";
+    const Result r = run(fmt::format(
+        "profile --db {} --try fused_optimizer,loader_workers=2,hf_grouped_experts -- {} {} "
+        "--steps 4 --work 2",
+        path("try.sqlite"), kPython, loader));
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    const TraceReader reader(path("try.sqlite"));
+    const TraceModel trace = reader.loadRun(reader.listRuns().front().id);
+    std::int64_t applied = -1;
+    const std::string detail = diagnosticDetail(trace, DiagnosticId::kProgramToggles, &applied);
+    EXPECT_EQ(applied, 2) << detail;
+    EXPECT_NE(detail.find("fused_optimizer: applied (AdamW built with fused=True)"),
+              std::string::npos)
+        << detail;
+    EXPECT_NE(detail.find("loader_workers: applied (DataLoader built with num_workers=2)"),
+              std::string::npos)
+        << detail;
+    EXPECT_NE(detail.find("hf_grouped_experts: not applied"), std::string::npos) << detail;
+    EXPECT_TRUE(trace.findName("aten::_fused_adamw_").has_value());
+
+    const Result unknown = run(fmt::format("profile --db {} --try fused_optimiser -- {} {}",
+                                           path("bad.sqlite"), kPython, loader));
+    EXPECT_EQ(unknown.exitCode, 1) << unknown.err;
+    EXPECT_NE(unknown.err.find("no program toggle 'fused_optimiser'"), std::string::npos)
+        << unknown.err;
+    EXPECT_FALSE(fs::exists(path("bad.sqlite")));
+    const Result count = run(fmt::format("profile --db {} --try loader_workers -- {} {}",
+                                         path("bad.sqlite"), kPython, loader));
+    EXPECT_EQ(count.exitCode, 1) << count.err;
+}
+
 // Layers are found by a global module hook that goes once the first optimizer step ends (it would
 // put every module call on nn.Module's slower hooked path); each layer keeps its own hooks, and a
 // layer whose forward raises is still left.
