@@ -22,8 +22,8 @@ const std::vector<ProgramToggle>& programToggles() {
         {"tf32", "", "(GPU) matmuls and cuDNN allowed TF32", "no: TF32 rounds the inputs"},
         {"cudnn_benchmark", "", "(GPU) torch.backends.cudnn.benchmark = True",
          "no: the chosen algorithms may round differently"},
-        {"expandable_segments", "",
-         "(GPU) PYTORCH_CUDA_ALLOC_CONF with expandable_segments:True", "yes"},
+        {"expandable_segments", "", "(GPU) PYTORCH_CUDA_ALLOC_CONF with expandable_segments:True",
+         "yes"},
         {"hf_grouped_experts", "",
          "Hugging Face MoE models built with experts_implementation=\"grouped_mm\"",
          "no: the grouped GEMM sums in another order"},
@@ -51,8 +51,8 @@ std::string checkedProgramToggles(const std::string& list) {
             for (const ProgramToggle& t : programToggles())
                 names += fmt::format("{}{}{}", names.empty() ? "" : ", ", t.name,
                                      *t.value != '\0' ? std::string("=") + t.value : "");
-            throw usageError(fmt::format("--try: no program toggle '{}'; the toggles are: {}",
-                                         name, names));
+            throw usageError(
+                fmt::format("--try: no program toggle '{}'; the toggles are: {}", name, names));
         }
         if (!seen.insert(name).second)
             throw usageError(fmt::format("--try: '{}' is given twice", name));
@@ -67,8 +67,8 @@ std::string checkedProgramToggles(const std::string& list) {
                 used = 0;
             }
             if (!hasValue || used != value.size() || n < 1 || n > 256)
-                throw usageError(fmt::format(
-                    "--try: '{}' takes a count from 1 to 256: {}=N", name, name));
+                throw usageError(
+                    fmt::format("--try: '{}' takes a count from 1 to 256: {}=N", name, name));
         }
         checked += (checked.empty() ? "" : ",") + word;
     }

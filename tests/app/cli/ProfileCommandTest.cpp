@@ -547,6 +547,37 @@ TEST_F(CliTest, SigtermStopsAbExecAfterTheProgramInFlightAndStoresNothing) {
 // ab --exec: the example's two versions (with and without the packed cache) in interleaved blocks,
 // stored as an A/B pair every reader compares as a toggle's: the target named by --target gets its
 // verdict, the losses match bit for bit, the mask builds per step drop from one per layer to one.
+// ab --exec --try: the optimized arm runs the same command with the toggle made inside it, and
+// what the toggle did in that arm is said after the verdicts; a toggle with nothing to change is
+// said to leave both arms the same program.
+TEST_F(CliTest, AbExecTryRunsTheOptimizedArmWithTheToggleAndSaysWhatItDid) {
+    SKIP_WITHOUT_PYTHON();
+    const std::string loader =
+        std::string(GLUEPROF_SOURCE_DIR) + "/examples/python/loader_bound_train.py";
+    const Result r = run(fmt::format(
+        "ab --exec \"{} {} --steps 3 --work 2\" --try loader_workers=2 --repeats 2 --db {} "
+        "--report {}",
+        kPython, loader, path("try.sqlite"), path("try.md")));
+    ASSERT_EQ(r.exitCode, 0) << r.err << r.out;
+    EXPECT_NE(r.err.find("--try in the optimized arm: loader_workers: applied (DataLoader built "
+                         "with num_workers=2)"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(r.err.find("left both arms the same program"), std::string::npos) << r.err;
+
+    const Result none =
+        run(fmt::format("ab --exec \"{} {}\" --try hf_sdpa --repeats 2 --db {} --report {}",
+                        kPython, kExample + " " + kSmall, path("none.sqlite"), path("none.md")));
+    ASSERT_EQ(none.exitCode, 0) << none.err << none.out;
+    EXPECT_NE(none.err.find("hf_sdpa: not applied"), std::string::npos) << none.err;
+    EXPECT_NE(none.err.find("left both arms the same program"), std::string::npos) << none.err;
+    const Result alone =
+        run(fmt::format("ab --baseline \"{} {}\" --optimized \"{} {}\" --try "
+                        "fused_optimizer --db {}",
+                        kPython, loader, kPython, loader, path("a.sqlite")));
+    EXPECT_EQ(alone.exitCode, 1) << alone.err;
+}
+
 TEST_F(CliTest, AbExecComparesTwoVersionsOfAProgramAsAToggleIsCompared) {
     SKIP_WITHOUT_PYTHON();
     const Result r = run(fmt::format(
